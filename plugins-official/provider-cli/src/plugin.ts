@@ -1,0 +1,18 @@
+import type { PluginDefinition } from 'factorly';
+import { CliProvider } from './cli-provider.js';
+
+/** Registers the `cli` tool type. */
+export const plugin: PluginDefinition = {
+  id: 'provider-cli',
+  apiVersion: '1',
+  register(registrar) {
+    registrar.registerInit({
+      deps: { providers: registrar.tokens.ToolProviders },
+      init({ providers }, context) {
+        providers.add('cli', new CliProvider(), context.pluginId);
+      },
+    });
+  },
+};
+
+export default plugin;

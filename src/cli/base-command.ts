@@ -1,0 +1,68 @@
+import { Command, Flags, Errors } from '@oclif/core';
+import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import type { Kernel } from '../kernel/kernel.js';
+import type { PluginSource } from '../plugins/manifest.js';
+
+/**
+ * Shared behaviour of factorly commands: the `-c/--config` flag, a kernel built from oclif's plugin
+ * list, one-line errors (never a stack trace) with the right exit code, and a clean stop.
+ */
+export abstract class FactorlyCommand extends Command {
+  static baseFlags = {
+    config: Flags.string({ char: 'c', description: 'Config file to use instead of discovering one.', helpGroup: 'GLOBAL' }),
+  };
+
+  private kernelInstance?: Kernel;
+
+  /** Builds the kernel lazily (it imports LMDB, YAML and the plugins: keep `--version` fast). */
+  protected async kernel(configPath: string | undefined): Promise<Kernel> {
+    const { createKernel } = await import('../kernel/kernel.js');
+    this.kernelInstance = await createKernel({ cwd: process.cwd(), configPath, plugins: this.pluginSources() });
+    for (const failed of this.kernelInstance.plugins.failed) this.warnLine(`plugin ${failed.id} not loaded: ${failed.reason}`);
+    return this.kernelInstance;
+  }
+
+  /** Packages oclif knows about (core, installed, linked) that may carry a factorly plugin. */
+  protected pluginSources(): PluginSource[] {
+    return this.config.getPluginsList().map((plugin) => ({
+      name: plugin.name,
+      version: plugin.version,
+      root: plugin.root,
+      kind: plugin.type === 'user' || plugin.type === 'link' ? plugin.type : 'core',
+      manifest: (plugin.pjson as { factorly?: unknown }).factorly,
+    }));
+  }
+
+  protected warnLine(message: string): void {
+    process.stderr.write(`warning: ${message}\n`);
+  }
+
+  protected writeJson(value: unknown): void {
+    process.stdout.write(`${JSON.stringify(value)}\n`);
+  }
+
+  async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
+    if (error instanceof Errors.ExitError) throw error;
+    if (FactorlyError.isInstance(error)) {
+      process.stderr.write(`Error: ${error.message}\n`);
+      this.exit(error.exitCode);
+    }
+    if (error.oclif?.exit !== undefined) {
+      process.stderr.write(`Error: ${firstLine(error.message)}\n`);
+      this.exit(error.oclif.exit);
+    }
+    process.stderr.write(`Error: ${messageOf(error)}\n`);
+    if (process.env.FACTORLY_DEBUG) process.stderr.write(`${error.stack ?? ''}\n`);
+    this.exit(1);
+  }
+
+  async finally(error: Error | undefined): Promise<void> {
+    const failures = (await this.kernelInstance?.stop()) ?? [];
+    for (const failure of failures) this.warnLine(`while stopping: ${failure}`);
+    await super.finally(error);
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n').find((line) => line.trim() !== '')?.trim() ?? message;
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { FactorlyCommand } from '../cli/base-command.js';
+import { CALL_USAGE, parseCallArgs } from '../cli/call-args.js';
+
+export default class Call extends FactorlyCommand {
+  static summary = 'Call a tool through factorly: validated, governed and recorded.';
+  static description = `${CALL_USAGE}
+
+Each --name value pair is a parameter. A bare --flag means "true"; "-" reads the value from stdin;
+@path reads it from a file (@@x passes a literal "@x"). --params takes a JSON object for typed
+values; flags override its keys. The tool's output goes to stdout, its error to stderr, and the
+process exits with the tool's exit code.`;
+  static examples = ['<%= config.bin %> call greet --name Ada', `<%= config.bin %> call greet --params '{"name":"Ada"}' --json`];
+  static strict = false;
+
+  async run(): Promise<void> {
+    const args = parseCallArgs(this.argv, () => readFileSync(0, 'utf8'));
+    const kernel = await this.kernel(args.configPath);
+    const outcome = await kernel.pipeline.call({ tool: args.tool, params: args.params, iface: 'cli' });
+    if (args.json) this.writeJson(outcome);
+    else {
+      process.stdout.write(outcome.output);
+      if (outcome.diagnostics) process.stderr.write(outcome.diagnostics);
+      if (outcome.error) process.stderr.write(`${outcome.error.replace(/\n$/, '')}\n`);
+    }
+    process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
+  }
+}

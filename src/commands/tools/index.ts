@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { FactorlyCommand } from '../../cli/base-command.js';
+import { table } from '../../cli/table.js';
+import type { ToolDefinition } from '../../kernel/contracts/tool.js';
+
+export default class Tools extends FactorlyCommand {
+  static summary = 'List the tools factorly serves.';
+  static flags = { json: Flags.boolean({ description: 'Print JSON (one array of tools).' }) };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Tools);
+    const kernel = await this.kernel(flags.config);
+    const tools = kernel.registry.visible();
+    if (flags.json) {
+      this.writeJson(tools.map(describe));
+      return;
+    }
+    if (tools.length === 0) {
+      this.log(`No tools configured. Add one to ${kernel.config.files[0] ?? '.factorly/factorly.yaml'}.`);
+      return;
+    }
+    const rows = tools.map((tool) => [tool.name, tool.type, firstLine(tool.description), paramSummary(tool)]);
+    this.log(table(['NAME', 'TYPE', 'DESCRIPTION', 'PARAMETERS'], rows, process.stdout.columns || 100));
+  }
+}
+
+export function describe(tool: ToolDefinition) {
+  return { name: tool.name, type: tool.type, description: tool.description, hidden: tool.hidden, parameters: tool.parameters, source: tool.source };
+}
+
+function paramSummary(tool: ToolDefinition): string {
+  return tool.parameters.map((p) => (p.required && p.default === undefined ? p.name : `[${p.name}]`)).join(' ');
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}

@@ -1,0 +1,149 @@
+/**
+ * The event catalogue: every fact factorly records, as past-tense types with a schema version.
+ * A new field means a new `v` plus an upcaster (see upcast.ts); history is never rewritten.
+ */
+
+export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
+export type CallStatus = 'success' | 'error' | 'blocked';
+export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type Params = Record<string, JsonValue>;
+
+export interface CallRequested {
+  callId: string;
+  parentId?: string;
+  rootId: string;
+  tool: string;
+  /** Params as the caller sent them, with secrets kept as their `{{vault:K}}` template. */
+  params: Params;
+  iface: Interface;
+  agentId?: string;
+  sessionId?: string;
+  workspace?: string;
+  sourceSha?: string;
+  replayedFrom?: string;
+}
+
+export interface CallParamsCoerced {
+  callId: string;
+  original: Params;
+  coerced: Params;
+}
+
+export interface ShadowDecided {
+  callId: string;
+  rule: string;
+  plugin: string;
+  decision: Decision;
+  reason: string;
+}
+
+export interface ConfirmRequested {
+  callId: string;
+  channel: string;
+}
+
+export interface ConfirmResolved {
+  callId: string;
+  channel: string;
+  approved: boolean;
+  by?: string;
+}
+
+/** Output as stored: scrubbed, capped at a UTF-8 boundary, with the size and digest of the whole. */
+export interface StoredText {
+  text: string;
+  bytes: number;
+  sha256: string;
+  truncated: boolean;
+}
+
+export interface CallCompleted {
+  callId: string;
+  status: CallStatus;
+  exitCode: number;
+  output: StoredText;
+  error?: string;
+  /** What a successful tool wrote to stderr: kept, but not an error. */
+  diagnostics?: string;
+  /** For blocked calls: which stage stopped it (`unknown_tool`, `invalid`, or a shadow rule). */
+  blockedBy?: string;
+  durationMs: number;
+}
+
+export interface SourceRecorded {
+  sha: string;
+  language: string;
+  source: string;
+}
+
+export interface ToolPromoted {
+  name: string;
+  fromSha: string;
+  parameters: unknown[];
+  file: string;
+}
+
+export interface VaultAccessed {
+  op: 'get' | 'set' | 'list' | 'delete' | 'resolve';
+  key?: string;
+  tier: string;
+}
+
+export interface ConfigLoaded {
+  /** sha256 over the loaded files' paths and contents plus the plugin set. */
+  bootSha: string;
+  files: string[];
+  tools: number;
+}
+
+export interface PluginLoaded {
+  id: string;
+  version: string;
+  root: string;
+  source: 'core' | 'user' | 'link' | 'builtin' | (string & {});
+}
+
+export interface PluginFailed {
+  id: string;
+  root: string;
+  reason: string;
+  code: string;
+}
+
+/** Type → payload, and the schema version currently written for each type. */
+export interface EventMap {
+  'call.requested': CallRequested;
+  'call.params_coerced': CallParamsCoerced;
+  'shadow.decided': ShadowDecided;
+  'confirm.requested': ConfirmRequested;
+  'confirm.resolved': ConfirmResolved;
+  'call.completed': CallCompleted;
+  'source.recorded': SourceRecorded;
+  'tool.promoted': ToolPromoted;
+  'vault.accessed': VaultAccessed;
+  'config.loaded': ConfigLoaded;
+  'plugin.loaded': PluginLoaded;
+  'plugin.failed': PluginFailed;
+}
+
+export type EventType = keyof EventMap;
+
+export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
+  'call.requested': 1,
+  'call.params_coerced': 1,
+  'shadow.decided': 1,
+  'confirm.requested': 1,
+  'confirm.resolved': 1,
+  'call.completed': 1,
+  'source.recorded': 1,
+  'tool.promoted': 1,
+  'vault.accessed': 1,
+  'config.loaded': 1,
+  'plugin.loaded': 1,
+  'plugin.failed': 1,
+};
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_VERSIONS, value);
+}

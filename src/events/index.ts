@@ -1,0 +1,35 @@
+// Public surface of factorly's event layer (the `factorly/events` subpath). Named exports only.
+export { EVENT_VERSIONS, isEventType } from './catalog.js';
+export type {
+  CallCompleted,
+  CallParamsCoerced,
+  CallRequested,
+  CallStatus,
+  ConfigLoaded,
+  ConfirmRequested,
+  ConfirmResolved,
+  Decision,
+  EventMap,
+  EventType,
+  Interface,
+  JsonValue,
+  Params,
+  PluginFailed,
+  PluginLoaded,
+  ShadowDecided,
+  SourceRecorded,
+  StoredText,
+  ToolPromoted,
+  VaultAccessed,
+} from './catalog.js';
+export { GENESIS_HASH, isType } from './envelope.js';
+export type { NewEvent, Recorded } from './envelope.js';
+export type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
+export { MemoryEventLog } from './memory-log.js';
+export { EventBus } from './bus.js';
+export { fold, replay } from './projection.js';
+export type { Projection } from './projection.js';
+export { auditProjection, newestFirst } from './projections/audit.js';
+export type { AuditEntry, AuditState } from './projections/audit.js';
+export { verifyChain } from './verify.js';
+export type { ChainReport } from './verify.js';

@@ -1,0 +1,142 @@
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { EventType } from './catalog.js';
+import type { NewEvent, Recorded } from './envelope.js';
+import { canonicalJson } from './hash.js';
+import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
+import { callIdOf, EMPTY_HEAD, sealBatch } from './seal.js';
+import { FactorlyError } from '../kernel/base/errors.js';
+
+export interface LmdbEventLogOptions {
+  /** The data file; LMDB keeps its lock file beside it as `<path>-lock`. */
+  path: string;
+  /** How often `subscribe` looks for events other processes appended (ms). */
+  pollMs?: number;
+  clock?: () => Date;
+}
+
+/**
+ * The default `EventLog`: one LMDB environment with four databases.
+ * - `events`: seq (uint32) → canonical JSON bytes of the envelope; the log itself.
+ * - `ids`: event id → seq (idempotent appends); `calls`: callId → seqs (dupSort); `latest`: type → seq.
+ * The indexes are written in the same transaction as the events, and the next seq is read inside
+ * that transaction, so several processes appending to one file never leave gaps or duplicates.
+ */
+export class LmdbEventLog implements EventLog {
+  private readonly root: RootDatabase;
+  private readonly events: Database<Buffer, number>;
+  private readonly ids: Database<number, string>;
+  private readonly calls: Database<number, string>;
+  private readonly latest: Database<number, string>;
+  private readonly pollMs: number;
+  private readonly clock: () => Date;
+  private closed = false;
+
+  constructor(options: LmdbEventLogOptions) {
+    this.root = open({ path: options.path, compression: false });
+    this.events = this.root.openDB<Buffer, number>({ name: 'events', keyEncoding: 'uint32', encoding: 'binary' });
+    this.ids = this.root.openDB<number, string>({ name: 'ids', encoding: 'ordered-binary' });
+    this.calls = this.root.openDB<number, string>({ name: 'calls', dupSort: true, encoding: 'ordered-binary' });
+    this.latest = this.root.openDB<number, string>({ name: 'latest', encoding: 'ordered-binary' });
+    this.pollMs = options.pollMs ?? 50;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
+    return this.root.transaction(() => {
+      const { results, fresh } = sealBatch(events, options, {
+        head: this.readHead(),
+        findById: (id) => this.byId(id),
+        now: this.clock(),
+      });
+      for (const event of fresh) this.write(event);
+      return results;
+    });
+  }
+
+  async *read(range: ReadRange = {}): AsyncIterable<Recorded> {
+    this.refresh();
+    const { from = 1, to, limit, reverse = false } = range;
+    const bounds = reverse
+      ? { start: to ?? undefined, end: from - 1, reverse: true }
+      : { start: from, end: to === undefined ? undefined : to + 1 };
+    for (const { key, value } of this.events.getRange({ ...bounds, limit })) yield decode(value, key);
+  }
+
+  async readCall(callId: string): Promise<Recorded[]> {
+    this.refresh();
+    const seqs = [...this.calls.getValues(callId)];
+    return seqs.map((seq) => this.bySeq(seq)).filter((event): event is Recorded => event !== undefined);
+  }
+
+  async lastOf<T extends EventType>(type: T): Promise<Recorded<T> | undefined> {
+    this.refresh();
+    const seq = this.latest.get(type);
+    return seq === undefined ? undefined : (this.bySeq(seq) as Recorded<T> | undefined);
+  }
+
+  async head(): Promise<LogHead> {
+    this.refresh();
+    return this.readHead();
+  }
+
+  subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {
+    let next = fromSeq;
+    const poll = (): void => {
+      if (this.closed) return;
+      this.refresh();
+      for (const { key, value } of this.events.getRange({ start: Math.max(next, 1) })) {
+        const event = decode(value, key);
+        next = event.seq + 1;
+        listener(event);
+      }
+    };
+    poll();
+    const timer = setInterval(poll, this.pollMs);
+    return () => clearInterval(timer);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.root.close();
+  }
+
+  private write(event: Recorded): void {
+    this.events.putSync(event.seq, Buffer.from(canonicalJson(event)), { append: true });
+    this.ids.putSync(event.id, event.seq);
+    const callId = callIdOf(event);
+    if (callId !== undefined) this.calls.putSync(callId, event.seq);
+    this.latest.putSync(event.type, event.seq);
+  }
+
+  private readHead(): LogHead {
+    for (const { key, value } of this.events.getRange({ reverse: true, limit: 1 })) {
+      const last = decode(value, key);
+      return { seq: last.seq, hash: last.hash };
+    }
+    return EMPTY_HEAD;
+  }
+
+  private byId(id: string): Recorded | undefined {
+    const seq = this.ids.get(id);
+    return seq === undefined ? undefined : this.bySeq(seq);
+  }
+
+  private bySeq(seq: number): Recorded | undefined {
+    const bytes = this.events.getBinary(seq);
+    return bytes === undefined ? undefined : decode(bytes, seq);
+  }
+
+  /** A long-lived reader must drop its snapshot to see commits from other processes. */
+  private refresh(): void {
+    this.root.resetReadTxn();
+  }
+}
+
+function decode(bytes: Buffer, seq: number): Recorded {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as Recorded;
+  } catch (cause) {
+    throw new FactorlyError('LOG_CORRUPT', `event log entry ${seq} is not valid JSON`, { cause, data: { seq } });
+  }
+}

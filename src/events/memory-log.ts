@@ -1,0 +1,73 @@
+import type { EventType } from './catalog.js';
+import type { NewEvent, Recorded } from './envelope.js';
+import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
+import { callIdOf, EMPTY_HEAD, sealBatch } from './seal.js';
+
+/**
+ * The reference implementation of `EventLog`: everything in memory, for unit tests and dry runs.
+ * It is never the log a user's calls are recorded in.
+ */
+export class MemoryEventLog implements EventLog {
+  private readonly events: Recorded[] = [];
+  private readonly byId = new Map<string, Recorded>();
+  private readonly listeners = new Set<(event: Recorded) => void>();
+
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
+    const { results, fresh } = sealBatch(events, options, {
+      head: this.headNow(),
+      findById: (id) => this.byId.get(id),
+      now: this.clock(),
+    });
+    for (const event of fresh) {
+      this.events.push(event);
+      this.byId.set(event.id, event);
+    }
+    for (const event of fresh) for (const listener of this.listeners) listener(event);
+    return results;
+  }
+
+  async *read(range: ReadRange = {}): AsyncIterable<Recorded> {
+    yield* selectRange(this.events, range);
+  }
+
+  async readCall(callId: string): Promise<Recorded[]> {
+    return this.events.filter((event) => callIdOf(event) === callId);
+  }
+
+  async lastOf<T extends EventType>(type: T): Promise<Recorded<T> | undefined> {
+    return this.events.findLast((event) => event.type === type) as Recorded<T> | undefined;
+  }
+
+  async head(): Promise<LogHead> {
+    return this.headNow();
+  }
+
+  subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {
+    for (const event of this.events) if (event.seq >= fromSeq) listener(event);
+    const live = (event: Recorded): void => {
+      if (event.seq >= fromSeq) listener(event);
+    };
+    this.listeners.add(live);
+    return () => this.listeners.delete(live);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  private headNow(): LogHead {
+    const last = this.events.at(-1);
+    return last ? { seq: last.seq, hash: last.hash } : EMPTY_HEAD;
+  }
+}
+
+/** Applies a `ReadRange` to events held in seq order (seq n sits at index n-1). */
+export function selectRange(events: readonly Recorded[], range: ReadRange): Recorded[] {
+  const from = Math.max(range.from ?? 1, 1);
+  const to = Math.min(range.to ?? Number.MAX_SAFE_INTEGER, events.length);
+  const slice = events.slice(from - 1, Math.max(to, from - 1));
+  if (range.reverse) slice.reverse();
+  return range.limit === undefined ? slice : slice.slice(0, range.limit);
+}

@@ -1,0 +1,98 @@
+import type { CallStatus, Interface, Params } from '../catalog.js';
+import type { Recorded } from '../envelope.js';
+import type { Projection } from '../projection.js';
+
+/** One call as the audit view shows it. */
+export interface AuditEntry {
+  callId: string;
+  parentId?: string;
+  rootId: string;
+  tool: string;
+  iface: Interface;
+  agentId?: string;
+  params: Params;
+  sourceSha?: string;
+  requestedAt: string;
+  /** Worst shadow decision taken (or `invalid` / `unknown_tool` for calls blocked before the rules). */
+  shadowAction?: string;
+  status?: CallStatus;
+  exitCode?: number;
+  durationMs?: number;
+  outputBytes?: number;
+  error?: string;
+  completedAt?: string;
+  /** Hash of the event that closed the call (or opened it, while it is running). */
+  hash: string;
+  seq: number;
+}
+
+export interface AuditState {
+  /** Calls in the order they were requested. */
+  order: string[];
+  byId: Map<string, AuditEntry>;
+}
+
+/** The audit view: one entry per call, folded from call.requested, shadow.decided and call.completed. */
+export const auditProjection: Projection<AuditState> = {
+  name: 'audit',
+  init: () => ({ order: [], byId: new Map() }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'call.requested':
+        state.order.push(event.data.callId);
+        state.byId.set(event.data.callId, requested(event));
+        break;
+      case 'shadow.decided':
+        update(state, event.data.callId, (entry) => {
+          if (event.data.decision !== 'allow' || entry.shadowAction === undefined) entry.shadowAction = event.data.decision;
+        });
+        break;
+      case 'call.completed':
+        update(state, event.data.callId, (entry) => completed(entry, event));
+        break;
+      default:
+        break;
+    }
+    return state;
+  },
+};
+
+function requested(event: Recorded<'call.requested'>): AuditEntry {
+  const { data } = event;
+  return {
+    callId: data.callId,
+    parentId: data.parentId,
+    rootId: data.rootId,
+    tool: data.tool,
+    iface: data.iface,
+    agentId: data.agentId,
+    params: data.params,
+    sourceSha: data.sourceSha,
+    requestedAt: event.at,
+    hash: event.hash,
+    seq: event.seq,
+  };
+}
+
+function completed(entry: AuditEntry, event: Recorded<'call.completed'>): void {
+  const { data } = event;
+  entry.status = data.status;
+  entry.exitCode = data.exitCode;
+  entry.durationMs = data.durationMs;
+  entry.outputBytes = data.output.bytes;
+  entry.error = data.error;
+  entry.completedAt = event.at;
+  entry.hash = event.hash;
+  entry.seq = event.seq;
+  if (data.blockedBy !== undefined) entry.shadowAction = data.blockedBy;
+}
+
+function update(state: AuditState, callId: string, change: (entry: AuditEntry) => void): void {
+  const entry = state.byId.get(callId);
+  if (entry) change(entry);
+}
+
+/** Entries newest first. */
+export function newestFirst(state: AuditState): AuditEntry[] {
+  return state.order.map((id) => state.byId.get(id)!).reverse();
+}

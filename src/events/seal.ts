@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { FactorlyError } from '../kernel/base/errors.js';
+import { EVENT_VERSIONS } from './catalog.js';
+import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
+import { hashEnvelope } from './hash.js';
+import type { AppendOptions, LogHead } from './log.js';
+
+/** What an implementation can answer inside its write transaction. */
+export interface SealContext {
+  head: LogHead;
+  findById(id: string): Recorded | undefined;
+  now: Date;
+}
+
+export interface SealedBatch {
+  /** Events to return to the caller, in input order (existing ones for repeated ids). */
+  results: Recorded[];
+  /** Only the events that must be written. */
+  fresh: Recorded[];
+}
+
+/**
+ * Turns new events into chained envelopes on top of `head`. Shared by every `EventLog`
+ * implementation so the chain, versioning and idempotency rules exist once.
+ */
+export function sealBatch(events: readonly NewEvent[], options: AppendOptions, ctx: SealContext): SealedBatch {
+  const results: Recorded[] = [];
+  const fresh: Recorded[] = [];
+  const seen = new Map<string, Recorded>();
+  let { seq, hash } = ctx.head;
+  for (const event of events) {
+    const existing = event.id === undefined ? undefined : (seen.get(event.id) ?? ctx.findById(event.id));
+    if (existing) {
+      results.push(existing);
+      continue;
+    }
+    if (fresh.length === 0) checkExpected(options, ctx.head);
+    seq += 1;
+    const envelope = {
+      seq,
+      id: event.id ?? randomUUID(),
+      type: event.type,
+      v: EVENT_VERSIONS[event.type],
+      at: ctx.now.toISOString(),
+      data: event.data,
+      prevHash: hash,
+    } as Omit<Recorded, 'hash'>;
+    hash = hashEnvelope(envelope);
+    const recorded = { ...envelope, hash } as Recorded;
+    seen.set(recorded.id, recorded);
+    fresh.push(recorded);
+    results.push(recorded);
+  }
+  return { results, fresh };
+}
+
+function checkExpected(options: AppendOptions, head: LogHead): void {
+  if (options.expectedSeq !== undefined && options.expectedSeq !== head.seq) {
+    throw new FactorlyError(
+      'LOG_CONFLICT',
+      `event log moved on: expected last seq ${options.expectedSeq}, found ${head.seq}`,
+      { data: { expectedSeq: options.expectedSeq, actualSeq: head.seq } },
+    );
+  }
+}
+
+export const EMPTY_HEAD: LogHead = { seq: 0, hash: GENESIS_HASH };
+
+/** `data.callId` of an event, when it has one (the index key for `readCall`). */
+export function callIdOf(event: Recorded): string | undefined {
+  const data = event.data as { callId?: unknown };
+  return typeof data.callId === 'string' ? data.callId : undefined;
+}

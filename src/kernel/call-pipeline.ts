@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { Interface, Params } from '../events/catalog.js';
+import type { NewEvent } from '../events/envelope.js';
+import type { EventLog } from '../events/log.js';
+import { messageOf } from './base/errors.js';
+import type { BootRecord } from './boot-record.js';
+import type { OutputProcessor } from './contracts/extensions.js';
+import type { ToolDefinition, ToolProvider, ToolResult } from './contracts/tool.js';
+import { validateParams } from './params.js';
+import type { ToolRegistry } from './registry.js';
+import type { KeyedSlot, OrderedSlot } from './slots.js';
+import { storedText } from './stored-text.js';
+import type { ShadowGate } from './shadow-gate.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface CallRequest {
+  tool: string;
+  params: Params;
+  iface: Interface;
+  agentId?: string;
+  sessionId?: string;
+  parentId?: string;
+  rootId?: string;
+}
+
+export interface CallOutcome extends ToolResult {
+  callId: string;
+  status: 'success' | 'error' | 'blocked';
+  durationMs: number;
+}
+
+export interface PipelineParts {
+  log: () => EventLog;
+  boot: BootRecord;
+  registry: ToolRegistry;
+  providers: KeyedSlot<ToolProvider>;
+  processors: OrderedSlot<OutputProcessor>;
+  shadow: ShadowGate;
+}
+
+/**
+ * The call pipeline of DESIGN.md §4: resolve → validate/coerce → record → shadow rules → provider
+ * → output processing → record completion → answer. Every interface and every inner call uses it.
+ */
+export class CallPipeline {
+  constructor(private readonly parts: PipelineParts) {}
+
+  async call(request: CallRequest): Promise<CallOutcome> {
+    const started = performance.now();
+    const log = this.parts.log();
+    await this.parts.boot.ensure(log);
+    const callId = randomUUID();
+    const opened = this.requested(callId, request);
+    const tool = this.parts.registry.get(request.tool);
+    if (!tool) {
+      const hints = this.parts.registry.suggest(request.tool);
+      const hint = hints.length > 0 ? `; did you mean ${hints.map((h) => `"${h}"`).join(' or ')}?` : '';
+      return this.block(log, [opened], callId, 'unknown_tool', `tool "${request.tool}" not found${hint}`, started);
+    }
+    const validated = validateParams(tool.parameters, request.params);
+    if (validated.problems.length > 0) {
+      const message = `parameter validation failed for "${tool.name}": ${validated.problems.join('; ')}`;
+      return this.block(log, [opened], callId, 'invalid', message, started);
+    }
+    const coerced: NewEvent[] = validated.changed
+      ? [{ type: 'call.params_coerced', data: { callId, original: request.params, coerced: validated.params } }]
+      : [];
+    await log.append([opened, ...coerced]);
+    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface: request.iface, agentId: request.agentId, parentId: request.parentId });
+    if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
+    const result = await this.execute(tool, callId, request, validated.params);
+    return this.complete(log, callId, tool, result, started);
+  }
+
+  private requested(callId: string, request: CallRequest): NewEvent {
+    const { tool, params, iface, agentId, sessionId, parentId } = request;
+    return { type: 'call.requested', data: { callId, rootId: request.rootId ?? callId, parentId, tool, params, iface, agentId, sessionId } };
+  }
+
+  private async execute(tool: ToolDefinition, callId: string, request: CallRequest, params: Params): Promise<ToolResult> {
+    const provider = this.parts.providers.get(tool.type);
+    if (!provider) return { output: '', error: `no provider for tool "${tool.name}" (type ${tool.type})`, exitCode: 1 };
+    const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    try {
+      return await provider.execute({
+        callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params, iface: request.iface,
+        agentId: request.agentId, timeoutMs, signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
+    }
+  }
+
+  private async complete(log: EventLog, callId: string, tool: ToolDefinition, result: ToolResult, started: number): Promise<CallOutcome> {
+    let output = result.output;
+    let error = result.error;
+    for (const processor of this.parts.processors.list()) {
+      const context = { tool, secrets: new Map<string, string>() };
+      output = processor.process(output, context);
+      if (error) error = processor.process(error, context);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const status = result.exitCode !== 0 || error ? 'error' : 'success';
+    const diagnostics = result.diagnostics || undefined;
+    await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error: error || undefined, diagnostics, durationMs } }]);
+    return { callId, status, output, error: error || undefined, diagnostics, exitCode: result.exitCode, durationMs };
+  }
+
+  private async block(log: EventLog, before: NewEvent[], callId: string, blockedBy: string, error: string, started: number): Promise<CallOutcome> {
+    const durationMs = Math.round(performance.now() - started);
+    await log.append([
+      ...before,
+      { type: 'call.completed', data: { callId, status: 'blocked', exitCode: 1, output: storedText(''), error, blockedBy, durationMs } },
+    ]);
+    return { callId, status: 'blocked', output: '', error, exitCode: 1, durationMs };
+  }
+}

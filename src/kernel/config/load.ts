@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { ToolDefinition } from '../contracts/tool.js';
+import { configFiles } from './files.js';
+import type { ProjectPaths } from './paths.js';
+import { buildTools, type ProviderLookup } from './tool-schema.js';
+import { readConfigSource, type ConfigSource } from './yaml-source.js';
+
+export interface LoadedConfig {
+  paths: ProjectPaths;
+  /** Files read, as shown in messages. */
+  files: string[];
+  settings: Record<string, unknown>;
+  tools: ToolDefinition[];
+  /** sha256 over every file's name and content: changes whenever the config does. */
+  sha: string;
+}
+
+/** Reads and validates every config file of a project against the installed providers. */
+export function loadConfig(paths: ProjectPaths, providers: ProviderLookup): LoadedConfig {
+  const sources: ConfigSource[] = [];
+  const main = readMain(paths);
+  if (main) sources.push(main);
+  const toolsDir = typeof main?.settings.tools_dir === 'string' ? main.settings.tools_dir : undefined;
+  for (const file of configFiles(paths, toolsDir)) {
+    if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false));
+  }
+  const digest = createHash('sha256');
+  for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);
+  return {
+    paths,
+    files: sources.map((source) => source.shown),
+    settings: Object.assign({}, ...sources.map((source) => source.settings)),
+    tools: buildTools(sources, providers),
+    sha: digest.digest('hex'),
+  };
+}
+
+function readMain(paths: ProjectPaths): ConfigSource | undefined {
+  try {
+    return readConfigSource(paths.mainFile, paths.baseDir, true);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

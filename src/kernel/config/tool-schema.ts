@@ -1,0 +1,110 @@
+import ms from 'ms';
+import { isMap, type Node, type YAMLMap } from 'yaml';
+import { FactorlyError } from '../base/errors.js';
+import { didYouMean } from '../base/suggest.js';
+import type { ToolDefinition, ToolProvider } from '../contracts/tool.js';
+import { parseParameters } from './parameter-schema.js';
+import type { ConfigSource, RawTool } from './yaml-source.js';
+
+/** Keys every tool may have, whatever its type. */
+export const COMMON_TOOL_KEYS = ['type', 'description', 'hidden', 'timeout', 'max_output', 'parameters', 'shadow'] as const;
+
+export interface ProviderLookup {
+  get(type: string): ToolProvider | undefined;
+  keys(): string[];
+}
+
+/**
+ * Turns the raw entries of every config file into tool definitions, or throws one
+ * `CONFIG_INVALID` error listing every problem, each with its tool, file and line.
+ */
+export function buildTools(sources: readonly ConfigSource[], providers: ProviderLookup): ToolDefinition[] {
+  const problems: string[] = [];
+  const tools = new Map<string, ToolDefinition>();
+  const firstSeen = new Map<string, RawTool>();
+  for (const raw of sources.flatMap((source) => source.tools)) {
+    const earlier = firstSeen.get(raw.name);
+    if (earlier) {
+      problems.push(`config: duplicate tool "${raw.name}" (found again in ${raw.file}:${raw.line}; first in ${earlier.file}:${earlier.line})`);
+      continue;
+    }
+    firstSeen.set(raw.name, raw);
+    const tool = buildTool(raw, providers, (message, node) => {
+      problems.push(`config: tool "${raw.name}" ${message} (${raw.file}:${node === undefined ? raw.line : raw.lineOf(node)})`);
+    });
+    if (tool) tools.set(tool.name, tool);
+  }
+  if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
+  return [...tools.values()];
+}
+
+type Problem = (message: string, node?: Node | null) => void;
+
+function buildTool(raw: RawTool, providers: ProviderLookup, problem: Problem): ToolDefinition | undefined {
+  if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
+    problem('must be a mapping of keys such as type and description');
+    return undefined;
+  }
+  const value = raw.value as Record<string, unknown>;
+  const at = (key: string): Node | null => (isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node);
+  if (value.type === undefined) {
+    problem('missing type');
+    return undefined;
+  }
+  const type = String(value.type);
+  const provider = providers.get(type);
+  if (!provider) {
+    const installed = providers.keys();
+    problem(`has unknown type "${type}"${didYouMean(type, installed)} (installed types: ${installed.join(', ') || 'none'})`, at('type'));
+    return undefined;
+  }
+  const allowed = [...COMMON_TOOL_KEYS, ...provider.keys];
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) problem(`has unknown key "${key}"${didYouMean(key, allowed)}`, at(key));
+  }
+  const spec = Object.fromEntries(Object.entries(value).filter(([key]) => provider.keys.includes(key)));
+  const tool: ToolDefinition = {
+    name: raw.name,
+    type,
+    description: typeof value.description === 'string' ? value.description : '',
+    hidden: value.hidden === true,
+    timeoutMs: parseTimeout(value.timeout, (m) => problem(m, at('timeout'))),
+    maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, at('max_output'))),
+    parameters: parseParameters(value.parameters, at('parameters'), problem),
+    shadow: isRecord(value.shadow) ? value.shadow : undefined,
+    spec,
+    source: { file: raw.file, line: raw.line },
+  };
+  if (value.shadow !== undefined && !isRecord(value.shadow)) problem('"shadow" must be a mapping', at('shadow'));
+  return applyProvider(tool, provider, problem);
+}
+
+function applyProvider(tool: ToolDefinition, provider: ToolProvider, problem: Problem): ToolDefinition {
+  const prepared = provider.prepare?.(tool);
+  for (const message of prepared?.problems ?? []) problem(message);
+  if (tool.parameters.length === 0 && prepared?.inferredParameters) tool.parameters = prepared.inferredParameters;
+  return tool;
+}
+
+function parseTimeout(value: unknown, problem: (message: string) => void): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const millis = typeof value === 'number' ? value * 1000 : typeof value === 'string' ? ms(value as ms.StringValue) : undefined;
+  if (typeof millis !== 'number' || !Number.isFinite(millis) || millis <= 0) {
+    problem(`has an invalid timeout ${JSON.stringify(value)} (use a duration such as "30s", "2m" or "500ms")`);
+    return undefined;
+  }
+  return millis;
+}
+
+function parseMaxOutput(value: unknown, problem: (message: string) => void): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    problem(`has an invalid max_output ${JSON.stringify(value)} (a positive number of bytes)`);
+    return undefined;
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,86 @@
+import type { Interface, JsonValue, Params } from '../../events/catalog.js';
+
+export type ParamType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'json' | 'enum';
+export const PARAM_TYPES: readonly ParamType[] = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'];
+
+/** One declared parameter of a tool, after config validation. */
+export interface ParameterSpec {
+  name: string;
+  type: ParamType;
+  description?: string;
+  required: boolean;
+  default?: JsonValue;
+  min?: number;
+  max?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: string[];
+  /** Lets `{{vault:K}}` in the caller's value be resolved (off by default). */
+  hydrateVaultRefs?: boolean;
+}
+
+/** Where a definition came from, for error messages that point at the line to fix. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+}
+
+/** A tool as configured: common keys typed, provider-specific keys kept in `spec`. */
+export interface ToolDefinition {
+  name: string;
+  type: string;
+  description: string;
+  hidden: boolean;
+  timeoutMs?: number;
+  maxOutput?: number;
+  parameters: ParameterSpec[];
+  shadow?: Record<string, unknown>;
+  /** Provider-specific keys (e.g. `command`, `args` for `cli`). */
+  spec: Record<string, unknown>;
+  source: SourceLocation;
+}
+
+/** What a provider receives for one call: params validated, coerced and defaulted. */
+export interface ToolCall {
+  callId: string;
+  rootId: string;
+  parentId?: string;
+  tool: ToolDefinition;
+  params: Params;
+  iface: Interface;
+  agentId?: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+/** Result shape everywhere. An error is `exitCode != 0` or a non-empty `error`. */
+export interface ToolResult {
+  output: string;
+  error?: string;
+  exitCode: number;
+  /** Diagnostics a tool printed while succeeding (a CLI tool's stderr with exit 0). */
+  diagnostics?: string;
+}
+
+/** What a provider says about a definition at load time. */
+export interface PreparedDefinition {
+  /** Problems as short phrases; the kernel prefixes the tool, file and line. */
+  problems: string[];
+  /** Parameters inferred from the definition when none are declared. */
+  inferredParameters?: ParameterSpec[];
+}
+
+/**
+ * Executes one `type` of tool. Providers are registered by plugins; the kernel knows them only
+ * through this contract.
+ */
+export interface ToolProvider {
+  readonly type: string;
+  /** Provider-specific keys the definition may use; any other key is reported as a config error. */
+  readonly keys: readonly string[];
+  prepare?(definition: ToolDefinition): PreparedDefinition;
+  execute(call: ToolCall): Promise<ToolResult>;
+  /** Releases processes and connections; called once when the kernel stops. */
+  stop?(): Promise<void>;
+}

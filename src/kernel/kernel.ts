@@ -1,0 +1,107 @@
+import { mkdirSync } from 'node:fs';
+import { EventBus } from '../events/bus.js';
+import { LmdbEventLog } from '../events/lmdb-log.js';
+import type { EventLog } from '../events/log.js';
+import { PublishingEventLog } from '../events/publishing-log.js';
+import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
+import type { PluginSource } from '../plugins/manifest.js';
+import { BootRecord } from './boot-record.js';
+import { CallPipeline } from './call-pipeline.js';
+import { loadConfig, type LoadedConfig } from './config/load.js';
+import { findConfig, type ProjectPaths } from './config/paths.js';
+import { createRootScope, type Scope } from './container.js';
+import type { ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
+import type { ToolProvider } from './contracts/tool.js';
+import { KernelPhase, Lifecycle } from './lifecycle.js';
+import { ToolRegistry } from './registry.js';
+import { ShadowGate } from './shadow-gate.js';
+import { KeyedSlot, OrderedSlot } from './slots.js';
+import { KernelTokens } from './tokens.js';
+
+export interface KernelOptions {
+  cwd: string;
+  /** `-c/--config`. */
+  configPath?: string;
+  globalDir?: string;
+  /** Packages discovered through oclif's plugin list. */
+  plugins?: readonly PluginSource[];
+  /** Plugins given as values (tests, embedding). */
+  inlinePlugins?: readonly LoadablePlugin[];
+  /** Use this log instead of the project's LMDB file (tests, dry runs). */
+  log?: EventLog;
+}
+
+export interface Kernel {
+  readonly paths: ProjectPaths;
+  readonly config: LoadedConfig;
+  readonly registry: ToolRegistry;
+  readonly pipeline: CallPipeline;
+  readonly plugins: PluginReport;
+  readonly bus: EventBus;
+  /** The event log, opened on first use. */
+  log(): EventLog;
+  stop(): Promise<string[]>;
+}
+
+/**
+ * The composition root: finds the config, binds core services and extension points, loads plugins
+ * in dependency order, validates the config against the providers they registered, and wires the
+ * call pipeline. The event log is opened lazily so read-only commands never touch it.
+ */
+export async function createKernel(options: KernelOptions): Promise<Kernel> {
+  const lifecycle = new Lifecycle();
+  const paths = findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
+  const scope = createRootScope();
+  const bus = new EventBus();
+  const openLog = (): EventLog => {
+    const inner = options.log ?? openProjectLog(paths);
+    lifecycle.onStop('event log', () => inner.close());
+    return new PublishingEventLog(inner, bus);
+  };
+  const slots = bindCore(scope, paths, bus, openLog);
+  lifecycle.enter(KernelPhase.Register);
+  const plugins = await loadPlugins(options.plugins ?? [], options.inlinePlugins ?? [], scope, lifecycle);
+  lifecycle.enter(KernelPhase.Init);
+  let config: LoadedConfig;
+  try {
+    config = loadConfig(paths, slots.providers);
+  } catch (error) {
+    await lifecycle.stop();
+    throw error;
+  }
+  for (const provider of slots.providers.values()) if (provider.stop) lifecycle.onStop(`provider ${provider.type}`, () => provider.stop!());
+  const registry = new ToolRegistry(config.tools);
+  const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
+  const pipeline = new CallPipeline({
+    log, registry, providers: slots.providers, processors: slots.processors,
+    boot: new BootRecord(config, plugins), shadow: new ShadowGate(slots.rules, slots.channels),
+  });
+  lifecycle.enter(KernelPhase.Ready);
+  return { paths, config, registry, pipeline, plugins, bus, log, stop: () => lifecycle.stop() };
+}
+
+function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () => EventLog) {
+  const slots = {
+    providers: new KeyedSlot<ToolProvider>('tool type'),
+    rules: new OrderedSlot<ShadowRule>(),
+    processors: new OrderedSlot<OutputProcessor>(),
+    channels: new OrderedSlot<ConfirmChannel>(),
+    backends: new KeyedSlot<SecretBackend>('secret backend'),
+    interfaces: new OrderedSlot<FactorlyInterface>(),
+  };
+  scope.registerValue(KernelTokens.EventBus, bus);
+  scope.registerValue(KernelTokens.ProjectPaths, paths);
+  scope.registerFactory(KernelTokens.EventLog, openLog);
+  scope.registerValue(KernelTokens.ToolProviders, slots.providers);
+  scope.registerValue(KernelTokens.ShadowRules, slots.rules);
+  scope.registerValue(KernelTokens.OutputProcessors, slots.processors);
+  scope.registerValue(KernelTokens.ConfirmChannels, slots.channels);
+  scope.registerValue(KernelTokens.SecretBackends, slots.backends);
+  scope.registerValue(KernelTokens.Interfaces, slots.interfaces);
+  return slots;
+}
+
+function openProjectLog(paths: ProjectPaths): EventLog {
+  mkdirSync(paths.stateDir, { recursive: true });
+  return new LmdbEventLog({ path: paths.logPath });
+}

@@ -1,0 +1,30 @@
+import { closeMatches } from './base/suggest.js';
+import type { ToolDefinition } from './contracts/tool.js';
+
+/** The tools a kernel serves, by name. Built once from the validated config. */
+export class ToolRegistry {
+  private readonly tools: Map<string, ToolDefinition>;
+
+  constructor(tools: readonly ToolDefinition[]) {
+    this.tools = new Map(tools.map((tool) => [tool.name, tool]));
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  /** Every tool, hidden ones included, sorted by name. */
+  all(): ToolDefinition[] {
+    return [...this.tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Tools shown to people and agents (hidden ones are still callable by name). */
+  visible(): ToolDefinition[] {
+    return this.all().filter((tool) => !tool.hidden);
+  }
+
+  /** Visible names close to `name`, for "did you mean" hints. */
+  suggest(name: string): string[] {
+    return closeMatches(name, this.visible().map((tool) => tool.name));
+  }
+}

@@ -1,0 +1,54 @@
+import { FactorlyError } from './base/errors.js';
+
+/**
+ * A keyed extension point: one contribution per key (a provider per tool type, a backend per name).
+ * A second contribution for the same key is refused and the error names both contributors.
+ */
+export class KeyedSlot<T> {
+  private readonly entries = new Map<string, { value: T; owner: string }>();
+
+  constructor(private readonly what: string) {}
+
+  add(key: string, value: T, owner: string): void {
+    const existing = this.entries.get(key);
+    if (existing) {
+      throw new FactorlyError(
+        'EXTENSION_CONFLICT',
+        `${this.what} "${key}" is provided twice: by plugin "${existing.owner}" and by plugin "${owner}"`,
+      );
+    }
+    this.entries.set(key, { value, owner });
+  }
+
+  get(key: string): T | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  keys(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  values(): T[] {
+    return [...this.entries.values()].map((entry) => entry.value);
+  }
+}
+
+/** An ordered, many-valued extension point (shadow rules, output processors, confirm channels). */
+export class OrderedSlot<T extends { readonly order?: number }> {
+  private readonly entries: { value: T; owner: string; index: number }[] = [];
+
+  add(value: T, owner: string): void {
+    this.entries.push({ value, owner, index: this.entries.length });
+  }
+
+  /** Contributions by ascending `order`, ties kept in registration order. */
+  list(): T[] {
+    return [...this.entries]
+      .sort((a, b) => (a.value.order ?? 0) - (b.value.order ?? 0) || a.index - b.index)
+      .map((entry) => entry.value);
+  }
+
+  ownerOf(value: T): string | undefined {
+    return this.entries.find((entry) => entry.value === value)?.owner;
+  }
+}

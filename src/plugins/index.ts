@@ -1,0 +1,32 @@
+// The plugin SDK: everything a factorly plugin may rely on. Named exports only.
+export { definePlugin, PLUGIN_API_VERSION } from './define-plugin.js';
+export type { PluginContext, PluginDefinition, PluginInit, PluginRegistrar } from './define-plugin.js';
+export type { PluginManifest, PluginSource } from './manifest.js';
+export { createToken } from '../kernel/base/token.js';
+export type { Token } from '../kernel/base/token.js';
+export { FactorlyError } from '../kernel/base/errors.js';
+export type { ErrorCode } from '../kernel/base/errors.js';
+export { KernelTokens } from '../kernel/tokens.js';
+export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
+export type {
+  ParameterSpec,
+  ParamType,
+  PreparedDefinition,
+  SourceLocation,
+  ToolCall,
+  ToolDefinition,
+  ToolProvider,
+  ToolResult,
+} from '../kernel/contracts/tool.js';
+export type {
+  ConfirmChannel,
+  ConfirmRequest,
+  FactorlyInterface,
+  OutputContext,
+  OutputProcessor,
+  SecretBackend,
+  ShadowContext,
+  ShadowRule,
+  ShadowVerdict,
+} from '../kernel/contracts/extensions.js';
+export type { ProjectPaths } from '../kernel/config/paths.js';
