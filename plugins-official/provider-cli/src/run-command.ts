@@ -39,8 +39,10 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
       killGroup(child.pid, 'SIGTERM');
       setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
     };
-    const timer = setTimeout(() => stop(`command timed out after ${formatMs(run.timeoutMs)}`, 124), run.timeoutMs);
-    const onAbort = (): void => stop('command was cancelled', 130);
+    const timedOut = (): void => stop(`command timed out after ${formatMs(run.timeoutMs)}`, 124);
+    const timer = setTimeout(timedOut, run.timeoutMs);
+    // The caller's signal may carry the same deadline (AbortSignal.timeout): report that as a timeout too.
+    const onAbort = (): void => ((run.signal.reason as Error | undefined)?.name === 'TimeoutError' ? timedOut() : stop('command was cancelled', 130));
     run.signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from 'yaml';
 import { FactorlyError } from '../base/errors.js';
+import { didYouMean } from '../base/suggest.js';
 
 /** A tool entry as written in a file, before validation. */
 export interface RawTool {
@@ -69,7 +70,8 @@ export function readConfigSource(file: string, baseDir: string, main: boolean): 
     } else if (isKnownKey(key)) {
       source.settings[key] = (pair.value as Node | null)?.toJSON() ?? null;
     } else {
-      throw new FactorlyError('CONFIG_INVALID', `config: unknown top-level key "${key}" (${shown}:${lineOf(pair.key as Node)})`);
+      const hint = didYouMean(key, TOP_LEVEL_KEYS);
+      throw new FactorlyError('CONFIG_INVALID', `config: unknown top-level key "${key}"${hint} (${shown}:${lineOf(pair.key as Node)})`);
     }
   }
   return source;

@@ -1,0 +1,89 @@
+// Wall time of `factorly call` on a trivial cli tool, next to the same command run directly.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { LmdbEventLog } from '../../dist/src/events/lmdb-log.js';
+import { verifyChain } from '../../dist/src/events/verify.js';
+import { now, round, summarize } from './stats.mjs';
+
+const EXPECTED_OUTPUT = 'Hello, Ada!\n';
+
+/**
+ * @param {{ repo: string, tmpRoot: string, runs: number, warmups: number, log?: (line: string) => void }} opts
+ */
+export async function runCliBench(opts) {
+  const say = opts.log ?? (() => {});
+  const failures = [];
+  const bin = join(opts.repo, 'bin', 'run.js');
+  const node = process.execPath;
+  const dir = mkdtempSync(join(opts.tmpRoot, 'cli-'));
+  try {
+    const init = spawnSync(node, [bin, 'init'], { cwd: dir, encoding: 'utf8' });
+    if (init.status !== 0 || !existsSync(join(dir, '.factorly', 'factorly.yaml'))) {
+      throw new Error(`factorly init failed (status ${init.status}): ${init.stderr || init.stdout}`);
+    }
+
+    const commands = [
+      { id: 'direct', name: 'echo Hello, Ada! (direct)', file: 'echo', args: ['Hello, Ada!'], expect: EXPECTED_OUTPUT },
+      { id: 'node', name: 'node -e 0 (Node start-up floor)', file: node, args: ['-e', '0'] },
+      { id: 'version', name: 'factorly --version', file: node, args: [bin, '--version'] },
+      { id: 'call', name: 'factorly call greet --name Ada', file: node, args: [bin, 'call', 'greet', '--name', 'Ada'], expect: EXPECTED_OUTPUT },
+    ];
+    const samples = new Map(commands.map((c) => [c.id, []]));
+    const runOnce = (c, record) => {
+      const t0 = now();
+      const r = spawnSync(c.file, c.args, { cwd: dir, encoding: 'utf8' });
+      const ms = now() - t0;
+      if (r.error || r.status !== 0) {
+        throw new Error(`${c.name} failed (status ${r.status}${r.error ? `, ${r.error.message}` : ''}): ${r.stderr}`);
+      }
+      if (c.expect !== undefined && r.stdout !== c.expect) {
+        throw new Error(`${c.name} printed ${JSON.stringify(r.stdout)}, expected ${JSON.stringify(c.expect)}`);
+      }
+      if (record) samples.get(c.id).push(ms);
+    };
+    // Interleaved (round-robin) so drift in machine load affects every command alike.
+    say(`  ${opts.warmups} warm-up round(s), then ${opts.runs} timed round(s) of ${commands.length} commands ...`);
+    for (let i = 0; i < opts.warmups; i += 1) for (const c of commands) runOnce(c, false);
+    for (let i = 0; i < opts.runs; i += 1) for (const c of commands) runOnce(c, true);
+
+    const results = commands.map((c) => ({
+      id: c.id,
+      name: c.name,
+      command: [c.file === node ? 'node' : c.file, ...c.args.map((a) => (a === bin ? '<repo>/bin/run.js' : a))].join(' '),
+      ...summarize(samples.get(c.id)),
+      samplesMs: samples.get(c.id).map((v) => round(v)),
+    }));
+    const by = Object.fromEntries(results.map((r) => [r.id, r]));
+
+    // What the calls left behind: the chain must be intact, and its size tells events per call.
+    const calls = opts.warmups + opts.runs;
+    const log = new LmdbEventLog({ path: join(dir, '.factorly', 'events.lmdb') });
+    const chain = await verifyChain(log.read());
+    await log.close();
+    if (!chain.ok) failures.push(`cli: event log of the call runs is broken: ${JSON.stringify(chain.firstBad)}`);
+
+    const overhead = {
+      callMinusDirectMedianMs: round(by.call.medianMs - by.direct.medianMs),
+      callMinusDirectP90Ms: round(by.call.p90Ms - by.direct.p90Ms),
+      callOverDirectRatio: round(by.call.medianMs / by.direct.medianMs, 1),
+      callMinusVersionMedianMs: round(by.call.medianMs - by.version.medianMs),
+      versionMinusNodeMedianMs: round(by.version.medianMs - by.node.medianMs),
+      nodeMinusDirectMedianMs: round(by.node.medianMs - by.direct.medianMs),
+    };
+    return {
+      result: {
+        runs: opts.runs,
+        warmups: opts.warmups,
+        interleaved: true,
+        node: node,
+        commands: results,
+        overhead,
+        callLog: { calls, events: chain.verified, eventsPerCall: round(chain.verified / calls, 2), chainOk: chain.ok },
+      },
+      failures,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

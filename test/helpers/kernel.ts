@@ -1,0 +1,30 @@
+import type { Recorded } from '../../src/events/envelope.js';
+import { MemoryEventLog } from '../../src/events/memory-log.js';
+import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
+import type { PluginDefinition } from '../../src/plugins/define-plugin.js';
+import type { LoadablePlugin } from '../../src/plugins/host.js';
+import { plugin as cliPlugin } from '../../plugins-official/provider-cli/src/plugin.js';
+import { tempProject } from './project.js';
+
+export function inline(definition: PluginDefinition): LoadablePlugin {
+  return { definition, source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' } };
+}
+
+/** A kernel over a temp project and an in-memory log, with the cli provider and any extra plugins. */
+export async function startTestKernel(yaml: string, plugins: PluginDefinition[] = []): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
+  const root = tempProject({ '.factorly/factorly.yaml': yaml });
+  const log = new MemoryEventLog();
+  const kernel = await createKernel({
+    cwd: root,
+    globalDir: `${root}/no-global`,
+    log,
+    inlinePlugins: [cliPlugin, ...plugins].map(inline),
+  });
+  return { kernel, log };
+}
+
+export async function eventsOf(log: MemoryEventLog): Promise<Recorded[]> {
+  const out: Recorded[] = [];
+  for await (const event of log.read()) out.push(event);
+  return out;
+}
