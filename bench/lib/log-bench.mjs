@@ -211,7 +211,7 @@ async function multiProcess(opts) {
 }
 
 /** Wraps a forked worker in promises for its ready/done messages and its exit. */
-function track(child, prefix) {
+export function track(child, prefix) {
   const ready = deferred();
   const done = deferred();
   const fail = (error) => {
@@ -257,16 +257,9 @@ function withTimeout(promise, ms, what) {
  * that every seq a writer was handed back holds that writer's event and that no seq was handed
  * out twice — a lost or overwritten event would otherwise still leave a valid chain.
  */
-async function checkLog(log, writers, expected) {
+export async function checkLog(log, writers, expected) {
   const problems = [];
-  const callIdAt = new Map();
-  async function* tap(events) {
-    for await (const event of events) {
-      callIdAt.set(event.seq, event.data?.callId);
-      yield event;
-    }
-  }
-  const report = await verifyChain(tap(log.read()));
+  const report = await verifyChain(log.read());
   if (!report.ok) {
     const bad = report.firstBad;
     problems.push(
@@ -277,6 +270,9 @@ async function checkLog(log, writers, expected) {
   const head = await log.head();
   if (head.seq !== expected) problems.push(`head seq is ${head.seq}, expected ${expected}`);
 
+  // A separate full pass: verifyChain stops at the first break, this map must cover every seq.
+  const callIdAt = new Map();
+  for await (const event of log.read()) callIdAt.set(event.seq, event.data?.callId);
   const owner = new Map();
   let mismatches = 0;
   let firstMismatch;

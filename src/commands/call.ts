@@ -15,6 +15,8 @@ process exits with the tool's exit code.`;
 
   async run(): Promise<void> {
     const args = parseCallArgs(this.argv, () => readFileSync(0, 'utf8'));
+    // A tool's params are its flags, so argv is parsed above rather than by oclif; tell oclif so.
+    (this as unknown as { parsed: boolean }).parsed = true;
     const kernel = await this.kernel(args.configPath);
     const outcome = await kernel.pipeline.call({ tool: args.tool, params: args.params, iface: 'cli' });
     if (args.json) this.writeJson(outcome);

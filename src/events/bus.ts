@@ -15,10 +15,19 @@ type BusEvents = { [K in EventType]: (event: Recorded<K>) => void } & {
 export class EventBus {
   private readonly emitter = new EventEmitter<BusEvents>();
 
-  on<K extends EventType | '*'>(type: K, listener: K extends EventType ? BusEvents[K] : BusEvents['*']): () => void {
+  on<K extends EventType>(type: K, listener: (event: Recorded<K>) => unknown): () => void {
+    return this.listen(type, listener as (event: Recorded) => unknown);
+  }
+
+  /** Every event, whatever its type. */
+  onAny(listener: (event: Recorded) => unknown): () => void {
+    return this.listen('*', listener);
+  }
+
+  private listen(type: EventType | '*', listener: (event: Recorded) => unknown): () => void {
     const guarded = (event: Recorded): void => {
       try {
-        const result = (listener as (e: Recorded) => unknown)(event);
+        const result = listener(event);
         if (result instanceof Promise) result.catch((error: unknown) => this.fail(error, event));
       } catch (error) {
         this.fail(error, event);

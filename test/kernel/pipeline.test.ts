@@ -142,7 +142,7 @@ describe('call pipeline', () => {
     const started = await startTestKernel(YAML);
     kernel = started.kernel;
     const seen: number[] = [];
-    kernel.bus.on('*', (event) => seen.push(event.seq));
+    kernel.bus.onAny((event) => seen.push(event.seq));
     await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' });
     expect(seen).toEqual((await eventsOf(started.log)).map((e) => e.seq));
   });

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { Recorded } from '../../src/events/envelope.js';
+import { MemoryEventLog } from '../../src/events/memory-log.js';
+import { fold } from '../../src/events/projection.js';
+import { auditProjection, newestFirst } from '../../src/events/projections/audit.js';
+import { verifyChain } from '../../src/events/verify.js';
+import { completed, requested } from '../contracts/event-log.contract.js';
+
+async function chain(): Promise<Recorded[]> {
+  const log = new MemoryEventLog();
+  for (const id of ['a', 'b', 'c']) await log.append([requested(id), completed(id)]);
+  const out: Recorded[] = [];
+  for await (const event of log.read()) out.push(event);
+  return out;
+}
+
+async function* from(events: Recorded[]): AsyncIterable<Recorded> {
+  yield* events;
+}
+
+describe('verifyChain', () => {
+  it('accepts an intact chain', async () => {
+    expect(await verifyChain(from(await chain()))).toEqual({ ok: true, verified: 6 });
+  });
+
+  it('finds a modified event', async () => {
+    const events = await chain();
+    events[3] = { ...events[3], data: { ...events[3].data, tool: 'other' } } as Recorded;
+    expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 4, kind: 'modified' });
+  });
+
+  it('finds a deleted event', async () => {
+    const events = await chain();
+    events.splice(2, 1);
+    expect(await verifyChain(from(events))).toMatchObject({ ok: false, verified: 2, firstBad: { seq: 3, kind: 'deleted' } });
+  });
+
+  it('finds reordered events', async () => {
+    const events = await chain();
+    [events[2], events[3]] = [events[3], events[2]];
+    expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 3, kind: 'deleted' });
+  });
+
+  it('finds an event inserted with a consistent hash but a renumbered successor', async () => {
+    const events = await chain();
+    // An attacker rewrites seq 3 in place with a self-consistent forged event: seq 4 then points elsewhere.
+    const forged = { ...events[2], id: 'forged' };
+    const { hashEnvelope } = await import('../../src/events/hash.js');
+    const { hash: _h, ...rest } = forged;
+    events[2] = { ...forged, hash: hashEnvelope(rest) } as Recorded;
+    expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 4, kind: 'reordered' });
+  });
+});
+
+describe('audit projection', () => {
+  it('folds a call into one entry with status, duration and the closing hash', async () => {
+    const events = await chain();
+    const entries = newestFirst(fold(events, auditProjection));
+    expect(entries.map((e) => e.callId)).toEqual(['c', 'b', 'a']);
+    expect(entries[0]).toMatchObject({ tool: 'echo', status: 'success', exitCode: 0, durationMs: 1, hash: events[5].hash, seq: 6 });
+  });
+});
