@@ -1,7 +1,6 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
-import { canonicalJson } from './hash.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
 import { callIdOf, EMPTY_HEAD, sealBatch } from './seal.js';
 import { FactorlyError } from '../kernel/base/errors.js';
@@ -16,7 +15,7 @@ export interface LmdbEventLogOptions {
 
 /**
  * The default `EventLog`: one LMDB environment with four databases.
- * - `events`: seq (uint32) → canonical JSON bytes of the envelope; the log itself.
+ * - `events`: seq (uint32) → JSON bytes of the envelope; the log itself.
  * - `ids`: event id → seq (idempotent appends); `calls`: callId → seqs (dupSort); `latest`: type → seq.
  * The indexes are written in the same transaction as the events, and the next seq is read inside
  * that transaction, so several processes appending to one file never leave gaps or duplicates.
@@ -42,15 +41,19 @@ export class LmdbEventLog implements EventLog {
   }
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
-    return this.root.transaction(() => {
-      const { results, fresh } = sealBatch(events, options, {
+    const results = await this.root.transaction(() => {
+      const sealed = sealBatch(events, options, {
         head: this.readHead(),
         findById: (id) => this.byId(id),
         now: this.clock(),
       });
-      for (const event of fresh) this.write(event);
-      return results;
+      for (const event of sealed.fresh) this.write(event);
+      return sealed.results;
     });
+    // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one. Wait for
+    // it, so an acknowledged append survives power loss, not only a killed process.
+    await this.root.flushed;
+    return results;
   }
 
   async *read(range: ReadRange = {}): AsyncIterable<Recorded> {
@@ -102,7 +105,8 @@ export class LmdbEventLog implements EventLog {
   }
 
   private write(event: Recorded): void {
-    this.events.putSync(event.seq, Buffer.from(canonicalJson(event)), { append: true });
+    // Stored as plain JSON: the hash covers the canonical form, which verification rebuilds on read.
+    this.events.putSync(event.seq, Buffer.from(JSON.stringify(event)), { append: true });
     this.ids.putSync(event.id, event.seq);
     const callId = callIdOf(event);
     if (callId !== undefined) this.calls.putSync(callId, event.seq);

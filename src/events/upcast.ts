@@ -1,0 +1,23 @@
+import type { Recorded } from './envelope.js';
+
+/** Turns the data of one (type, v) into the data of version v + 1. */
+export type Upcaster = (data: unknown) => unknown;
+
+/**
+ * Old events are never rewritten: readers upcast them step by step to the version they
+ * understand. Keys are `"<type>@<v>"`. No event has needed one yet, so the table starts empty.
+ */
+export const UPCASTERS: Readonly<Record<string, Upcaster>> = {};
+
+export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {
+  return (event) => {
+    let current = event;
+    for (let step = table[`${current.type}@${current.v}`]; step; step = table[`${current.type}@${current.v}`]) {
+      current = { ...current, v: current.v + 1, data: step(current.data) } as Recorded;
+    }
+    return current;
+  };
+}
+
+/** Upcasts with factorly's own table. The hash stays the stored one: verification uses the stored form. */
+export const upcast = createUpcast(UPCASTERS);
