@@ -93,16 +93,16 @@ export class CallPipeline {
   }
 
   private async complete(log: EventLog, callId: string, tool: ToolDefinition, result: ToolResult, started: number): Promise<CallOutcome> {
-    let output = result.output;
-    let error = result.error;
+    let { output, error, diagnostics } = result;
     for (const processor of this.parts.processors.list()) {
       const context = { tool, secrets: new Map<string, string>() };
       output = processor.process(output, context);
       if (error) error = processor.process(error, context);
+      if (diagnostics) diagnostics = processor.process(diagnostics, context);
     }
     const durationMs = Math.round(performance.now() - started);
     const status = result.exitCode !== 0 || error ? 'error' : 'success';
-    const diagnostics = result.diagnostics || undefined;
+    diagnostics ||= undefined;
     await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error: error || undefined, diagnostics, durationMs } }]);
     return { callId, status, output, error: error || undefined, diagnostics, exitCode: result.exitCode, durationMs };
   }

@@ -80,6 +80,8 @@ describe('factorly CLI', () => {
     expect(existsSync(join(root, '.factorly', 'events.lmdb'))).toBe(false);
     writeFileSync(join(root, '.factorly', 'factorly.yaml'), 'tools:\n  a: [unclosed\n');
     expect(runCli(['tools'], root).stderr).toMatch(/^Error: config: \.factorly\/factorly\.yaml:3:1: /);
+    expect(runCli(['call', 'a'], root).status).toBe(1);
+    expect(existsSync(join(root, '.factorly', 'events.lmdb'))).toBe(false);
   });
 
   it('lists and shows tools, with close matches for a wrong name', () => {

@@ -138,6 +138,25 @@ describe('call pipeline', () => {
     expect(outcome.error).toBe('tool "warn" requires confirmation but no confirm channel is available');
   });
 
+  it('runs output processors over output, error and diagnostics before recording them', async () => {
+    const redact = definePlugin({
+      id: 'test-redact',
+      apiVersion: '1',
+      register(reg) {
+        reg.registerInit({
+          deps: { processors: reg.tokens.OutputProcessors },
+          init: ({ processors }, ctx) => processors.add({ name: 'redact', order: 1, process: (text) => text.replace(/done|careful|boom/g, '[X]') }, ctx.pluginId),
+        });
+      },
+    });
+    const started = await startTestKernel(YAML, [redact]);
+    kernel = started.kernel;
+    expect(await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' })).toMatchObject({ output: '[X]\n', diagnostics: '[X]\n' });
+    expect(await kernel.pipeline.call({ tool: 'fail', params: {}, iface: 'cli' })).toMatchObject({ error: '[X]\n' });
+    const stored = (await eventsOf(started.log)).filter((e) => e.type === 'call.completed').map((e) => JSON.stringify(e.data));
+    expect(stored.join()).not.toMatch(/done|careful|boom/);
+  });
+
   it('publishes every appended event on the bus after it is stored', async () => {
     const started = await startTestKernel(YAML);
     kernel = started.kernel;
