@@ -11,24 +11,13 @@ import type { ToolRegistry } from './registry.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import { storedText } from './stored-text.js';
 import type { ShadowGate } from './shadow-gate.js';
+import type { CallOutcome, CallRequest } from './contracts/gateway.js';
+import type { SecretBackend } from './contracts/extensions.js';
+import { CallSecretScope } from './secret-scope.js';
+
+export type { CallOutcome, CallRequest } from './contracts/gateway.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
-
-export interface CallRequest {
-  tool: string;
-  params: Params;
-  iface: Interface;
-  agentId?: string;
-  sessionId?: string;
-  parentId?: string;
-  rootId?: string;
-}
-
-export interface CallOutcome extends ToolResult {
-  callId: string;
-  status: 'success' | 'error' | 'blocked';
-  durationMs: number;
-}
 
 export interface PipelineParts {
   log: () => EventLog;
@@ -36,6 +25,7 @@ export interface PipelineParts {
   registry: ToolRegistry;
   providers: KeyedSlot<ToolProvider>;
   processors: OrderedSlot<OutputProcessor>;
+  backends: KeyedSlot<SecretBackend>;
   shadow: ShadowGate;
 }
 
@@ -69,8 +59,9 @@ export class CallPipeline {
     await log.append([opened, ...coerced]);
     const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface: request.iface, agentId: request.agentId, parentId: request.parentId });
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
-    const result = await this.execute(tool, callId, request, validated.params);
-    return this.complete(log, callId, tool, result, started);
+    const secrets = new CallSecretScope(this.parts.backends);
+    const result = await this.execute(tool, callId, request, validated.params, secrets);
+    return this.complete(log, callId, tool, result, secrets.resolved(), started);
   }
 
   private requested(callId: string, request: CallRequest): NewEvent {
@@ -78,24 +69,31 @@ export class CallPipeline {
     return { type: 'call.requested', data: { callId, rootId: request.rootId ?? callId, parentId, tool, params, iface, agentId, sessionId } };
   }
 
-  private async execute(tool: ToolDefinition, callId: string, request: CallRequest, params: Params): Promise<ToolResult> {
+  private async execute(tool: ToolDefinition, callId: string, request: CallRequest, params: Params, secrets: CallSecretScope): Promise<ToolResult> {
     const provider = this.parts.providers.get(tool.type);
     if (!provider) return { output: '', error: `no provider for tool "${tool.name}" (type ${tool.type})`, exitCode: 1 };
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     try {
       return await provider.execute({
         callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params, iface: request.iface,
-        agentId: request.agentId, timeoutMs, signal: AbortSignal.timeout(timeoutMs),
+        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: AbortSignal.timeout(timeoutMs), secrets,
       });
     } catch (error) {
       return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
     }
   }
 
-  private async complete(log: EventLog, callId: string, tool: ToolDefinition, result: ToolResult, started: number): Promise<CallOutcome> {
+  private async complete(
+    log: EventLog,
+    callId: string,
+    tool: ToolDefinition,
+    result: ToolResult,
+    secrets: ReadonlyMap<string, string>,
+    started: number,
+  ): Promise<CallOutcome> {
     let { output, error, diagnostics } = result;
     for (const processor of this.parts.processors.list()) {
-      const context = { tool, secrets: new Map<string, string>() };
+      const context = { tool, secrets };
       output = processor.process(output, context);
       if (error) error = processor.process(error, context);
       if (diagnostics) diagnostics = processor.process(diagnostics, context);

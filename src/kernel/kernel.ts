@@ -11,7 +11,9 @@ import { loadConfig, type LoadedConfig } from './config/load.js';
 import { findConfig, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
-import type { ToolProvider } from './contracts/tool.js';
+import type { ToolProvider, ToolSource } from './contracts/tool.js';
+import { collectTools } from './collect-tools.js';
+import { LateGateway } from './late-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
 import { ShadowGate } from './shadow-gate.js';
@@ -70,12 +72,19 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     throw error;
   }
   for (const provider of slots.providers.values()) if (provider.stop) lifecycle.onStop(`provider ${provider.type}`, () => provider.stop!());
-  const registry = new ToolRegistry(config.tools);
+  let registry: ToolRegistry;
+  try {
+    registry = new ToolRegistry(await collectTools(config, slots.providers, slots.sources));
+  } catch (error) {
+    await lifecycle.stop();
+    throw error;
+  }
   const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
   const pipeline = new CallPipeline({
-    log, registry, providers: slots.providers, processors: slots.processors,
+    log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends,
     boot: new BootRecord(config, plugins), shadow: new ShadowGate(slots.rules, slots.channels),
   });
+  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all() });
   lifecycle.enter(KernelPhase.Ready);
   return { paths, config, registry, pipeline, plugins, bus, log, stop: () => lifecycle.stop() };
 }
@@ -88,6 +97,8 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     channels: new OrderedSlot<ConfirmChannel>(),
     backends: new KeyedSlot<SecretBackend>('secret backend'),
     interfaces: new OrderedSlot<FactorlyInterface>(),
+    sources: new OrderedSlot<ToolSource>(),
+    gateway: new LateGateway(),
   };
   scope.registerValue(KernelTokens.EventBus, bus);
   scope.registerValue(KernelTokens.ProjectPaths, paths);
@@ -98,6 +109,8 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.ConfirmChannels, slots.channels);
   scope.registerValue(KernelTokens.SecretBackends, slots.backends);
   scope.registerValue(KernelTokens.Interfaces, slots.interfaces);
+  scope.registerValue(KernelTokens.ToolSources, slots.sources);
+  scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   return slots;
 }
 

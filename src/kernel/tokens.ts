@@ -8,7 +8,8 @@ import type {
   SecretBackend,
   ShadowRule,
 } from './contracts/extensions.js';
-import type { ToolProvider } from './contracts/tool.js';
+import type { ToolProvider, ToolSource } from './contracts/tool.js';
+import type { CallGateway } from './contracts/gateway.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import type { ProjectPaths } from './config/paths.js';
 
@@ -23,6 +24,9 @@ export const KernelTokens = {
   ConfirmChannels: createToken<OrderedSlot<ConfirmChannel>>('kernel.confirmChannels'),
   SecretBackends: createToken<KeyedSlot<SecretBackend>>('kernel.secretBackends'),
   Interfaces: createToken<OrderedSlot<FactorlyInterface>>('kernel.interfaces'),
+  ToolSources: createToken<OrderedSlot<ToolSource>>('kernel.toolSources'),
+  /** Calls tools through the full pipeline; usable once the kernel is ready. */
+  CallGateway: createToken<CallGateway>('kernel.callGateway'),
 } as const;
 
 export type KernelTokens = typeof KernelTokens;

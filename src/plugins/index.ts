@@ -12,12 +12,15 @@ export type {
   ParameterSpec,
   ParamType,
   PreparedDefinition,
+  SecretScope,
   SourceLocation,
   ToolCall,
   ToolDefinition,
   ToolProvider,
   ToolResult,
+  ToolSource,
 } from '../kernel/contracts/tool.js';
+export type { CallGateway, CallOutcome, CallRequest } from '../kernel/contracts/gateway.js';
 export type {
   ConfirmChannel,
   ConfirmRequest,

@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'LIFECYCLE'
   | 'LOG_CONFLICT'
   | 'LOG_CORRUPT'
-  | 'PROVIDER_MISSING';
+  | 'PROVIDER_MISSING'
+  | 'SECRET_NOT_FOUND';
 
 /** Exit codes the CLI uses for each kind of failure (2 = usage, as oclif does). */
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = { USAGE: 2 };

@@ -50,8 +50,28 @@ export interface ToolCall {
   params: Params;
   iface: Interface;
   agentId?: string;
+  sessionId?: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /**
+   * Resolves `{{backend:KEY}}` references in provider-side templates (args, env, headers, urls) at
+   * the last hop. Every value it resolves is remembered and scrubbed from the output afterwards.
+   */
+  secrets: SecretScope;
+}
+
+/** Per-call secret resolution (see `ToolCall.secrets`). */
+export interface SecretScope {
+  resolve(template: string): Promise<string>;
+  /** Values resolved so far in this call, by reference (`vault:KEY`). */
+  resolved(): ReadonlyMap<string, string>;
+}
+
+/** Tools that do not come from the config: built-ins, promoted scripts. */
+export interface ToolSource {
+  readonly name: string;
+  readonly order?: number;
+  tools(): ToolDefinition[] | Promise<ToolDefinition[]>;
 }
 
 /** Result shape everywhere. An error is `exitCode != 0` or a non-empty `error`. */
@@ -80,6 +100,11 @@ export interface ToolProvider {
   /** Provider-specific keys the definition may use; any other key is reported as a config error. */
   readonly keys: readonly string[];
   prepare?(definition: ToolDefinition): PreparedDefinition;
+  /**
+   * Turns one configured entry into the tools it stands for (an upstream MCP server → its
+   * sub-tools, named `<entry>.<remote>`). Called once at boot; without it an entry is one tool.
+   */
+  expand?(definition: ToolDefinition): Promise<ToolDefinition[]>;
   execute(call: ToolCall): Promise<ToolResult>;
   /** Releases processes and connections; called once when the kernel stops. */
   stop?(): Promise<void>;

@@ -1,0 +1,28 @@
+import { FactorlyError } from './base/errors.js';
+import type { CallGateway, CallOutcome, CallRequest } from './contracts/gateway.js';
+import type { ToolDefinition } from './contracts/tool.js';
+
+/**
+ * The `CallGateway` handed to plugins at init, before the pipeline exists. The kernel binds it once
+ * the registry and pipeline are built; a call before that is a lifecycle error.
+ */
+export class LateGateway implements CallGateway {
+  private target?: CallGateway;
+
+  bind(target: CallGateway): void {
+    this.target = target;
+  }
+
+  call(request: CallRequest): Promise<CallOutcome> {
+    return this.ready().call(request);
+  }
+
+  tools(): ToolDefinition[] {
+    return this.ready().tools();
+  }
+
+  private ready(): CallGateway {
+    if (!this.target) throw new FactorlyError('LIFECYCLE', 'tools cannot be called before the kernel is ready');
+    return this.target;
+  }
+}
