@@ -16,7 +16,8 @@ export interface LmdbEventLogOptions {
 /**
  * The default `EventLog`: one LMDB environment with four databases.
  * - `events`: seq (uint32) → JSON bytes of the envelope; the log itself.
- * - `ids`: event id → seq (idempotent appends); `calls`: callId → seqs (dupSort); `latest`: type → seq.
+ * - `ids`: event id → seq (idempotent appends); `calls`: callId → seqs (dupSort); `latest`: type → seq;
+ *   `meta`: the head (seq and hash) written with every append, a witness against truncation.
  * The indexes are written in the same transaction as the events, and the next seq is read inside
  * that transaction, so several processes appending to one file never leave gaps or duplicates.
  */
@@ -26,6 +27,7 @@ export class LmdbEventLog implements EventLog {
   private readonly ids: Database<number, string>;
   private readonly calls: Database<number, string>;
   private readonly latest: Database<number, string>;
+  private readonly meta: Database<LogHead, string>;
   private readonly pollMs: number;
   private readonly clock: () => Date;
   private closed = false;
@@ -36,6 +38,7 @@ export class LmdbEventLog implements EventLog {
     this.ids = this.root.openDB<number, string>({ name: 'ids', encoding: 'ordered-binary' });
     this.calls = this.root.openDB<number, string>({ name: 'calls', dupSort: true, encoding: 'ordered-binary' });
     this.latest = this.root.openDB<number, string>({ name: 'latest', encoding: 'ordered-binary' });
+    this.meta = this.root.openDB<LogHead, string>({ name: 'meta', encoding: 'json' });
     this.pollMs = options.pollMs ?? 50;
     this.clock = options.clock ?? (() => new Date());
   }
@@ -48,6 +51,8 @@ export class LmdbEventLog implements EventLog {
         now: this.clock(),
       });
       for (const event of sealed.fresh) this.write(event);
+      const last = sealed.fresh.at(-1);
+      if (last) this.meta.putSync('head', { seq: last.seq, hash: last.hash });
       return sealed.results;
     });
     // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one. Wait for
@@ -80,6 +85,11 @@ export class LmdbEventLog implements EventLog {
   async head(): Promise<LogHead> {
     this.refresh();
     return this.readHead();
+  }
+
+  async attestedHead(): Promise<LogHead | undefined> {
+    this.refresh();
+    return this.meta.get('head');
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {

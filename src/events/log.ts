@@ -45,6 +45,11 @@ export interface EventLog {
   /** The newest event of one type, if any. */
   lastOf<T extends EventType>(type: T): Promise<Recorded<T> | undefined>;
   head(): Promise<LogHead>;
+  /**
+   * The head as recorded separately at every append, when the implementation keeps one: a log
+   * whose events end before it has been truncated.
+   */
+  attestedHead?(): Promise<LogHead | undefined>;
   /** Calls `listener` for every event with seq ≥ `fromSeq`, including ones other processes append. */
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe;
   close(): Promise<void>;

@@ -65,8 +65,8 @@ export class CallPipeline {
   }
 
   private requested(callId: string, request: CallRequest): NewEvent {
-    const { tool, params, iface, agentId, sessionId, parentId } = request;
-    return { type: 'call.requested', data: { callId, rootId: request.rootId ?? callId, parentId, tool, params, iface, agentId, sessionId } };
+    const { tool, params, iface, agentId, sessionId, parentId, replayedFrom } = request;
+    return { type: 'call.requested', data: { callId, rootId: request.rootId ?? callId, parentId, tool, params, iface, agentId, sessionId, replayedFrom } };
   }
 
   private async execute(tool: ToolDefinition, callId: string, request: CallRequest, params: Params, secrets: CallSecretScope): Promise<ToolResult> {

@@ -38,7 +38,7 @@ describe('verifyChain', () => {
   it('finds reordered events', async () => {
     const events = await chain();
     [events[2], events[3]] = [events[3], events[2]];
-    expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 3, kind: 'deleted' });
+    expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 3, kind: 'reordered' });
   });
 
   it('finds an event inserted with a consistent hash but a renumbered successor', async () => {
@@ -49,6 +49,16 @@ describe('verifyChain', () => {
     const { hash: _h, ...rest } = forged;
     events[2] = { ...forged, hash: hashEnvelope(rest) } as Recorded;
     expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 4, kind: 'reordered' });
+  });
+});
+
+describe('verifyChain against the recorded head', () => {
+  it('reports a truncated tail and a replaced last event', async () => {
+    const events = await chain();
+    const head = { seq: 6, hash: events[5].hash };
+    expect(await verifyChain(from(events.slice(0, 4)), head)).toMatchObject({ ok: false, verified: 4, firstBad: { seq: 5, kind: 'truncated' } });
+    expect(await verifyChain(from(events), { seq: 6, hash: 'f'.repeat(64) })).toMatchObject({ ok: false, firstBad: { seq: 6, kind: 'modified' } });
+    expect(await verifyChain(from(events), head)).toEqual({ ok: true, verified: 6 });
   });
 });
 

@@ -1,74 +1,76 @@
 import { Flags } from '@oclif/core';
+import { auditDetail, auditJson, auditTable } from '../../cli/audit-format.js';
 import { FactorlyCommand } from '../../cli/base-command.js';
+import { parseBound } from '../../cli/bounds.js';
 import { openExistingLog } from '../../cli/project-log.js';
-import { table } from '../../cli/table.js';
+import type { AuditFilter } from '../../events/audit-query.js';
+import type { EventLog } from '../../events/log.js';
 import type { AuditEntry } from '../../events/projections/audit.js';
 
 export default class Logs extends FactorlyCommand {
   static summary = 'Show recent calls from the audit view of the event log.';
+  static examples = [
+    '<%= config.bin %> logs -n 50 --status blocked',
+    '<%= config.bin %> logs --tool github --since 2h --detail',
+    '<%= config.bin %> logs --follow --json',
+  ];
   static flags = {
     tail: Flags.integer({ char: 'n', aliases: ['lines'], description: 'How many calls to show (newest last).', default: 20, min: 1 }),
+    tool: Flags.string({ description: 'Only tools whose name contains this text.' }),
+    status: Flags.string({ description: 'Only calls with this status.', options: ['success', 'error', 'blocked', 'running'] }),
+    interface: Flags.string({ description: 'Only calls that came in this way (cli, mcp, code, ui, …).' }),
+    agent: Flags.string({ description: 'Only calls of this agent (MCP session).' }),
+    since: Flags.string({ description: 'From this seq, time, or duration ago (1200, 2026-11-30T10:00Z, 15m).' }),
+    until: Flags.string({ description: 'Up to this seq, time, or duration ago.' }),
+    follow: Flags.boolean({ char: 'f', description: 'Keep printing calls as they complete (Ctrl-C stops).' }),
+    detail: Flags.boolean({ description: 'One block per call with every field.' }),
     json: Flags.boolean({ description: 'Print JSON Lines: one object per call.' }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Logs);
+    const filter: AuditFilter = {
+      tool: flags.tool, status: flags.status, iface: flags.interface, agent: flags.agent,
+      since: parseBound('since', flags.since), until: parseBound('until', flags.until),
+    };
     const log = await openExistingLog(flags.config);
     if (!log) {
       if (!flags.json) this.log('No events recorded yet.');
       return;
     }
+    const print = (entries: AuditEntry[]): void => this.print(entries, flags);
     try {
-      const { replay } = await import('../../events/projection.js');
-      const { auditProjection, newestFirst } = await import('../../events/projections/audit.js');
-      const entries = newestFirst(await replay(log, auditProjection)).slice(0, flags.tail).reverse();
-      if (flags.json) for (const entry of entries) this.writeJson(toJson(entry));
-      else this.log(entries.length === 0 ? 'No calls recorded yet.' : render(entries));
+      const { recentCalls } = await import('../../events/audit-query.js');
+      const entries = await recentCalls(log, filter, flags.tail);
+      if (entries.length === 0 && !flags.json && !flags.follow) this.log('No matching calls.');
+      else print(entries);
+      if (flags.follow) await follow(log, filter, print);
     } finally {
       await log.close();
     }
   }
+
+  private print(entries: AuditEntry[], flags: { json: boolean; detail: boolean }): void {
+    if (entries.length === 0) return;
+    if (flags.json) for (const entry of entries) this.writeJson(auditJson(entry));
+    else if (flags.detail) this.log(entries.map(auditDetail).join('\n\n'));
+    else this.log(auditTable(entries));
+  }
 }
 
-/** The `--json` shape of one call (snake_case, stable for scripts). */
-export function toJson(entry: AuditEntry) {
-  return {
-    timestamp: entry.requestedAt,
-    call_id: entry.callId,
-    parent_id: entry.parentId ?? null,
-    root_id: entry.rootId,
-    interface: entry.iface,
-    tool: entry.tool,
-    params: entry.params,
-    status: entry.status ?? 'running',
-    exit_code: entry.exitCode ?? null,
-    duration_ms: entry.durationMs ?? null,
-    shadow_action: entry.shadowAction ?? null,
-    agent: entry.agentId ?? null,
-    source_sha: entry.sourceSha ?? null,
-    output_bytes: entry.outputBytes ?? null,
-    error: entry.error ?? null,
-    seq: entry.seq,
-    hash: entry.hash,
-  };
-}
-
-function render(entries: AuditEntry[]): string {
-  const spansDays = new Set(entries.map((e) => e.requestedAt.slice(0, 10))).size > 1;
-  const withShadow = entries.some((e) => e.shadowAction !== undefined && e.shadowAction !== 'allow');
-  const headers = ['TIME', 'TOOL', 'STATUS', 'DURATION', ...(withShadow ? ['SHADOW'] : [])];
-  const rows = entries.map((e) => [
-    formatTime(e.requestedAt, spansDays),
-    e.tool,
-    e.status ?? 'running',
-    e.durationMs === undefined ? '—' : `${e.durationMs}ms`,
-    ...(withShadow ? [e.shadowAction ?? ''] : []),
-  ]);
-  return table(headers, rows, 80);
-}
-
-function formatTime(iso: string, withDate: boolean): string {
-  const date = new Date(iso);
-  const time = date.toTimeString().slice(0, 8);
-  return withDate ? `${date.toLocaleString('en-US', { month: 'short', day: '2-digit' })} ${time}` : time;
+/** Prints each matching call as it completes, until SIGINT/SIGTERM. */
+async function follow(log: EventLog, filter: AuditFilter, print: (entries: AuditEntry[]) => void): Promise<void> {
+  const { CallAssembler } = await import('../../events/call-assembler.js');
+  const { matches } = await import('../../events/audit-query.js');
+  const assembler = new CallAssembler();
+  const head = await log.head();
+  const stop = log.subscribe(head.seq + 1, (event) => {
+    const entry = assembler.add(event);
+    if (entry && matches(entry, filter)) print([entry]);
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  stop();
 }

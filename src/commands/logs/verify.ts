@@ -17,7 +17,7 @@ export default class LogsVerify extends FactorlyCommand {
     }
     try {
       const { verifyChain } = await import('../../events/verify.js');
-      const report = await verifyChain(log.read());
+      const report = await verifyChain(log.read(), await log.attestedHead?.());
       if (flags.json) this.writeJson(report);
       else if (report.ok) this.log(`Chain verified: ${report.verified} events OK`);
       else {

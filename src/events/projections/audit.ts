@@ -12,6 +12,7 @@ export interface AuditEntry {
   agentId?: string;
   params: Params;
   sourceSha?: string;
+  replayedFrom?: string;
   requestedAt: string;
   /** Worst shadow decision taken (or `invalid` / `unknown_tool` for calls blocked before the rules). */
   shadowAction?: string;
@@ -68,6 +69,7 @@ function requested(event: Recorded<'call.requested'>): AuditEntry {
     agentId: data.agentId,
     params: data.params,
     sourceSha: data.sourceSha,
+    replayedFrom: data.replayedFrom,
     requestedAt: event.at,
     hash: event.hash,
     seq: event.seq,

@@ -9,6 +9,8 @@ export interface CallRequest {
   sessionId?: string;
   parentId?: string;
   rootId?: string;
+  /** The call this one re-runs (`factorly logs replay`). */
+  replayedFrom?: string;
 }
 
 export interface CallOutcome extends ToolResult {

@@ -1,0 +1,80 @@
+import type { AuditEntry } from '../events/projections/audit.js';
+import { table } from './table.js';
+
+/** The `--json` shape of one call (snake_case, stable for scripts). */
+export function auditJson(entry: AuditEntry) {
+  return {
+    timestamp: entry.requestedAt,
+    call_id: entry.callId,
+    parent_id: entry.parentId ?? null,
+    root_id: entry.rootId,
+    interface: entry.iface,
+    tool: entry.tool,
+    params: entry.params,
+    status: entry.status ?? 'running',
+    exit_code: entry.exitCode ?? null,
+    duration_ms: entry.durationMs ?? null,
+    shadow_action: entry.shadowAction ?? null,
+    agent: entry.agentId ?? null,
+    source_sha: entry.sourceSha ?? null,
+    replayed_from: entry.replayedFrom ?? null,
+    output_bytes: entry.outputBytes ?? null,
+    error: entry.error ?? null,
+    seq: entry.seq,
+    hash: entry.hash,
+  };
+}
+
+/** The table of `factorly logs`, readable at 80 columns. */
+export function auditTable(entries: readonly AuditEntry[]): string {
+  const spansDays = new Set(entries.map((e) => e.requestedAt.slice(0, 10))).size > 1;
+  const withShadow = entries.some((e) => e.shadowAction !== undefined && e.shadowAction !== 'allow');
+  const headers = ['TIME', 'TOOL', 'STATUS', 'DURATION', ...(withShadow ? ['SHADOW'] : [])];
+  return table(headers, entries.map((e) => auditRow(e, spansDays, withShadow)), 80);
+}
+
+/** One row, for the table and for lines printed live by `--follow`. */
+export function auditRow(entry: AuditEntry, withDate: boolean, withShadow: boolean): string[] {
+  return [
+    formatTime(entry.requestedAt, withDate),
+    entry.tool,
+    entry.status ?? 'running',
+    entry.durationMs === undefined ? '—' : `${entry.durationMs}ms`,
+    ...(withShadow ? [entry.shadowAction ?? ''] : []),
+  ];
+}
+
+/** The `--detail` block of one call. */
+export function auditDetail(entry: AuditEntry): string {
+  const params = Object.entries(entry.params)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const lines = [
+    `——— ${entry.requestedAt.replace('T', ' ').slice(0, 19)} ———`,
+    `Tool:      ${entry.tool}`,
+    `Status:    ${entry.status ?? 'running'}${entry.exitCode === undefined ? '' : ` (exit ${entry.exitCode})`}`,
+    `Duration:  ${entry.durationMs === undefined ? '—' : `${entry.durationMs}ms`}`,
+    `Interface: ${entry.iface}`,
+    ...(entry.agentId ? [`Agent:     ${entry.agentId}`] : []),
+    ...(entry.shadowAction ? [`Shadow:    ${entry.shadowAction}`] : []),
+    `Params:    ${params || '—'}`,
+    ...(entry.error ? [`Error:     ${cut(entry.error, 100)}`] : []),
+    ...(entry.outputBytes === undefined ? [] : [`Output:    ${entry.outputBytes} bytes`]),
+    ...(entry.sourceSha ? [`Source:    ${entry.sourceSha.slice(0, 16)}…`] : []),
+    `Call:      ${entry.callId}${entry.parentId ? ` (parent ${entry.parentId})` : ''}`,
+    `Hash:      ${entry.hash.slice(0, 16)}… (seq ${entry.seq})`,
+  ];
+  return lines.join('\n');
+}
+
+function cut(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+function formatTime(iso: string, withDate: boolean): string {
+  const date = new Date(iso);
+  const time = date.toTimeString().slice(0, 8);
+  return withDate ? `${date.toLocaleString('en-US', { month: 'short', day: '2-digit' })} ${time}` : time;
+}

@@ -1,0 +1,89 @@
+import { Args, Flags } from '@oclif/core';
+import { auditJson } from '../../cli/audit-format.js';
+import { FactorlyCommand } from '../../cli/base-command.js';
+import { parseBound } from '../../cli/bounds.js';
+import { openExistingLog } from '../../cli/project-log.js';
+import type { Params } from '../../events/catalog.js';
+import type { EventLog } from '../../events/log.js';
+import { FactorlyError } from '../../kernel/base/errors.js';
+
+export default class LogsReplay extends FactorlyCommand {
+  static summary = 'Re-run a recorded call, or rebuild what happened up to a point in the log.';
+  static description = `With a call (id or hash prefix): runs it again through the full pipeline (rules and secrets
+apply anew); the new call records replayed_from. --param k=v overrides a recorded param; --show only
+prints what would run.
+With --until (seq, time or duration ago): replays the log up to that point and prints the timeline of
+calls and governance decisions, optionally for one --agent.`;
+  static args = { call: Args.string({ description: 'Call id or hash prefix (at least 4 hex chars) to re-run.' }) };
+  static flags = {
+    param: Flags.string({ description: 'Override a recorded param (k=v); repeatable.', multiple: true }),
+    show: Flags.boolean({ description: 'Print the call that would run, without running it.' }),
+    until: Flags.string({ description: 'Rebuild state up to this seq, time or duration ago.' }),
+    agent: Flags.string({ description: 'With --until: only this agent’s calls.' }),
+    json: Flags.boolean({ description: 'Print JSON.' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(LogsReplay);
+    if (args.call && flags.until) throw new FactorlyError('USAGE', 'give either a call to re-run or --until, not both');
+    if (!args.call && !flags.until) throw new FactorlyError('USAGE', 'usage: factorly logs replay <call> [--param k=v] [--show]  |  factorly logs replay --until <seq|time> [--agent A]');
+    const log = await openExistingLog(flags.config);
+    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    try {
+      if (flags.until) await this.timeline(log, flags.until, flags.agent, flags.json);
+      else await this.refire(log, args.call!, flags);
+    } finally {
+      await log.close();
+    }
+  }
+
+  private async refire(log: EventLog, ref: string, flags: { param?: string[]; show: boolean; json: boolean; config?: string }): Promise<void> {
+    const { findCalls } = await import('../../events/call-tree.js');
+    const ids = await findCalls(log, ref);
+    if (ids.length === 0) throw new FactorlyError('TOOL_NOT_FOUND', `no call matches "${ref}"`);
+    if (ids.length > 1) throw new FactorlyError('USAGE', `"${ref}" is ambiguous: it matches ${ids.length} calls; use a longer prefix`);
+    const requested = (await log.readCall(ids[0])).find((e) => e.type === 'call.requested');
+    if (requested?.type !== 'call.requested') throw new FactorlyError('TOOL_NOT_FOUND', `call ${ids[0]} has no recorded request`);
+    const params: Params = { ...requested.data.params, ...overrides(flags.param ?? []) };
+    const plan = { tool: requested.data.tool, params, replayedFrom: ids[0] };
+    if (flags.show) {
+      if (flags.json) this.writeJson(plan);
+      else this.log(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${ids[0]})`);
+      return;
+    }
+    await log.close();
+    const kernel = await this.kernel(flags.config);
+    const outcome = await kernel.pipeline.call({ ...plan, iface: 'cli', agentId: requested.data.agentId });
+    if (flags.json) this.writeJson(outcome);
+    else {
+      process.stdout.write(outcome.output);
+      if (outcome.error) process.stderr.write(`${outcome.error.replace(/\n$/, '')}\n`);
+    }
+    process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
+  }
+
+  private async timeline(log: EventLog, until: string, agent: string | undefined, json: boolean): Promise<void> {
+    const { rebuildTimeline } = await import('../../events/timeline.js');
+    const bound = parseBound('until', until)!;
+    const timeline = await rebuildTimeline(log, bound, agent);
+    if (json) {
+      this.writeJson({ ...timeline, calls: timeline.calls.map((c) => ({ ...auditJson(c.entry), decisions: c.decisions })) });
+      return;
+    }
+    this.log(`State as of seq ${timeline.lastSeq}${timeline.lastAt ? ` (${timeline.lastAt})` : ''}: ${timeline.calls.length} calls${agent ? ` by ${agent}` : ''}`);
+    for (const { entry, decisions } of timeline.calls) {
+      const rules = decisions.map((d) => `${d.rule}:${d.decision}`).join(' ');
+      this.log(`  #${entry.seq} ${entry.requestedAt.slice(11, 19)} ${entry.tool} [${entry.iface}] ${entry.status ?? 'running'}${entry.shadowAction ? ` (${entry.shadowAction})` : ''}${rules ? ` ${rules}` : ''}`);
+    }
+  }
+}
+
+function overrides(pairs: string[]): Params {
+  const out: Params = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new FactorlyError('USAGE', `--param expects k=v, got ${JSON.stringify(pair)}`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+import { Args, Flags } from '@oclif/core';
+import { FactorlyCommand } from '../../cli/base-command.js';
+import { openExistingLog } from '../../cli/project-log.js';
+import type { CallNode } from '../../events/call-tree.js';
+import { FactorlyError } from '../../kernel/base/errors.js';
+
+export default class LogsShow extends FactorlyCommand {
+  static summary = 'Show one call with its shadow decisions, its inner calls and its script source.';
+  static args = { call: Args.string({ description: 'Call id, or a prefix (at least 4 hex chars) of one of its event hashes.', required: true }) };
+  static flags = { json: Flags.boolean({ description: 'Print the call tree as JSON.' }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(LogsShow);
+    if (!/^[0-9a-f-]{4,}$/i.test(args.call)) throw new FactorlyError('USAGE', `"${args.call}" is not a call id or a hash prefix (at least 4 hex chars)`);
+    const log = await openExistingLog(flags.config);
+    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    try {
+      const { callTree, findCalls } = await import('../../events/call-tree.js');
+      const ids = await findCalls(log, args.call);
+      if (ids.length === 0) throw new FactorlyError('TOOL_NOT_FOUND', `no call matches "${args.call}"`);
+      if (ids.length > 1) throw new FactorlyError('USAGE', `"${args.call}" is ambiguous: it matches ${ids.length} calls (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}); use a longer prefix`);
+      const tree = (await callTree(log, ids[0]))!;
+      if (flags.json) this.writeJson(tree);
+      else {
+        this.log(render(tree.root, '').join('\n'));
+        if (tree.source) this.log(`\nSource ${tree.source.sha.slice(0, 12)} (${tree.source.language}):\n${tree.source.text}`);
+      }
+    } finally {
+      await log.close();
+    }
+  }
+}
+
+function render(node: CallNode, indent: string): string[] {
+  const { entry } = node;
+  const duration = entry.durationMs === undefined ? '' : ` ${entry.durationMs}ms`;
+  const exit = entry.exitCode === undefined ? '' : ` exit ${entry.exitCode}`;
+  const lines = [`${indent}${entry.tool} [${entry.status ?? 'running'}${exit}${duration}] ${entry.callId} (${entry.iface}${entry.agentId ? `, agent ${entry.agentId}` : ''})`];
+  const params = JSON.stringify(entry.params);
+  lines.push(`${indent}  params: ${params.length > 200 ? `${params.slice(0, 200)}…` : params}`);
+  for (const d of node.decisions) lines.push(`${indent}  shadow ${d.rule}: ${d.decision} — ${d.reason}`);
+  if (entry.error) lines.push(`${indent}  error: ${entry.error.trim().split('\n')[0]}`);
+  for (const child of node.children) lines.push(...render(child, `${indent}  `));
+  return lines;
+}

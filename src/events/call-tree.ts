@@ -1,0 +1,70 @@
+import type { Recorded } from './envelope.js';
+import type { EventLog } from './log.js';
+import { fold } from './projection.js';
+import { auditProjection, type AuditEntry } from './projections/audit.js';
+
+/** One call with its shadow decisions and the calls it made (a code tool's inner calls). */
+export interface CallNode {
+  entry: AuditEntry;
+  decisions: { rule: string; decision: string; reason: string }[];
+  children: CallNode[];
+}
+
+export interface CallTree {
+  root: CallNode;
+  /** The script source, when the call ran one (`source.recorded`). */
+  source?: { sha: string; language: string; text: string };
+}
+
+/**
+ * Rebuilds a call and everything under it. Inner calls happen while their parent runs, so they
+ * sit between the parent's `call.requested` and `call.completed`: only that range is read.
+ */
+export async function callTree(log: EventLog, callId: string): Promise<CallTree | undefined> {
+  const own = await log.readCall(callId);
+  if (own.length === 0) return undefined;
+  const from = own[0].seq;
+  const to = own.at(-1)!.seq;
+  const inRange: Recorded[] = [];
+  for await (const event of log.read({ from, to })) inRange.push(event);
+  const audit = fold(inRange, auditProjection);
+  const decisions = new Map<string, CallNode['decisions']>();
+  for (const event of inRange) {
+    if (event.type !== 'shadow.decided') continue;
+    const list = decisions.get(event.data.callId) ?? [];
+    list.push({ rule: event.data.rule, decision: event.data.decision, reason: event.data.reason });
+    decisions.set(event.data.callId, list);
+  }
+  const node = (entry: AuditEntry): CallNode => ({
+    entry,
+    decisions: decisions.get(entry.callId) ?? [],
+    children: [...audit.byId.values()].filter((child) => child.parentId === entry.callId).map(node),
+  });
+  const rootEntry = audit.byId.get(callId);
+  if (!rootEntry) return undefined;
+  const sha = rootEntry.sourceSha;
+  return { root: node(rootEntry), source: sha ? await findSource(log, sha, from) : undefined };
+}
+
+/** The `source.recorded` of a sha, searched backwards from where the call started. */
+async function findSource(log: EventLog, sha: string, before: number): Promise<CallTree['source']> {
+  for await (const event of log.read({ to: before, reverse: true })) {
+    if (event.type === 'source.recorded' && event.data.sha === sha) {
+      return { sha, language: event.data.language, text: event.data.source };
+    }
+  }
+  return undefined;
+}
+
+/** Calls whose id equals `ref` or whose recorded hash starts with it (≥ 4 hex chars). */
+export async function findCalls(log: EventLog, ref: string): Promise<string[]> {
+  const direct = await log.readCall(ref);
+  if (direct.length > 0) return [ref];
+  const prefix = ref.toLowerCase();
+  const found = new Set<string>();
+  for await (const event of log.read()) {
+    const callId = (event.data as { callId?: unknown }).callId;
+    if (typeof callId === 'string' && event.hash.startsWith(prefix)) found.add(callId);
+  }
+  return [...found];
+}
