@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { configure } from 'safe-stable-stringify';
 import type { Recorded } from './envelope.js';
 
-/** RFC 8785 canonical JSON, so the same envelope hashes the same in every implementation. */
+/**
+ * Canonical JSON: keys sorted by UTF-16 code units, no whitespace, numbers and strings as
+ * JSON.stringify writes them — the same text as RFC 8785 for the values events hold, so any
+ * implementation can re-derive a hash. `strict` refuses what JSON cannot represent (NaN,
+ * functions, cycles) instead of hashing something else.
+ */
+const stringify = configure({ deterministic: true, strict: true, bigint: false, circularValue: Error });
+
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
+  const text = stringify(value);
   if (text === undefined) throw new TypeError('value cannot be represented as JSON');
   return text;
 }

@@ -50,7 +50,12 @@ export class LmdbEventLog implements EventLog {
         findById: (id) => this.byId(id),
         now: this.clock(),
       });
-      for (const event of sealed.fresh) this.write(event);
+      const latest = new Map<string, number>();
+      for (const event of sealed.fresh) {
+        this.write(event);
+        latest.set(event.type, event.seq);
+      }
+      for (const [type, seq] of latest) this.latest.putSync(type, seq);
       const last = sealed.fresh.at(-1);
       if (last) this.meta.putSync('head', { seq: last.seq, hash: last.hash });
       return sealed.results;
@@ -120,7 +125,6 @@ export class LmdbEventLog implements EventLog {
     this.ids.putSync(event.id, event.seq);
     const callId = callIdOf(event);
     if (callId !== undefined) this.calls.putSync(callId, event.seq);
-    this.latest.putSync(event.type, event.seq);
   }
 
   private readHead(): LogHead {
