@@ -32,6 +32,7 @@ const CONFIG = {
   concurrency: 1_000,
   processes: 4,
   cliRuns: intEnv('BENCH_CLI_RUNS', 15),
+  auditEvents: intEnv('BENCH_AUDIT_EVENTS', 1_000_000),
   cliWarmups: 2,
 };
 
@@ -44,6 +45,7 @@ if (!existsSync(join(REPO, 'dist', 'src', 'events', 'lmdb-log.js'))) {
 // Imported after the check so a missing build gives the message above, not a module error.
 const { runEventLogBench } = await import('./lib/log-bench.mjs');
 const { runCliBench } = await import('./lib/cli-bench.mjs');
+const { runAuditBench, auditRows } = await import('./lib/audit-bench.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -60,6 +62,7 @@ const startedAt = new Date();
 const failures = [];
 let eventLog = [];
 let cli = null;
+let audit = null;
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
   say('event log:');
@@ -85,11 +88,20 @@ try {
   } catch (error) {
     failures.push(`cli: ${error?.stack ?? error}`);
   }
+
+  say('audit:');
+  try {
+    const auditBench = await runAuditBench({ repo: REPO, dir: tmpRoot, events: CONFIG.auditEvents, cliRuns: 5, log: say });
+    audit = auditBench.result;
+    failures.push(...auditBench.failures);
+  } catch (error) {
+    failures.push(`audit: ${error?.stack ?? error}`);
+  }
 } finally {
   cleanup();
 }
 
-const rows = [...eventLogRows(eventLog), ...cliRows(cli)];
+const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit)];
 const output = {
   schema: 1,
   timestamp: startedAt.toISOString(),
@@ -100,6 +112,7 @@ const output = {
   config: CONFIG,
   eventLog,
   cli,
+  audit,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });
