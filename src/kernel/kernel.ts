@@ -40,6 +40,8 @@ export interface Kernel {
   readonly pipeline: CallPipeline;
   readonly plugins: PluginReport;
   readonly bus: EventBus;
+  /** Tool providers by type (read them; plugins register them). */
+  readonly providers: KeyedSlot<ToolProvider>;
   /** The event log, opened on first use. */
   log(): EventLog;
   stop(): Promise<string[]>;
@@ -86,7 +88,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   });
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all() });
   lifecycle.enter(KernelPhase.Ready);
-  return { paths, config, registry, pipeline, plugins, bus, log, stop: () => lifecycle.stop() };
+  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, log, stop: () => lifecycle.stop() };
 }
 
 function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () => EventLog) {

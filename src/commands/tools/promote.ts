@@ -1,0 +1,41 @@
+import { Flags } from '@oclif/core';
+import { FactorlyCommand } from '../../cli/base-command.js';
+
+export default class ToolsPromote extends FactorlyCommand {
+  static summary = 'Turn a recorded factorly.code run into a named code tool.';
+  static description = `Finds the most recent factorly.code run whose source sha starts with --from-sha (see
+source_sha in \`factorly logs --json\`), infers parameters from the values it ran with (they become
+defaults), checks that the script compiles, and writes .factorly/<name>.yaml.`;
+  static examples = ['<%= config.bin %> tools promote --from-sha 8e3c1a --name cards.summary'];
+  static flags = {
+    'from-sha': Flags.string({ description: 'Source sha prefix of the run (at least 4 hex chars).', required: true }),
+    name: Flags.string({ description: 'Name of the new tool.', required: true }),
+    description: Flags.string({ description: 'Tool description (default: where it came from).' }),
+    overwrite: Flags.boolean({ description: 'Replace a tool of that name promoted earlier.' }),
+    'no-confirm': Flags.boolean({ description: 'Do not add shadow.confirm: true.' }),
+    json: Flags.boolean({ description: 'Print the result as JSON.' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ToolsPromote);
+    const kernel = await this.kernel(flags.config);
+    const { promote } = await import('../../kernel/promote.js');
+    const plan = await promote(kernel, {
+      fromSha: flags['from-sha'], name: flags.name, description: flags.description,
+      overwrite: flags.overwrite, confirm: !flags['no-confirm'],
+    });
+    if (flags.json) {
+      this.writeJson({ name: plan.name, file: plan.file, sha: plan.run.sha, fromCall: plan.run.callId, parameters: plan.parameters });
+      return;
+    }
+    const lines = [
+      `Promoted factorly.code run ${plan.run.sha.slice(0, 8)} → tool "${plan.name}"`,
+      `  Wrote ${plan.file}`,
+      plan.parameters.length === 0 ? '  No parameters (the run had none).' : `  Inferred ${plan.parameters.length} parameter(s) from the run:`,
+      ...plan.parameters.map((p) => `    - ${p.name} (${p.type}) = ${JSON.stringify(p.default ?? null)}`),
+      `  Try it: factorly call ${plan.name}${plan.parameters.map((p) => ` --${p.name} …`).join('')}`,
+      ...(flags['no-confirm'] ? [] : ['  shadow.confirm: true (the tool will ask before each call)']),
+    ];
+    process.stderr.write(`${lines.join('\n')}\n`);
+  }
+}
