@@ -13,7 +13,7 @@ import { storedText } from './stored-text.js';
 import type { ShadowGate } from './shadow-gate.js';
 import type { CallOutcome, CallRequest } from './contracts/gateway.js';
 import type { SecretBackend } from './contracts/extensions.js';
-import { CallSecretScope } from './secret-scope.js';
+import { CallSecretScope, hydrateParams } from './secret-scope.js';
 
 export type { CallOutcome, CallRequest } from './contracts/gateway.js';
 
@@ -74,8 +74,10 @@ export class CallPipeline {
     if (!provider) return { output: '', error: `no provider for tool "${tool.name}" (type ${tool.type})`, exitCode: 1 };
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     try {
+      // Hydrated values go to the provider only: the events above already hold the params as sent.
+      const hydrated = await hydrateParams(tool.parameters, params, secrets);
       return await provider.execute({
-        callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params, iface: request.iface,
+        callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params: hydrated, iface: request.iface,
         agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: AbortSignal.timeout(timeoutMs), secrets,
       });
     } catch (error) {

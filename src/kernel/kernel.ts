@@ -10,7 +10,7 @@ import { CallPipeline } from './call-pipeline.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { findConfig, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
-import type { ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
+import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
 import type { ToolProvider, ToolSource } from './contracts/tool.js';
 import { collectTools } from './collect-tools.js';
 import { LateGateway } from './late-gateway.js';
@@ -42,6 +42,8 @@ export interface Kernel {
   readonly bus: EventBus;
   /** Tool providers by type (read them; plugins register them). */
   readonly providers: KeyedSlot<ToolProvider>;
+  /** Installed secret backends by name (`vault`, `env`, configured CLI-backed ones). */
+  readonly backends: KeyedSlot<SecretBackend>;
   /** The event log, opened on first use. */
   log(): EventLog;
   stop(): Promise<string[]>;
@@ -69,6 +71,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let config: LoadedConfig;
   try {
     config = loadConfig(paths, slots.providers);
+    for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
     throw error;
@@ -88,7 +91,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   });
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all() });
   lifecycle.enter(KernelPhase.Ready);
-  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, log, stop: () => lifecycle.stop() };
+  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends, log, stop: () => lifecycle.stop() };
 }
 
 function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () => EventLog) {
@@ -100,6 +103,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     backends: new KeyedSlot<SecretBackend>('secret backend'),
     interfaces: new OrderedSlot<FactorlyInterface>(),
     sources: new OrderedSlot<ToolSource>(),
+    configListeners: new OrderedSlot<ConfigListener>(),
     gateway: new LateGateway(),
   };
   scope.registerValue(KernelTokens.EventBus, bus);
@@ -112,6 +116,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.SecretBackends, slots.backends);
   scope.registerValue(KernelTokens.Interfaces, slots.interfaces);
   scope.registerValue(KernelTokens.ToolSources, slots.sources);
+  scope.registerValue(KernelTokens.ConfigListeners, slots.configListeners);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   return slots;
 }

@@ -1,6 +1,7 @@
 import { FactorlyError } from './base/errors.js';
 import type { SecretBackend } from './contracts/extensions.js';
-import type { SecretScope } from './contracts/tool.js';
+import type { JsonValue, Params } from '../events/catalog.js';
+import type { ParameterSpec, SecretScope } from './contracts/tool.js';
 import type { KeyedSlot } from './slots.js';
 
 /** `{{backend:key}}` or `{{backend:key|default}}`; a leading backslash escapes the braces. */
@@ -18,11 +19,16 @@ export class CallSecretScope implements SecretScope {
   constructor(private readonly backends: KeyedSlot<SecretBackend>) {}
 
   async resolve(template: string): Promise<string> {
+    return this.resolveFrom(template, undefined);
+  }
+
+  /** Resolves only references to the given backends; every other reference stays as written. */
+  async resolveFrom(template: string, backends: ReadonlySet<string> | undefined): Promise<string> {
     const parts: (string | Promise<string>)[] = [];
     let last = 0;
     for (const match of template.matchAll(REFERENCE)) {
       parts.push(template.slice(last, match.index));
-      parts.push(this.one(match));
+      parts.push(backends && !backends.has(match[2]) ? match[0] : this.one(match));
       last = match.index + match[0].length;
     }
     parts.push(template.slice(last));
@@ -46,4 +52,30 @@ export class CallSecretScope implements SecretScope {
     this.values.set(`${name}:${key.trim()}`, value);
     return value;
   }
+}
+
+/** Backends an opted-in parameter may use: the vault only, never `env` (that would hand the agent the host's environment). */
+const HYDRATABLE = new Set(['vault']);
+
+/**
+ * The params a provider receives: `{{vault:KEY}}` in the value of a parameter declared with
+ * `hydrate_vault_refs: true` is resolved (and so scrubbed afterwards); everything else an agent
+ * sends stays literal. Events keep the params as sent, so they hold the template, never the value.
+ */
+export async function hydrateParams(parameters: readonly ParameterSpec[], params: Params, scope: CallSecretScope): Promise<Params> {
+  const opted = parameters.filter((p) => p.hydrateVaultRefs && params[p.name] !== undefined);
+  if (opted.length === 0) return params;
+  const out: Params = { ...params };
+  for (const parameter of opted) out[parameter.name] = await hydrateValue(params[parameter.name], scope);
+  return out;
+}
+
+async function hydrateValue(value: JsonValue, scope: CallSecretScope): Promise<JsonValue> {
+  if (typeof value === 'string') return scope.resolveFrom(value, HYDRATABLE);
+  if (Array.isArray(value)) return Promise.all(value.map((item) => hydrateValue(item, scope)));
+  if (value !== null && typeof value === 'object') {
+    const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await hydrateValue(v, scope)] as const));
+    return Object.fromEntries(entries);
+  }
+  return value;
 }

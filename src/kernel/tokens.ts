@@ -2,6 +2,7 @@ import { createToken } from './base/token.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventLog } from '../events/log.js';
 import type {
+  ConfigListener,
   ConfirmChannel,
   FactorlyInterface,
   OutputProcessor,
@@ -25,6 +26,8 @@ export const KernelTokens = {
   SecretBackends: createToken<KeyedSlot<SecretBackend>>('kernel.secretBackends'),
   Interfaces: createToken<OrderedSlot<FactorlyInterface>>('kernel.interfaces'),
   ToolSources: createToken<OrderedSlot<ToolSource>>('kernel.toolSources'),
+  /** Run once the config is loaded, before tools are collected. */
+  ConfigListeners: createToken<OrderedSlot<ConfigListener>>('kernel.configListeners'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
 } as const;

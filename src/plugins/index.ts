@@ -22,14 +22,17 @@ export type {
 } from '../kernel/contracts/tool.js';
 export type { CallGateway, CallOutcome, CallRequest } from '../kernel/contracts/gateway.js';
 export type {
+  ConfigListener,
   ConfirmChannel,
   ConfirmRequest,
   FactorlyInterface,
   OutputContext,
   OutputProcessor,
   SecretBackend,
+  SecretBackendAccess,
   ShadowContext,
   ShadowRule,
   ShadowVerdict,
 } from '../kernel/contracts/extensions.js';
 export type { ProjectPaths } from '../kernel/config/paths.js';
+export type { LoadedConfig } from '../kernel/config/load.js';

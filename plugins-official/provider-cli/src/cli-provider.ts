@@ -1,7 +1,7 @@
 import type { ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { CLI_KEYS, prepareCli, readCliSpec } from './cli-spec.js';
 import { runCommand } from './run-command.js';
-import { isBarePlaceholderFor, render } from './template.js';
+import { isBarePlaceholderFor, renderResolved } from './template.js';
 
 /** Variables a strictly isolated command still gets from the parent. */
 const ISOLATED_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'TERM'];
@@ -22,12 +22,13 @@ export class CliProvider implements ToolProvider {
   async execute(call: ToolCall): Promise<ToolResult> {
     const spec = readCliSpec(call.tool);
     const params = call.params as Record<string, unknown>;
-    const args = spec.args.filter((arg) => !isBarePlaceholderFor(arg, params)).map((arg) => render(arg, params));
+    const render = (template: string): Promise<string> => renderResolved(template, params, call.secrets);
+    const args = await Promise.all(spec.args.filter((arg) => !isBarePlaceholderFor(arg, params)).map(render));
     const outcome = await runCommand({
-      command: render(spec.command, params),
+      command: await render(spec.command),
       args,
-      stdin: spec.stdin === undefined ? undefined : render(spec.stdin, params),
-      env: buildEnv(spec.env, spec.isolated, params),
+      stdin: spec.stdin === undefined ? undefined : await render(spec.stdin),
+      env: await buildEnv(spec.env, spec.isolated, render),
       timeoutMs: call.timeoutMs,
       signal: call.signal,
     });
@@ -39,11 +40,11 @@ export class CliProvider implements ToolProvider {
   }
 }
 
-function buildEnv(extra: Record<string, string>, isolated: boolean, params: Record<string, unknown>): NodeJS.ProcessEnv {
+async function buildEnv(extra: Record<string, string>, isolated: boolean, render: (template: string) => Promise<string>): Promise<NodeJS.ProcessEnv> {
   const base: NodeJS.ProcessEnv = isolated
     ? Object.fromEntries(ISOLATED_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]))
     : { ...process.env };
-  for (const [key, value] of Object.entries(extra)) base[key] = render(String(value), params);
+  for (const [key, value] of Object.entries(extra)) base[key] = await render(String(value));
   return base;
 }
 

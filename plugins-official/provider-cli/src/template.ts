@@ -1,4 +1,4 @@
-import type { ParameterSpec } from 'factorly';
+import type { ParameterSpec, SecretScope } from 'factorly';
 
 /** `{{name}}` placeholders; `{{backend:key}}` references (with a colon) are left for the secret resolver. */
 const PLACEHOLDER = /(\\?)\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
@@ -10,12 +10,21 @@ export function placeholders(template: string): string[] {
   return names;
 }
 
-/** Replaces `{{param}}` with the param's text; `\{{` stays a literal `{{`. Absent params become empty text. */
-export function render(template: string, params: Record<string, unknown>): string {
-  return template.replace(PLACEHOLDER, (whole, escaped: string, name: string) => {
-    if (escaped) return whole.slice(1);
-    return textOf(params[name]);
-  });
+/**
+ * Renders a template at the last hop: `{{param}}` becomes the param's text and `{{backend:KEY}}`
+ * in the configured text is resolved through the call's secret scope (which remembers the value
+ * for scrubbing). A param's value is inserted after resolution and never scanned, so an agent
+ * cannot smuggle a `{{vault:…}}` or `{{env:…}}` reference in through its params.
+ */
+export async function renderResolved(template: string, params: Record<string, unknown>, secrets: SecretScope): Promise<string> {
+  let out = '';
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    out += await secrets.resolve(template.slice(last, match.index));
+    out += match[1] ? match[0].slice(1) : textOf(params[match[2]]);
+    last = match.index + match[0].length;
+  }
+  return out + (await secrets.resolve(template.slice(last)));
 }
 
 /** An argument that is only a placeholder for an absent optional param is dropped rather than passed empty. */

@@ -14,6 +14,8 @@ export interface ProjectPaths {
   /** The event log file. */
   logPath: string;
   global: boolean;
+  /** The user-wide config dir (`~/.config/factorly`): the global vault and config live there. */
+  globalDir: string;
 }
 
 export interface FindConfigOptions {
@@ -35,33 +37,33 @@ export function globalConfigDir(): string {
  */
 export function findConfig(options: FindConfigOptions): ProjectPaths {
   const cwd = resolve(options.cwd);
-  if (options.explicit) return explicitConfig(resolve(cwd, options.explicit), cwd);
+  const globalDir = options.globalDir ?? globalConfigDir();
+  if (options.explicit) return explicitConfig(resolve(cwd, options.explicit), cwd, globalDir);
   for (const name of ['factorly.yaml', 'factorly.yml']) {
     const file = join(cwd, name);
-    if (existsSync(file)) return project(file, join(cwd, '.factorly'), cwd);
+    if (existsSync(file)) return project(file, join(cwd, '.factorly'), cwd, globalDir);
   }
   const stateDir = join(cwd, '.factorly');
-  if (isDirectory(stateDir)) return project(join(stateDir, 'factorly.yaml'), stateDir, cwd);
-  const globalDir = options.globalDir ?? globalConfigDir();
+  if (isDirectory(stateDir)) return project(join(stateDir, 'factorly.yaml'), stateDir, cwd, globalDir);
   const globalFile = join(globalDir, 'factorly.yaml');
-  if (existsSync(globalFile)) return { ...project(globalFile, globalDir, globalDir), global: true };
+  if (existsSync(globalFile)) return { ...project(globalFile, globalDir, globalDir, globalDir), global: true };
   throw new FactorlyError(
     'CONFIG_NOT_FOUND',
     `config file not found: ${join('.factorly', 'factorly.yaml')} (run 'factorly init' to create one)`,
   );
 }
 
-function explicitConfig(file: string, cwd: string): ProjectPaths {
+function explicitConfig(file: string, cwd: string, globalDir: string): ProjectPaths {
   if (!existsSync(file)) {
     throw new FactorlyError('CONFIG_NOT_FOUND', `config file not found: ${relative(cwd, file) || file}`);
   }
   const dir = dirname(file);
   const stateDir = basename(dir) === '.factorly' ? dir : join(dir, '.factorly');
-  return project(file, stateDir, dirname(stateDir));
+  return project(file, stateDir, dirname(stateDir), globalDir);
 }
 
-function project(mainFile: string, stateDir: string, baseDir: string): ProjectPaths {
-  return { mainFile, stateDir, baseDir, logPath: join(stateDir, 'events.lmdb'), global: false };
+function project(mainFile: string, stateDir: string, baseDir: string, globalDir: string): ProjectPaths {
+  return { mainFile, stateDir, baseDir, logPath: join(stateDir, 'events.lmdb'), global: false, globalDir };
 }
 
 function isDirectory(path: string): boolean {

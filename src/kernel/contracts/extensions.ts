@@ -1,4 +1,5 @@
 import type { Decision, Interface, Params } from '../../events/catalog.js';
+import type { LoadedConfig } from '../config/load.js';
 import type { ToolDefinition } from './tool.js';
 
 /** What a shadow rule sees of a call. */
@@ -38,11 +39,34 @@ export interface ConfirmChannel {
   ask(request: ConfirmRequest, signal: AbortSignal): Promise<{ approved: boolean; by?: string }>;
 }
 
-/** Resolves `{{name:KEY}}` references at the last hop. */
+/** Which store of a backend an operation targets (the local vault has a project and a global one). */
+export interface SecretBackendAccess {
+  tier?: 'project' | 'global';
+}
+
+/**
+ * Resolves `{{name:KEY}}` references at the last hop. Backends that manage keys (the local vault)
+ * also implement the optional operations behind `factorly vault get|set|list|delete`; a read-only
+ * backend may offer `read` and `list`. Results name the tier used, never echo a value back.
+ */
 export interface SecretBackend {
   readonly name: string;
   readonly readOnly: boolean;
   resolve(key: string): Promise<string | undefined>;
+  read?(key: string, access?: SecretBackendAccess): Promise<{ tier: string; value?: string }>;
+  list?(access?: SecretBackendAccess): Promise<{ tier: string; keys: string[] }>;
+  write?(key: string, value: string, access?: SecretBackendAccess): Promise<{ tier: string }>;
+  remove?(key: string, access?: SecretBackendAccess): Promise<{ tier: string; existed: boolean }>;
+}
+
+/**
+ * Told about the loaded config before tools are collected, so a plugin can act on its own
+ * top-level keys (the vault registers `vault_backends` here). A throw is a config error.
+ */
+export interface ConfigListener {
+  readonly name: string;
+  readonly order?: number;
+  configLoaded(config: LoadedConfig): void | Promise<void>;
 }
 
 export interface OutputContext {
