@@ -2,7 +2,8 @@
 // factorly benchmark suite. Run with `npm run bench` (builds first). Node built-ins only.
 //  1. event log: durable hashed appends/s to LmdbEventLog (several write patterns, incl. 4
 //     processes on one file, each chain verified), and MemoryEventLog as a baseline;
-//  2. cli: wall time of `factorly call` on a trivial tool next to the same command run directly.
+//  2. cli: wall time of `factorly call` on a trivial tool next to the same command run directly;
+//  3. vault: unlock time with the shipped Argon2id parameters, and scrubbing a large output.
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ const CONFIG = {
   cliRuns: intEnv('BENCH_CLI_RUNS', 15),
   auditEvents: intEnv('BENCH_AUDIT_EVENTS', 1_000_000),
   cliWarmups: 2,
+  vaultRuns: intEnv('BENCH_VAULT_RUNS', 10),
 };
 
 const say = (line) => process.stderr.write(`${line}\n`);
@@ -46,6 +48,7 @@ if (!existsSync(join(REPO, 'dist', 'src', 'events', 'lmdb-log.js'))) {
 const { runEventLogBench } = await import('./lib/log-bench.mjs');
 const { runCliBench } = await import('./lib/cli-bench.mjs');
 const { runAuditBench, auditRows } = await import('./lib/audit-bench.mjs');
+const { runVaultBench, vaultRows } = await import('./lib/vault-bench.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -63,6 +66,7 @@ const failures = [];
 let eventLog = [];
 let cli = null;
 let audit = null;
+let vault = null;
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
   say('event log:');
@@ -97,11 +101,20 @@ try {
   } catch (error) {
     failures.push(`audit: ${error?.stack ?? error}`);
   }
+
+  say('vault:');
+  try {
+    const vaultBench = await runVaultBench({ tmpRoot, runs: CONFIG.vaultRuns, log: say });
+    vault = vaultBench.result;
+    failures.push(...vaultBench.failures);
+  } catch (error) {
+    failures.push(`vault: ${error?.stack ?? error}`);
+  }
 } finally {
   cleanup();
 }
 
-const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit)];
+const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit), ...vaultRows(vault)];
 const output = {
   schema: 1,
   timestamp: startedAt.toISOString(),
@@ -113,6 +126,7 @@ const output = {
   eventLog,
   cli,
   audit,
+  vault,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });

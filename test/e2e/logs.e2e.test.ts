@@ -44,6 +44,20 @@ function read(db: ReturnType<typeof eventsDb>['db'], seq: number): Recorded {
   return JSON.parse(db.getBinary(seq)!.toString()) as Recorded;
 }
 
+/** Seq of the first call.requested: how many boot events come before it depends on the plugins installed. */
+async function firstCallSeq(root: string): Promise<number> {
+  const handle = eventsDb(root);
+  let seq = 0;
+  for (const { key, value } of handle.db.getRange()) {
+    if ((JSON.parse(value.toString()) as Recorded).type === 'call.requested') {
+      seq = key;
+      break;
+    }
+  }
+  await handle.env.close();
+  return seq;
+}
+
 function verify(root: string) {
   const run = runCli(['logs', 'verify', '--json'], root);
   return { status: run.status, report: JSON.parse(run.stdout) };
@@ -52,8 +66,9 @@ function verify(root: string) {
 describe('logs verify catches tampering', () => {
   it('a modified byte', async () => {
     const root = project();
-    await tamper(root, (db) => db.putSync(3, Buffer.from(db.getBinary(3)!.toString().replace('"one"', '"0ne"'))));
-    expect(verify(root)).toMatchObject({ status: 1, report: { ok: false, verified: 2, firstBad: { seq: 3, kind: 'modified' } } });
+    const seq = await firstCallSeq(root);
+    await tamper(root, (db) => db.putSync(seq, Buffer.from(db.getBinary(seq)!.toString().replace('"one"', '"0ne"'))));
+    expect(verify(root)).toMatchObject({ status: 1, report: { ok: false, verified: seq - 1, firstBad: { seq, kind: 'modified' } } });
   });
 
   it('a deleted event', async () => {
@@ -165,16 +180,19 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     expect(records.find((r: { body: { stringValue: string } }) => r.body.stringValue === 'call.completed')).toMatchObject({ severityText: 'INFO' });
   });
 
-  it('re-runs a recorded call with an override, and rebuilds a timeline up to a seq', () => {
+  it('re-runs a recorded call with an override, and rebuilds a timeline up to a seq', async () => {
     const root = project();
+    const callSeq = await firstCallSeq(root);
     const [first] = runCli(['logs', '--json'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(runCli(['logs', 'replay', first.call_id, '--show'], root).stdout).toBe(`Would run echo.say {"text":"one"} (replaying ${first.call_id})\n`);
     expect(runCli(['logs', 'replay', first.call_id, '--param', 'text=again'], root)).toMatchObject({ status: 0, stdout: 'again\n' });
     const [replayed] = runCli(['logs', '--json', '-n', '1'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(replayed).toMatchObject({ replayed_from: first.call_id, params: { text: 'again' } });
-    const timeline = runCli(['logs', 'replay', '--until', '6'], root).stdout.split('\n');
-    expect(timeline[0]).toMatch(/^State as of seq 6 \(.*\): 2 calls$/);
-    expect(timeline[1]).toMatch(/^ {2}#4 \d\d:\d\d:\d\d echo\.say \[cli\] success$/);
+    // Up to the second call's completion: each call is a requested and a completed event.
+    const until = callSeq + 3;
+    const timeline = runCli(['logs', 'replay', '--until', String(until)], root).stdout.split('\n');
+    expect(timeline[0]).toMatch(new RegExp(`^State as of seq ${until} \\(.*\\): 2 calls$`));
+    expect(timeline[1]).toMatch(new RegExp(`^ {2}#${callSeq + 1} \\d\\d:\\d\\d:\\d\\d echo\\.say \\[cli\\] success$`));
     expect(runCli(['logs', 'replay'], root).status).toBe(2);
   });
 });

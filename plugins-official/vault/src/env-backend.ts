@@ -1,0 +1,14 @@
+import type { SecretBackend } from 'factorly';
+
+/**
+ * `{{env:NAME}}` in provider-side templates (the config, never an agent's params): the variable
+ * from factorly's own environment. Read-only; unset is "not found", so `|default` applies.
+ */
+export class EnvBackend implements SecretBackend {
+  readonly name = 'env';
+  readonly readOnly = true;
+
+  async resolve(key: string): Promise<string | undefined> {
+    return process.env[key];
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Finds a secret value in the forms a tool is likely to print it in, and replaces it with
+ * `[REDACTED:KEY]`: verbatim, URL-encoded (any mix of raw and %XX, either hex case, `+` for
+ * space), JSON-escaped (once or nested: `\"`, `\\`, `\/`, `\n`, `\u00e9`), base64 (standard and
+ * URL-safe, also embedded at any byte offset in a longer base64 text such as a Basic auth header)
+ * and hex (either case).
+ */
+
+/** Values shorter than this are not scrubbed: redacting every "C" or "80" would wreck output and hide nothing. */
+export const MIN_SCRUB_LENGTH = 4;
+
+const patternCache = new Map<string, RegExp[]>();
+const CACHE_LIMIT = 256;
+
+/** Replaces every form of every value; longer values first, so one that contains another is redacted whole. */
+export function scrubSecrets(text: string, secrets: ReadonlyMap<string, string>): string {
+  const ordered = [...secrets].filter(([, value]) => value.length >= MIN_SCRUB_LENGTH).sort((a, b) => b[1].length - a[1].length);
+  let out = text;
+  for (const [reference, value] of ordered) {
+    const marker = `[REDACTED:${reference.slice(reference.indexOf(':') + 1)}]`;
+    for (const pattern of patternsFor(value)) out = out.replace(pattern, () => marker);
+  }
+  return out;
+}
+
+export function patternsFor(value: string): RegExp[] {
+  let patterns = patternCache.get(value);
+  if (!patterns) {
+    patterns = [textForms(value), ...base64Forms(value), new RegExp(Buffer.from(value, 'utf8').toString('hex'), 'gi')];
+    if (patternCache.size >= CACHE_LIMIT) patternCache.delete(patternCache.keys().next().value!);
+    patternCache.set(value, patterns);
+  }
+  return patterns;
+}
+
+/** One pattern per character: the character itself, its %XX bytes, or a JSON escape of it. */
+function textForms(value: string): RegExp {
+  return new RegExp([...value].map(charForms).join(''), 'g');
+}
+
+const JSON_SHORT: Record<string, string> = { '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f' };
+
+function charForms(char: string): string {
+  const forms = [escapeRegExp(char)];
+  if (char === '"' || char === '\\' || char === '/') forms[0] = `\\\\*${escapeRegExp(char)}`;
+  if (char === ' ') forms.push('\\+');
+  forms.push([...Buffer.from(char, 'utf8')].map((byte) => `%${hexDigits(byte, 2)}`).join(''));
+  if (JSON_SHORT[char]) forms.push(`\\\\+${JSON_SHORT[char]}`);
+  const units = [...Array(char.length).keys()].map((i) => `\\\\+u${hexDigits(char.charCodeAt(i), 4)}`);
+  forms.push(units.join(''));
+  return `(?:${forms.join('|')})`;
+}
+
+/** Hex digits of `n` as a case-insensitive pattern (`%2f` and `%2F` alike). */
+function hexDigits(n: number, width: number): string {
+  return [...n.toString(16).padStart(width, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+}
+
+/**
+ * Base64 of the value starting at each of the three byte offsets a longer text can put it at
+ * (`user:secret` in a Basic header shifts it). Only the characters the value alone determines are
+ * matched; up to two neighbouring characters and the padding are swallowed with them, since they
+ * carry a few bits of the value.
+ */
+function base64Forms(value: string): RegExp[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms = new Set<string>();
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const core = encoded.slice(Math.ceil((4 * offset) / 3), Math.floor((4 * (offset + bytes.length)) / 3));
+    if (core.length >= 6 || offset === 0) forms.add(core);
+  }
+  const patterns: RegExp[] = [];
+  for (const core of forms) {
+    patterns.push(new RegExp(`[A-Za-z0-9+/]{0,2}${escapeRegExp(core)}[A-Za-z0-9+/]{0,2}={0,2}`, 'g'));
+    const urlSafe = core.replaceAll('+', '-').replaceAll('/', '_');
+    patterns.push(new RegExp(`[A-Za-z0-9_-]{0,2}${escapeRegExp(urlSafe)}[A-Za-z0-9_-]{0,2}={0,2}`, 'g'));
+  }
+  return patterns;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\\/-]/g, '\\$&');
+}

@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Every form a leaked secret could take in text: what the canary searches for. */
+export function leakForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = new Set([
+    secret,
+    bytes.toString('base64'),
+    bytes.toString('base64').replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    encodeURIComponent(secret),
+    new URLSearchParams({ v: secret }).toString().slice(2),
+    JSON.stringify(secret).slice(1, -1),
+    JSON.stringify(JSON.stringify(secret)).slice(1, -1),
+  ]);
+  return [...forms];
+}
+
+/** The forms found in `text` (empty when clean). */
+export function leaksIn(text: string | Buffer, secret: string): string[] {
+  const haystack = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8');
+  return leakForms(secret).filter((form) => haystack.includes(Buffer.from(form, 'utf8')));
+}
+
+/** Files under `dir` (recursively) holding any form of `secret`, with the forms found. */
+export function leaksUnder(dir: string, secret: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...leaksUnder(path, secret));
+    else for (const form of leaksIn(readFileSync(path), secret)) found.push(`${path}: ${form}`);
+  }
+  return found;
+}

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Kernel } from '../../../src/kernel/kernel.js';
+import { definePlugin } from '../../../src/plugins/define-plugin.js';
+import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
+import type { MemoryEventLog } from '../../../src/events/memory-log.js';
+import { plugin as vaultPlugin } from '../src/plugin.js';
+import { VaultFile } from '../src/vault-file.js';
+import { leaksIn } from './leaks.js';
+
+const PASSWORD = 'pipeline-test-password';
+const SECRET = `canary-${Math.random().toString(36).slice(2)}-"/\\é`;
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A provider that is not the cli one: it resolves its own template and echoes the value in every channel. */
+const echoProvider = definePlugin({
+  id: 'test-echo-secret',
+  apiVersion: '1',
+  register(reg) {
+    reg.registerInit({
+      deps: { providers: reg.tokens.ToolProviders },
+      init({ providers }, ctx) {
+        providers.add('echo-secret', {
+          type: 'echo-secret',
+          keys: ['template'],
+          async execute(call) {
+            const value = await call.secrets.resolve(String(call.tool.spec.template));
+            const b64 = Buffer.from(value).toString('base64');
+            return { output: `${value} ${b64} ${JSON.stringify({ value })}`, error: `failed with ${encodeURIComponent(value)}`, diagnostics: Buffer.from(value).toString('hex'), exitCode: 2 };
+          },
+        }, ctx.pluginId);
+      },
+    });
+  },
+});
+
+const YAML = `tools:
+  echo:
+    type: echo-secret
+    template: "{{vault:CANARY}}"
+  args:
+    type: cli
+    command: node
+    args: ["-e", "const [a, b, c] = process.argv.slice(1); console.log(JSON.stringify({ a, b: require('crypto').createHash('sha256').update(b).digest('hex'), c }))", "{{plain}}", "{{opted}}", "{{other}}"]
+    parameters:
+      - {name: plain}
+      - {name: opted, hydrate_vault_refs: true}
+      - {name: other, hydrate_vault_refs: true}
+`;
+
+let kernel: Kernel | undefined;
+let log: MemoryEventLog;
+beforeEach(async () => {
+  process.env.FACTORLY_VAULT_PASSWORD = PASSWORD;
+  ({ kernel, log } = await startTestKernel(YAML, [echoProvider, vaultPlugin]));
+  const vault = await VaultFile.unlock(join(kernel.paths.stateDir, 'vault.enc'), 'vault.enc', Buffer.from(PASSWORD));
+  await vault.set('CANARY', SECRET);
+});
+afterEach(async () => {
+  delete process.env.FACTORLY_VAULT_PASSWORD;
+  await kernel?.stop();
+});
+
+describe('secrets through the call pipeline', () => {
+  it('scrubs output, error and diagnostics of any provider before events and the caller see them', async () => {
+    const outcome = await kernel!.pipeline.call({ tool: 'echo', params: {}, iface: 'cli' });
+    expect(outcome.output).toBe('[REDACTED:CANARY] [REDACTED:CANARY] {"value":"[REDACTED:CANARY]"}');
+    expect(outcome.error).toBe('failed with [REDACTED:CANARY]');
+    expect(outcome.diagnostics).toBe('[REDACTED:CANARY]');
+    expect(leaksIn(JSON.stringify(await eventsOf(log)), SECRET)).toEqual([]);
+  });
+
+  it('resolves {{vault:…}} in params only where the parameter opts in, never {{env:…}}, and events keep the template', async () => {
+    process.env.PIPELINE_HOST_SECRET = 'host-env-value';
+    const params = { plain: '{{vault:CANARY}}', opted: '{{vault:CANARY}}', other: '{{env:PIPELINE_HOST_SECRET}}' };
+    const outcome = await kernel!.pipeline.call({ tool: 'args', params, iface: 'mcp' });
+    expect(JSON.parse(outcome.output)).toEqual({ a: '{{vault:CANARY}}', b: sha(SECRET), c: '{{env:PIPELINE_HOST_SECRET}}' });
+    const events = await eventsOf(log);
+    const requested = events.find((e) => e.type === 'call.requested')!;
+    expect(requested.data).toMatchObject({ params });
+    expect(leaksIn(JSON.stringify(events), SECRET)).toEqual([]);
+    delete process.env.PIPELINE_HOST_SECRET;
+  });
+
+  it('fails the call, naming the reference and not a value, when an opted-in key is missing', async () => {
+    const outcome = await kernel!.pipeline.call({ tool: 'args', params: { opted: '{{vault:NOPE}}' }, iface: 'mcp' });
+    expect(outcome).toMatchObject({ status: 'error', exitCode: 1, error: 'executing "args": secret {{vault:NOPE}} is not set in the vault backend' });
+  });
+});
