@@ -97,17 +97,19 @@ export class VaultFile {
 
   private async update(change: (entries: Entries, master: Buffer) => void): Promise<void> {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const release = await acquireLock(this.path, this.shown);
+    const lock = await acquireLock(this.path, this.shown);
     try {
       await this.reload();
       if (weakerThan(this.keys!.kdf, this.target)) await this.rekey();
       const entries = nullProto(this.entries);
       change(entries, this.keys!.master);
-      writeAtomically(this.path, this.encode(entries));
+      const bytes = this.encode(entries);
+      if (lock.lost()) throw new VaultError('VAULT_BUSY', `${this.shown}: lost the write lock while writing (the process stalled); nothing was written, try again`);
+      writeAtomically(this.path, bytes);
       this.entries = entries;
       this.stamp = stampOf(this.path);
     } finally {
-      await release();
+      await lock.release();
     }
   }
 
@@ -189,15 +191,24 @@ function readIfExists(path: string): Buffer | undefined {
   }
 }
 
-/** Writers wait for each other (up to ~10 s); a lock left by a crashed process goes stale after 10 s. */
-async function acquireLock(path: string, shown: string): Promise<() => Promise<void>> {
+/**
+ * Writers wait for each other (up to ~20 s); a lock left by a crashed process goes stale after 10 s.
+ * A lock lost while held (this process stalled past the stale time) is reported, not thrown from a
+ * timer (the library's default), so the write is refused instead of the process crashing.
+ */
+async function acquireLock(path: string, shown: string): Promise<{ release: () => Promise<void>; lost: () => boolean }> {
+  let lost = false;
   try {
-    return await lockfile.lock(path, {
+    const release = await lockfile.lock(path, {
       realpath: false,
       lockfilePath: `${path}.lock`,
       stale: 10_000,
       retries: { retries: 100, factor: 1.2, minTimeout: 20, maxTimeout: 250 },
+      onCompromised: () => {
+        lost = true;
+      },
     });
+    return { release: () => release().catch(() => undefined), lost: () => lost };
   } catch (error) {
     throw new VaultError('VAULT_BUSY', `${shown} is locked by another factorly process (${(error as Error).message}); try again`, { cause: error });
   }

@@ -36,6 +36,11 @@ const echoProvider = definePlugin({
 });
 
 const YAML = `tools:
+  literal:
+    type: cli
+    command: node
+    args: ["-e", "console.log(process.argv.slice(1).join(' '))", "\\\\{{vault:CANARY}}", "\\\\{{plain}}", "{{vault:NOPE|fallback}}", "{{env:PIPELINE_CONFIG_VAR}}", "{{plain}}"]
+    parameters: [{name: plain}]
   echo:
     type: echo-secret
     template: "{{vault:CANARY}}"
@@ -81,6 +86,13 @@ describe('secrets through the call pipeline', () => {
     expect(requested.data).toMatchObject({ params });
     expect(leaksIn(JSON.stringify(events), SECRET)).toEqual([]);
     delete process.env.PIPELINE_HOST_SECRET;
+  });
+
+  it('keeps escaped references literal, applies |default, and resolves {{env:…}} written in the config', async () => {
+    process.env.PIPELINE_CONFIG_VAR = 'from-config-env';
+    const outcome = await kernel!.pipeline.call({ tool: 'literal', params: { plain: 'p' }, iface: 'cli' });
+    expect(outcome.output).toBe('{{vault:CANARY}} {{plain}} fallback [REDACTED:PIPELINE_CONFIG_VAR] p\n');
+    delete process.env.PIPELINE_CONFIG_VAR;
   });
 
   it('fails the call, naming the reference and not a value, when an opted-in key is missing', async () => {
