@@ -5,7 +5,7 @@ import type { EventLog } from '../events/log.js';
 import { messageOf } from './base/errors.js';
 import type { BootRecord } from './boot-record.js';
 import type { OutputProcessor } from './contracts/extensions.js';
-import type { ToolDefinition, ToolProvider, ToolResult } from './contracts/tool.js';
+import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from './contracts/tool.js';
 import { validateParams } from './params.js';
 import type { ToolRegistry } from './registry.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
@@ -26,6 +26,8 @@ export interface PipelineParts {
   providers: KeyedSlot<ToolProvider>;
   processors: OrderedSlot<OutputProcessor>;
   backends: KeyedSlot<SecretBackend>;
+  /** Secrets providers resolved outside any call (see KernelTokens.StandingSecrets): scrubbed from every call. */
+  standing?: SecretScope;
   shadow: ShadowGate;
 }
 
@@ -61,7 +63,9 @@ export class CallPipeline {
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
     const result = await this.execute(tool, callId, request, validated.params, secrets);
-    return this.complete(log, callId, tool, result, secrets.resolved(), started);
+    const standing = this.parts.standing?.resolved();
+    const scrub = standing?.size ? new Map([...standing, ...secrets.resolved()]) : secrets.resolved();
+    return this.complete(log, callId, tool, result, scrub, started);
   }
 
   private requested(callId: string, request: CallRequest): NewEvent {

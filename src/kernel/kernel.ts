@@ -19,6 +19,7 @@ import { ToolRegistry } from './registry.js';
 import { ShadowGate } from './shadow-gate.js';
 import { KeyedSlot, OrderedSlot } from './slots.js';
 import { KernelTokens } from './tokens.js';
+import { CallSecretScope } from './secret-scope.js';
 
 export interface KernelOptions {
   cwd: string;
@@ -86,7 +87,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   }
   const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
   const pipeline = new CallPipeline({
-    log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends,
+    log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
     boot: new BootRecord(config, plugins), shadow: new ShadowGate(slots.rules, slots.channels),
   });
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all() });
@@ -106,6 +107,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     configListeners: new OrderedSlot<ConfigListener>(),
     gateway: new LateGateway(),
   };
+  const standing = new CallSecretScope(slots.backends);
   scope.registerValue(KernelTokens.EventBus, bus);
   scope.registerValue(KernelTokens.ProjectPaths, paths);
   scope.registerFactory(KernelTokens.EventLog, openLog);
@@ -117,8 +119,9 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.Interfaces, slots.interfaces);
   scope.registerValue(KernelTokens.ToolSources, slots.sources);
   scope.registerValue(KernelTokens.ConfigListeners, slots.configListeners);
+  scope.registerValue(KernelTokens.StandingSecrets, standing);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
-  return slots;
+  return { ...slots, standing };
 }
 
 function openProjectLog(paths: ProjectPaths): EventLog {

@@ -9,7 +9,7 @@ import type {
   SecretBackend,
   ShadowRule,
 } from './contracts/extensions.js';
-import type { ToolProvider, ToolSource } from './contracts/tool.js';
+import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { CallGateway } from './contracts/gateway.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import type { ProjectPaths } from './config/paths.js';
@@ -26,6 +26,12 @@ export const KernelTokens = {
   SecretBackends: createToken<KeyedSlot<SecretBackend>>('kernel.secretBackends'),
   Interfaces: createToken<OrderedSlot<FactorlyInterface>>('kernel.interfaces'),
   ToolSources: createToken<OrderedSlot<ToolSource>>('kernel.toolSources'),
+  /**
+   * Resolves secrets a provider needs outside any one call (an upstream server's env or URL, a
+   * connection's headers, resolved at connect time). Every value it resolves is scrubbed from the
+   * output of every call, as the values a call resolves itself are.
+   */
+  StandingSecrets: createToken<SecretScope>('kernel.standingSecrets'),
   /** Run once the config is loaded, before tools are collected. */
   ConfigListeners: createToken<OrderedSlot<ConfigListener>>('kernel.configListeners'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */

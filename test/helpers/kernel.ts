@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Recorded } from '../../src/events/envelope.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
@@ -10,9 +12,10 @@ export function inline(definition: PluginDefinition): LoadablePlugin {
   return { definition, source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' } };
 }
 
-/** A kernel over a temp project and an in-memory log, with the cli provider and any extra plugins. */
-export async function startTestKernel(yaml: string, plugins: PluginDefinition[] = []): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
-  const root = tempProject({ '.factorly/factorly.yaml': yaml });
+/** A kernel over a temp project (or `root`, to prepare files first) and an in-memory log, with the cli provider and any extra plugins. */
+export async function startTestKernel(yaml: string, plugins: PluginDefinition[] = [], root = tempProject()): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
+  mkdirSync(join(root, '.factorly'), { recursive: true });
+  writeFileSync(join(root, '.factorly', 'factorly.yaml'), yaml);
   const log = new MemoryEventLog();
   const kernel = await createKernel({
     cwd: root,

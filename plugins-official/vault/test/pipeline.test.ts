@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { definePlugin } from '../../../src/plugins/define-plugin.js';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
+import { tempProject } from '../../../test/helpers/project.js';
 import type { MemoryEventLog } from '../../../src/events/memory-log.js';
 import { plugin as vaultPlugin } from '../src/plugin.js';
 import { VaultFile } from '../src/vault-file.js';
@@ -35,7 +36,35 @@ const echoProvider = definePlugin({
   },
 });
 
+/** A provider holding a connection-level secret, resolved once at boot (as an upstream server's env would be). */
+const connectionProvider = definePlugin({
+  id: 'test-connection',
+  apiVersion: '1',
+  register(reg) {
+    reg.registerInit({
+      deps: { providers: reg.tokens.ToolProviders, standing: reg.tokens.StandingSecrets },
+      init({ providers, standing }, ctx) {
+        let token = '';
+        providers.add('connection', {
+          type: 'connection',
+          keys: ['token'],
+          async expand(definition) {
+            token = await standing.resolve(String(definition.spec.token));
+            return [definition];
+          },
+          async execute() {
+            return { output: `connected with ${token}`, exitCode: 0 };
+          },
+        }, ctx.pluginId);
+      },
+    });
+  },
+});
+
 const YAML = `tools:
+  connected:
+    type: connection
+    token: "{{vault:CANARY}}"
   literal:
     type: cli
     command: node
@@ -56,11 +85,18 @@ const YAML = `tools:
 
 let kernel: Kernel | undefined;
 let log: MemoryEventLog;
+let root: string;
+
+/** The vault exists before the kernel boots, since the connection provider resolves its token at boot. */
+async function writeCanary(): Promise<void> {
+  root = tempProject();
+  const vault = await VaultFile.unlock(join(root, '.factorly', 'vault.enc'), 'vault.enc', Buffer.from(PASSWORD));
+  await vault.set('CANARY', SECRET);
+}
 beforeEach(async () => {
   process.env.FACTORLY_VAULT_PASSWORD = PASSWORD;
-  ({ kernel, log } = await startTestKernel(YAML, [echoProvider, vaultPlugin]));
-  const vault = await VaultFile.unlock(join(kernel.paths.stateDir, 'vault.enc'), 'vault.enc', Buffer.from(PASSWORD));
-  await vault.set('CANARY', SECRET);
+  await writeCanary();
+  ({ kernel, log } = await startTestKernel(YAML, [echoProvider, connectionProvider, vaultPlugin], root));
 });
 afterEach(async () => {
   delete process.env.FACTORLY_VAULT_PASSWORD;
@@ -93,6 +129,12 @@ describe('secrets through the call pipeline', () => {
     const outcome = await kernel!.pipeline.call({ tool: 'literal', params: { plain: 'p' }, iface: 'cli' });
     expect(outcome.output).toBe('{{vault:CANARY}} {{plain}} fallback [REDACTED:PIPELINE_CONFIG_VAR] p\n');
     delete process.env.PIPELINE_CONFIG_VAR;
+  });
+
+  it('scrubs a secret a provider resolved at boot, outside any call, from every call', async () => {
+    const outcome = await kernel!.pipeline.call({ tool: 'connected', params: {}, iface: 'mcp' });
+    expect(outcome.output).toBe('connected with [REDACTED:CANARY]');
+    expect(leaksIn(JSON.stringify(await eventsOf(log)), SECRET)).toEqual([]);
   });
 
   it('fails the call, naming the reference and not a value, when an opted-in key is missing', async () => {
