@@ -57,10 +57,14 @@ export class CallPipeline {
       ? [{ type: 'call.params_coerced', data: { callId, original: request.params, coerced: validated.params } }]
       : [];
     await log.append([opened, ...coerced]);
-    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface: request.iface, agentId: request.agentId, parentId: request.parentId });
+    const { agentId, sessionId, parentId, iface } = request;
+    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId });
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
     const result = await this.execute(tool, callId, request, validated.params, secrets);
+    // Shadow warnings (a possible loop) reach the caller beside the tool's own diagnostics.
+    const warned = verdict.warnings.map((warning) => `warning: ${warning}\n`).join('');
+    if (warned) result.diagnostics = warned + (result.diagnostics ?? '');
     return this.complete(log, callId, tool, result, secrets.resolved(), started);
   }
 
