@@ -42,8 +42,8 @@ describe('factorly CLI', () => {
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
     expect(entry.hash).toMatch(/^[0-9a-f]{64}$/);
     const types = (await events(root)).map((e) => e.type);
-    expect(types).toEqual(['config.loaded', 'plugin.loaded', 'call.requested', 'call.completed']);
-    expect(runCli(['logs', 'verify'], root)).toMatchObject({ status: 0, stdout: 'Chain verified: 4 events OK\n' });
+    expect(types).toEqual(['config.loaded', 'plugin.loaded', 'plugin.loaded', 'call.requested', 'shadow.decided', 'call.completed']);
+    expect(runCli(['logs', 'verify'], root)).toMatchObject({ status: 0, stdout: 'Chain verified: 6 events OK\n' });
     expect(runCli(['logs', '-n', '1'], root).stdout).toMatch(/^TIME +TOOL +STATUS +DURATION\n\d\d:\d\d:\d\d +greet +success +\d+ms\n$/);
   });
 

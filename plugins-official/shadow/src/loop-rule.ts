@@ -1,0 +1,77 @@
+import type { Projection, Recorded, ShadowContext, ShadowRule, ShadowVerdict } from 'factorly';
+import { formatDuration, LOOP_DEFAULTS } from './policy.js';
+
+export const LOOP_RULE = 'loop-detection';
+/** How many recent fingerprints per agent are kept for spotting A-B-A-B alternation. */
+const RECENT = 64;
+
+export interface LoopWindows {
+  /** `<agent>|<fingerprint>` → times (epoch ms) of identical calls still inside their window. */
+  repeats: Map<string, number[]>;
+  /** Per agent, its latest calls' fingerprints and times, oldest first. */
+  recent: Map<string, { fingerprint: string; at: number }[]>;
+}
+
+/** Loop windows as a fold over the loop rule's own decisions, each carrying the call's fingerprint. */
+export const loopProjection: Projection<LoopWindows> = {
+  name: 'shadow.loop.windows',
+  init: () => ({ repeats: new Map(), recent: new Map() }),
+  evolve(windows, event: Recorded) {
+    if (event.type !== 'shadow.decided' || event.data.rule !== LOOP_RULE) return windows;
+    const { fingerprint, agent, window } = event.data.facts ?? {};
+    if (typeof fingerprint !== 'string' || typeof agent !== 'string' || typeof window !== 'number') return windows;
+    const at = Date.parse(event.at);
+    const key = `${agent}|${fingerprint}`;
+    const times = (windows.repeats.get(key) ?? []).filter((t) => t > at - window);
+    times.push(at);
+    windows.repeats.set(key, times);
+    const recent = (windows.recent.get(agent) ?? []).filter((call) => call.at > at - window).slice(-(RECENT - 1));
+    recent.push({ fingerprint, at });
+    windows.recent.set(agent, recent);
+    return windows;
+  },
+};
+
+/**
+ * Loop detection for every tool: the same call (tool + canonical params) repeated, or two calls
+ * alternating (A-B-A-B), within the window warns at `warn` calls and blocks at `block`. Blocked
+ * calls count too, so an agent stuck in a loop stays blocked until the window slides past it.
+ */
+export class LoopRule implements ShadowRule<LoopWindows> {
+  readonly name = LOOP_RULE;
+  readonly order = 40;
+  readonly history = loopProjection;
+
+  evaluate({ tool, agentId, fingerprint, now }: ShadowContext, windows: LoopWindows): ShadowVerdict | undefined {
+    const loop = tool.shadow?.loop ?? LOOP_DEFAULTS;
+    if (!loop.enabled) return undefined;
+    const agent = agentId ?? '-';
+    const facts = { fingerprint, agent, window: loop.windowMs };
+    const repeated = (windows.repeats.get(`${agent}|${fingerprint}`) ?? []).filter((t) => t > now - loop.windowMs).length + 1;
+    const recent = (windows.recent.get(agent) ?? []).filter((call) => call.at > now - loop.windowMs).map((call) => call.fingerprint);
+    const alternating = alternationLength([...recent, fingerprint]);
+    const span = formatDuration(loop.windowMs);
+    if (repeated >= loop.block) {
+      return { decision: 'loop_blocked', reason: `tool "${tool.name}" blocked: identical call repeated too many times (possible agent loop)`, facts };
+    }
+    if (alternating >= loop.block) {
+      return { decision: 'loop_blocked', reason: `tool "${tool.name}" blocked: two calls alternating too many times (possible agent loop)`, facts };
+    }
+    if (repeated >= loop.warn) {
+      return { decision: 'warn', reason: `tool "${tool.name}": identical call repeated ${repeated} times within ${span} (possible agent loop)`, facts };
+    }
+    if (alternating >= loop.warn) {
+      return { decision: 'warn', reason: `tool "${tool.name}": two calls alternating ${alternating} times within ${span} (possible agent loop)`, facts };
+    }
+    return { decision: 'allow', reason: `call ${repeated} of its kind within ${span}`, facts };
+  }
+}
+
+/** Length of the A-B-A-B… run (A ≠ B) that ends the sequence; 0 when it does not end in one. */
+export function alternationLength(sequence: readonly string[]): number {
+  const n = sequence.length;
+  if (n < 2 || sequence[n - 1] === sequence[n - 2]) return 0;
+  let length = 2;
+  while (length < n && sequence[n - 1 - length] === sequence[n - 1 - length + 2]) length += 1;
+  return length;
+}
