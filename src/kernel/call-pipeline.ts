@@ -56,9 +56,9 @@ export class CallPipeline {
     const coerced: NewEvent[] = validated.changed
       ? [{ type: 'call.params_coerced', data: { callId, original: request.params, coerced: validated.params } }]
       : [];
-    await log.append([opened, ...coerced]);
     const { agentId, sessionId, parentId, iface } = request;
-    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId });
+    // The shadow gate writes call.requested together with its decisions, before execution.
+    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId }, [opened, ...coerced]);
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
     const result = await this.execute(tool, callId, request, validated.params, secrets);

@@ -23,9 +23,9 @@ interface Decided {
 }
 
 /**
- * Runs the shadow rules in order and records each decision (DESIGN.md §4 step 4). Rules with
- * `history` are decided against the log's head and recorded with `expectedSeq`, re-decided when
- * another writer got there first. Confirmation is asked last, once every other rule let the call
+ * Runs the shadow rules in order and records each decision (DESIGN.md §4 step 4). When a rule has
+ * `history`, the chain is decided against the log's head and recorded with `expectedSeq`, and
+ * decided again when another writer got there first. Confirmation is asked last, once every other rule let the call
  * through, so nobody approves a call that is then blocked anyway.
  */
 export class ShadowGate {
@@ -40,24 +40,27 @@ export class ShadowGate {
     this.histories = new RuleHistories(() => this.rules.list());
   }
 
-  async check(log: EventLog, request: GateRequest): Promise<GateResult> {
+  /**
+   * Decides a call. `before` are the call's own events not yet written (`call.requested`): they are
+   * appended in the same batch as the decisions, so a call costs one append up to execution.
+   */
+  async check(log: EventLog, request: GateRequest, before: NewEvent[] = []): Promise<GateResult> {
     const context: ShadowContext = { ...request, fingerprint: fingerprintOf(request.tool.name, request.params), now: this.clock() };
-    const pending: NewEvent[] = [];
+    const pending = [...before];
+    const rules = this.rules.list();
+    // With any history rule the whole chain is decided against one head and recorded at once.
+    const decided = rules.some((rule) => rule.history)
+      ? await this.decideWithHistory(log, rules, context, pending)
+      : await this.decideStateless(rules, context, pending);
     const warnings: string[] = [];
     let confirm: ShadowVerdict | undefined;
-    const rules = this.rules.list();
-    for (let index = 0; index < rules.length; ) {
-      const group = rules[index].history ? consecutiveWithHistory(rules, index) : [rules[index]];
-      index += group.length;
-      const decided = group[0].history ? await this.decideWithHistory(log, group, context, pending) : await this.decideAlone(group[0], context, pending);
-      for (const { verdict } of decided) {
-        if (BLOCKING.has(verdict.decision)) {
-          await flush(log, pending);
-          return { blocked: true, rule: verdict.decision, reason: verdict.reason };
-        }
-        if (verdict.decision === 'warn') warnings.push(verdict.reason);
-        if (verdict.decision === 'confirm') confirm ??= verdict;
+    for (const { verdict } of decided) {
+      if (BLOCKING.has(verdict.decision)) {
+        await flush(log, pending);
+        return { blocked: true, rule: verdict.decision, reason: verdict.reason };
       }
+      if (verdict.decision === 'warn') warnings.push(verdict.reason);
+      if (verdict.decision === 'confirm') confirm ??= verdict;
     }
     if (confirm) return this.confirm(log, context, confirm, pending, warnings);
     await flush(log, pending);
@@ -72,15 +75,15 @@ export class ShadowGate {
     });
   }
 
-  private async decideAlone(rule: ShadowRule, context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
-    const verdict = await runRule(rule, context, undefined);
-    if (!verdict) return [];
-    pending.push(this.decidedEvent(rule, context, verdict));
-    return [{ rule, verdict }];
+  private async decideStateless(rules: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
+    const decided = await this.evaluateGroup(rules, context);
+    pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
+    return decided;
   }
 
-  /** Decides a run of history rules against one head and records them in one conditional append. */
+  /** Decides the rules against one head and records the decisions in one conditional append. */
   private decideWithHistory(log: EventLog, group: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
+    const stateful = group.find((rule) => rule.history)!;
     return this.exclusive(async () => {
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
         let head: number;
@@ -88,11 +91,14 @@ export class ShadowGate {
           head = (await log.head()).seq;
           await this.histories.catchUp(log, head);
         } catch (error) {
-          return this.recordPlain(log, group[0], context, pending, failed(group[0], 'could not read its state', messageOf(error)));
+          return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not read its state', messageOf(error)));
         }
         const now = { ...context, now: this.clock() };
         const decided = await this.evaluateGroup(group, now);
-        if (decided.length === 0) return [];
+        if (!decided.some(({ rule }) => rule.history)) {
+          pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
+          return decided;
+        }
         const events = decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict));
         try {
           await log.append([...pending, ...events], { expectedSeq: head });
@@ -104,14 +110,15 @@ export class ShadowGate {
         }
       }
       const detail = `the event log kept moving for ${MAX_ATTEMPTS} attempts`;
-      return this.recordPlain(log, group[0], context, pending, failed(group[0], 'could not record its decision', detail));
+      return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not record its decision', detail));
     });
   }
 
   private async evaluateGroup(group: ShadowRule[], context: ShadowContext): Promise<Decided[]> {
     const decided: Decided[] = [];
     for (const rule of group) {
-      const verdict = await runRule(rule, context, this.histories.stateOf(rule));
+      const broken = this.histories.brokenReason(rule);
+      const verdict = broken === undefined ? await runRule(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
       if (!verdict) continue;
       decided.push({ rule, verdict });
       if (BLOCKING.has(verdict.decision)) break;
@@ -162,12 +169,6 @@ export class ShadowGate {
 /** Identical calls share a fingerprint: sha256 of the tool name and the RFC 8785 canonical JSON of its params. */
 export function fingerprintOf(tool: string, params: unknown): string {
   return sha256Hex(`${tool}:${canonicalJson(params)}`);
-}
-
-function consecutiveWithHistory(rules: ShadowRule[], from: number): ShadowRule[] {
-  let to = from;
-  while (to < rules.length && rules[to].history) to += 1;
-  return rules.slice(from, to);
 }
 
 async function flush(log: EventLog, pending: NewEvent[]): Promise<void> {

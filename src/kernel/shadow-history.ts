@@ -1,4 +1,6 @@
+import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
+import { messageOf } from './base/errors.js';
 import { upcast } from '../events/upcast.js';
 import type { ShadowRule } from './contracts/extensions.js';
 
@@ -10,6 +12,8 @@ import type { ShadowRule } from './contracts/extensions.js';
 export class RuleHistories {
   private seq = 0;
   private states = new Map<ShadowRule, unknown>();
+  /** Rules whose fold threw: their state is unknowable, so they fail (closed) until the process restarts. */
+  private readonly broken = new Map<ShadowRule, string>();
 
   constructor(private readonly rules: () => ShadowRule[]) {}
 
@@ -21,11 +25,11 @@ export class RuleHistories {
   /** Folds events up to `to` (a head the caller read) and returns the state of `rule`. */
   async catchUp(log: EventLog, to: number): Promise<void> {
     if (to <= this.seq) return;
-    if (this.states.size === 0) for (const rule of this.rules()) if (rule.history) this.states.set(rule, rule.history.init());
+    if (this.seq === 0) for (const rule of this.rules()) if (rule.history && !this.broken.has(rule)) this.states.set(rule, rule.history.init());
     try {
       for await (const event of log.read({ from: this.seq + 1, to })) {
         const current = upcast(event);
-        for (const [rule, state] of this.states) this.states.set(rule, rule.history!.evolve(state, current));
+        for (const [rule, state] of this.states) this.evolve(rule, state, current);
         this.seq = event.seq;
       }
     } catch (error) {
@@ -35,8 +39,22 @@ export class RuleHistories {
     }
   }
 
+  /** Why a rule's state cannot be used, if its fold failed. */
+  brokenReason(rule: ShadowRule): string | undefined {
+    return this.broken.get(rule);
+  }
+
   stateOf(rule: ShadowRule): unknown {
     return this.states.get(rule) ?? rule.history?.init();
+  }
+
+  private evolve(rule: ShadowRule, state: unknown, event: Recorded): void {
+    try {
+      this.states.set(rule, rule.history!.evolve(state, event));
+    } catch (error) {
+      this.broken.set(rule, messageOf(error));
+      this.states.delete(rule);
+    }
   }
 
   /** Every rule's state, by rule name (for tests and diagnostics). */
