@@ -2,7 +2,8 @@
 // factorly benchmark suite. Run with `npm run bench` (builds first). Node built-ins only.
 //  1. event log: durable hashed appends/s to LmdbEventLog (several write patterns, incl. 4
 //     processes on one file, each chain verified), and MemoryEventLog as a baseline;
-//  2. cli: wall time of `factorly call` on a trivial tool next to the same command run directly.
+//  2. cli: wall time of `factorly call` on a trivial tool next to the same command run directly;
+//  3. shadow: per-call cost of the shadow rule chain (20 rules vs none), in-memory and LMDB logs.
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,8 @@ const CONFIG = {
   cliRuns: intEnv('BENCH_CLI_RUNS', 15),
   auditEvents: intEnv('BENCH_AUDIT_EVENTS', 1_000_000),
   cliWarmups: 2,
+  shadowCalls: intEnv('BENCH_SHADOW_CALLS', 2_000),
+  shadowDurableCalls: intEnv('BENCH_SHADOW_DURABLE_CALLS', 300),
 };
 
 const say = (line) => process.stderr.write(`${line}\n`);
@@ -46,6 +49,7 @@ if (!existsSync(join(REPO, 'dist', 'src', 'events', 'lmdb-log.js'))) {
 const { runEventLogBench } = await import('./lib/log-bench.mjs');
 const { runCliBench } = await import('./lib/cli-bench.mjs');
 const { runAuditBench, auditRows } = await import('./lib/audit-bench.mjs');
+const { runShadowBench, shadowRows } = await import('./lib/shadow.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -63,6 +67,7 @@ const failures = [];
 let eventLog = [];
 let cli = null;
 let audit = null;
+let shadow = [];
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
   say('event log:');
@@ -97,11 +102,20 @@ try {
   } catch (error) {
     failures.push(`audit: ${error?.stack ?? error}`);
   }
+
+  say('shadow:');
+  try {
+    const shadowBench = await runShadowBench({ tmpRoot, calls: CONFIG.shadowCalls, durableCalls: CONFIG.shadowDurableCalls, log: say });
+    shadow = shadowBench.results;
+    failures.push(...shadowBench.failures);
+  } catch (error) {
+    failures.push(`shadow: ${error?.stack ?? error}`);
+  }
 } finally {
   cleanup();
 }
 
-const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit)];
+const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit), ...shadowRows(shadow)];
 const output = {
   schema: 1,
   timestamp: startedAt.toISOString(),
@@ -113,6 +127,7 @@ const output = {
   eventLog,
   cli,
   audit,
+  shadow,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });
