@@ -1,33 +1,36 @@
 import type { Projection, Recorded, ShadowContext, ShadowRule, ShadowVerdict } from 'factorly';
 import { formatDuration, LOOP_DEFAULTS } from './policy.js';
+import { emptyWindows, itself, remember, within, type TimeWindows } from './windows.js';
 
 export const LOOP_RULE = 'loop-detection';
 /** How many recent fingerprints per agent are kept for spotting A-B-A-B alternation. */
 const RECENT = 64;
 
+interface RecentCall {
+  fingerprint: string;
+  at: number;
+}
+
 export interface LoopWindows {
   /** `<agent>|<fingerprint>` → times (epoch ms) of identical calls still inside their window. */
-  repeats: Map<string, number[]>;
+  repeats: TimeWindows;
   /** Per agent, its latest calls' fingerprints and times, oldest first. */
-  recent: Map<string, { fingerprint: string; at: number }[]>;
+  recent: TimeWindows<RecentCall>;
 }
+
+const atOf = (call: RecentCall): number => call.at;
 
 /** Loop windows as a fold over the loop rule's own decisions, each carrying the call's fingerprint. */
 export const loopProjection: Projection<LoopWindows> = {
   name: 'shadow.loop.windows',
-  init: () => ({ repeats: new Map(), recent: new Map() }),
+  init: () => ({ repeats: emptyWindows(), recent: emptyWindows<RecentCall>() }),
   evolve(windows, event: Recorded) {
     if (event.type !== 'shadow.decided' || event.data.rule !== LOOP_RULE) return windows;
     const { fingerprint, agent, window } = event.data.facts ?? {};
     if (typeof fingerprint !== 'string' || typeof agent !== 'string' || typeof window !== 'number') return windows;
     const at = Date.parse(event.at);
-    const key = `${agent}|${fingerprint}`;
-    const times = (windows.repeats.get(key) ?? []).filter((t) => t > at - window);
-    times.push(at);
-    windows.repeats.set(key, times);
-    const recent = (windows.recent.get(agent) ?? []).filter((call) => call.at > at - window).slice(-(RECENT - 1));
-    recent.push({ fingerprint, at });
-    windows.recent.set(agent, recent);
+    remember(windows.repeats, `${agent}|${fingerprint}`, at, window, at, itself);
+    remember(windows.recent, agent, at, window, { fingerprint, at }, atOf, RECENT);
     return windows;
   },
 };
@@ -47,8 +50,8 @@ export class LoopRule implements ShadowRule<LoopWindows> {
     if (!loop.enabled) return undefined;
     const agent = agentId ?? '-';
     const facts = { fingerprint, agent, window: loop.windowMs };
-    const repeated = (windows.repeats.get(`${agent}|${fingerprint}`) ?? []).filter((t) => t > now - loop.windowMs).length + 1;
-    const recent = (windows.recent.get(agent) ?? []).filter((call) => call.at > now - loop.windowMs).map((call) => call.fingerprint);
+    const repeated = within(windows.repeats, `${agent}|${fingerprint}`, now, loop.windowMs, itself).length + 1;
+    const recent = within(windows.recent, agent, now, loop.windowMs, atOf).map((call) => call.fingerprint);
     const alternating = alternationLength([...recent, fingerprint]);
     const span = formatDuration(loop.windowMs);
     if (repeated >= loop.block) {

@@ -1,10 +1,11 @@
 import type { Projection, Recorded, ShadowContext, ShadowRule, ShadowVerdict } from 'factorly';
 import { bucketOf, formatDuration } from './policy.js';
+import { emptyWindows, itself, remember, within, type TimeWindows } from './windows.js';
 
 export const RATE_LIMIT_RULE = 'rate-limit';
 
 /** Per bucket, the times (epoch ms) of the calls it let through that may still count. */
-export type Buckets = Map<string, number[]>;
+export type Buckets = TimeWindows;
 
 /**
  * Rate-limit buckets as a fold over the log: every call this rule let through is a `shadow.decided`
@@ -13,15 +14,13 @@ export type Buckets = Map<string, number[]>;
  */
 export const bucketsProjection: Projection<Buckets> = {
   name: 'shadow.rate-limit.buckets',
-  init: () => new Map(),
+  init: () => emptyWindows(),
   evolve(buckets, event: Recorded) {
     if (event.type !== 'shadow.decided' || event.data.rule !== RATE_LIMIT_RULE || event.data.decision !== 'allow') return buckets;
     const { bucket, window } = event.data.facts ?? {};
     if (typeof bucket !== 'string' || typeof window !== 'number') return buckets;
     const at = Date.parse(event.at);
-    const times = (buckets.get(bucket) ?? []).filter((t) => t > at - window);
-    times.push(at);
-    buckets.set(bucket, times);
+    remember(buckets, bucket, at, window, at, itself);
     return buckets;
   },
 };
@@ -40,7 +39,7 @@ export class RateLimitRule implements ShadowRule<Buckets> {
     const limit = policy?.rateLimit;
     if (!policy || !limit) return undefined;
     const bucket = bucketOf(policy, tool.name, agentId);
-    const recent = (buckets.get(bucket) ?? []).filter((t) => t > now - limit.windowMs);
+    const recent = within(buckets, bucket, now, limit.windowMs, itself);
     if (recent.length < limit.count) {
       const left = limit.count - recent.length - 1;
       return { decision: 'allow', reason: `within ${limit.text} (${left} left)`, facts: { bucket, window: limit.windowMs } };

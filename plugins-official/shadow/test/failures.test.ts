@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Projection, ShadowRule } from 'factorly';
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { replay } from '../../../src/events/projection.js';
-import { bucketsProjection } from '../src/rate-limit-rule.js';
+import { bucketsProjection, type Buckets } from '../src/rate-limit-rule.js';
 import { loopProjection } from '../src/loop-rule.js';
 import { contribute, decisions, shadowKernel } from './helpers.js';
 
@@ -77,7 +77,9 @@ describe('state rebuilt from the log', () => {
     expect(live.seq).toBe((await started.log.head()).seq);
     expect(live.states['rate-limit']).toEqual(await replay(started.log, bucketsProjection));
     expect(live.states['loop-detection']).toEqual(await replay(started.log, loopProjection));
-    expect([...(live.states['rate-limit'] as Map<string, number[]>).keys()]).toEqual(['server:t']);
-    expect((live.states['rate-limit'] as Map<string, number[]>).get('server:t')).toHaveLength(5);
+    const buckets = live.states['rate-limit'] as Buckets;
+    expect([...buckets.entries.keys()]).toEqual(['server:t']);
+    expect(buckets.entries.get('server:t')).toEqual({ window: 3_600_000, items: expect.any(Array) });
+    expect(buckets.entries.get('server:t')?.items).toHaveLength(5);
   });
 });

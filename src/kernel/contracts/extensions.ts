@@ -43,7 +43,8 @@ export interface ShadowVerdict {
  * events) the kernel keeps up to date incrementally and hands to `evaluate` as `state`. The kernel
  * records the verdict only if no event was appended since the state was read (the log's
  * `expectedSeq`); otherwise it folds the new events and asks again. So a decision and the facts it
- * was based on are one atomic step, exact across processes.
+ * was based on are one atomic step, exact across processes. Because of that retry, `evaluate` may
+ * run more than once for one call: keep it free of side effects.
  */
 export interface ShadowRule<S = unknown> {
   readonly name: string;
