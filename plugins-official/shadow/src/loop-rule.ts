@@ -5,6 +5,8 @@ import { emptyWindows, itself, remember, within, type TimeWindows } from './wind
 export const LOOP_RULE = 'loop-detection';
 /** How many recent fingerprints per agent are kept for spotting A-B-A-B alternation. */
 const RECENT = 64;
+/** Identical calls kept per fingerprint: enough to count up to the highest `loop.block` the config accepts (1000). */
+const REPEATS = 1000;
 
 interface RecentCall {
   fingerprint: string;
@@ -29,7 +31,7 @@ export const loopProjection: Projection<LoopWindows> = {
     const { fingerprint, agent, window } = event.data.facts ?? {};
     if (typeof fingerprint !== 'string' || typeof agent !== 'string' || typeof window !== 'number') return windows;
     const at = Date.parse(event.at);
-    remember(windows.repeats, `${agent}|${fingerprint}`, at, window, at, itself);
+    remember(windows.repeats, `${agent}|${fingerprint}`, at, window, at, itself, REPEATS);
     remember(windows.recent, agent, at, window, { fingerprint, at }, atOf, RECENT);
     return windows;
   },

@@ -10,6 +10,8 @@ export const SHADOW_KEYS = [
   'allow_urls', 'allow_patterns', 'allow_paths',
 ] as const;
 const LOOP_KEYS = ['window', 'warn', 'block'] as const;
+/** The loop rule keeps up to this many identical calls per window. */
+const MAX_LOOP_BLOCK = 1000;
 
 const UNITS: Record<string, RateUnit> = { sec: 'sec', second: 'sec', s: 'sec', min: 'min', minute: 'min', m: 'min', hour: 'hour', h: 'hour', day: 'day', d: 'day' };
 const UNIT_MS: Record<RateUnit, number> = { sec: 1_000, min: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -126,6 +128,7 @@ function parseLoop(value: unknown, node: Node | null, problem: Problem): LoopPol
     block: parseCount(raw.block, say('block')) ?? DEFAULT_LOOP.block,
   };
   if (loop.block < loop.warn) problem(`has an invalid shadow.loop: block (${loop.block}) must not be below warn (${loop.warn})`, node);
+  if (loop.block > MAX_LOOP_BLOCK) problem(`has an invalid shadow.loop.block: ${loop.block} is above ${MAX_LOOP_BLOCK} (identical calls are counted up to that)`, childNode(node, 'block'));
   return loop;
 }
 
