@@ -70,7 +70,7 @@ export class ShadowGate {
   /** Every history rule's state as last folded (tests compare it with a replay from scratch). */
   async historySnapshot(log: EventLog): Promise<{ seq: number; states: Record<string, unknown> }> {
     return this.exclusive(async () => {
-      await this.histories.catchUp(log, (await log.head()).seq);
+      await this.histories.catchUp(log, (await log.head()).seq, this.clock());
       return this.histories.snapshot();
     });
   }
@@ -89,7 +89,7 @@ export class ShadowGate {
         let head: number;
         try {
           head = (await log.head()).seq;
-          await this.histories.catchUp(log, head);
+          await this.histories.catchUp(log, head, this.clock());
         } catch (error) {
           return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not read its state', messageOf(error)));
         }

@@ -9,6 +9,8 @@ import type { ShadowRule } from './contracts/extensions.js';
  * only the events appended since the last one (by this process or any other), so a long-running
  * server and a one-shot CLI process see the same state for the same log.
  */
+const CLOCK_SKEW_MS = 60_000;
+
 export class RuleHistories {
   private seq = 0;
   private states = new Map<ShadowRule, unknown>();
@@ -22,21 +24,44 @@ export class RuleHistories {
     return this.seq;
   }
 
-  /** Folds events up to `to` (a head the caller read) and returns the state of `rule`. */
-  async catchUp(log: EventLog, to: number): Promise<void> {
+  /** Folds the events up to `to` (a head the caller read); a cold start begins at the rules' horizon. */
+  async catchUp(log: EventLog, to: number, now: number): Promise<void> {
     if (to <= this.seq) return;
-    if (this.seq === 0) for (const rule of this.rules()) if (rule.history && !this.broken.has(rule)) this.states.set(rule, rule.history.init());
+    let from = this.seq + 1;
+    if (this.seq === 0) {
+      const rules = this.rules().filter((rule) => rule.history && !this.broken.has(rule));
+      for (const rule of rules) this.states.set(rule, rule.history!.init());
+      from = await this.horizonStart(log, rules, to, now);
+    }
     try {
-      for await (const event of log.read({ from: this.seq + 1, to })) {
+      for await (const event of log.read({ from, to })) {
         const current = upcast(event);
         for (const [rule, state] of this.states) this.evolve(rule, state, current);
         this.seq = event.seq;
       }
+      this.seq = to;
     } catch (error) {
       // A half-applied fold must never be used: start over from the beginning next time.
       this.reset();
       throw error;
     }
+  }
+
+  /** First seq whose event is inside every rule's horizon (1 if a rule has none): a binary search on `at`. */
+  private async horizonStart(log: EventLog, rules: ShadowRule[], to: number, now: number): Promise<number> {
+    if (rules.length === 0 || rules.some((rule) => rule.historyHorizonMs === undefined)) return 1;
+    // Clocks of several writers may disagree a little: start a minute early.
+    const cutoff = now - Math.max(...rules.map((rule) => rule.historyHorizonMs!)) - CLOCK_SKEW_MS;
+    let low = 1;
+    let high = to + 1;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      let at = Number.POSITIVE_INFINITY;
+      for await (const event of log.read({ from: middle, to: middle })) at = Date.parse(event.at);
+      if (at < cutoff) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   /** Why a rule's state cannot be used, if its fold failed. */

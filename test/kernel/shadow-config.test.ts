@@ -56,6 +56,7 @@ describe('shadow blocks in the config', () => {
       'config: tool "t" has an invalid shadow.rate_limit: "ten per minute" is not <count>/<unit> (for example "10/min"; units: sec, min, hour, day) (.factorly/factorly.yaml:6)',
     );
     expect(errorOf(tool('      rate_limit: 0/hour\n'))).toContain('the count in "0/hour" must be a whole number of at least 1');
+    expect(errorOf(tool('      loop: {window: 2d}\n'))).toBe('config: tool "t" has an invalid shadow.loop.window: 2 days is longer than a day (.factorly/factorly.yaml:6)');
     expect(errorOf(tool('      loop: {block: 5000}\n'))).toBe(
       'config: tool "t" has an invalid shadow.loop.block: 5000 is above 1000 (identical calls are counted up to that) (.factorly/factorly.yaml:6)',
     );

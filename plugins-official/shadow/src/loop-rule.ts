@@ -46,6 +46,8 @@ export class LoopRule implements ShadowRule<LoopWindows> {
   readonly name = LOOP_RULE;
   readonly order = 40;
   readonly history = loopProjection;
+  /** The longest loop window the config accepts. */
+  readonly historyHorizonMs = 86_400_000;
 
   evaluate({ tool, agentId, fingerprint, now }: ShadowContext, windows: LoopWindows): ShadowVerdict | undefined {
     const loop = tool.shadow?.loop ?? LOOP_DEFAULTS;

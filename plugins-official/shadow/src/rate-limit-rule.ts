@@ -33,6 +33,8 @@ export class RateLimitRule implements ShadowRule<Buckets> {
   readonly name = RATE_LIMIT_RULE;
   readonly order = 30;
   readonly history = bucketsProjection;
+  /** The longest window a rate limit can have (`N/day`). */
+  readonly historyHorizonMs = 86_400_000;
 
   evaluate({ tool, agentId, now }: ShadowContext, buckets: Buckets): ShadowVerdict | undefined {
     const policy = tool.shadow;

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Projection, ShadowRule } from 'factorly';
+import type { NewEvent } from '../../../src/events/envelope.js';
+import { MemoryEventLog } from '../../../src/events/memory-log.js';
+import { ShadowGate } from '../../../src/kernel/shadow-gate.js';
+import { OrderedSlot } from '../../../src/kernel/slots.js';
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { replay } from '../../../src/events/projection.js';
 import { bucketsProjection, type Buckets } from '../src/rate-limit-rule.js';
@@ -81,5 +85,27 @@ describe('state rebuilt from the log', () => {
     expect([...buckets.entries.keys()]).toEqual(['server:t']);
     expect(buckets.entries.get('server:t')).toEqual({ window: 3_600_000, items: expect.any(Array) });
     expect(buckets.entries.get('server:t')?.items).toHaveLength(5);
+  });
+});
+
+describe('cold start at the history horizon', () => {
+  it('folds only the events inside the rules\' horizon when a process starts without state', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const log = new MemoryEventLog(() => new Date(clock));
+    const old = Array.from({ length: 40 }, (_, i): NewEvent => ({ type: 'vault.accessed', data: { op: 'get', key: `k${i}`, tier: 'old' } }));
+    await log.append(old);
+    clock += 3 * 3_600_000;
+    await log.append([{ type: 'vault.accessed', data: { op: 'get', key: 'recent', tier: 'new' } }]);
+    const seen: Projection<string[]> = { name: 'tiers', init: () => [], evolve: (tiers, e) => (e.type === 'vault.accessed' ? [...tiers, e.data.tier] : tiers) };
+    const rule: ShadowRule<string[]> = { name: 'tiers', order: 1, history: seen, historyHorizonMs: 3_600_000, evaluate: (_, tiers) => ({ decision: 'allow', reason: tiers.join(',') }) };
+    const rules = new OrderedSlot<ShadowRule>();
+    rules.add(rule as ShadowRule, 'test');
+    const gate = new ShadowGate(rules, new OrderedSlot(), () => clock);
+    const tool = { name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
+    await gate.check(log, { callId: 'c1', tool, params: {}, iface: 'cli' });
+    const decided = (await log.readCall('c1')).find((e) => e.type === 'shadow.decided');
+    expect(decided?.data).toMatchObject({ rule: 'tiers', reason: 'new' });
+    // The decision itself is folded next (it is not a vault event), so the state stays as it was.
+    expect((await gate.historySnapshot(log)).states.tiers).toEqual(['new']);
   });
 });

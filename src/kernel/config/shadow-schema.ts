@@ -12,6 +12,8 @@ export const SHADOW_KEYS = [
 const LOOP_KEYS = ['window', 'warn', 'block'] as const;
 /** The loop rule keeps up to this many identical calls per window. */
 const MAX_LOOP_BLOCK = 1000;
+/** Loop and rate-limit state is folded from the last day of the log (the rules' history horizon). */
+const MAX_LOOP_WINDOW_MS = 86_400_000;
 
 const UNITS: Record<string, RateUnit> = { sec: 'sec', second: 'sec', s: 'sec', min: 'min', minute: 'min', m: 'min', hour: 'hour', h: 'hour', day: 'day', d: 'day' };
 const UNIT_MS: Record<RateUnit, number> = { sec: 1_000, min: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -128,6 +130,7 @@ function parseLoop(value: unknown, node: Node | null, problem: Problem): LoopPol
     block: parseCount(raw.block, say('block')) ?? DEFAULT_LOOP.block,
   };
   if (loop.block < loop.warn) problem(`has an invalid shadow.loop: block (${loop.block}) must not be below warn (${loop.warn})`, node);
+  if (loop.windowMs > MAX_LOOP_WINDOW_MS) problem(`has an invalid shadow.loop.window: ${ms(loop.windowMs, { long: true })} is longer than a day`, childNode(node, 'window'));
   if (loop.block > MAX_LOOP_BLOCK) problem(`has an invalid shadow.loop.block: ${loop.block} is above ${MAX_LOOP_BLOCK} (identical calls are counted up to that)`, childNode(node, 'block'));
   return loop;
 }

@@ -54,6 +54,12 @@ export interface ShadowRule<S = unknown> {
   /** When this rule fails or times out, let the call through with a warning instead of denying it. */
   readonly failOpen?: boolean;
   readonly history?: Projection<S>;
+  /**
+   * How far back (ms before now) events can still change this rule's decisions. When every history
+   * rule declares one, a process with no state yet starts its fold at the first event inside the
+   * longest horizon instead of at seq 1, so a one-shot `factorly call` does not read a long log.
+   */
+  readonly historyHorizonMs?: number;
   /** `undefined` = the rule has nothing to say about this call (nothing is recorded). */
   evaluate(context: ShadowContext, state: S): Promise<ShadowVerdict | undefined> | ShadowVerdict | undefined;
 }
