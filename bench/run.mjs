@@ -4,6 +4,7 @@
 //     processes on one file, each chain verified), and MemoryEventLog as a baseline;
 //  2. cli: wall time of `factorly call` on a trivial tool next to the same command run directly;
 //  3. vault: unlock time with the shipped Argon2id parameters, and scrubbing a large output.
+//  4. shadow: per-call cost of the shadow rule chain (20 rules vs none), in-memory and LMDB logs.
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,8 @@ const CONFIG = {
   auditEvents: intEnv('BENCH_AUDIT_EVENTS', 1_000_000),
   cliWarmups: 2,
   vaultRuns: intEnv('BENCH_VAULT_RUNS', 10),
+  shadowCalls: intEnv('BENCH_SHADOW_CALLS', 2_000),
+  shadowDurableCalls: intEnv('BENCH_SHADOW_DURABLE_CALLS', 300),
 };
 
 const say = (line) => process.stderr.write(`${line}\n`);
@@ -49,6 +52,7 @@ const { runEventLogBench } = await import('./lib/log-bench.mjs');
 const { runCliBench } = await import('./lib/cli-bench.mjs');
 const { runAuditBench, auditRows } = await import('./lib/audit-bench.mjs');
 const { runVaultBench, vaultRows } = await import('./lib/vault-bench.mjs');
+const { runShadowBench, shadowRows } = await import('./lib/shadow.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -67,6 +71,7 @@ let eventLog = [];
 let cli = null;
 let audit = null;
 let vault = null;
+let shadow = [];
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
   say('event log:');
@@ -109,12 +114,19 @@ try {
     failures.push(...vaultBench.failures);
   } catch (error) {
     failures.push(`vault: ${error?.stack ?? error}`);
+  say('shadow:');
+  try {
+    const shadowBench = await runShadowBench({ tmpRoot, calls: CONFIG.shadowCalls, durableCalls: CONFIG.shadowDurableCalls, log: say });
+    shadow = shadowBench.results;
+    failures.push(...shadowBench.failures);
+  } catch (error) {
+    failures.push(`shadow: ${error?.stack ?? error}`);
   }
 } finally {
   cleanup();
 }
 
-const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit), ...vaultRows(vault)];
+const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit), ...vaultRows(vault), ...shadowRows(shadow)];
 const output = {
   schema: 1,
   timestamp: startedAt.toISOString(),
@@ -127,6 +139,7 @@ const output = {
   cli,
   audit,
   vault,
+  shadow,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });

@@ -36,6 +36,8 @@ export interface ShadowDecided {
   plugin: string;
   decision: Decision;
   reason: string;
+  /** v2: what a stateful rule counted the decision under (bucket, fingerprint), for its projection. */
+  facts?: Record<string, JsonValue>;
 }
 
 export interface ConfirmRequested {
@@ -132,7 +134,7 @@ export type EventType = keyof EventMap;
 export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.requested': 1,
   'call.params_coerced': 1,
-  'shadow.decided': 1,
+  'shadow.decided': 2,
   'confirm.requested': 1,
   'confirm.resolved': 1,
   'call.completed': 1,

@@ -5,9 +5,12 @@ export type Upcaster = (data: unknown) => unknown;
 
 /**
  * Old events are never rewritten: readers upcast them step by step to the version they
- * understand. Keys are `"<type>@<v>"`. No event has needed one yet, so the table starts empty.
+ * understand. Keys are `"<type>@<v>"`.
  */
-export const UPCASTERS: Readonly<Record<string, Upcaster>> = {};
+export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
+  // v2 added the optional `facts`; a v1 decision had none.
+  'shadow.decided@1': (data) => data,
+};
 
 export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {
   return (event) => {

@@ -58,11 +58,15 @@ export class CallPipeline {
     const coerced: NewEvent[] = validated.changed
       ? [{ type: 'call.params_coerced', data: { callId, original: request.params, coerced: validated.params } }]
       : [];
-    await log.append([opened, ...coerced]);
-    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface: request.iface, agentId: request.agentId, parentId: request.parentId });
+    const { agentId, sessionId, parentId, iface } = request;
+    // The shadow gate writes call.requested together with its decisions, before execution.
+    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId }, [opened, ...coerced]);
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
     const result = await this.execute(tool, callId, request, validated.params, secrets);
+    // Shadow warnings (a possible loop) reach the caller beside the tool's own diagnostics.
+    const warned = verdict.warnings.map((warning) => `warning: ${warning}\n`).join('');
+    if (warned) result.diagnostics = warned + (result.diagnostics ?? '');
     const standing = this.parts.standing?.resolved();
     const scrub = standing?.size ? new Map([...standing, ...secrets.resolved()]) : secrets.resolved();
     return this.complete(log, callId, tool, result, scrub, started);

@@ -1,5 +1,6 @@
 import { FactorlyError } from './base/errors.js';
 import type { LoadedConfig } from './config/load.js';
+import { overlayPolicy } from './contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 
@@ -16,9 +17,13 @@ export async function collectTools(
   const all: ToolDefinition[] = [];
   for (const tool of config.tools) {
     const provider = providers.get(tool.type);
-    all.push(...(provider?.expand ? await provider.expand(tool) : [tool]));
+    const expanded = provider?.expand ? await provider.expand(tool) : [tool];
+    // Rules on a server entry cover its sub-tools unless the provider gave one its own.
+    all.push(...expanded.map((sub) => (sub.shadow || !tool.shadow ? sub : { ...sub, shadow: tool.shadow })));
   }
-  for (const source of sources.list()) all.push(...(await source.tools()));
+  const sourced: ToolDefinition[] = [];
+  for (const source of sources.list()) sourced.push(...(await source.tools()));
+  all.push(...applyOverlays(config, sourced));
   const seen = new Map<string, ToolDefinition>();
   const problems: string[] = [];
   for (const tool of all) {
@@ -28,6 +33,25 @@ export async function collectTools(
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
   return [...seen.values()];
+}
+
+/** Lays each `factorly.*` shadow overlay from the config over the built-in tool it names. */
+function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[]): ToolDefinition[] {
+  const byName = new Map(sourced.map((tool) => [tool.name, tool]));
+  const problems: string[] = [];
+  for (const overlay of config.overlays) {
+    const tool = byName.get(overlay.name);
+    if (!tool) {
+      const builtins = [...byName.keys()].filter((name) => name.startsWith('factorly.'));
+      problems.push(
+        `config: tool "${overlay.name}" has no "type" and no built-in tool has that name (${overlay.source.file}:${overlay.source.line}; built-in tools: ${builtins.join(', ') || 'none'})`,
+      );
+      continue;
+    }
+    byName.set(tool.name, { ...tool, shadow: overlayPolicy(tool.shadow, overlay.shadow) });
+  }
+  if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
+  return sourced.map((tool) => byName.get(tool.name) ?? tool);
 }
 
 function where(tool: ToolDefinition): string {

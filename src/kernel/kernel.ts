@@ -45,6 +45,8 @@ export interface Kernel {
   readonly providers: KeyedSlot<ToolProvider>;
   /** Installed secret backends by name (`vault`, `env`, configured CLI-backed ones). */
   readonly backends: KeyedSlot<SecretBackend>;
+  /** The shadow rules' gate (its live rule state is compared with replays in tests). */
+  readonly shadow: ShadowGate;
   /** The event log, opened on first use. */
   log(): EventLog;
   stop(): Promise<string[]>;
@@ -86,13 +88,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     throw error;
   }
   const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
+  const shadow = new ShadowGate(slots.rules, slots.channels);
   const pipeline = new CallPipeline({
     log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
-    boot: new BootRecord(config, plugins), shadow: new ShadowGate(slots.rules, slots.channels),
+    boot: new BootRecord(config, plugins), shadow,
   });
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all() });
   lifecycle.enter(KernelPhase.Ready);
-  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends, log, stop: () => lifecycle.stop() };
+  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends, shadow, log, stop: () => lifecycle.stop() };
 }
 
 function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () => EventLog) {

@@ -45,7 +45,7 @@ export async function planPromotion(kernel: Kernel, request: PromoteRequest): Pr
   const shown = relative(kernel.paths.baseDir, file);
   const definition: ToolDefinition = {
     name: request.name, type: 'code', description, hidden: false, parameters,
-    shadow: request.confirm === false ? undefined : { confirm: true },
+    shadow: request.confirm === false ? undefined : { owner: request.name, confirm: true },
     spec: { code: run.source }, source: { file: shown, line: 1 },
   };
   const problems = [...compileProblems(kernel, definition), ...nameProblems(kernel, request, shown)];
@@ -106,7 +106,8 @@ function render(tool: ToolDefinition, run: CodeRun): string {
   if (tool.parameters.length > 0) {
     body.parameters = tool.parameters.map((p) => ({ name: p.name, type: p.type, ...(p.default === undefined ? {} : { default: p.default }) }));
   }
-  if (tool.shadow) body.shadow = tool.shadow;
+  // The YAML takes the config's spelling of the policy, not the parsed ShadowPolicy.
+  if (tool.shadow?.confirm) body.shadow = { confirm: tool.shadow.confirm };
   const doc = new Document({ [tool.name]: body });
   const code = doc.getIn([tool.name, 'code'], true) as Scalar;
   code.type = Scalar.BLOCK_LITERAL;

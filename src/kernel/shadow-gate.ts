@@ -1,50 +1,181 @@
 import type { Decision } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
+import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { EventLog } from '../events/log.js';
-import { messageOf } from './base/errors.js';
-import type { ConfirmChannel, ShadowContext, ShadowRule } from './contracts/extensions.js';
+import { FactorlyError, messageOf } from './base/errors.js';
+import { raceChannels } from './confirm-race.js';
+import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
+import { DEFAULT_CONFIRM_TIMEOUT_MS } from './contracts/shadow-policy.js';
+import { RuleHistories } from './shadow-history.js';
+import { failed, runRule } from './shadow-rule-run.js';
 import type { OrderedSlot } from './slots.js';
 
-export type GateResult = { blocked: false } | { blocked: true; rule: string; reason: string };
+export type GateResult = { blocked: false; warnings: string[] } | { blocked: true; rule: string; reason: string };
+export type GateRequest = Omit<ShadowContext, 'fingerprint' | 'now'>;
 
 const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
+/** Attempts at recording a history-dependent decision before giving up (failing closed). */
+const MAX_ATTEMPTS = 100;
+
+interface Decided {
+  rule: ShadowRule;
+  verdict: ShadowVerdict;
+}
 
 /**
- * Runs the shadow rules in order and records each decision. A rule that throws denies the call
- * (fail closed). `confirm` asks the confirm channels; with none installed the call is denied.
+ * Runs the shadow rules in order and records each decision (DESIGN.md §4 step 4). When a rule has
+ * `history`, the chain is decided against the log's head and recorded with `expectedSeq`, and
+ * decided again when another writer got there first. Confirmation is asked last, once every other
+ * rule let the call through, so nobody approves a call that is then blocked anyway.
  */
 export class ShadowGate {
+  private readonly histories: RuleHistories;
+  private queue: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly rules: OrderedSlot<ShadowRule>,
     private readonly channels: OrderedSlot<ConfirmChannel>,
-  ) {}
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.histories = new RuleHistories(() => this.rules.list());
+  }
 
-  async check(log: EventLog, context: ShadowContext): Promise<GateResult> {
-    for (const rule of this.rules.list()) {
-      const plugin = this.rules.ownerOf(rule) ?? 'unknown';
-      const verdict = await rule.evaluate(context).catch((error: unknown) => ({
-        decision: 'deny' as const,
-        reason: `rule "${rule.name}" failed (failing closed): ${messageOf(error)}`,
-      }));
-      const decided: NewEvent = { type: 'shadow.decided', data: { callId: context.callId, rule: rule.name, plugin, decision: verdict.decision, reason: verdict.reason } };
-      await log.append([decided]);
-      if (BLOCKING.has(verdict.decision)) return { blocked: true, rule: verdict.decision, reason: verdict.reason };
-      if (verdict.decision === 'confirm') {
-        const approved = await this.confirm(log, context, verdict.reason);
-        if (!approved.ok) return { blocked: true, rule: 'confirm', reason: approved.reason };
+  /**
+   * Decides a call. `before` are the call's own events not yet written (`call.requested`): they are
+   * appended in the same batch as the decisions, so a call costs one append up to execution.
+   */
+  async check(log: EventLog, request: GateRequest, before: NewEvent[] = []): Promise<GateResult> {
+    const context: ShadowContext = { ...request, fingerprint: fingerprintOf(request.tool.name, request.params), now: this.clock() };
+    const pending = [...before];
+    const rules = this.rules.list();
+    // With any history rule the whole chain is decided against one head and recorded at once.
+    const decided = rules.some((rule) => rule.history)
+      ? await this.decideWithHistory(log, rules, context, pending)
+      : await this.decideStateless(rules, context, pending);
+    const warnings: string[] = [];
+    let confirm: ShadowVerdict | undefined;
+    for (const { verdict } of decided) {
+      if (BLOCKING.has(verdict.decision)) {
+        await flush(log, pending);
+        return { blocked: true, rule: verdict.decision, reason: verdict.reason };
       }
+      if (verdict.decision === 'warn') warnings.push(verdict.reason);
+      if (verdict.decision === 'confirm') confirm ??= verdict;
     }
-    return { blocked: false };
+    if (confirm) return this.confirm(log, context, confirm, pending, warnings);
+    await flush(log, pending);
+    return { blocked: false, warnings };
   }
 
-  private async confirm(log: EventLog, context: ShadowContext, reason: string): Promise<{ ok: boolean; reason: string }> {
-    const [channel] = this.channels.list();
-    if (!channel) return { ok: false, reason: `tool "${context.tool.name}" requires confirmation but no confirm channel is available` };
-    await log.append([{ type: 'confirm.requested', data: { callId: context.callId, channel: channel.name } }]);
-    const answer = await channel
-      .ask({ callId: context.callId, tool: context.tool.name, params: context.params, agentId: context.agentId, reason }, AbortSignal.timeout(60_000))
-      .catch(() => ({ approved: false, by: undefined }));
-    await log.append([{ type: 'confirm.resolved', data: { callId: context.callId, channel: channel.name, approved: answer.approved, by: answer.by } }]);
-    return answer.approved ? { ok: true, reason } : { ok: false, reason: `tool "${context.tool.name}": confirmation declined` };
+  /** Every history rule's state as last folded (tests compare it with a replay from scratch). */
+  async historySnapshot(log: EventLog): Promise<{ seq: number; states: Record<string, unknown> }> {
+    return this.exclusive(async () => {
+      await this.histories.catchUp(log, (await log.head()).seq, this.clock());
+      return this.histories.snapshot();
+    });
   }
+
+  private async decideStateless(rules: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
+    const decided = await this.evaluateGroup(rules, context);
+    pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
+    return decided;
+  }
+
+  /** Decides the rules against one head and records the decisions in one conditional append. */
+  private decideWithHistory(log: EventLog, group: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
+    const stateful = group.find((rule) => rule.history)!;
+    return this.exclusive(async () => {
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+        let head: number;
+        try {
+          head = (await log.head()).seq;
+          await this.histories.catchUp(log, head, this.clock());
+        } catch (error) {
+          return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not read its state', messageOf(error)));
+        }
+        const now = { ...context, now: this.clock() };
+        const decided = await this.evaluateGroup(group, now);
+        if (!decided.some(({ rule }) => rule.history)) {
+          pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
+          return decided;
+        }
+        const events = decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict));
+        try {
+          await log.append([...pending, ...events], { expectedSeq: head });
+          pending.length = 0;
+          return decided;
+        } catch (error) {
+          if (!(FactorlyError.isInstance(error) && error.code === 'LOG_CONFLICT')) throw error;
+          if (attempt > 3) await pause(Math.random() * Math.min(attempt, 20));
+        }
+      }
+      const detail = `the event log kept moving for ${MAX_ATTEMPTS} attempts`;
+      return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not record its decision', detail));
+    });
+  }
+
+  private async evaluateGroup(group: ShadowRule[], context: ShadowContext): Promise<Decided[]> {
+    const decided: Decided[] = [];
+    for (const rule of group) {
+      const broken = this.histories.brokenReason(rule);
+      const verdict = broken === undefined ? await runRule(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
+      if (!verdict) continue;
+      decided.push({ rule, verdict });
+      if (BLOCKING.has(verdict.decision)) break;
+    }
+    return decided;
+  }
+
+  private async recordPlain(log: EventLog, rule: ShadowRule, context: ShadowContext, pending: NewEvent[], verdict: ShadowVerdict): Promise<Decided[]> {
+    pending.push(this.decidedEvent(rule, context, verdict));
+    await flush(log, pending);
+    return [{ rule, verdict }];
+  }
+
+  private async confirm(log: EventLog, context: ShadowContext, verdict: ShadowVerdict, pending: NewEvent[], warnings: string[]): Promise<GateResult> {
+    const name = context.tool.name;
+    const request = { callId: context.callId, tool: name, params: context.params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, reason: verdict.reason };
+    const channels = this.channels.list().filter((channel) => channel.accepts?.(request) ?? true);
+    if (channels.length === 0) {
+      await flush(log, pending);
+      return { blocked: true, rule: 'confirm', reason: `tool "${name}" requires confirmation but no confirm channel is available` };
+    }
+    pending.push(...channels.map((channel): NewEvent => ({ type: 'confirm.requested', data: { callId: context.callId, channel: channel.name } })));
+    await flush(log, pending);
+    const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
+    const answer = await raceChannels(channels, request, timeoutMs);
+    await log.append([{ type: 'confirm.resolved', data: { callId: context.callId, channel: answer.channel, approved: answer.approved, by: answer.by } }]);
+    if (answer.approved) return { blocked: false, warnings };
+    const reason = answer.timedOut
+      ? `tool "${name}": confirmation timed out after ${Math.round(timeoutMs / 1000)}s (no answer counts as declined)`
+      : `tool "${name}": confirmation declined`;
+    return { blocked: true, rule: 'confirm', reason };
+  }
+
+  private decidedEvent(rule: ShadowRule, context: ShadowContext, verdict: ShadowVerdict): NewEvent {
+    const plugin = this.rules.ownerOf(rule) ?? 'unknown';
+    const { decision, reason, facts } = verdict;
+    return { type: 'shadow.decided', data: { callId: context.callId, rule: rule.name, plugin, decision, reason, facts } };
+  }
+
+  /** History decisions of one process go one at a time: only other processes can make them retry. */
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** Identical calls share a fingerprint: sha256 of the tool name and the RFC 8785 canonical JSON of its params. */
+export function fingerprintOf(tool: string, params: unknown): string {
+  return sha256Hex(`${tool}:${canonicalJson(params)}`);
+}
+
+async function flush(log: EventLog, pending: NewEvent[]): Promise<void> {
+  if (pending.length === 0) return;
+  await log.append(pending.splice(0));
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -23,6 +23,7 @@ export type {
 export type { CallGateway, CallOutcome, CallRequest } from '../kernel/contracts/gateway.js';
 export type {
   ConfigListener,
+  ConfirmAnswer,
   ConfirmChannel,
   ConfirmRequest,
   FactorlyInterface,
@@ -36,3 +37,8 @@ export type {
 } from '../kernel/contracts/extensions.js';
 export type { ProjectPaths } from '../kernel/config/paths.js';
 export type { LoadedConfig } from '../kernel/config/load.js';
+export { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_LOOP, DEFAULT_MAX_CALLS, maxCallsOf } from '../kernel/contracts/shadow-policy.js';
+export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowOverlay, ShadowPolicy } from '../kernel/contracts/shadow-policy.js';
+export type { Projection } from '../events/projection.js';
+export type { Recorded } from '../events/envelope.js';
+export type { Decision, EventMap, EventType, Interface, JsonValue, Params, ShadowDecided } from '../events/catalog.js';

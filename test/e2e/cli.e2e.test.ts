@@ -43,7 +43,7 @@ describe('factorly CLI', () => {
     expect(entry.hash).toMatch(/^[0-9a-f]{64}$/);
     const types = (await events(root)).map((e) => e.type);
     // One plugin.loaded per official plugin: how many there are is not this test's business.
-    expect(types.filter((type) => type !== 'plugin.loaded')).toEqual(['config.loaded', 'call.requested', 'call.completed']);
+    expect(types.filter((type) => type !== 'plugin.loaded')).toEqual(['config.loaded', 'call.requested', 'shadow.decided', 'call.completed']);
     expect(runCli(['logs', 'verify'], root)).toMatchObject({ status: 0, stdout: `Chain verified: ${types.length} events OK\n` });
     expect(runCli(['logs', '-n', '1'], root).stdout).toMatch(/^TIME +TOOL +STATUS +DURATION\n\d\d:\d\d:\d\d +greet +success +\d+ms\n$/);
   });

@@ -19,7 +19,11 @@ const TOOLS = `tools:
     args: ["-c", "exit 4"]
 `;
 
-/** A project with five calls: three successes, one error, one blocked. */
+/**
+ * A project with five calls: three successes, one error, one blocked. Seqs: 1 config.loaded, 2-3
+ * plugin.loaded (cli provider, shadow rules), then per call call.requested, shadow.decided (loop
+ * detection), call.completed from seq 4; the blocked call has no decision (blocked before the rules).
+ */
 function project(): string {
   const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
   for (const text of ['one', 'two', 'three']) runCli(['call', 'echo.say', '--text', text], root);
@@ -124,8 +128,8 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     expect(lines([]).map((e) => e.status)).toEqual(['success', 'success', 'success', 'error', 'blocked']);
     expect(lines(['--tool', 'say', '-n', '2']).map((e) => e.params.text ?? null)).toEqual(['three', null]);
     expect(lines(['--status', 'error']).map((e) => e.tool)).toEqual(['fail']);
-    expect(lines(['--since', '9']).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
-    expect(lines(['--until', '6']).map((e) => e.params.text)).toEqual(['one', 'two']);
+    expect(lines(['--since', '13']).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
+    expect(lines(['--until', '9']).map((e) => e.params.text)).toEqual(['one', 'two']);
     expect(runCli(['logs', '--status', 'error', '--detail'], root).stdout).toMatch(/^——— .* ———\nTool: +fail\nStatus: +error \(exit 4\)\n/);
     expect(runCli(['logs', '--since', 'yesterday-ish'], root)).toMatchObject({ status: 2, stderr: expect.stringContaining('--since: expected a seq number') });
   });
@@ -188,11 +192,11 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     expect(runCli(['logs', 'replay', first.call_id, '--param', 'text=again'], root)).toMatchObject({ status: 0, stdout: 'again\n' });
     const [replayed] = runCli(['logs', '--json', '-n', '1'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(replayed).toMatchObject({ replayed_from: first.call_id, params: { text: 'again' } });
-    // Up to the second call's completion: each call is a requested and a completed event.
-    const until = callSeq + 3;
+    // Up to the second call's completion: each call is requested, decided (loop detection) and completed.
+    const until = callSeq + 5;
     const timeline = runCli(['logs', 'replay', '--until', String(until)], root).stdout.split('\n');
     expect(timeline[0]).toMatch(new RegExp(`^State as of seq ${until} \\(.*\\): 2 calls$`));
-    expect(timeline[1]).toMatch(new RegExp(`^ {2}#${callSeq + 1} \\d\\d:\\d\\d:\\d\\d echo\\.say \\[cli\\] success$`));
+    expect(timeline[1]).toMatch(new RegExp(`^ {2}#${callSeq + 2} \\d\\d:\\d\\d:\\d\\d echo\\.say \\[cli\\] success$`));
     expect(runCli(['logs', 'replay'], root).status).toBe(2);
   });
 });

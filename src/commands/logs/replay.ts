@@ -72,7 +72,7 @@ calls and governance decisions, optionally for one --agent.`;
     }
     this.log(`State as of seq ${timeline.lastSeq}${timeline.lastAt ? ` (${timeline.lastAt})` : ''}: ${timeline.calls.length} calls${agent ? ` by ${agent}` : ''}`);
     for (const { entry, decisions } of timeline.calls) {
-      const rules = decisions.map((d) => `${d.rule}:${d.decision}`).join(' ');
+      const rules = decisions.filter((d) => d.decision !== 'allow').map((d) => `${d.rule}:${d.decision}`).join(' ');
       this.log(`  #${entry.seq} ${entry.requestedAt.slice(11, 19)} ${entry.tool} [${entry.iface}] ${entry.status ?? 'running'}${entry.shadowAction ? ` (${entry.shadowAction})` : ''}${rules ? ` ${rules}` : ''}`);
     }
   }

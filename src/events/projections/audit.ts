@@ -45,7 +45,8 @@ export const auditProjection: Projection<AuditState> = {
         break;
       case 'shadow.decided':
         update(state, event.data.callId, (entry) => {
-          if (event.data.decision !== 'allow' || entry.shadowAction === undefined) entry.shadowAction = event.data.decision;
+          // An allow is the normal case: the view shows what governance did, not that it looked.
+          if (event.data.decision !== 'allow') entry.shadowAction = event.data.decision;
         });
         break;
       case 'call.completed':

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition } from '../contracts/tool.js';
 import { configFiles } from './files.js';
 import type { ProjectPaths } from './paths.js';
@@ -11,6 +12,8 @@ export interface LoadedConfig {
   files: string[];
   settings: Record<string, unknown>;
   tools: ToolDefinition[];
+  /** Shadow blocks for built-in tools, laid over their defaults once the built-ins are known. */
+  overlays: ShadowOverlay[];
   /** sha256 over every file's name and content: changes whenever the config does. */
   sha: string;
 }
@@ -26,11 +29,14 @@ export function loadConfig(paths: ProjectPaths, providers: ProviderLookup): Load
   }
   const digest = createHash('sha256');
   for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);
+  const overlays: ShadowOverlay[] = [];
+  const tools = buildTools(sources, providers, overlays);
   return {
     paths,
     files: sources.map((source) => source.shown),
     settings: Object.assign({}, ...sources.map((source) => source.settings)),
-    tools: buildTools(sources, providers),
+    tools,
+    overlays,
     sha: digest.digest('hex'),
   };
 }

@@ -2,8 +2,10 @@ import ms from 'ms';
 import { isMap, type Node, type YAMLMap } from 'yaml';
 import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
+import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider } from '../contracts/tool.js';
 import { parseParameters } from './parameter-schema.js';
+import { parseShadow } from './shadow-schema.js';
 import type { ConfigSource, RawTool } from './yaml-source.js';
 
 /** Keys every tool may have, whatever its type. */
@@ -14,11 +16,15 @@ export interface ProviderLookup {
   keys(): string[];
 }
 
+/** Built-in tools are named `factorly.<x>`; an entry for one without `type` only adjusts its shadow block. */
+export const BUILTIN_PREFIX = 'factorly.';
+
 /**
  * Turns the raw entries of every config file into tool definitions, or throws one
  * `CONFIG_INVALID` error listing every problem, each with its tool, file and line.
+ * Shadow overlays for built-in tools are collected into `overlays`.
  */
-export function buildTools(sources: readonly ConfigSource[], providers: ProviderLookup): ToolDefinition[] {
+export function buildTools(sources: readonly ConfigSource[], providers: ProviderLookup, overlays: ShadowOverlay[] = []): ToolDefinition[] {
   const problems: string[] = [];
   const tools = new Map<string, ToolDefinition>();
   const firstSeen = new Map<string, RawTool>();
@@ -29,9 +35,15 @@ export function buildTools(sources: readonly ConfigSource[], providers: Provider
       continue;
     }
     firstSeen.set(raw.name, raw);
-    const tool = buildTool(raw, providers, (message, node) => {
+    const problem: Problem = (message, node) => {
       problems.push(`config: tool "${raw.name}" ${message} (${raw.file}:${node === undefined ? raw.line : raw.lineOf(node)})`);
-    });
+    };
+    if (isOverlay(raw)) {
+      const overlay = buildOverlay(raw, problem);
+      if (overlay) overlays.push(overlay);
+      continue;
+    }
+    const tool = buildTool(raw, providers, problem);
     if (tool) tools.set(tool.name, tool);
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
@@ -40,13 +52,34 @@ export function buildTools(sources: readonly ConfigSource[], providers: Provider
 
 type Problem = (message: string, node?: Node | null) => void;
 
+function isOverlay(raw: RawTool): boolean {
+  return raw.name.startsWith(BUILTIN_PREFIX) && isRecord(raw.value) && raw.value.type === undefined;
+}
+
+function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined {
+  const value = raw.value as Record<string, unknown>;
+  for (const key of Object.keys(value)) {
+    if (key !== 'shadow') problem(`has key "${key}", but an entry for a built-in tool without "type" may only hold a "shadow" block`, nodeAt(raw, key));
+  }
+  if (value.shadow === undefined) {
+    problem('adjusts a built-in tool but has no "shadow" block (add one, or give the entry a "type" to define a tool)');
+    return undefined;
+  }
+  const shadow = parseShadow(raw.name, value.shadow, nodeAt(raw, 'shadow'), problem);
+  return shadow && { name: raw.name, shadow, source: { file: raw.file, line: raw.line } };
+}
+
+function nodeAt(raw: RawTool, key: string): Node | null {
+  return isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node;
+}
+
 function buildTool(raw: RawTool, providers: ProviderLookup, problem: Problem): ToolDefinition | undefined {
   if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
     problem('must be a mapping of keys such as type and description');
     return undefined;
   }
   const value = raw.value as Record<string, unknown>;
-  const at = (key: string): Node | null => (isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node);
+  const at = (key: string): Node | null => nodeAt(raw, key);
   if (value.type === undefined) {
     problem('missing type');
     return undefined;
@@ -71,11 +104,10 @@ function buildTool(raw: RawTool, providers: ProviderLookup, problem: Problem): T
     timeoutMs: parseTimeout(value.timeout, (m) => problem(m, at('timeout'))),
     maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, at('max_output'))),
     parameters: parseParameters(value.parameters, at('parameters'), problem),
-    shadow: isRecord(value.shadow) ? value.shadow : undefined,
+    shadow: parseShadow(raw.name, value.shadow, at('shadow'), problem),
     spec,
     source: { file: raw.file, line: raw.line },
   };
-  if (value.shadow !== undefined && !isRecord(value.shadow)) problem('"shadow" must be a mapping', at('shadow'));
   return applyProvider(tool, provider, problem);
 }
 

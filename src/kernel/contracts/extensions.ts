@@ -1,4 +1,5 @@
-import type { Decision, Interface, Params } from '../../events/catalog.js';
+import type { Decision, Interface, JsonValue, Params } from '../../events/catalog.js';
+import type { Projection } from '../../events/projection.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { ToolDefinition } from './tool.js';
 
@@ -6,37 +7,90 @@ import type { ToolDefinition } from './tool.js';
 export interface ShadowContext {
   callId: string;
   tool: ToolDefinition;
+  /** Params after defaults and coercion: what the provider will receive. */
   params: Params;
   iface: Interface;
   agentId?: string;
+  sessionId?: string;
   parentId?: string;
+  /** sha256 of `<tool>:<canonical JSON of params>`: identical calls have identical fingerprints. */
+  fingerprint: string;
+  /** Epoch milliseconds of the decision; rules use this instead of reading the clock. */
+  now: number;
 }
 
+/**
+ * A rule's answer. `warn` lets the call through and records the reason; `confirm` asks a person
+ * (after every other rule has let the call through); the other decisions block.
+ */
 export interface ShadowVerdict {
   decision: Decision;
   reason: string;
+  /**
+   * What a rule that keeps state counted this decision under (a rate-limit bucket, a loop
+   * fingerprint). Recorded in `shadow.decided`, so the rule's projection is a fold over the log.
+   */
+  facts?: Record<string, JsonValue>;
+  /** For `confirm`: how long to wait for a person (default 60 s); no answer in time means deny. */
+  timeoutMs?: number;
 }
 
-/** A governance rule. Rules run in ascending `order`; a rule that throws denies the call (fail closed). */
-export interface ShadowRule {
+/**
+ * A governance rule. Rules run in ascending `order` (official ones: deny 10, confirm 20, rate limit 30,
+ * loop detection 40; third-party rules should use 100 or more). A rule that throws or runs past
+ * `timeoutMs` denies the call (fail closed) unless it declares `failOpen`.
+ *
+ * A rule whose decision depends on earlier calls declares `history`: a projection (pure fold over
+ * events) the kernel keeps up to date incrementally and hands to `evaluate` as `state`. The kernel
+ * records the verdict only if no event was appended since the state was read (the log's
+ * `expectedSeq`); otherwise it folds the new events and asks again. So a decision and the facts it
+ * was based on are one atomic step, exact across processes. Because of that retry, `evaluate` may
+ * run more than once for one call: keep it free of side effects.
+ */
+export interface ShadowRule<S = unknown> {
   readonly name: string;
   readonly order: number;
-  evaluate(context: ShadowContext): Promise<ShadowVerdict>;
+  /** Milliseconds `evaluate` may take (default 5000). */
+  readonly timeoutMs?: number;
+  /** When this rule fails or times out, let the call through with a warning instead of denying it. */
+  readonly failOpen?: boolean;
+  readonly history?: Projection<S>;
+  /**
+   * How far back (ms before now) events can still change this rule's decisions. When every history
+   * rule declares one, a process with no state yet starts its fold at the first event inside the
+   * longest horizon instead of at seq 1, so a one-shot `factorly call` does not read a long log.
+   */
+  readonly historyHorizonMs?: number;
+  /** `undefined` = the rule has nothing to say about this call (nothing is recorded). */
+  evaluate(context: ShadowContext, state: S): Promise<ShadowVerdict | undefined> | ShadowVerdict | undefined;
 }
 
 export interface ConfirmRequest {
   callId: string;
   tool: string;
   params: Params;
+  /** The approval is bound to this exact call: tool + canonical params. */
+  fingerprint: string;
+  iface: Interface;
   agentId?: string;
   reason: string;
 }
 
-/** A way to ask a person. The first channel to answer wins; no answer in time means deny. */
+export interface ConfirmAnswer {
+  approved: boolean;
+  by?: string;
+}
+
+/**
+ * A way to ask a person. Every channel that `accepts` a request is asked at once; the first answer
+ * wins and the others are aborted through `signal`; no answer in time means deny.
+ */
 export interface ConfirmChannel {
   readonly name: string;
   readonly order?: number;
-  ask(request: ConfirmRequest, signal: AbortSignal): Promise<{ approved: boolean; by?: string }>;
+  /** Whether this channel can reach a person for this request (default: yes). */
+  accepts?(request: ConfirmRequest): boolean;
+  ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer>;
 }
 
 /** Which store of a backend an operation targets (the local vault has a project and a global one). */

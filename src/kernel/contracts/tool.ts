@@ -1,4 +1,5 @@
 import type { Interface, JsonValue, Params } from '../../events/catalog.js';
+import type { ShadowPolicy } from './shadow-policy.js';
 
 export type ParamType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'json' | 'enum';
 export const PARAM_TYPES: readonly ParamType[] = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'];
@@ -35,7 +36,8 @@ export interface ToolDefinition {
   timeoutMs?: number;
   maxOutput?: number;
   parameters: ParameterSpec[];
-  shadow?: Record<string, unknown>;
+  /** Governance for this tool, validated at load time (sub-tools of a server entry inherit it). */
+  shadow?: ShadowPolicy;
   /** Provider-specific keys (e.g. `command`, `args` for `cli`). */
   spec: Record<string, unknown>;
   source: SourceLocation;
