@@ -10,6 +10,7 @@ export { KernelTokens } from '../kernel/tokens.js';
 export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 export type {
   ParameterSpec,
+  ParamLocation,
   ParamType,
   PreparedDefinition,
   SecretScope,
@@ -33,3 +34,4 @@ export type {
   ShadowVerdict,
 } from '../kernel/contracts/extensions.js';
 export type { ProjectPaths } from '../kernel/config/paths.js';
+export type { Interface, JsonValue, Params } from '../events/catalog.js';

@@ -18,7 +18,12 @@ export interface ParameterSpec {
   enum?: string[];
   /** Lets `{{vault:K}}` in the caller's value be resolved (off by default). */
   hydrateVaultRefs?: boolean;
+  /** Where a `rest` tool sends the value (default: path if the path uses it, else body or query by method). */
+  in?: ParamLocation;
 }
+
+export type ParamLocation = 'query' | 'path' | 'header' | 'body';
+export const PARAM_LOCATIONS: readonly ParamLocation[] = ['query', 'path', 'header', 'body'];
 
 /** Where a definition came from, for error messages that point at the line to fix. */
 export interface SourceLocation {
