@@ -16,6 +16,7 @@ import { collectTools } from './collect-tools.js';
 import { LateGateway } from './late-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
+import { CallSecretScope } from './secret-scope.js';
 import { ShadowGate } from './shadow-gate.js';
 import { KeyedSlot, OrderedSlot } from './slots.js';
 import { KernelTokens } from './tokens.js';
@@ -113,6 +114,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.Interfaces, slots.interfaces);
   scope.registerValue(KernelTokens.ToolSources, slots.sources);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
+  scope.registerValue(KernelTokens.SecretScopes, { create: () => new CallSecretScope(slots.backends) });
   return slots;
 }
 

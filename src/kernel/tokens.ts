@@ -8,7 +8,7 @@ import type {
   SecretBackend,
   ShadowRule,
 } from './contracts/extensions.js';
-import type { ToolProvider, ToolSource } from './contracts/tool.js';
+import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { CallGateway } from './contracts/gateway.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import type { ProjectPaths } from './config/paths.js';
@@ -25,8 +25,17 @@ export const KernelTokens = {
   SecretBackends: createToken<KeyedSlot<SecretBackend>>('kernel.secretBackends'),
   Interfaces: createToken<OrderedSlot<FactorlyInterface>>('kernel.interfaces'),
   ToolSources: createToken<OrderedSlot<ToolSource>>('kernel.toolSources'),
+  /**
+   * Makes a secret scope outside a call, for resolving `{{backend:KEY}}` in long-lived set-up such as
+   * an upstream MCP server's env (a call's own scope is `ToolCall.secrets`).
+   */
+  SecretScopes: createToken<SecretScopeFactory>('kernel.secretScopes'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
 } as const;
 
 export type KernelTokens = typeof KernelTokens;
+
+export interface SecretScopeFactory {
+  create(): SecretScope;
+}

@@ -7,9 +7,11 @@ export type { Token } from '../kernel/base/token.js';
 export { FactorlyError } from '../kernel/base/errors.js';
 export type { ErrorCode } from '../kernel/base/errors.js';
 export { KernelTokens } from '../kernel/tokens.js';
+export type { SecretScopeFactory } from '../kernel/tokens.js';
 export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 export type {
   ParameterSpec,
+  OutputFormat,
   ParamLocation,
   ParamType,
   PreparedDefinition,

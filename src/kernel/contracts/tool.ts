@@ -44,6 +44,11 @@ export interface ToolDefinition {
   /** Provider-specific keys (e.g. `command`, `args` for `cli`). */
   spec: Record<string, unknown>;
   source: SourceLocation;
+  /**
+   * The tool's own JSON Schema for its input, when it has one (an upstream MCP tool's
+   * `inputSchema`): richer than `parameters` (nested objects, item types), for interfaces to expose.
+   */
+  inputSchema?: Record<string, unknown>;
 }
 
 /** What a provider receives for one call: params validated, coerced and defaulted. */
@@ -86,7 +91,17 @@ export interface ToolResult {
   exitCode: number;
   /** Diagnostics a tool printed while succeeding (a CLI tool's stderr with exit 0). */
   diagnostics?: string;
+  /**
+   * How to read `output`: plain text (the default), or `mcp-content`, the JSON text of an MCP
+   * content array (what an upstream MCP tool returned when it was not only text: images,
+   * resources), so an MCP interface can hand it back as it came.
+   */
+  outputFormat?: OutputFormat;
+  /** An upstream MCP tool's `structuredContent`, carried alongside the output. */
+  structuredContent?: { [key: string]: JsonValue };
 }
+
+export type OutputFormat = 'text' | 'mcp-content';
 
 /** What a provider says about a definition at load time. */
 export interface PreparedDefinition {
