@@ -69,7 +69,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   lifecycle.enter(KernelPhase.Init);
   let config: LoadedConfig;
   try {
-    config = loadConfig(paths, slots.providers);
+    config = loadConfig(paths, slots.providers, slots.processors.list());
   } catch (error) {
     await lifecycle.stop();
     throw error;

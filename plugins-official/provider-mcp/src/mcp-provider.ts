@@ -5,7 +5,7 @@ import { parametersFromSchema } from './schema-params.js';
 import { Upstream, UpstreamClosedError } from './upstream.js';
 
 /** Keys of a server entry its sub-tools inherit (the filter stays with the entry, as in the reference). */
-const INHERITED = ['timeoutMs', 'maxOutput', 'shadow', 'hidden'] as const;
+const INHERITED = ['timeoutMs', 'maxOutput', 'compress', 'shadow', 'hidden'] as const;
 
 /**
  * `type: mcp`: an upstream MCP server whose tools become `<entry>.<remote>` tools with their real

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ToolDefinition } from '../contracts/tool.js';
 import { configFiles } from './files.js';
 import type { ProjectPaths } from './paths.js';
-import { buildTools, type ProviderLookup } from './tool-schema.js';
+import { buildTools, type ProviderLookup, type ToolCheck } from './tool-schema.js';
 import { readConfigSource, type ConfigSource } from './yaml-source.js';
 
 export interface LoadedConfig {
@@ -15,8 +15,8 @@ export interface LoadedConfig {
   sha: string;
 }
 
-/** Reads and validates every config file of a project against the installed providers. */
-export function loadConfig(paths: ProjectPaths, providers: ProviderLookup): LoadedConfig {
+/** Reads and validates every config file of a project against the installed providers (and other checks, such as output processors). */
+export function loadConfig(paths: ProjectPaths, providers: ProviderLookup, checks: readonly ToolCheck[] = []): LoadedConfig {
   const sources: ConfigSource[] = [];
   const main = readMain(paths);
   if (main) sources.push(main);
@@ -30,7 +30,7 @@ export function loadConfig(paths: ProjectPaths, providers: ProviderLookup): Load
     paths,
     files: sources.map((source) => source.shown),
     settings: Object.assign({}, ...sources.map((source) => source.settings)),
-    tools: buildTools(sources, providers),
+    tools: buildTools(sources, providers, checks),
     sha: digest.digest('hex'),
   };
 }

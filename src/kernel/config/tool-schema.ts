@@ -7,7 +7,14 @@ import { parseParameters } from './parameter-schema.js';
 import type { ConfigSource, RawTool } from './yaml-source.js';
 
 /** Keys every tool may have, whatever its type. */
-export const COMMON_TOOL_KEYS = ['type', 'description', 'hidden', 'timeout', 'max_output', 'parameters', 'shadow'] as const;
+export const COMMON_TOOL_KEYS = ['type', 'description', 'hidden', 'timeout', 'max_output', 'parameters', 'shadow', 'compress', 'filter'] as const;
+
+export const COMPRESS_MODES = ['json', 'logs', 'all', 'none'] as const;
+
+/** Something besides the provider that checks a definition at load time (an output processor checking `filter`). */
+export interface ToolCheck {
+  prepare?(tool: ToolDefinition): string[];
+}
 
 export interface ProviderLookup {
   get(type: string): ToolProvider | undefined;
@@ -18,7 +25,7 @@ export interface ProviderLookup {
  * Turns the raw entries of every config file into tool definitions, or throws one
  * `CONFIG_INVALID` error listing every problem, each with its tool, file and line.
  */
-export function buildTools(sources: readonly ConfigSource[], providers: ProviderLookup): ToolDefinition[] {
+export function buildTools(sources: readonly ConfigSource[], providers: ProviderLookup, checks: readonly ToolCheck[] = []): ToolDefinition[] {
   const problems: string[] = [];
   const tools = new Map<string, ToolDefinition>();
   const firstSeen = new Map<string, RawTool>();
@@ -29,7 +36,7 @@ export function buildTools(sources: readonly ConfigSource[], providers: Provider
       continue;
     }
     firstSeen.set(raw.name, raw);
-    const tool = buildTool(raw, providers, (message, node) => {
+    const tool = buildTool(raw, providers, checks, (message, node) => {
       problems.push(`config: tool "${raw.name}" ${message} (${raw.file}:${node === undefined ? raw.line : raw.lineOf(node)})`);
     });
     if (tool) tools.set(tool.name, tool);
@@ -40,7 +47,7 @@ export function buildTools(sources: readonly ConfigSource[], providers: Provider
 
 type Problem = (message: string, node?: Node | null) => void;
 
-function buildTool(raw: RawTool, providers: ProviderLookup, problem: Problem): ToolDefinition | undefined {
+function buildTool(raw: RawTool, providers: ProviderLookup, checks: readonly ToolCheck[], problem: Problem): ToolDefinition | undefined {
   if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
     problem('must be a mapping of keys such as type and description');
     return undefined;
@@ -72,11 +79,22 @@ function buildTool(raw: RawTool, providers: ProviderLookup, problem: Problem): T
     maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, at('max_output'))),
     parameters: parseParameters(value.parameters, at('parameters'), problem),
     shadow: isRecord(value.shadow) ? value.shadow : undefined,
+    compress: parseCompress(value.compress, (m) => problem(m, at('compress'))),
+    filter: isRecord(value.filter) ? value.filter : undefined,
     spec,
     source: { file: raw.file, line: raw.line },
   };
   if (value.shadow !== undefined && !isRecord(value.shadow)) problem('"shadow" must be a mapping', at('shadow'));
+  if (value.filter !== undefined && !isRecord(value.filter)) problem('"filter" must be a mapping of filter stages (keep_lines, head_lines, json_path, ...)', at('filter'));
+  for (const check of checks) for (const message of check.prepare?.(tool) ?? []) problem(message, at('filter'));
   return applyProvider(tool, provider, problem);
+}
+
+function parseCompress(value: unknown, problem: (message: string) => void): ToolDefinition['compress'] {
+  if (value === undefined || value === null) return undefined;
+  if ((COMPRESS_MODES as readonly unknown[]).includes(value)) return value as ToolDefinition['compress'];
+  problem(`has compress ${JSON.stringify(value)} (valid: ${COMPRESS_MODES.join(', ')})`);
+  return undefined;
 }
 
 function applyProvider(tool: ToolDefinition, provider: ToolProvider, problem: Problem): ToolDefinition {

@@ -66,6 +66,8 @@ export interface OutputProcessor {
   readonly name: string;
   readonly order: number;
   process(text: string, context: OutputContext): string | Promise<string>;
+  /** Checks a tool's definition at load time (e.g. its `filter` stages); problems are short phrases. */
+  prepare?(tool: ToolDefinition): string[];
 }
 
 /** A way in (MCP stdio, MCP HTTP, web UI), started and stopped by the kernel. */

@@ -41,6 +41,10 @@ export interface ToolDefinition {
   maxOutput?: number;
   parameters: ParameterSpec[];
   shadow?: Record<string, unknown>;
+  /** Output compression: compact JSON, fold repeated log lines, both, or none. */
+  compress?: 'json' | 'logs' | 'all' | 'none';
+  /** Output filter stages, checked and applied by the output processors. */
+  filter?: Record<string, unknown>;
   /** Provider-specific keys (e.g. `command`, `args` for `cli`). */
   spec: Record<string, unknown>;
   source: SourceLocation;
