@@ -18,7 +18,7 @@ export async function collectTools(
     const provider = providers.get(tool.type);
     all.push(...(provider?.expand ? await provider.expand(tool) : [tool]));
   }
-  for (const source of sources.list()) all.push(...(await source.tools()));
+  for (const source of sources.list()) all.push(...(await source.tools({ settings: config.settings })));
   const seen = new Map<string, ToolDefinition>();
   const problems: string[] = [];
   for (const tool of all) {

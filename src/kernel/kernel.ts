@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import { LmdbEventLog } from '../events/lmdb-log.js';
 import type { EventLog } from '../events/log.js';
@@ -7,8 +8,8 @@ import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
-import { loadConfig, type LoadedConfig } from './config/load.js';
-import { findConfig, type ProjectPaths } from './config/paths.js';
+import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.js';
+import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
 import type { ToolProvider, ToolSource } from './contracts/tool.js';
@@ -32,6 +33,11 @@ export interface KernelOptions {
   inlinePlugins?: readonly LoadablePlugin[];
   /** Use this log instead of the project's LMDB file (tests, dry runs). */
   log?: EventLog;
+  /**
+   * Tools described in text instead of the project's config files (`wrap`). The project, when there
+   * is one, still holds the event log; without one the global config dir does.
+   */
+  inlineConfig?: InlineConfig;
 }
 
 export interface Kernel {
@@ -55,7 +61,7 @@ export interface Kernel {
  */
 export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const lifecycle = new Lifecycle();
-  const paths = findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
+  const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
   const openLog = (): EventLog => {
@@ -69,7 +75,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   lifecycle.enter(KernelPhase.Init);
   let config: LoadedConfig;
   try {
-    config = loadConfig(paths, slots.providers, slots.processors.list());
+    config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
   } catch (error) {
     await lifecycle.stop();
     throw error;
@@ -116,6 +122,16 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   scope.registerValue(KernelTokens.SecretScopes, { create: () => new CallSecretScope(slots.backends) });
   return slots;
+}
+
+/** The project's paths when there is a project, else the global config dir's (no config file needed). */
+function inlinePaths(options: KernelOptions): ProjectPaths {
+  try {
+    return findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
+  } catch {
+    const dir = options.globalDir ?? globalConfigDir();
+    return { mainFile: join(dir, 'factorly.yaml'), stateDir: dir, baseDir: options.cwd, logPath: join(dir, 'events.lmdb'), global: true };
+  }
 }
 
 function openProjectLog(paths: ProjectPaths): EventLog {

@@ -29,8 +29,12 @@ export class BuiltinProvider implements ToolProvider, ToolSource {
     return [{ ...builtin, hidden: entry.hidden, shadow: { ...builtin.shadow, ...entry.shadow }, source: entry.source, ...(entry.timeoutMs ? { timeoutMs: entry.timeoutMs } : {}) }];
   }
 
-  tools(): ToolDefinition[] {
-    return builtinDefinitions().filter((tool) => !this.configured.has(tool.name));
+  /** Built-ins not already declared by the config, minus `disable_builtins: true` (all) or `disabled_builtins: [names]`. */
+  tools(context?: { settings: Record<string, unknown> }): ToolDefinition[] {
+    const settings = context?.settings ?? {};
+    if (settings.disable_builtins === true) return [];
+    const disabled = list(settings.disabled_builtins);
+    return builtinDefinitions().filter((tool) => !this.configured.has(tool.name) && !disabled.includes(tool.name));
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {

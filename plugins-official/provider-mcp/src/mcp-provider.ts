@@ -30,7 +30,7 @@ export class McpProvider implements ToolProvider {
     const remote = await upstream.listTools();
     return remote.map((tool) => ({
       ...pick(entry),
-      name: `${entry.name}.${tool.name}`,
+      name: entry.spec.prefix === false ? tool.name : `${entry.name}.${tool.name}`,
       type: 'mcp',
       description: tool.description ?? tool.title ?? '',
       hidden: entry.hidden,

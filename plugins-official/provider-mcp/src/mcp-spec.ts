@@ -5,7 +5,8 @@ export type McpTarget =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> }
   | { kind: 'http'; url: string; headers: Record<string, string> };
 
-export const MCP_KEYS = ['command', 'args', 'env', 'url', 'headers'] as const;
+/** `prefix: false` serves the server's tools under their own names (what `wrap` does). */
+export const MCP_KEYS = ['command', 'args', 'env', 'url', 'headers', 'prefix'] as const;
 
 export function readTarget(tool: ToolDefinition): McpTarget {
   const { command, args, env, url, headers } = tool.spec;
@@ -32,6 +33,7 @@ export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   if (headers !== undefined && !isStringMap(headers)) problems.push('has "headers" that is not a mapping of names to strings');
   if (hasUrl && (args !== undefined || env !== undefined)) problems.push('has args/env, which only apply to a stdio server (command)');
   if (hasCommand && headers !== undefined) problems.push('has headers, which only apply to an HTTP server (url)');
+  if (tool.spec.prefix !== undefined && typeof tool.spec.prefix !== 'boolean') problems.push('has "prefix" that is not true or false');
   if (tool.parameters.length > 0) problems.push('declares parameters, but an mcp server\'s tools take theirs from the server');
   return { problems };
 }

@@ -16,14 +16,8 @@ export interface LoadedConfig {
 }
 
 /** Reads and validates every config file of a project against the installed providers (and other checks, such as output processors). */
-export function loadConfig(paths: ProjectPaths, providers: ProviderLookup, checks: readonly ToolCheck[] = []): LoadedConfig {
-  const sources: ConfigSource[] = [];
-  const main = readMain(paths);
-  if (main) sources.push(main);
-  const toolsDir = typeof main?.settings.tools_dir === 'string' ? main.settings.tools_dir : undefined;
-  for (const file of configFiles(paths, toolsDir)) {
-    if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false));
-  }
+export function loadConfig(paths: ProjectPaths, providers: ProviderLookup, checks: readonly ToolCheck[] = [], inline?: InlineConfig): LoadedConfig {
+  const sources = inline ? [readConfigSource(inline.name, paths.baseDir, true, inline.yaml)] : projectSources(paths);
   const digest = createHash('sha256');
   for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);
   return {
@@ -33,6 +27,24 @@ export function loadConfig(paths: ProjectPaths, providers: ProviderLookup, check
     tools: buildTools(sources, providers, checks),
     sha: digest.digest('hex'),
   };
+}
+
+/** A config given as text instead of the project's files (`wrap` describes its one server this way). */
+export interface InlineConfig {
+  /** Shown in messages where a file name would be. */
+  name: string;
+  yaml: string;
+}
+
+function projectSources(paths: ProjectPaths): ConfigSource[] {
+  const sources: ConfigSource[] = [];
+  const main = readMain(paths);
+  if (main) sources.push(main);
+  const toolsDir = typeof main?.settings.tools_dir === 'string' ? main.settings.tools_dir : undefined;
+  for (const file of configFiles(paths, toolsDir)) {
+    if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false));
+  }
+  return sources;
 }
 
 function readMain(paths: ProjectPaths): ConfigSource | undefined {

@@ -85,7 +85,8 @@ export interface SecretScope {
 export interface ToolSource {
   readonly name: string;
   readonly order?: number;
-  tools(): ToolDefinition[] | Promise<ToolDefinition[]>;
+  /** `settings` are the config's top-level settings (e.g. `disable_builtins`). */
+  tools(context?: { settings: Record<string, unknown> }): ToolDefinition[] | Promise<ToolDefinition[]>;
 }
 
 /** Result shape everywhere. An error is `exitCode != 0` or a non-empty `error`. */
