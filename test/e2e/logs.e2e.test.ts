@@ -40,6 +40,23 @@ function eventsDb(root: string) {
   return { env, db: env.openDB<Buffer, number>({ name: 'events', keyEncoding: 'uint32', encoding: 'binary' }) };
 }
 
+/**
+ * How far the first call sits past seq 3, where it sits with one core plugin: every official
+ * plugin adds a plugin.loaded event to the boot record before it.
+ */
+async function bootOffset(root: string): Promise<number> {
+  const { env, db } = eventsDb(root);
+  let first = 0;
+  for (const { key, value } of db.getRange({})) {
+    if ((JSON.parse(value.toString()) as Recorded).type === 'call.requested') {
+      first = key;
+      break;
+    }
+  }
+  await env.close();
+  return first - 3;
+}
+
 function read(db: ReturnType<typeof eventsDb>['db'], seq: number): Recorded {
   return JSON.parse(db.getBinary(seq)!.toString()) as Recorded;
 }
@@ -52,8 +69,9 @@ function verify(root: string) {
 describe('logs verify catches tampering', () => {
   it('a modified byte', async () => {
     const root = project();
-    await tamper(root, (db) => db.putSync(3, Buffer.from(db.getBinary(3)!.toString().replace('"one"', '"0ne"'))));
-    expect(verify(root)).toMatchObject({ status: 1, report: { ok: false, verified: 2, firstBad: { seq: 3, kind: 'modified' } } });
+    const first = 3 + (await bootOffset(root));
+    await tamper(root, (db) => db.putSync(first, Buffer.from(db.getBinary(first)!.toString().replace('"one"', '"0ne"'))));
+    expect(verify(root)).toMatchObject({ status: 1, report: { ok: false, verified: first - 1, firstBad: { seq: first, kind: 'modified' } } });
   });
 
   it('a deleted event', async () => {
@@ -103,14 +121,15 @@ describe('logs verify catches tampering', () => {
 });
 
 describe('logs: filters, detail, show, stats, export, replay', () => {
-  it('filters by tool, status and seq range, and prints detail blocks', () => {
+  it('filters by tool, status and seq range, and prints detail blocks', async () => {
     const root = project();
+    const offset = await bootOffset(root);
     const lines = (args: string[]) => runCli(['logs', '--json', ...args], root).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(lines([]).map((e) => e.status)).toEqual(['success', 'success', 'success', 'error', 'blocked']);
     expect(lines(['--tool', 'say', '-n', '2']).map((e) => e.params.text ?? null)).toEqual(['three', null]);
     expect(lines(['--status', 'error']).map((e) => e.tool)).toEqual(['fail']);
-    expect(lines(['--since', '9']).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
-    expect(lines(['--until', '6']).map((e) => e.params.text)).toEqual(['one', 'two']);
+    expect(lines(['--since', String(9 + offset)]).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
+    expect(lines(['--until', String(6 + offset)]).map((e) => e.params.text)).toEqual(['one', 'two']);
     expect(runCli(['logs', '--status', 'error', '--detail'], root).stdout).toMatch(/^——— .* ———\nTool: +fail\nStatus: +error \(exit 4\)\n/);
     expect(runCli(['logs', '--since', 'yesterday-ish'], root)).toMatchObject({ status: 2, stderr: expect.stringContaining('--since: expected a seq number') });
   });
@@ -165,16 +184,18 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     expect(records.find((r: { body: { stringValue: string } }) => r.body.stringValue === 'call.completed')).toMatchObject({ severityText: 'INFO' });
   });
 
-  it('re-runs a recorded call with an override, and rebuilds a timeline up to a seq', () => {
+  // Ten CLI runs, each loading every official plugin: give it room on a busy machine.
+  it('re-runs a recorded call with an override, and rebuilds a timeline up to a seq', { timeout: 90_000 }, async () => {
     const root = project();
     const [first] = runCli(['logs', '--json'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(runCli(['logs', 'replay', first.call_id, '--show'], root).stdout).toBe(`Would run echo.say {"text":"one"} (replaying ${first.call_id})\n`);
     expect(runCli(['logs', 'replay', first.call_id, '--param', 'text=again'], root)).toMatchObject({ status: 0, stdout: 'again\n' });
     const [replayed] = runCli(['logs', '--json', '-n', '1'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(replayed).toMatchObject({ replayed_from: first.call_id, params: { text: 'again' } });
-    const timeline = runCli(['logs', 'replay', '--until', '6'], root).stdout.split('\n');
-    expect(timeline[0]).toMatch(/^State as of seq 6 \(.*\): 2 calls$/);
-    expect(timeline[1]).toMatch(/^ {2}#4 \d\d:\d\d:\d\d echo\.say \[cli\] success$/);
+    const offset = await bootOffset(root);
+    const timeline = runCli(['logs', 'replay', '--until', String(6 + offset)], root).stdout.split('\n');
+    expect(timeline[0]).toMatch(new RegExp(`^State as of seq ${6 + offset} \\(.*\\): 2 calls$`));
+    expect(timeline[1]).toMatch(new RegExp(`^ {2}#${4 + offset} \\d\\d:\\d\\d:\\d\\d echo\\.say \\[cli\\] success$`));
     expect(runCli(['logs', 'replay'], root).status).toBe(2);
   });
 });

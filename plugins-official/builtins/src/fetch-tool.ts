@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns';
-import { Agent, fetch } from 'undici';
+import type { Agent } from 'undici';
 import type { ToolCall, ToolResult } from 'factorly';
 import { addressProblem, isAllowed, urlProblem } from './url-guard.js';
 
@@ -19,8 +19,10 @@ export async function fetchTool(call: ToolCall, allowUrls: readonly string[]): P
   } catch {
     return { output: '', error: `url is not a valid URL: ${JSON.stringify(call.params.url)}`, exitCode: 1 };
   }
-  const guarded = new Agent({ connect: { lookup: guardedLookup } });
-  const open = new Agent();
+  // undici is imported on first use: every CLI command loads this plugin, few fetch.
+  const { Agent: UndiciAgent, fetch } = await import('undici');
+  const guarded: Agent = new UndiciAgent({ connect: { lookup: guardedLookup } });
+  const open: Agent = new UndiciAgent();
   try {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
       const allowed = isAllowed(url, allowUrls);

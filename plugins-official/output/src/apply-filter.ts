@@ -1,4 +1,3 @@
-import { query } from 'jsonpath-rfc9535';
 import type { FilterSpec } from './filter-spec.js';
 import { runPipe } from './pipe.js';
 
@@ -12,7 +11,7 @@ export async function applyFilter(text: string, filter: FilterSpec): Promise<str
     if (rule.pattern.test(text) && !(rule.unless?.test(text) ?? false)) return rule.message;
   }
   let out = lineStages(text, filter);
-  if (filter.jsonPath !== undefined) out = selectJson(out, filter.jsonPath);
+  if (filter.jsonPath !== undefined) out = await selectJson(out, filter.jsonPath);
   if (filter.pipe) out = await runPipe(out, filter.pipe);
   return out;
 }
@@ -39,13 +38,14 @@ function headAndTail(lines: string[], head: number | undefined, tail: number | u
 }
 
 /** One match → its text (a string as is, anything else as JSON); several → a JSON array; not JSON or no match → unchanged. */
-function selectJson(text: string, path: string): string {
+async function selectJson(text: string, path: string): Promise<string> {
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch {
     return text;
   }
+  const { query } = await import('jsonpath-rfc9535');
   const matches = query(document as Parameters<typeof query>[0], path);
   if (matches.length === 0) return text;
   if (matches.length === 1) return typeof matches[0] === 'string' ? matches[0] : JSON.stringify(matches[0]);

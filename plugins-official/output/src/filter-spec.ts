@@ -1,4 +1,7 @@
-import parseJsonPath from 'jsonpath-rfc9535/parser';
+import { createRequire } from 'node:module';
+
+// Loaded only when a tool has a json_path filter to check (the parser costs ~100ms to import).
+const requireParser = (): ((input: string) => unknown) => (createRequire(import.meta.url)('jsonpath-rfc9535/parser') as { default: (input: string) => unknown }).default;
 
 /** A tool's `filter:` block, checked and with its regular expressions compiled. */
 export interface FilterSpec {
@@ -95,7 +98,7 @@ function jsonPath(value: unknown, problem: (m: string) => void): string | undefi
     return undefined;
   }
   try {
-    parseJsonPath(value);
+    requireParser()(value);
     return value;
   } catch (error) {
     problem(`json_path ${JSON.stringify(value)} is not a valid JSONPath (RFC 9535): ${(error as Error).message}`);
