@@ -109,3 +109,14 @@ describe('factorly.file.read / write', () => {
     );
   });
 });
+
+describe('disabling built-ins', () => {
+  it('serves none with disable_builtins and skips the listed ones with disabled_builtins', async () => {
+    const none = await start('disable_builtins: true\ntools: {}\n');
+    expect(none.registry.all().map((t) => t.name)).toEqual([]);
+    await none.stop();
+    kernel = undefined;
+    const some = await start('disabled_builtins: [factorly.shell, factorly.file.write]\ntools: {}\n');
+    expect(some.registry.all().map((t) => t.name)).toEqual(['factorly.fetch', 'factorly.file.read']);
+  });
+});
