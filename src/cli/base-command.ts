@@ -1,6 +1,6 @@
 import { Command, Flags, Errors } from '@oclif/core';
 import { FactorlyError, messageOf } from '../kernel/base/errors.js';
-import type { Kernel } from '../kernel/kernel.js';
+import type { Kernel, KernelOptions } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
 
 /**
@@ -15,9 +15,9 @@ export abstract class FactorlyCommand extends Command {
   private kernelInstance?: Kernel;
 
   /** Builds the kernel lazily (it imports LMDB, YAML and the plugins: keep `--version` fast). */
-  protected async kernel(configPath: string | undefined): Promise<Kernel> {
+  protected async kernel(configPath: string | undefined, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
     const { createKernel } = await import('../kernel/kernel.js');
-    this.kernelInstance = await createKernel({ cwd: process.cwd(), configPath, plugins: this.pluginSources() });
+    this.kernelInstance = await createKernel({ cwd: process.cwd(), configPath, plugins: this.pluginSources(), ...extra });
     for (const failed of this.kernelInstance.plugins.failed) this.warnLine(`plugin ${failed.id} not loaded: ${failed.reason}`);
     return this.kernelInstance;
   }

@@ -71,6 +71,9 @@ export interface CallCompleted {
   /** For blocked calls: which stage stopped it (`unknown_tool`, `invalid`, or a shadow rule). */
   blockedBy?: string;
   durationMs: number;
+  /** Size of the tool's own output and of what output processing made of it (when processors ran). */
+  originalBytes?: number;
+  processedBytes?: number;
 }
 
 export interface SourceRecorded {

@@ -14,6 +14,7 @@ import type { ShadowGate } from './shadow-gate.js';
 import type { CallOutcome, CallRequest } from './contracts/gateway.js';
 import type { SecretBackend } from './contracts/extensions.js';
 import { CallSecretScope, hydrateParams } from './secret-scope.js';
+import { definedOnly, processResult } from './process-output.js';
 
 export type { CallOutcome, CallRequest } from './contracts/gateway.js';
 
@@ -69,7 +70,7 @@ export class CallPipeline {
     if (warned) result.diagnostics = warned + (result.diagnostics ?? '');
     const standing = this.parts.standing?.resolved();
     const scrub = standing?.size ? new Map([...standing, ...secrets.resolved()]) : secrets.resolved();
-    return this.complete(log, callId, tool, result, scrub, started);
+    return this.complete(log, callId, tool, result, scrub, validated.params, started);
   }
 
   private requested(callId: string, request: CallRequest): NewEvent {
@@ -99,20 +100,17 @@ export class CallPipeline {
     tool: ToolDefinition,
     result: ToolResult,
     secrets: ReadonlyMap<string, string>,
+    params: Params,
     started: number,
   ): Promise<CallOutcome> {
-    let { output, error, diagnostics } = result;
-    for (const processor of this.parts.processors.list()) {
-      const context = { tool, secrets };
-      output = processor.process(output, context);
-      if (error) error = processor.process(error, context);
-      if (diagnostics) diagnostics = processor.process(diagnostics, context);
-    }
+    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets, params, format: result.outputFormat });
+    const { output, error, diagnostics, structuredContent } = processed;
     const durationMs = Math.round(performance.now() - started);
     const status = result.exitCode !== 0 || error ? 'error' : 'success';
-    diagnostics ||= undefined;
-    await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error: error || undefined, diagnostics, durationMs } }]);
-    return { callId, status, output, error: error || undefined, diagnostics, exitCode: result.exitCode, durationMs };
+    const bytes = processed.processed ? { originalBytes: Buffer.byteLength(result.output, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
+    await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error, diagnostics, durationMs, ...bytes } }]);
+    const extras = { outputFormat: result.outputFormat, structuredContent };
+    return { callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
   }
 
   private async block(log: EventLog, before: NewEvent[], callId: string, blockedBy: string, error: string, started: number): Promise<CallOutcome> {

@@ -22,7 +22,7 @@ export async function collectTools(
     all.push(...expanded.map((sub) => (sub.shadow || !tool.shadow ? sub : { ...sub, shadow: tool.shadow })));
   }
   const sourced: ToolDefinition[] = [];
-  for (const source of sources.list()) sourced.push(...(await source.tools()));
+  for (const source of sources.list()) sourced.push(...(await source.tools({ settings: config.settings })));
   all.push(...applyOverlays(config, sourced));
   const seen = new Map<string, ToolDefinition>();
   const problems: string[] = [];

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import { LmdbEventLog } from '../events/lmdb-log.js';
 import type { EventLog } from '../events/log.js';
@@ -7,8 +8,8 @@ import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
-import { loadConfig, type LoadedConfig } from './config/load.js';
-import { findConfig, type ProjectPaths } from './config/paths.js';
+import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.js';
+import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
 import type { ToolProvider, ToolSource } from './contracts/tool.js';
@@ -16,10 +17,10 @@ import { collectTools } from './collect-tools.js';
 import { LateGateway } from './late-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
+import { CallSecretScope } from './secret-scope.js';
 import { ShadowGate } from './shadow-gate.js';
 import { KeyedSlot, OrderedSlot } from './slots.js';
 import { KernelTokens } from './tokens.js';
-import { CallSecretScope } from './secret-scope.js';
 
 export interface KernelOptions {
   cwd: string;
@@ -32,6 +33,11 @@ export interface KernelOptions {
   inlinePlugins?: readonly LoadablePlugin[];
   /** Use this log instead of the project's LMDB file (tests, dry runs). */
   log?: EventLog;
+  /**
+   * Tools described in text instead of the project's config files (`wrap`). The project, when there
+   * is one, still holds the event log; without one the global config dir does.
+   */
+  inlineConfig?: InlineConfig;
 }
 
 export interface Kernel {
@@ -59,7 +65,7 @@ export interface Kernel {
  */
 export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const lifecycle = new Lifecycle();
-  const paths = findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
+  const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
   const openLog = (): EventLog => {
@@ -73,7 +79,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   lifecycle.enter(KernelPhase.Init);
   let config: LoadedConfig;
   try {
-    config = loadConfig(paths, slots.providers);
+    config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
@@ -125,6 +131,16 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.StandingSecrets, standing);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   return { ...slots, standing };
+}
+
+/** The project's paths when there is a project, else the global config dir's (no config file needed). */
+function inlinePaths(options: KernelOptions): ProjectPaths {
+  try {
+    return findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
+  } catch {
+    const dir = options.globalDir ?? globalConfigDir();
+    return { mainFile: join(dir, 'factorly.yaml'), stateDir: dir, baseDir: options.cwd, logPath: join(dir, 'events.lmdb'), global: true, globalDir: dir };
+  }
 }
 
 function openProjectLog(paths: ProjectPaths): EventLog {

@@ -10,6 +10,8 @@ export { KernelTokens } from '../kernel/tokens.js';
 export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 export type {
   ParameterSpec,
+  OutputFormat,
+  ParamLocation,
   ParamType,
   PreparedDefinition,
   SecretScope,

@@ -122,14 +122,16 @@ describe('logs verify catches tampering', () => {
 });
 
 describe('logs: filters, detail, show, stats, export, replay', () => {
-  it('filters by tool, status and seq range, and prints detail blocks', () => {
+  it('filters by tool, status and seq range, and prints detail blocks', async () => {
     const root = project();
+    // Each call is requested, decided and completed; the blocked one has no decision.
+    const first = await firstCallSeq(root);
     const lines = (args: string[]) => runCli(['logs', '--json', ...args], root).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(lines([]).map((e) => e.status)).toEqual(['success', 'success', 'success', 'error', 'blocked']);
     expect(lines(['--tool', 'say', '-n', '2']).map((e) => e.params.text ?? null)).toEqual(['three', null]);
     expect(lines(['--status', 'error']).map((e) => e.tool)).toEqual(['fail']);
-    expect(lines(['--since', '13']).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
-    expect(lines(['--until', '9']).map((e) => e.params.text)).toEqual(['one', 'two']);
+    expect(lines(['--since', String(first + 9)]).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
+    expect(lines(['--until', String(first + 5)]).map((e) => e.params.text)).toEqual(['one', 'two']);
     expect(runCli(['logs', '--status', 'error', '--detail'], root).stdout).toMatch(/^——— .* ———\nTool: +fail\nStatus: +error \(exit 4\)\n/);
     expect(runCli(['logs', '--since', 'yesterday-ish'], root)).toMatchObject({ status: 2, stderr: expect.stringContaining('--since: expected a seq number') });
   });
@@ -184,7 +186,8 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     expect(records.find((r: { body: { stringValue: string } }) => r.body.stringValue === 'call.completed')).toMatchObject({ severityText: 'INFO' });
   });
 
-  it('re-runs a recorded call with an override, and rebuilds a timeline up to a seq', async () => {
+  // Ten CLI runs, each loading every official plugin: give it room on a busy machine.
+  it('re-runs a recorded call with an override, and rebuilds a timeline up to a seq', { timeout: 90_000 }, async () => {
     const root = project();
     const callSeq = await firstCallSeq(root);
     const [first] = runCli(['logs', '--json'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));

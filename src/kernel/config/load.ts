@@ -3,7 +3,7 @@ import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition } from '../contracts/tool.js';
 import { configFiles } from './files.js';
 import type { ProjectPaths } from './paths.js';
-import { buildTools, type ProviderLookup } from './tool-schema.js';
+import { buildTools, type ProviderLookup, type ToolCheck } from './tool-schema.js';
 import { readConfigSource, type ConfigSource } from './yaml-source.js';
 
 export interface LoadedConfig {
@@ -18,19 +18,23 @@ export interface LoadedConfig {
   sha: string;
 }
 
-/** Reads and validates every config file of a project against the installed providers. */
-export function loadConfig(paths: ProjectPaths, providers: ProviderLookup): LoadedConfig {
-  const sources: ConfigSource[] = [];
-  const main = readMain(paths);
-  if (main) sources.push(main);
-  const toolsDir = typeof main?.settings.tools_dir === 'string' ? main.settings.tools_dir : undefined;
-  for (const file of configFiles(paths, toolsDir)) {
-    if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false));
-  }
+/** A config given as text instead of the project's files (`wrap` describes its one server this way). */
+export interface InlineConfig {
+  /** Shown in messages where a file name would be. */
+  name: string;
+  yaml: string;
+}
+
+/**
+ * Reads and validates every config file of a project against the installed providers and other
+ * load-time checks (output processors checking `filter`).
+ */
+export function loadConfig(paths: ProjectPaths, providers: ProviderLookup, checks: readonly ToolCheck[] = [], inline?: InlineConfig): LoadedConfig {
+  const sources = inline ? [readConfigSource(inline.name, paths.baseDir, true, inline.yaml)] : projectSources(paths);
   const digest = createHash('sha256');
   for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);
   const overlays: ShadowOverlay[] = [];
-  const tools = buildTools(sources, providers, overlays);
+  const tools = buildTools(sources, providers, checks, overlays);
   return {
     paths,
     files: sources.map((source) => source.shown),
@@ -39,6 +43,17 @@ export function loadConfig(paths: ProjectPaths, providers: ProviderLookup): Load
     overlays,
     sha: digest.digest('hex'),
   };
+}
+
+function projectSources(paths: ProjectPaths): ConfigSource[] {
+  const sources: ConfigSource[] = [];
+  const main = readMain(paths);
+  if (main) sources.push(main);
+  const toolsDir = typeof main?.settings.tools_dir === 'string' ? main.settings.tools_dir : undefined;
+  for (const file of configFiles(paths, toolsDir)) {
+    if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false));
+  }
+  return sources;
 }
 
 function readMain(paths: ProjectPaths): ConfigSource | undefined {

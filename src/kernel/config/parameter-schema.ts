@@ -1,7 +1,7 @@
 import { isMap, isSeq, type Node, type YAMLMap } from 'yaml';
 import type { JsonValue } from '../../events/catalog.js';
 import { didYouMean } from '../base/suggest.js';
-import { PARAM_TYPES, type ParameterSpec, type ParamType } from '../contracts/tool.js';
+import { PARAM_LOCATIONS, PARAM_TYPES, type ParameterSpec, type ParamLocation, type ParamType } from '../contracts/tool.js';
 import { coerceValue } from '../params.js';
 
 const PARAM_KEYS = [
@@ -62,6 +62,10 @@ function parseParameter(
   const spec: ParameterSpec = { name, type: type as ParamType, required: p.required === true };
   if (typeof p.description === 'string') spec.description = p.description;
   if (p.hydrate_vault_refs === true) spec.hydrateVaultRefs = true;
+  if (p.in !== undefined) {
+    if ((PARAM_LOCATIONS as readonly unknown[]).includes(p.in)) spec.in = p.in as ParamLocation;
+    else problem(`parameter "${name}" has unknown "in" ${JSON.stringify(p.in)} (valid: ${PARAM_LOCATIONS.join(', ')})`, at('in'));
+  }
   readNumbers(spec, p, name, at, problem);
   readEnum(spec, p, name, at, problem);
   readPattern(spec, p, name, at, problem);

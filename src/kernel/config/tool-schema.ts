@@ -9,7 +9,14 @@ import { parseShadow } from './shadow-schema.js';
 import type { ConfigSource, RawTool } from './yaml-source.js';
 
 /** Keys every tool may have, whatever its type. */
-export const COMMON_TOOL_KEYS = ['type', 'description', 'hidden', 'timeout', 'max_output', 'parameters', 'shadow'] as const;
+export const COMMON_TOOL_KEYS = ['type', 'description', 'hidden', 'timeout', 'max_output', 'parameters', 'shadow', 'compress', 'filter'] as const;
+
+export const COMPRESS_MODES = ['json', 'logs', 'all', 'none'] as const;
+
+/** Something besides the provider that checks a definition at load time (an output processor checking `filter`). */
+export interface ToolCheck {
+  prepare?(tool: ToolDefinition): string[];
+}
 
 export interface ProviderLookup {
   get(type: string): ToolProvider | undefined;
@@ -24,7 +31,12 @@ export const BUILTIN_PREFIX = 'factorly.';
  * `CONFIG_INVALID` error listing every problem, each with its tool, file and line.
  * Shadow overlays for built-in tools are collected into `overlays`.
  */
-export function buildTools(sources: readonly ConfigSource[], providers: ProviderLookup, overlays: ShadowOverlay[] = []): ToolDefinition[] {
+export function buildTools(
+  sources: readonly ConfigSource[],
+  providers: ProviderLookup,
+  checks: readonly ToolCheck[] = [],
+  overlays: ShadowOverlay[] = [],
+): ToolDefinition[] {
   const problems: string[] = [];
   const tools = new Map<string, ToolDefinition>();
   const firstSeen = new Map<string, RawTool>();
@@ -43,7 +55,7 @@ export function buildTools(sources: readonly ConfigSource[], providers: Provider
       if (overlay) overlays.push(overlay);
       continue;
     }
-    const tool = buildTool(raw, providers, problem);
+    const tool = buildTool(raw, providers, checks, problem);
     if (tool) tools.set(tool.name, tool);
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
@@ -73,7 +85,7 @@ function nodeAt(raw: RawTool, key: string): Node | null {
   return isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node;
 }
 
-function buildTool(raw: RawTool, providers: ProviderLookup, problem: Problem): ToolDefinition | undefined {
+function buildTool(raw: RawTool, providers: ProviderLookup, checks: readonly ToolCheck[], problem: Problem): ToolDefinition | undefined {
   if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
     problem('must be a mapping of keys such as type and description');
     return undefined;
@@ -105,10 +117,21 @@ function buildTool(raw: RawTool, providers: ProviderLookup, problem: Problem): T
     maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, at('max_output'))),
     parameters: parseParameters(value.parameters, at('parameters'), problem),
     shadow: parseShadow(raw.name, value.shadow, at('shadow'), problem),
+    compress: parseCompress(value.compress, (m) => problem(m, at('compress'))),
+    filter: isRecord(value.filter) ? value.filter : undefined,
     spec,
     source: { file: raw.file, line: raw.line },
   };
+  if (value.filter !== undefined && !isRecord(value.filter)) problem('"filter" must be a mapping of filter stages (keep_lines, head_lines, json_path, ...)', at('filter'));
+  for (const check of checks) for (const message of check.prepare?.(tool) ?? []) problem(message, at('filter'));
   return applyProvider(tool, provider, problem);
+}
+
+function parseCompress(value: unknown, problem: (message: string) => void): ToolDefinition['compress'] {
+  if (value === undefined || value === null) return undefined;
+  if ((COMPRESS_MODES as readonly unknown[]).includes(value)) return value as ToolDefinition['compress'];
+  problem(`has compress ${JSON.stringify(value)} (valid: ${COMPRESS_MODES.join(', ')})`);
+  return undefined;
 }
 
 function applyProvider(tool: ToolDefinition, provider: ToolProvider, problem: Problem): ToolDefinition {

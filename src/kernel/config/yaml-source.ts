@@ -37,9 +37,9 @@ export const TOP_LEVEL_KEYS = [
  * Parses one config file. The main file is always structured (`tools:` and settings); a loose file
  * is structured when it uses any known top-level key, otherwise it is a flat `name: tool` map.
  */
-export function readConfigSource(file: string, baseDir: string, main: boolean): ConfigSource {
+export function readConfigSource(file: string, baseDir: string, main: boolean, given?: string): ConfigSource {
   const shown = relative(baseDir, file) || file;
-  const text = readFileSync(file, 'utf8');
+  const text = given ?? readFileSync(file, 'utf8');
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
   const lineOf = (node: Node | null | undefined): number => (node?.range ? lineCounter.linePos(node.range[0]).line : 1);

@@ -1,7 +1,7 @@
 import type { Decision, Interface, JsonValue, Params } from '../../events/catalog.js';
 import type { Projection } from '../../events/projection.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { ToolDefinition } from './tool.js';
+import type { OutputFormat, ToolDefinition } from './tool.js';
 
 /** What a shadow rule sees of a call. */
 export interface ShadowContext {
@@ -127,13 +127,25 @@ export interface OutputContext {
   tool: ToolDefinition;
   /** Secret values resolved for this call, by reference name, for scrubbing. */
   secrets: ReadonlyMap<string, string>;
+  /**
+   * Which text this is: the tool's `output`, its `error`, its `diagnostics`, or the JSON text of
+   * its `structured` content. Scrubbers treat all alike; shaping stages (filters, truncation)
+   * usually only touch `output`.
+   */
+  stream?: 'output' | 'error' | 'diagnostics' | 'structured';
+  /** How the output is to be read (see `ToolResult.outputFormat`). */
+  format?: OutputFormat;
+  /** The call's validated params (built-in filters pick a filter by a `command` param). */
+  params?: Params;
 }
 
 /** Transforms output before it is stored or returned: scrub, compress, filter, truncate. */
 export interface OutputProcessor {
   readonly name: string;
   readonly order: number;
-  process(text: string, context: OutputContext): string;
+  process(text: string, context: OutputContext): string | Promise<string>;
+  /** Checks a tool's definition at load time (e.g. its `filter` stages); problems are short phrases. */
+  prepare?(tool: ToolDefinition): string[];
 }
 
 /** A way in (MCP stdio, MCP HTTP, web UI), started and stopped by the kernel. */

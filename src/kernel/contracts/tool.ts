@@ -19,7 +19,12 @@ export interface ParameterSpec {
   enum?: string[];
   /** Lets `{{vault:K}}` in the caller's value be resolved (off by default). */
   hydrateVaultRefs?: boolean;
+  /** Where a `rest` tool sends the value (default: path if the path uses it, else body or query by method). */
+  in?: ParamLocation;
 }
+
+export type ParamLocation = 'query' | 'path' | 'header' | 'body';
+export const PARAM_LOCATIONS: readonly ParamLocation[] = ['query', 'path', 'header', 'body'];
 
 /** Where a definition came from, for error messages that point at the line to fix. */
 export interface SourceLocation {
@@ -38,9 +43,18 @@ export interface ToolDefinition {
   parameters: ParameterSpec[];
   /** Governance for this tool, validated at load time (sub-tools of a server entry inherit it). */
   shadow?: ShadowPolicy;
+  /** Output compression: compact JSON, fold repeated log lines, both, or none. */
+  compress?: 'json' | 'logs' | 'all' | 'none';
+  /** Output filter stages, checked and applied by the output processors. */
+  filter?: Record<string, unknown>;
   /** Provider-specific keys (e.g. `command`, `args` for `cli`). */
   spec: Record<string, unknown>;
   source: SourceLocation;
+  /**
+   * The tool's own JSON Schema for its input, when it has one (an upstream MCP tool's
+   * `inputSchema`): richer than `parameters` (nested objects, item types), for interfaces to expose.
+   */
+  inputSchema?: Record<string, unknown>;
 }
 
 /** What a provider receives for one call: params validated, coerced and defaulted. */
@@ -73,7 +87,8 @@ export interface SecretScope {
 export interface ToolSource {
   readonly name: string;
   readonly order?: number;
-  tools(): ToolDefinition[] | Promise<ToolDefinition[]>;
+  /** `settings` are the config's top-level settings (e.g. `disable_builtins`). */
+  tools(context?: { settings: Record<string, unknown> }): ToolDefinition[] | Promise<ToolDefinition[]>;
 }
 
 /** Result shape everywhere. An error is `exitCode != 0` or a non-empty `error`. */
@@ -83,7 +98,17 @@ export interface ToolResult {
   exitCode: number;
   /** Diagnostics a tool printed while succeeding (a CLI tool's stderr with exit 0). */
   diagnostics?: string;
+  /**
+   * How to read `output`: plain text (the default), or `mcp-content`, the JSON text of an MCP
+   * content array (what an upstream MCP tool returned when it was not only text: images,
+   * resources), so an MCP interface can hand it back as it came.
+   */
+  outputFormat?: OutputFormat;
+  /** An upstream MCP tool's `structuredContent`, carried alongside the output. */
+  structuredContent?: { [key: string]: JsonValue };
 }
+
+export type OutputFormat = 'text' | 'mcp-content';
 
 /** What a provider says about a definition at load time. */
 export interface PreparedDefinition {

@@ -1,0 +1,68 @@
+import type { OutputContext, OutputProcessor, ToolDefinition } from 'factorly';
+import { applyFilter } from './apply-filter.js';
+import { compileFilter, type FilterSpec } from './filter-spec.js';
+import { collapseBlankLines, compactJson, foldRepeatedLines, stripAnsi } from './text-stages.js';
+import { truncateMiddle } from './truncate.js';
+
+/**
+ * Orders of the stages. A secret scrubber (another plugin) should run before all of them (order
+ * below 100) so a pipe command never sees a secret; truncation runs last.
+ */
+export const ORDER = { clean: 100, filter: 200, compress: 300, truncate: 900 } as const;
+
+/** Output processing runs for a tool that asks for it: `compress`, `filter` or `max_output`. */
+function shapes(context: OutputContext): boolean {
+  const { tool } = context;
+  return (context.stream ?? 'output') === 'output' && (tool.compress !== undefined || tool.filter !== undefined || tool.maxOutput !== undefined);
+}
+
+const isText = (context: OutputContext): boolean => (context.format ?? 'text') === 'text';
+
+/** ANSI stripping and blank-line folding, on every processed text output. */
+export const cleanProcessor: OutputProcessor = {
+  name: 'clean',
+  order: ORDER.clean,
+  process: (text, context) => (shapes(context) && isText(context) ? collapseBlankLines(stripAnsi(text)) : text),
+};
+
+const compiled = new WeakMap<ToolDefinition, FilterSpec>();
+
+function filterOf(tool: ToolDefinition): FilterSpec | undefined {
+  if (!tool.filter) return undefined;
+  let filter = compiled.get(tool);
+  if (!filter) {
+    filter = compileFilter(tool.filter).filter;
+    compiled.set(tool, filter);
+  }
+  return filter;
+}
+
+/** The tool's `filter:` stages; checks them at load time so a bad regex or JSONPath is a config error. */
+export const filterProcessor: OutputProcessor = {
+  name: 'filter',
+  order: ORDER.filter,
+  prepare: (tool) => (tool.filter ? compileFilter(tool.filter).problems : []),
+  process: async (text, context) => {
+    const filter = filterOf(context.tool);
+    return filter && shapes(context) && isText(context) ? applyFilter(text, filter) : text;
+  },
+};
+
+/** `compress: json | logs | all` (none: off). */
+export const compressProcessor: OutputProcessor = {
+  name: 'compress',
+  order: ORDER.compress,
+  process: (text, context) => {
+    const mode = context.tool.compress;
+    if (!shapes(context) || !isText(context) || mode === undefined || mode === 'none') return text;
+    const compacted = mode === 'json' || mode === 'all' ? compactJson(text) : text;
+    return mode === 'logs' || mode === 'all' ? foldRepeatedLines(compacted) : compacted;
+  },
+};
+
+/** `max_output` bytes, cut in the middle at character boundaries with a marker naming the bytes removed. */
+export const truncateProcessor: OutputProcessor = {
+  name: 'truncate',
+  order: ORDER.truncate,
+  process: (text, context) => (shapes(context) && context.tool.maxOutput !== undefined ? truncateMiddle(text, context.tool.maxOutput) : text),
+};

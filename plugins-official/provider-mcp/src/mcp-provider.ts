@@ -1,0 +1,81 @@
+import type { SecretScope, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import { MCP_KEYS, prepareMcp, readTarget, targetTemplates } from './mcp-spec.js';
+import { toToolResult } from './result.js';
+import { parametersFromSchema } from './schema-params.js';
+import { Upstream, UpstreamClosedError } from './upstream.js';
+
+/** Keys of a server entry its sub-tools inherit (the filter stays with the entry, as in the reference). */
+const INHERITED = ['timeoutMs', 'maxOutput', 'compress', 'shadow', 'hidden'] as const;
+
+/**
+ * `type: mcp`: an upstream MCP server whose tools become `<entry>.<remote>` tools with their real
+ * JSON Schemas. Each server runs once (started at boot by `expand`) and is shared by all calls;
+ * arguments are forwarded as typed JSON.
+ */
+export class McpProvider implements ToolProvider {
+  readonly type = 'mcp';
+  readonly keys = MCP_KEYS;
+  private readonly upstreams = new Map<string, Upstream>();
+
+  /** `standing` resolves an upstream's env, URL and headers once, and their values are scrubbed from every call. */
+  constructor(private readonly standing: SecretScope) {}
+
+  prepare(tool: ToolDefinition) {
+    return prepareMcp(tool);
+  }
+
+  async expand(entry: ToolDefinition): Promise<ToolDefinition[]> {
+    const upstream = new Upstream(entry.name, readTarget(entry), (template) => this.standing.resolve(template));
+    this.upstreams.set(entry.name, upstream);
+    const remote = await upstream.listTools();
+    return remote.map((tool) => ({
+      ...pick(entry),
+      name: entry.spec.prefix === false ? tool.name : `${entry.name}.${tool.name}`,
+      type: 'mcp',
+      description: tool.description ?? tool.title ?? '',
+      hidden: entry.hidden,
+      parameters: parametersFromSchema(tool.inputSchema),
+      inputSchema: tool.inputSchema as Record<string, unknown>,
+      spec: { ...entry.spec, server: entry.name, remote: tool.name },
+      source: entry.source,
+    }));
+  }
+
+  async execute(call: ToolCall): Promise<ToolResult> {
+    const server = String(call.tool.spec.server ?? call.tool.name);
+    const upstream = this.upstreams.get(server);
+    if (!upstream) return { output: '', error: `mcp server "${server}" is not connected (was the tool listed at start-up?)`, exitCode: 1 };
+    // Resolve the server's own secret references in this call's scope too, so its output is scrubbed of them.
+    for (const template of targetTemplates(readTarget(call.tool))) if (template.includes('{{')) await call.secrets.resolve(template);
+    try {
+      return toToolResult(await upstream.call(String(call.tool.spec.remote), call.params, { signal: call.signal, timeoutMs: call.timeoutMs }));
+    } catch (error) {
+      return failure(error, call, server);
+    }
+  }
+
+  /** The running upstream for a server entry (tests and diagnostics). */
+  upstream(name: string): Upstream | undefined {
+    return this.upstreams.get(name);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.upstreams.values()].map((upstream) => upstream.stop()));
+  }
+}
+
+function failure(error: unknown, call: ToolCall, server: string): ToolResult {
+  if (error instanceof UpstreamClosedError) return { output: '', error: error.message, exitCode: 1 };
+  const timedOut = (call.signal.reason as Error | undefined)?.name === 'TimeoutError' || (error as { code?: number }).code === -32001;
+  if (timedOut) return { output: '', error: `upstream MCP server "${server}": call timed out after ${formatMs(call.timeoutMs)}`, exitCode: 124 };
+  if (call.signal.aborted) return { output: '', error: `upstream MCP server "${server}": call was cancelled`, exitCode: 130 };
+  return { output: '', error: `upstream MCP server "${server}": ${(error as Error).message}`, exitCode: 1 };
+}
+
+function pick(entry: ToolDefinition): Partial<ToolDefinition> {
+  return Object.fromEntries(INHERITED.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]));
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}

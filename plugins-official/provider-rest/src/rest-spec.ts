@@ -1,0 +1,90 @@
+import type { ParameterSpec, PreparedDefinition, ToolDefinition } from 'factorly';
+import { placeholders } from './template.js';
+
+export type BodyType = 'json' | 'form' | 'raw';
+
+export type RestAuth =
+  | { type: 'bearer'; token: string }
+  | { type: 'basic'; token: string }
+  | { type: 'header'; header: string; value: string };
+
+/** The `rest` keys of a tool definition, validated. */
+export interface RestSpec {
+  baseUrl: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  bodyType: BodyType;
+  auth?: RestAuth;
+}
+
+export const REST_KEYS = ['base_url', 'method', 'path', 'headers', 'body', 'body_type', 'auth'] as const;
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const BODY_TYPES: readonly BodyType[] = ['json', 'form', 'raw'];
+const AUTH_FIELDS: Record<RestAuth['type'], string[]> = { bearer: ['token'], basic: ['token'], header: ['header', 'value'] };
+
+export function readRestSpec(tool: ToolDefinition): RestSpec {
+  const { base_url: baseUrl, method, path, headers, body, body_type: bodyType, auth } = tool.spec;
+  return {
+    baseUrl: String(baseUrl ?? ''),
+    method: String(method ?? 'GET').toUpperCase(),
+    path: typeof path === 'string' ? path : '',
+    headers: isStringMap(headers) ? stringify(headers) : {},
+    body: typeof body === 'string' ? body : undefined,
+    bodyType: (bodyType as BodyType | undefined) ?? 'json',
+    auth: auth as RestAuth | undefined,
+  };
+}
+
+/** Load-time checks, so a typo is a config error rather than a failed call. */
+export function prepareRest(tool: ToolDefinition): PreparedDefinition {
+  const problems: string[] = [];
+  const { base_url: baseUrl, method, path, headers, body, body_type: bodyType } = tool.spec;
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') problems.push('is a rest tool but has no base_url');
+  else if (!/^https?:\/\//i.test(baseUrl) && !baseUrl.startsWith('{{')) problems.push(`has base_url ${JSON.stringify(baseUrl)}, which is not an http:// or https:// URL`);
+  if (typeof method !== 'string' || method.trim() === '') problems.push('is a rest tool but has no method');
+  else if (!METHODS.includes(method.toUpperCase())) problems.push(`has unknown method ${JSON.stringify(method)} (valid: ${METHODS.join(', ')})`);
+  if (path !== undefined && typeof path !== 'string') problems.push('has "path" that is not a string template');
+  if (headers !== undefined && !isStringMap(headers)) problems.push('has "headers" that is not a mapping of names to strings');
+  if (body !== undefined && typeof body !== 'string') problems.push('has "body" that is not a string template');
+  if (bodyType !== undefined && !BODY_TYPES.includes(bodyType as BodyType)) {
+    problems.push(`has unknown body_type ${JSON.stringify(bodyType)} (valid: ${BODY_TYPES.join(', ')})`);
+  }
+  problems.push(...authProblems(tool.spec.auth));
+  if (problems.length > 0) return { problems };
+  const spec = readRestSpec(tool);
+  const templates = [spec.baseUrl, spec.path, ...Object.values(spec.headers), ...(spec.body === undefined ? [] : [spec.body])];
+  if (tool.parameters.length === 0) return { problems, inferredParameters: inferParameters(templates) };
+  const declared = new Set(tool.parameters.map((p) => p.name));
+  for (const name of templates.flatMap(placeholders)) {
+    if (!declared.has(name)) problems.push(`uses {{${name}}}, which is not one of its parameters`);
+  }
+  return { problems: [...new Set(problems)] };
+}
+
+function authProblems(auth: unknown): string[] {
+  if (auth === undefined) return [];
+  if (typeof auth !== 'object' || auth === null || Array.isArray(auth)) return ['has "auth" that is not a mapping (e.g. {type: bearer, token: "{{vault:API_TOKEN}}"})'];
+  const { type } = auth as Record<string, unknown>;
+  const fields = AUTH_FIELDS[type as RestAuth['type']];
+  if (!fields) return [`has auth type ${JSON.stringify(type)} (valid: ${Object.keys(AUTH_FIELDS).join(', ')})`];
+  return fields
+    .filter((field) => typeof (auth as Record<string, unknown>)[field] !== 'string')
+    .map((field) => `has auth type ${String(type)} without a string "${field}"`);
+}
+
+/** Parameters inferred from the templates of a tool that declares none: every placeholder, required, a string. */
+function inferParameters(templates: readonly string[]): ParameterSpec[] {
+  return [...new Set(templates.flatMap(placeholders))].map((name) => ({ name, type: 'string', required: true }));
+}
+
+function isStringMap(value: unknown): value is Record<string, string | number | boolean> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) &&
+    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v));
+}
+
+function stringify(map: Record<string, string | number | boolean>): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).map(([key, value]) => [key, String(value)]));
+}

@@ -1,0 +1,26 @@
+import { FactorlyCommand } from '../cli/base-command.js';
+import { parseWrapArgs, WRAP_USAGE } from '../cli/wrap-args.js';
+
+export default class Wrap extends FactorlyCommand {
+  static summary = 'Serve one upstream MCP server (stdio) through factorly, with no config file.';
+  static description = `${WRAP_USAGE}
+
+The server's tools are served over MCP stdio under their own names; every call goes through
+factorly: validated against the tool's schema, governed, output-processed (max_output 50000,
+compress all) and recorded in the event log (the project's when there is one, else the global one).`;
+  static examples = ['<%= config.bin %> wrap -- npx @modelcontextprotocol/server-everything', '<%= config.bin %> wrap --name fs -- node server.js /tmp'];
+  static strict = false;
+
+  async run(): Promise<void> {
+    const args = parseWrapArgs(this.argv);
+    // Everything after `--` belongs to the wrapped server, so argv is parsed above; tell oclif so.
+    (this as unknown as { parsed: boolean }).parsed = true;
+    const entry = { type: 'mcp', command: args.command, args: args.args, prefix: false, max_output: 50_000, compress: 'all' };
+    // JSON is YAML: the synthetic config goes through the same validation as a file would.
+    const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: entry } });
+    const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
+    const { serveStdio } = await import('../mcp-serve/stdio-server.js');
+    const gateway = { call: kernel.pipeline.call.bind(kernel.pipeline), tools: () => kernel.registry.all() };
+    await serveStdio(gateway, { name: 'factorly', version: this.config.version });
+  }
+}

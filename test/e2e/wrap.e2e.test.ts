@@ -1,0 +1,71 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { LmdbEventLog } from '../../src/events/lmdb-log.js';
+import type { Recorded } from '../../src/events/envelope.js';
+import { parseWrapArgs, serverName } from '../../src/cli/wrap-args.js';
+import { BIN, runCli, tempProject } from '../helpers/project.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+async function events(root: string): Promise<Recorded[]> {
+  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
+  const out: Recorded[] = [];
+  for await (const event of log.read()) out.push(event);
+  await log.close();
+  return out;
+}
+
+describe('factorly wrap', () => {
+  it('serves server-everything over stdio with the same tool names, real schemas and content, and logs each call', async () => {
+    const root = tempProject({ '.factorly/.keep': '' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'wrap', '--', process.execPath, EVERYTHING, 'stdio'],
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'wrap-test', version: '1' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'get-structured-content']));
+      expect(names.some((name) => name.startsWith('factorly.'))).toBe(false);
+      expect(tools.find((tool) => tool.name === 'get-sum')!.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+
+      expect(await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 40 } })).toMatchObject({ content: [{ type: 'text', text: 'The sum of 2 and 40 is 42.' }] });
+      const image = await client.callTool({ name: 'get-tiny-image', arguments: {} });
+      expect((image.content as { type: string }[]).map((item) => item.type)).toEqual(['text', 'image', 'text']);
+      expect((image.content as { data?: string }[])[1]).toMatchObject({ mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
+      const weather = await client.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } });
+      expect(weather.structuredContent).toMatchObject({ temperature: expect.any(Number) });
+      const invalid = await client.callTool({ name: 'get-sum', arguments: { a: 'x' } });
+      expect(invalid).toMatchObject({ isError: true, content: [{ type: 'text', text: 'parameter validation failed for "get-sum": a: expected number, got "x"; required parameter "b" missing' }] });
+    } finally {
+      await client.close();
+    }
+    const completed = (await events(root)).filter((e) => e.type === 'call.completed').map((e) => e.data as { status: string });
+    expect(completed.map((c) => c.status)).toEqual(['success', 'success', 'success', 'blocked']);
+    const requested = (await events(root)).filter((e) => e.type === 'call.requested').map((e) => e.data as { tool: string; iface: string });
+    expect(requested).toEqual(expect.arrayContaining([expect.objectContaining({ tool: 'get-sum', iface: 'mcp' })]));
+  });
+
+  it('explains its usage when no command follows --', () => {
+    const run = runCli(['wrap', '--name', 'x'], tempProject());
+    expect(run).toMatchObject({ status: 2, stderr: 'Error: usage: factorly wrap [--name NAME] -- <command> [args...]\n' });
+  });
+
+  it('names the wrapped server after its package or script', () => {
+    expect(serverName('npx', ['-y', '@modelcontextprotocol/server-github'])).toBe('github');
+    expect(serverName('uvx', ['mcp-server-fetch'])).toBe('fetch');
+    expect(serverName('python', ['-m', 'my_server'])).toBe('my_server');
+    expect(serverName('node', ['server.js'])).toBe('server');
+    expect(serverName('/usr/bin/thing', [])).toBe('thing');
+    expect(parseWrapArgs(['--name=fs', '--', 'node', 'a.js', '--flag'])).toEqual({ name: 'fs', command: 'node', args: ['a.js', '--flag'], configPath: undefined });
+  });
+});
