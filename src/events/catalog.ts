@@ -71,6 +71,8 @@ export interface CallCompleted {
   /** For blocked calls: which stage stopped it (`unknown_tool`, `invalid`, or a shadow rule). */
   blockedBy?: string;
   durationMs: number;
+  /** What the call consumed, as its provider reported it (scripts: durationMs, toolCalls, memoryBytes). */
+  usage?: Record<string, number>;
 }
 
 export interface SourceRecorded {

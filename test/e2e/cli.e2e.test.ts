@@ -77,7 +77,7 @@ describe('factorly CLI', () => {
     const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  a:\n    type: rest\n' });
     const run = runCli(['call', 'a'], root);
     expect(run).toMatchObject({ status: 1, stdout: '' });
-    expect(run.stderr).toBe('Error: config: tool "a" has unknown type "rest" (installed types: cli) (.factorly/factorly.yaml:3)\n');
+    expect(run.stderr).toBe('Error: config: tool "a" has unknown type "rest" (installed types: cli, code) (.factorly/factorly.yaml:3)\n');
     expect(existsSync(join(root, '.factorly', 'events.lmdb'))).toBe(false);
     writeFileSync(join(root, '.factorly', 'factorly.yaml'), 'tools:\n  a: [unclosed\n');
     expect(runCli(['tools'], root).stderr).toMatch(/^Error: config: \.factorly\/factorly\.yaml:3:1: /);
@@ -87,8 +87,11 @@ describe('factorly CLI', () => {
 
   it('lists and shows tools, with close matches for a wrong name', () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
-    expect(runCli(['tools'], root).stdout).toBe('NAME   TYPE  DESCRIPTION  PARAMETERS\ncount  cli                n\nfail   cli\n');
-    expect(JSON.parse(runCli(['tools', '--json'], root).stdout).map((t: { name: string }) => t.name)).toEqual(['count', 'fail']);
+    const table = runCli(['tools'], root).stdout.split('\n');
+    expect(table[0]).toMatch(/^NAME +TYPE +DESCRIPTION +PARAMETERS/);
+    expect(table.filter((line) => /^(count|fail) /.test(line)).map((line) => line.replace(/ +/g, ' ').trim())).toEqual(['count cli n', 'fail cli']);
+    // factorly.code is a builtin tool: listed with the configured ones.
+    expect(JSON.parse(runCli(['tools', '--json'], root).stdout).map((t: { name: string }) => t.name)).toEqual(['count', 'factorly.code', 'fail']);
     expect(runCli(['tools', 'show', 'count'], root).stdout).toContain('count:\n  type: cli\n  command: echo\n');
     expect(runCli(['tools', 'show', 'fial'], root)).toMatchObject({ status: 1, stderr: 'Error: tool "fial" is not configured; did you mean "fail"?\n' });
   });

@@ -83,6 +83,16 @@ export interface ToolResult {
   exitCode: number;
   /** Diagnostics a tool printed while succeeding (a CLI tool's stderr with exit 0). */
   diagnostics?: string;
+  /** What the call consumed (a script's duration, inner tool calls, memory), recorded on `call.completed`. */
+  usage?: Record<string, number>;
+}
+
+/** Source code a call runs (code tools), recorded once per digest and referenced from `call.requested`. */
+export interface CallSource {
+  /** sha256 (hex) of `source`. */
+  sha: string;
+  language: string;
+  source: string;
 }
 
 /** What a provider says about a definition at load time. */
@@ -108,6 +118,8 @@ export interface ToolProvider {
    */
   expand?(definition: ToolDefinition): Promise<ToolDefinition[]>;
   execute(call: ToolCall): Promise<ToolResult>;
+  /** The source this call will run, for the audit trail (`sourceSha` on `call.requested`). */
+  sourceOf?(tool: ToolDefinition, params: Params): CallSource | undefined;
   /** Releases processes and connections; called once when the kernel stops. */
   stop?(): Promise<void>;
 }
