@@ -56,11 +56,14 @@ export function rank(tools: readonly ToolDefinition[], query: string): ToolDefin
   const exact = byName.find((tool) => tool.name === query.trim());
   if (exact) return [exact];
   return byName
-    .map((tool) => {
-      const entry = entryOf(tool);
-      return { tool, score: wanted.reduce((sum, term) => sum + termScore(entry, term), 0) };
-    })
+    .map((tool) => ({ tool, score: score(tool, wanted) }))
     .filter((scored) => scored.score > 0)
     .sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
     .map((scored) => scored.tool);
+}
+
+/** The ranking score of one tool for already split query terms. */
+export function score(tool: ToolDefinition, wanted: readonly string[]): number {
+  const entry = entryOf(tool);
+  return wanted.reduce((sum, term) => sum + termScore(entry, term), 0);
 }

@@ -1,6 +1,6 @@
 import type { JsonValue, ToolDefinition } from 'factorly';
 import { distance } from 'fastest-levenshtein';
-import { rank } from './ranking.js';
+import { rank, score, terms } from './ranking.js';
 import { inputType, signature } from './signatures.js';
 import { canonicalName, namespaceOf, toolPath } from './tool-paths.js';
 
@@ -69,14 +69,17 @@ export function describe(tools: readonly ToolDefinition[], raw: JsonValue): Json
   return { items, namespaces: namespaces as unknown as JsonValue, missing };
 }
 
-/** Up to 3 paths in the same app, by search score and then by edit distance. */
+/**
+ * Up to 3 paths in the same app. Executor ranks them with its search alone; a misspelt name
+ * shares no term with the tool meant, so edit distance goes first and the search score breaks ties.
+ */
 function closest(tools: readonly ToolDefinition[], name: string): string[] {
   const app = namespaceOf(name);
   const candidates = app === undefined ? tools.filter((tool) => namespaceOf(tool.name) === undefined) : inNamespace(tools, app);
-  const ranked = rank(candidates, name);
-  const order = new Map(ranked.map((tool, index) => [tool.name, index]));
+  const wanted = terms(name);
+  const scores = new Map(candidates.map((tool) => [tool.name, score(tool, wanted)]));
   return [...candidates]
-    .sort((a, b) => (order.get(a.name) ?? Infinity) - (order.get(b.name) ?? Infinity) || distance(a.name, name) - distance(b.name, name) || a.name.localeCompare(b.name))
+    .sort((a, b) => distance(a.name, name) - distance(b.name, name) || scores.get(b.name)! - scores.get(a.name)! || a.name.localeCompare(b.name))
     .slice(0, 3)
     .map((tool) => toolPath(tool.name));
 }
