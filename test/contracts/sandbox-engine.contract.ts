@@ -6,6 +6,15 @@ import { REPO } from '../helpers/project.js';
 
 const BUDGET: SandboxBudget = { timeoutMs: 5_000, memoryBytes: 32 * 1024 * 1024, maxLogBytes: 2_000 };
 
+/** The guest's global names on every engine (QuickJS also has its InternalError type). */
+const SAME_GLOBALS = [
+  'AggregateError', 'Array', 'ArrayBuffer', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError',
+  'Float32Array', 'Float64Array', 'Function', 'Infinity', 'Int16Array', 'Int32Array', 'Int8Array', 'JSON', 'Map', 'Math', 'NaN', 'Number', 'Object',
+  'Promise', 'Proxy', 'RangeError', 'ReferenceError', 'Reflect', 'RegExp', 'Set', 'String', 'Symbol', 'SyntaxError', 'TypeError', 'URIError',
+  'Uint16Array', 'Uint32Array', 'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakSet', 'console', 'decodeURI', 'decodeURIComponent', 'encodeURI',
+  'encodeURIComponent', 'escape', 'eval', 'factorly', 'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt', 'tools', 'undefined', 'unescape',
+];
+
 /** A host that answers `echo` with its arguments and fails `fail` with a message. */
 const echoHost: SandboxHost = {
   async call(fn, args) {
@@ -173,6 +182,11 @@ export function sandboxEngineContract(name: string, create: () => SandboxEngine)
       const result = await run('async function run() { const g = Function("return this")(); return g ? [typeof g.process, typeof g.require, typeof g.fetch, typeof g.setTimeout] : "no global" }');
       expect(result.exitCode === 0 ? result.value : result.error).toSatisfy((v: unknown) => v === 'no global' || JSON.stringify(v) === '["undefined","undefined","undefined","undefined"]' || typeof v === 'string');
       expect(result.value).not.toContain('object');
+    });
+
+    it('exposes exactly the same globals as every other engine', async () => {
+      const result = await run('async function run() { return Object.getOwnPropertyNames(globalThis).filter((k) => k !== "run" && k !== "InternalError").sort() }');
+      expect(result.value).toEqual(SAME_GLOBALS);
     });
 
     it('has no require, process, fetch, timers or module loading', async () => {

@@ -1,8 +1,8 @@
 // The QuickJS engine process: loads the WASM module once, then runs each script in a fresh
-// runtime and context. Started by the pool with an empty environment; never imported by the host.
+// runtime and context, prepared while idle. Started by the pool with an empty environment; never imported by the host.
 import * as variantModule from '@jitl/quickjs-wasmfile-release-sync';
 import { GUEST_PRELUDE, serveRuns, type GuestBridge, type GuestJob, type EngineOutcome } from '@factorly/sandbox-kit/child';
-import { newQuickJSWASMModuleFromVariant, type QuickJSSyncVariant, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { newQuickJSWASMModuleFromVariant, type QuickJSSyncVariant, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 
 type Outcome = EngineOutcome;
 
@@ -15,32 +15,49 @@ const DEFAULT_LOG_BYTES = 64 * 1024;
 
 void serveRuns(async () => {
   const module = await newQuickJSWASMModuleFromVariant(variant);
-  return (job, bridge) => runJob(module, job, bridge);
+  let next = prepare(module);
+  return async (job, bridge) => {
+    const ready = next;
+    const outcome = await runJob(ready, job, bridge);
+    // The next context (runtime, context, parsed prelude) is made while the process is idle, after
+    // this outcome has been sent, so a run pays only for its own script.
+    if (!outcome.retire) setImmediate(() => (next = prepare(module)));
+    return outcome;
+  };
 });
 
-async function runJob(module: QuickJSWASMModule, job: GuestJob, bridge: GuestBridge): Promise<Outcome> {
-  const deadline = Date.now() + job.budget.timeoutMs;
-  let interrupted = false;
+interface Prepared {
+  runtime: QuickJSRuntime;
+  run: GuestRun;
+  /** Read by the interrupt handler; set when the run starts. */
+  deadline: { at: number; hit: boolean };
+}
+
+function prepare(module: QuickJSWASMModule): Prepared {
+  const deadline = { at: Infinity, hit: false };
   const runtime = module.newRuntime();
-  runtime.setMemoryLimit(job.budget.memoryBytes);
   runtime.setMaxStackSize(MAX_STACK_BYTES);
-  runtime.setInterruptHandler(() => (interrupted ||= Date.now() > deadline));
+  runtime.setInterruptHandler(() => (deadline.hit ||= Date.now() > deadline.at));
   const vm = runtime.newContext();
-  const run = new GuestRun(vm, bridge, () => runtime.executePendingJobs());
+  return { runtime, deadline, run: new GuestRun(vm, () => runtime.executePendingJobs()) };
+}
+
+async function runJob({ runtime, run, deadline }: Prepared, job: GuestJob, bridge: GuestBridge): Promise<Outcome> {
+  deadline.at = Date.now() + job.budget.timeoutMs;
+  runtime.setMemoryLimit(job.budget.memoryBytes);
   let outcome: Outcome;
   try {
-    outcome = await run.start(job);
+    outcome = await run.start(job, bridge);
   } catch (error) {
     outcome = { exitCode: 2, error: `the QuickJS engine failed: ${String(error)}`, retire: true };
   }
-  if (interrupted) return { exitCode: 2, error: `timed out after ${job.budget.timeoutMs} ms`, retire: true };
+  if (deadline.hit) return { exitCode: 2, error: `timed out after ${job.budget.timeoutMs} ms`, retire: true };
   if ('guestJson' in outcome && outcome.guestJson.includes('out of memory') && /"ok":false/.test(outcome.guestJson)) {
     return { exitCode: 2, error: `out of memory: the script used more than ${Math.round(job.budget.memoryBytes / 1048576)} MiB`, retire: true };
   }
   if (outcome.retire) return outcome; // the process is replaced: no disposal that could abort the module
   try {
     run.dispose();
-    vm.dispose();
     runtime.dispose();
     return outcome;
   } catch {
@@ -55,17 +72,21 @@ class GuestRun {
   private closed = false;
   private settle: (outcome: Outcome) => void = () => {};
   private promise?: QuickJSHandle;
+  private bridge?: GuestBridge;
+  private readonly install: QuickJSHandle;
+  private readonly bridgeFn: QuickJSHandle;
 
   constructor(
     private readonly vm: QuickJSContext,
-    private readonly bridge: GuestBridge,
     private readonly pendingJobs: () => { error?: QuickJSHandle },
-  ) {}
+  ) {
+    this.install = this.keep(vm.unwrapResult(vm.evalCode(GUEST_PRELUDE, 'factorly-prelude.js')));
+    this.bridgeFn = this.keep(vm.newFunction('bridge', (fn, args) => this.hostCall(vm.getString(fn), vm.getString(args))));
+  }
 
-  start(job: GuestJob): Promise<Outcome> {
-    const { vm } = this;
-    const install = this.keep(vm.unwrapResult(vm.evalCode(GUEST_PRELUDE, 'factorly-prelude.js')));
-    const bridgeFn = this.keep(vm.newFunction('bridge', (fn, args) => this.hostCall(vm.getString(fn), vm.getString(args))));
+  start(job: GuestJob, bridge: GuestBridge): Promise<Outcome> {
+    const { vm, install, bridgeFn } = this;
+    this.bridge = bridge;
     const logBytes = this.keep(vm.newNumber(job.budget.maxLogBytes ?? DEFAULT_LOG_BYTES));
     const driver = this.keep(vm.unwrapResult(vm.callFunction(install, vm.undefined, bridgeFn, logBytes, vm.global)));
     const evaluated = vm.evalCode(job.source, 'script.js');
@@ -88,13 +109,14 @@ class GuestRun {
   dispose(): void {
     for (const deferred of this.deferreds) deferred.dispose();
     for (const handle of this.handles.reverse()) if (handle.alive) handle.dispose();
+    this.vm.dispose();
   }
 
   private hostCall(fn: string, args: string): QuickJSHandle {
     const { vm } = this;
     const deferred = vm.newPromise();
     this.deferreds.add(deferred);
-    this.bridge.call(fn, args).then(
+    this.bridge!.call(fn, args).then(
       (text) => {
         if (this.closed) return;
         const value = vm.newString(text);

@@ -114,6 +114,21 @@ describe('type: code tools', () => {
   });
 });
 
+describe('factorly.listTools', () => {
+  it('lists visible tools with their parameters, leaving hidden ones out (still callable by name)', async () => {
+    const source = 'async function run() { const list = await factorly.listTools(); const secret = await factorly.call("secret", {}); return { list: list.filter((t) => t.name !== "factorly.code"), secret: secret.output } }';
+    const yaml = `tools:\n  lister:\n    type: code\n    description: Lists\n    code: ${JSON.stringify(source)}\n${COUNT}  secret:\n    type: cli\n    hidden: true\n    command: echo\n    args: [shh]\n`;
+    const { kernel } = await startCodeKernel(yaml);
+    expect(JSON.parse((await callTool(kernel, 'lister')).output)).toEqual({
+      list: [
+        { name: 'count', description: '', parameters: [{ name: 'n', type: 'integer', required: true, description: '', default: null }] },
+        { name: 'lister', description: 'Lists', parameters: [] },
+      ],
+      secret: 'shh\n',
+    });
+  });
+});
+
 describe('factorly.code builtin', () => {
   it('runs agent-written code with a params object: hi world', async () => {
     const { kernel, log } = await startCodeKernel('tools: {}\n');

@@ -74,6 +74,11 @@ export const GUEST_PRELUDE = String.raw`(function install(bridge, maxLogBytes, g
     var text = JSON.stringify(payload);
     return valueJson === undefined ? text : text.slice(0, -1) + ',"value":' + valueJson + '}';
   }
+  // One language surface on every engine: drop globals only one of them has (SES: Compartment,
+  // lockdown, harden, TextEncoder/Decoder; QuickJS: WeakRef, FinalizationRegistry, SharedArrayBuffer, Float16Array, Iterator).
+  ['Compartment', 'lockdown', 'harden', 'TextEncoder', 'TextDecoder', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Float16Array', 'Iterator'].forEach(function (name) {
+    try { delete g[name]; } catch (e) { /* not configurable: left as is */ }
+  });
   g.console = freeze({ log: writer(''), info: writer(''), debug: writer('debug: '), warn: writer('warn: '), error: writer('error: ') });
   g.factorly = factorly;
   g.tools = node([]);

@@ -95,6 +95,7 @@ export class ProcessPool {
   }
 
   private async acquire(): Promise<SupervisedChild> {
+    // Most recently used first: its caches are warm (measured faster than rotating through spares).
     const ready = this.idle.pop();
     if (ready) {
       ready.hold(true);
