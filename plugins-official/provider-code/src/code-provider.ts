@@ -34,6 +34,15 @@ export class CodeProvider implements ToolProvider {
     return checked;
   }
 
+  /** Compile errors of a definition's script (a broken script loads, but is never written by promote). */
+  diagnose(tool: ToolDefinition): string[] {
+    const code = tool.spec.code;
+    if (typeof code !== 'string') return [];
+    const result = this.compile(tool, code);
+    if (!result || result.ok) return [];
+    return result.diagnostics.map((d) => `${d.message} (line ${d.line}, column ${d.column})`);
+  }
+
   /** The script a call will run, for the audit trail (`source_sha`, `source.recorded`). */
   sourceOf(tool: ToolDefinition, params: Params): { sha: string; language: string; source: string } | undefined {
     const source = sourceText(tool, params);

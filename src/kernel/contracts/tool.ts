@@ -113,6 +113,11 @@ export interface ToolProvider {
   readonly keys: readonly string[];
   prepare?(definition: ToolDefinition): PreparedDefinition;
   /**
+   * Problems that do not stop a config from loading (the tool stays listed and each call reports
+   * them) but must stop a tool from being written, e.g. a script that does not compile.
+   */
+  diagnose?(definition: ToolDefinition): string[];
+  /**
    * Turns one configured entry into the tools it stands for (an upstream MCP server → its
    * sub-tools, named `<entry>.<remote>`). Called once at boot; without it an entry is one tool.
    */
