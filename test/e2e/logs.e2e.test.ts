@@ -122,14 +122,17 @@ describe('logs verify catches tampering', () => {
 });
 
 describe('logs: filters, detail, show, stats, export, replay', () => {
-  it('filters by tool, status and seq range, and prints detail blocks', () => {
+  it('filters by tool, status and seq range, and prints detail blocks', async () => {
     const root = project();
+    const callSeq = await firstCallSeq(root);
     const lines = (args: string[]) => runCli(['logs', '--json', ...args], root).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(lines([]).map((e) => e.status)).toEqual(['success', 'success', 'success', 'error', 'blocked']);
     expect(lines(['--tool', 'say', '-n', '2']).map((e) => e.params.text ?? null)).toEqual(['three', null]);
     expect(lines(['--status', 'error']).map((e) => e.tool)).toEqual(['fail']);
-    expect(lines(['--since', '13']).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
-    expect(lines(['--until', '9']).map((e) => e.params.text)).toEqual(['one', 'two']);
+    // Each call is requested, shadow.decided and completed: from the fourth call's request on
+    // (since), and up to the second call's decision (until).
+    expect(lines(['--since', String(callSeq + 8)]).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
+    expect(lines(['--until', String(callSeq + 4)]).map((e) => e.params.text)).toEqual(['one', 'two']);
     expect(runCli(['logs', '--status', 'error', '--detail'], root).stdout).toMatch(/^——— .* ———\nTool: +fail\nStatus: +error \(exit 4\)\n/);
     expect(runCli(['logs', '--since', 'yesterday-ish'], root)).toMatchObject({ status: 2, stderr: expect.stringContaining('--since: expected a seq number') });
   });
