@@ -5,6 +5,7 @@
 //  2. cli: wall time of `factorly call` on a trivial tool next to the same command run directly;
 //  3. vault: unlock time with the shipped Argon2id parameters, and scrubbing a large output.
 //  4. shadow: per-call cost of the shadow rule chain (20 rules vs none), in-memory and LMDB logs.
+//  5. sandbox: a warm script run with 3 tool calls on SES and QuickJS, next to the 3 calls made directly.
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,8 @@ const CONFIG = {
   vaultRuns: intEnv('BENCH_VAULT_RUNS', 10),
   shadowCalls: intEnv('BENCH_SHADOW_CALLS', 2_000),
   shadowDurableCalls: intEnv('BENCH_SHADOW_DURABLE_CALLS', 300),
+  sandboxRuns: intEnv('BENCH_SANDBOX_RUNS', 300),
+  sandboxWarmups: 30,
 };
 
 const say = (line) => process.stderr.write(`${line}\n`);
@@ -53,6 +56,7 @@ const { runCliBench } = await import('./lib/cli-bench.mjs');
 const { runAuditBench, auditRows } = await import('./lib/audit-bench.mjs');
 const { runVaultBench, vaultRows } = await import('./lib/vault-bench.mjs');
 const { runShadowBench, shadowRows } = await import('./lib/shadow.mjs');
+const { runSandboxBench, sandboxRows } = await import('./lib/sandbox.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -72,6 +76,7 @@ let cli = null;
 let audit = null;
 let vault = null;
 let shadow = [];
+let sandbox = null;
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
   say('event log:');
@@ -114,6 +119,8 @@ try {
     failures.push(...vaultBench.failures);
   } catch (error) {
     failures.push(`vault: ${error?.stack ?? error}`);
+  }
+
   say('shadow:');
   try {
     const shadowBench = await runShadowBench({ tmpRoot, calls: CONFIG.shadowCalls, durableCalls: CONFIG.shadowDurableCalls, log: say });
@@ -122,11 +129,20 @@ try {
   } catch (error) {
     failures.push(`shadow: ${error?.stack ?? error}`);
   }
+
+  say('sandbox:');
+  try {
+    const sandboxBench = await runSandboxBench({ tmpRoot, runs: CONFIG.sandboxRuns, warmups: CONFIG.sandboxWarmups, log: say });
+    sandbox = sandboxBench.result;
+    failures.push(...sandboxBench.failures);
+  } catch (error) {
+    failures.push(`sandbox: ${error?.stack ?? error}`);
+  }
 } finally {
   cleanup();
 }
 
-const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit), ...vaultRows(vault), ...shadowRows(shadow)];
+const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit), ...vaultRows(vault), ...shadowRows(shadow), ...sandboxRows(sandbox)];
 const output = {
   schema: 1,
   timestamp: startedAt.toISOString(),
@@ -140,6 +156,7 @@ const output = {
   audit,
   vault,
   shadow,
+  sandbox,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });

@@ -7,6 +7,10 @@ export interface CallArgs {
   params: Params;
   json: boolean;
   configPath?: string;
+  /** The object given with `--params`, kept apart for tools that have a parameter named `params`. */
+  jsonParams?: Params;
+  /** The `--name value` flags alone. */
+  flags: Params;
 }
 
 export const CALL_USAGE = 'usage: factorly call <tool> [--param value ...] [--params <json>] [--json] [-c config]';
@@ -21,7 +25,7 @@ export function parseCallArgs(argv: readonly string[], readStdin: () => string):
   let tool: string | undefined;
   let json = false;
   let configPath: string | undefined;
-  let fromJson: Params = {};
+  let fromJson: Params | undefined;
   const flags: Params = {};
   let stdinUsed = false;
   while (rest.length > 0) {
@@ -44,7 +48,7 @@ export function parseCallArgs(argv: readonly string[], readStdin: () => string):
     else throw usage(`unexpected argument "${arg}" (params are passed as --name value)`);
   }
   if (tool === undefined) throw usage(CALL_USAGE);
-  return { tool, params: { ...fromJson, ...flags }, json, configPath };
+  return { tool, params: { ...fromJson, ...flags }, json, configPath, jsonParams: fromJson, flags };
 }
 
 function splitFlag(body: string): [string, string | undefined] {

@@ -8,7 +8,8 @@ export default class Call extends FactorlyCommand {
 
 Each --name value pair is a parameter. A bare --flag means "true"; "-" reads the value from stdin;
 @path reads it from a file (@@x passes a literal "@x"). --params takes a JSON object for typed
-values; flags override its keys. The tool's output goes to stdout, its error to stderr, and the
+values; flags override its keys. For a tool that has a parameter named "params" (factorly.code),
+--params is that parameter's value instead. The tool's output goes to stdout, its error to stderr, and the
 process exits with the tool's exit code.`;
   static examples = ['<%= config.bin %> call greet --name Ada', `<%= config.bin %> call greet --params '{"name":"Ada"}' --json`];
   static strict = false;
@@ -18,7 +19,9 @@ process exits with the tool's exit code.`;
     // A tool's params are its flags, so argv is parsed above rather than by oclif; tell oclif so.
     (this as unknown as { parsed: boolean }).parsed = true;
     const kernel = await this.kernel(args.configPath);
-    const outcome = await kernel.pipeline.call({ tool: args.tool, params: args.params, iface: 'cli' });
+    const ownParams = kernel.registry.get(args.tool)?.parameters.some((spec) => spec.name === 'params') ?? false;
+    const params = ownParams && args.jsonParams ? { ...args.flags, params: args.jsonParams } : args.params;
+    const outcome = await kernel.pipeline.call({ tool: args.tool, params, iface: 'cli' });
     if (args.json) this.writeJson(outcome);
     else {
       process.stdout.write(outcome.output);

@@ -74,6 +74,8 @@ export interface CallCompleted {
   /** Size of the tool's own output and of what output processing made of it (when processors ran). */
   originalBytes?: number;
   processedBytes?: number;
+  /** What the call consumed, as its provider reported it (scripts: durationMs, toolCalls, memoryBytes). */
+  usage?: Record<string, number>;
 }
 
 export interface SourceRecorded {

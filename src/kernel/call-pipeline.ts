@@ -61,7 +61,8 @@ export class CallPipeline {
       : [];
     const { agentId, sessionId, parentId, iface } = request;
     // The shadow gate writes call.requested together with its decisions, before execution.
-    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId }, [opened, ...coerced]);
+    const opening = [...this.sourceEvents(tool, validated.params, opened), opened, ...coerced];
+    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId }, opening);
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
     const result = await this.execute(tool, callId, request, validated.params, secrets);
@@ -71,6 +72,17 @@ export class CallPipeline {
     const standing = this.parts.standing?.resolved();
     const scrub = standing?.size ? new Map([...standing, ...secrets.resolved()]) : secrets.resolved();
     return this.complete(log, callId, tool, result, scrub, validated.params, started);
+  }
+
+  /**
+   * For a call that runs source code: stamps its digest on `call.requested` and records the source
+   * itself once (the event id is derived from the digest, so appending it again is a no-op).
+   */
+  private sourceEvents(tool: ToolDefinition, params: Params, opened: NewEvent): NewEvent[] {
+    const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, params);
+    if (!source || opened.type !== 'call.requested') return [];
+    opened.data.sourceSha = source.sha;
+    return [{ id: `source-${source.sha}`, type: 'source.recorded', data: { sha: source.sha, language: source.language, source: source.source } }];
   }
 
   private requested(callId: string, request: CallRequest): NewEvent {
@@ -108,7 +120,8 @@ export class CallPipeline {
     const durationMs = Math.round(performance.now() - started);
     const status = result.exitCode !== 0 || error ? 'error' : 'success';
     const bytes = processed.processed ? { originalBytes: Buffer.byteLength(result.output, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
-    await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error, diagnostics, durationMs, ...bytes } }]);
+    const usage = result.usage;
+    await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error, diagnostics, durationMs, usage, ...bytes } }]);
     const extras = { outputFormat: result.outputFormat, structuredContent };
     return { callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
   }

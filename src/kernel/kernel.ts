@@ -13,6 +13,7 @@ import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.j
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
 import type { ToolProvider, ToolSource } from './contracts/tool.js';
+import type { SandboxEngine } from './contracts/sandbox.js';
 import { collectTools } from './collect-tools.js';
 import { LateGateway } from './late-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
@@ -86,6 +87,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     throw error;
   }
   for (const provider of slots.providers.values()) if (provider.stop) lifecycle.onStop(`provider ${provider.type}`, () => provider.stop!());
+  for (const engine of slots.engines.values()) if (engine.stop) lifecycle.onStop(`sandbox engine ${engine.name}`, () => engine.stop!());
   let registry: ToolRegistry;
   try {
     registry = new ToolRegistry(await collectTools(config, slots.providers, slots.sources));
@@ -114,6 +116,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     interfaces: new OrderedSlot<FactorlyInterface>(),
     sources: new OrderedSlot<ToolSource>(),
     configListeners: new OrderedSlot<ConfigListener>(),
+    engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
     gateway: new LateGateway(),
   };
   const standing = new CallSecretScope(slots.backends);
@@ -129,6 +132,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.ToolSources, slots.sources);
   scope.registerValue(KernelTokens.ConfigListeners, slots.configListeners);
   scope.registerValue(KernelTokens.StandingSecrets, standing);
+  scope.registerValue(KernelTokens.SandboxEngines, slots.engines);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   return { ...slots, standing };
 }

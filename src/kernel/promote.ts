@@ -89,7 +89,7 @@ function typeOf(value: JsonValue): ParamType {
 function compileProblems(kernel: Kernel, definition: ToolDefinition): string[] {
   const provider = kernel.providers.get('code');
   if (!provider) return ['no code tool provider is installed, so the script cannot be checked'];
-  const problems = provider.prepare?.(definition).problems ?? [];
+  const problems = [...(provider.prepare?.(definition).problems ?? []), ...(provider.diagnose?.(definition) ?? [])];
   return problems.map((p) => `script doesn't compile, refusing to write a broken tool: ${p}`);
 }
 

@@ -11,6 +11,7 @@ import type {
 } from './contracts/extensions.js';
 import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { CallGateway } from './contracts/gateway.js';
+import type { SandboxEngine } from './contracts/sandbox.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import type { ProjectPaths } from './config/paths.js';
 
@@ -34,6 +35,8 @@ export const KernelTokens = {
   StandingSecrets: createToken<SecretScope>('kernel.standingSecrets'),
   /** Run once the config is loaded, before tools are collected. */
   ConfigListeners: createToken<OrderedSlot<ConfigListener>>('kernel.configListeners'),
+  /** Script engines by name (`engine: quickjs`). */
+  SandboxEngines: createToken<KeyedSlot<SandboxEngine>>('kernel.sandboxEngines'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
 } as const;

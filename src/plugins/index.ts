@@ -9,6 +9,7 @@ export type { ErrorCode } from '../kernel/base/errors.js';
 export { KernelTokens } from '../kernel/tokens.js';
 export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 export type {
+  CallSource,
   ParameterSpec,
   OutputFormat,
   ParamLocation,
@@ -23,6 +24,16 @@ export type {
   ToolSource,
 } from '../kernel/contracts/tool.js';
 export type { CallGateway, CallOutcome, CallRequest } from '../kernel/contracts/gateway.js';
+export type {
+  CompiledScript,
+  CompileResult,
+  SandboxBudget,
+  SandboxEngine,
+  SandboxHost,
+  SandboxRunResult,
+  SandboxUsage,
+  SourceDiagnostic,
+} from '../kernel/contracts/sandbox.js';
 export type {
   ConfigListener,
   ConfirmAnswer,

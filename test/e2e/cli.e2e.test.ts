@@ -74,11 +74,11 @@ describe('factorly CLI', () => {
   });
 
   it('refuses a broken config with the file and line, writing no events', () => {
-    const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  a:\n    type: nope\n' });
+    const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  a:\n    type: teleport\n' });
     const run = runCli(['call', 'a'], root);
     expect(run).toMatchObject({ status: 1, stdout: '' });
     // The list of installed types grows with the official plugins; cli is always among them.
-    expect(run.stderr).toMatch(/^Error: config: tool "a" has unknown type "nope" \(installed types: [a-z, -]*\bcli\b[a-z, -]*\) \(\.factorly\/factorly\.yaml:3\)\n$/);
+    expect(run.stderr).toMatch(/^Error: config: tool "a" has unknown type "teleport" \(installed types: [a-z, -]*\bcli\b[a-z, -]*\) \(\.factorly\/factorly\.yaml:3\)\n$/);
     expect(existsSync(join(root, '.factorly', 'events.lmdb'))).toBe(false);
     writeFileSync(join(root, '.factorly', 'factorly.yaml'), 'tools:\n  a: [unclosed\n');
     expect(runCli(['tools'], root).stderr).toMatch(/^Error: config: \.factorly\/factorly\.yaml:3:1: /);

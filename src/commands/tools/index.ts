@@ -20,7 +20,7 @@ export default class Tools extends FactorlyCommand {
       return;
     }
     const rows = tools.map((tool) => [tool.name, tool.type, firstLine(tool.description), paramSummary(tool)]);
-    this.log(table(['NAME', 'TYPE', 'DESCRIPTION', 'PARAMETERS'], rows, process.stdout.columns || 100));
+    this.log(table(['NAME', 'TYPE', 'DESCRIPTION', 'PARAMETERS'], rows, process.stdout.columns || 100, 2));
   }
 }
 

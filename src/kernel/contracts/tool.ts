@@ -106,6 +106,16 @@ export interface ToolResult {
   outputFormat?: OutputFormat;
   /** An upstream MCP tool's `structuredContent`, carried alongside the output. */
   structuredContent?: { [key: string]: JsonValue };
+  /** What the call consumed (a script's duration, inner tool calls, memory), recorded on `call.completed`. */
+  usage?: Record<string, number>;
+}
+
+/** Source code a call runs (code tools), recorded once per digest and referenced from `call.requested`. */
+export interface CallSource {
+  /** sha256 (hex) of `source`. */
+  sha: string;
+  language: string;
+  source: string;
 }
 
 export type OutputFormat = 'text' | 'mcp-content';
@@ -128,11 +138,18 @@ export interface ToolProvider {
   readonly keys: readonly string[];
   prepare?(definition: ToolDefinition): PreparedDefinition;
   /**
+   * Problems that do not stop a config from loading (the tool stays listed and each call reports
+   * them) but must stop a tool from being written, e.g. a script that does not compile.
+   */
+  diagnose?(definition: ToolDefinition): string[];
+  /**
    * Turns one configured entry into the tools it stands for (an upstream MCP server → its
    * sub-tools, named `<entry>.<remote>`). Called once at boot; without it an entry is one tool.
    */
   expand?(definition: ToolDefinition): Promise<ToolDefinition[]>;
   execute(call: ToolCall): Promise<ToolResult>;
+  /** The source this call will run, for the audit trail (`sourceSha` on `call.requested`). */
+  sourceOf?(tool: ToolDefinition, params: Params): CallSource | undefined;
   /** Releases processes and connections; called once when the kernel stops. */
   stop?(): Promise<void>;
 }

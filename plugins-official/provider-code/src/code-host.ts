@@ -1,0 +1,108 @@
+import type { CallGateway, CallOutcome, JsonValue, Params, SandboxHost, ToolCall, ToolDefinition } from 'factorly';
+import { describe, search } from './search.js';
+import { toolPath } from './tool-paths.js';
+
+export interface HostLimits {
+  maxCalls: number;
+  /** Byte budget of one `tools.search` page. */
+  searchPageBytes: number;
+}
+
+/**
+ * The host side of one script run: what `factorly.*` and `tools.*` do. Every tool call re-enters
+ * the full pipeline through the gateway as an inner call (`iface: code`, the same agent, this call
+ * as parent), so shadow rules, secrets and audit apply to it as to any other call.
+ */
+export class CodeHost implements SandboxHost {
+  toolCalls = 0;
+
+  constructor(
+    private readonly gateway: CallGateway,
+    private readonly parent: ToolCall,
+    private readonly limits: HostLimits,
+  ) {}
+
+  async call(fn: string, args: JsonValue): Promise<JsonValue> {
+    switch (fn) {
+      case 'call':
+        return this.callTool(args);
+      case 'listTools':
+        return this.listTools();
+      case 'tool':
+        return this.callPath(args);
+      case 'search':
+        return search(this.visible(), args, this.limits.searchPageBytes);
+      case 'describe':
+        return describe(this.visible(), args);
+      default:
+        throw new Error(`unknown host function "${fn}"`);
+    }
+  }
+
+  private async callTool(args: JsonValue): Promise<JsonValue> {
+    const { name, params } = readCall(args);
+    const outcome = await this.inner(name, params);
+    return { output: outcome.output, error: outcome.error ?? '', exitCode: outcome.exitCode, durationMs: outcome.durationMs };
+  }
+
+  /** `tools.<namespace>.<tool>(args)`: the parsed output, or a descriptive error to catch. */
+  private async callPath(args: JsonValue): Promise<JsonValue> {
+    const { path, args: params } = args as { path: string; args: JsonValue };
+    if (!isObject(params)) throw new Error(`${toolPath(path)} takes one object argument`);
+    const known = this.gateway.tools().some((tool) => tool.name === path);
+    if (!known) throw new Error(`UnknownTool: ${toolPath(path)} does not exist; use tools.search({ query }) to find tools`);
+    const outcome = await this.inner(path, params);
+    if (outcome.exitCode !== 0 || outcome.error) {
+      throw new Error(`${toolPath(path)} failed (${outcome.status}, exit ${outcome.exitCode}): ${outcome.error || outcome.output}`);
+    }
+    return parseOutput(outcome.output);
+  }
+
+  private inner(name: string, params: Params): Promise<CallOutcome> {
+    if (this.toolCalls >= this.limits.maxCalls) {
+      const owner = this.parent.tool.name;
+      return Promise.reject(new Error(`max_calls exceeded: one run of "${owner}" may call at most ${this.limits.maxCalls} tools (shadow.max_calls)`));
+    }
+    this.toolCalls += 1;
+    const { callId, rootId, agentId, sessionId } = this.parent;
+    return this.gateway.call({ tool: name, params, iface: 'code', agentId, sessionId, parentId: callId, rootId });
+  }
+
+  private listTools(): JsonValue {
+    return this.visible().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters.map((spec) => ({
+        name: spec.name,
+        type: spec.type,
+        required: spec.required,
+        description: spec.description ?? '',
+        default: spec.default ?? null,
+      })),
+    }));
+  }
+
+  private visible(): ToolDefinition[] {
+    return this.gateway.tools().filter((tool) => !tool.hidden);
+  }
+}
+
+function readCall(args: JsonValue): { name: string; params: Params } {
+  const { name, params } = (isObject(args) ? args : {}) as { name?: JsonValue; params?: JsonValue };
+  if (typeof name !== 'string' || name === '') throw new Error('factorly.call(name, params): name must be a tool name');
+  if (!isObject(params)) throw new Error(`factorly.call("${name}", params): params must be an object`);
+  return { name, params };
+}
+
+function isObject(value: JsonValue | undefined): value is Params {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON output is handed to scripts parsed; other text without the one line break CLIs end with. */
+function parseOutput(output: string): JsonValue {
+  try {
+    return JSON.parse(output) as JsonValue;
+  } catch {
+    return output.replace(/\r?\n$/, '');
+  }
+}

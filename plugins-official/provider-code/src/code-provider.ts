@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { CallGateway, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import { CODE_BUILTIN } from './builtin.js';
+import { CodeHost } from './code-host.js';
+import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, maxCallsOf, readCodeSpec } from './code-spec.js';
+import { capOutput, outputOf } from './output.js';
+
+/** Executor v2's default output budget; a search page gets a quarter of the tool's. */
+const DEFAULT_OUTPUT_BUDGET = 65_536;
+
+/**
+ * `type: code` tools and the `factorly.code` builtin: the script runs in a sandbox engine and its
+ * only way out is the host (`factorly.call`, `tools.*`), which re-enters the call pipeline.
+ * Scripts are compiled once per engine and source digest; a script that does not compile stays
+ * listed and each call says why.
+ */
+export class CodeProvider implements ToolProvider {
+  readonly type = 'code';
+  readonly keys = CODE_KEYS;
+  private readonly compiled = new Map<string, CompileResult>();
+
+  constructor(
+    private readonly engines: KeyedSlot<SandboxEngine>,
+    private readonly gateway: CallGateway,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  prepare(tool: ToolDefinition) {
+    const checked = checkCodeSpec(tool, this.engines.keys());
+    if (checked.problems.length === 0) {
+      const result = this.compile(tool, String(tool.spec.code));
+      if (result && !result.ok) this.warn(`tool "${tool.name}" (${tool.source.file}:${tool.source.line}): ${compileError(result)}`);
+    }
+    return checked;
+  }
+
+  /** Compile errors of a definition's script (a broken script loads, but is never written by promote). */
+  diagnose(tool: ToolDefinition): string[] {
+    const code = tool.spec.code;
+    if (typeof code !== 'string') return [];
+    const result = this.compile(tool, code);
+    if (!result || result.ok) return [];
+    return result.diagnostics.map((d) => `${d.message} (line ${d.line}, column ${d.column})`);
+  }
+
+  /** The script a call will run, for the audit trail (`source_sha`, `source.recorded`). */
+  sourceOf(tool: ToolDefinition, params: Params): { sha: string; language: string; source: string } | undefined {
+    const source = sourceText(tool, params);
+    return source === undefined ? undefined : { sha: sha256(source), language: 'javascript', source };
+  }
+
+  async execute(call: ToolCall): Promise<ToolResult> {
+    const source = sourceText(call.tool, call.params);
+    if (source === undefined) return { output: '', error: `${CODE_BUILTIN} needs the code parameter`, exitCode: 1 };
+    const params = scriptParams(call);
+    if (params === undefined) return { output: '', error: 'params must be a JSON object, e.g. {"who":"world"}', exitCode: 1 };
+    const engine = this.engineFor(call.tool);
+    if (!engine) return { output: '', error: `no script engine is installed (wanted "${readCodeSpec(call.tool).engine ?? DEFAULT_ENGINE}")`, exitCode: 2 };
+    const compiled = this.compile(call.tool, source)!;
+    if (!compiled.ok) return { output: '', error: compileError(compiled), exitCode: 1 };
+    const spec = readCodeSpec(call.tool);
+    const host = new CodeHost(this.gateway, call, {
+      maxCalls: maxCallsOf(call.tool),
+      searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4),
+    });
+    const result = await engine.run(compiled.script, params, host, { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes });
+    const usage = { durationMs: result.usage.durationMs, toolCalls: host.toolCalls, hostCalls: result.usage.hostCalls, ...(result.usage.memoryBytes === undefined ? {} : { memoryBytes: result.usage.memoryBytes }) };
+    const diagnostics = result.logs.length > 0 ? `${result.logs.join('\n')}\n` : undefined;
+    if (result.exitCode !== 0) return { output: '', error: result.error ?? 'the script failed', exitCode: result.exitCode, diagnostics, usage };
+    return { output: capOutput(outputOf(result.value), call.tool.maxOutput), exitCode: 0, diagnostics, usage };
+  }
+
+  private engineFor(tool: ToolDefinition): SandboxEngine | undefined {
+    const wanted = readCodeSpec(tool).engine;
+    if (wanted) return this.engines.get(wanted);
+    return this.engines.get(DEFAULT_ENGINE) ?? this.engines.values()[0];
+  }
+
+  private compile(tool: ToolDefinition, source: string): CompileResult | undefined {
+    const engine = this.engineFor(tool);
+    if (!engine) return undefined;
+    const key = `${engine.name}:${sha256(source)}`;
+    let result = this.compiled.get(key);
+    if (!result) {
+      result = engine.compile(source);
+      this.compiled.set(key, result);
+    }
+    return result;
+  }
+}
+
+function sourceText(tool: ToolDefinition, params: Params): string | undefined {
+  if (tool.spec.builtin === CODE_BUILTIN) return typeof params.code === 'string' ? params.code : undefined;
+  return typeof tool.spec.code === 'string' ? tool.spec.code : undefined;
+}
+
+function scriptParams(call: ToolCall): JsonValue | undefined {
+  if (call.tool.spec.builtin !== CODE_BUILTIN) return call.params;
+  const params = call.params.params ?? {};
+  return typeof params === 'object' && params !== null && !Array.isArray(params) ? params : undefined;
+}
+
+function compileError(result: Extract<CompileResult, { ok: false }>): string {
+  const first = result.diagnostics[0];
+  return `script failed to compile: ${first ? `${first.message} (line ${first.line}, column ${first.column})` : 'unknown error'}`;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,33 @@
+import type { PreparedDefinition, ToolDefinition } from 'factorly';
+
+export const CODE_KEYS = ['code', 'engine', 'memory_mb'] as const;
+
+export const DEFAULT_MAX_CALLS = 100;
+export const DEFAULT_MEMORY_MB = 64;
+export const DEFAULT_ENGINE = 'quickjs';
+
+export interface CodeSpec {
+  engine?: string;
+  memoryBytes: number;
+}
+
+export function readCodeSpec(tool: ToolDefinition): CodeSpec {
+  const { engine, memory_mb: memoryMb } = tool.spec as { engine?: string; memory_mb?: number };
+  return { engine, memoryBytes: (memoryMb ?? DEFAULT_MEMORY_MB) * 1024 * 1024 };
+}
+
+/** `shadow.max_calls` of the running tool (validated with the shadow block): how many tools one run may call. */
+export function maxCallsOf(tool: ToolDefinition): number {
+  return tool.shadow?.maxCalls ?? DEFAULT_MAX_CALLS;
+}
+
+export function checkCodeSpec(tool: ToolDefinition, engines: readonly string[]): PreparedDefinition {
+  const problems: string[] = [];
+  const { code, engine, memory_mb: memoryMb } = tool.spec;
+  if (typeof code !== 'string' || code.trim() === '') problems.push('needs `code:` with the script (it must declare `async function run(params)`)');
+  if (engine !== undefined && (typeof engine !== 'string' || !engines.includes(engine))) {
+    problems.push(`engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`);
+  }
+  if (memoryMb !== undefined && !(typeof memoryMb === 'number' && memoryMb >= 1 && memoryMb <= 4096)) problems.push('memory_mb must be a number of MiB from 1 to 4096');
+  return { problems };
+}

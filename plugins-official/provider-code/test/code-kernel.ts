@@ -1,0 +1,26 @@
+import type { PluginDefinition } from 'factorly';
+import { afterEach } from 'vitest';
+import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { MemoryEventLog } from '../../../src/events/memory-log.js';
+import { startTestKernel } from '../../../test/helpers/kernel.js';
+import { plugin as quickjs } from '../../engine-quickjs/src/plugin.js';
+import { plugin as ses } from '../../engine-ses/src/plugin.js';
+import { plugin as code } from '../src/plugin.js';
+
+const started: Kernel[] = [];
+
+afterEach(async () => {
+  for (const kernel of started.splice(0)) await kernel.stop();
+});
+
+/** A test kernel with both official engines, the code provider and the cli provider; stopped after the test. */
+export async function startCodeKernel(yaml: string, extra: PluginDefinition[] = []): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
+  const started_ = await startTestKernel(yaml, [quickjs, ses, code, ...extra]);
+  started.push(started_.kernel);
+  return started_;
+}
+
+/** A kernel call as the CLI makes it. */
+export function callTool(kernel: Kernel, tool: string, params: Record<string, unknown> = {}, agentId?: string) {
+  return kernel.pipeline.call({ tool, params: params as never, iface: 'cli', agentId });
+}

@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { CompiledScript, CompileResult, JsonValue, SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from 'factorly';
+import { RUN_EPILOGUE } from './prelude.js';
+import { prepareSource } from './prepare-source.js';
+import { ProcessPool, type PoolOptions } from './process-pool.js';
+
+/**
+ * A `SandboxEngine` whose guest runs in supervised child processes. Compilation is a host-side
+ * check shared by all engines (same programs accepted, same locations); the child script decides
+ * which JavaScript engine runs them.
+ */
+export class ProcessEngine implements SandboxEngine {
+  private pool?: ProcessPool;
+
+  constructor(
+    readonly name: string,
+    private readonly poolOptions: Omit<PoolOptions, 'name'>,
+  ) {}
+
+  compile(source: string): CompileResult {
+    const prepared = prepareSource(source);
+    if (!prepared.ok) return prepared;
+    const script: CompiledScript = { engine: this.name, sourceSha: prepared.sha, body: prepared.text + RUN_EPILOGUE };
+    return { ok: true, script };
+  }
+
+  run(script: CompiledScript, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult> {
+    this.pool ??= new ProcessPool({ name: this.name, ...this.poolOptions });
+    return this.pool.run(String(script.body), params, host, budget);
+  }
+
+  async stop(): Promise<void> {
+    await this.pool?.stop();
+    this.pool = undefined;
+  }
+}
+
+/**
+ * The compiled child entry of an engine package: `dist/src/<file>` under the package root, whether
+ * the caller runs from `dist/` (installed) or from `src/` (tests load TypeScript sources).
+ */
+export function childEntry(moduleDir: string, file: string): string {
+  let dir = moduleDir;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${moduleDir}`);
+    dir = parent;
+  }
+  return join(dir, 'dist', 'src', file);
+}

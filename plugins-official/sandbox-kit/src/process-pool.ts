@@ -1,0 +1,190 @@
+import type { JsonValue, SandboxBudget, SandboxHost, SandboxRunResult } from 'factorly';
+import type { ChildMessage, GuestOutcome } from './protocol.js';
+import { SupervisedChild } from './supervised-child.js';
+
+export interface PoolOptions {
+  /** Engine name, for messages. */
+  name: string;
+  /** The child entry (a module calling `serveRuns`). */
+  script: string;
+  execArgv?: string[];
+  /** Time the engine gets past the deadline to stop the run itself before it is killed. */
+  graceMs?: number;
+  /** Memory above the child's resident size at the start of a run that the engine itself may need. */
+  engineSlackBytes?: number;
+  /** Children running at once; further runs wait. */
+  maxChildren?: number;
+  /** Idle children kept warm once the pool has been used. */
+  spare?: number;
+}
+
+const WATCH_INTERVAL_MS = 20;
+
+/**
+ * Runs scripts in child processes, one run per child at a time, so a run that must be stopped
+ * takes nothing else down. A watchdog stops a run that passes its deadline (plus grace) or whose
+ * process grows past its memory budget, by SIGKILL: this works even when the guest is stuck in a
+ * native call that no in-engine interrupt reaches. A killed child is replaced; warm spares hide
+ * the start-up cost.
+ */
+export class ProcessPool {
+  private readonly idle: SupervisedChild[] = [];
+  private readonly waiters: ((child: SupervisedChild) => void)[] = [];
+  private count = 0;
+  private starting = 0;
+  private nextRun = 0;
+  private stopped = false;
+  private readonly options: Required<PoolOptions>;
+
+  constructor(options: PoolOptions) {
+    this.options = { execArgv: [], graceMs: 250, engineSlackBytes: 32 * 1024 * 1024, maxChildren: 8, spare: 1, ...options };
+  }
+
+  async run(source: string, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult> {
+    const started = performance.now();
+    const child = await this.acquire();
+    const outcome = await this.supervise(child, source, params, host, budget);
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    this.release(child, outcome.retire === true);
+    return toResult(outcome, durationMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const child of this.idle.splice(0)) child.kill();
+  }
+
+  private supervise(child: SupervisedChild, source: string, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<GuestOutcome & { peak?: number }> {
+    const id = (this.nextRun += 1);
+    const baseline = child.rss();
+    const memoryLimit = baseline === undefined ? undefined : baseline + budget.memoryBytes + this.options.engineSlackBytes;
+    let peak = 0;
+    let hostCalls = 0;
+    return new Promise((resolve) => {
+      let finished = false;
+      const finish = (outcome: GuestOutcome): void => {
+        if (finished) return;
+        finished = true;
+        clearInterval(watch);
+        clearTimeout(deadline);
+        child.onMessage = () => {};
+        resolve({ ...outcome, peak: baseline === undefined ? undefined : Math.max(0, peak - baseline) });
+      };
+      const stop = (error: string): void => {
+        child.kill();
+        finish({ exitCode: 2, error, hostCalls, retire: true });
+      };
+      const deadline = setTimeout(() => stop(`timed out after ${budget.timeoutMs} ms`), budget.timeoutMs + this.options.graceMs);
+      const watch = setInterval(() => {
+        const rss = child.rss();
+        if (rss === undefined) return;
+        peak = Math.max(peak, rss);
+        if (memoryLimit !== undefined && rss > memoryLimit) stop(`out of memory: the script used more than ${mib(budget.memoryBytes)} MiB`);
+      }, WATCH_INTERVAL_MS);
+      child.onExit((reason) => finish({ exitCode: 2, error: crashMessage(this.options.name, reason, budget), hostCalls, retire: true }));
+      child.onMessage = (message: ChildMessage) => {
+        if (message.t === 'done' && message.id === id) return finish(message.outcome);
+        if (message.t !== 'call' || message.id !== id) return;
+        hostCalls += 1;
+        void answer(host, message.fn, message.args).then((reply) => {
+          if (!finished) child.send({ t: 'ret', id, call: message.call, ...reply });
+        });
+      };
+      child.send({ t: 'run', id, source, paramsJson: JSON.stringify(params), budget });
+    });
+  }
+
+  private async acquire(): Promise<SupervisedChild> {
+    // Most recently used first: its caches are warm (measured faster than rotating through spares).
+    const ready = this.idle.pop();
+    if (ready) {
+      ready.hold(true);
+      this.warm();
+      return ready;
+    }
+    if (this.count >= this.options.maxChildren) return new Promise((resolve) => this.waiters.push(resolve)).then((child) => (child as SupervisedChild));
+    const child = this.spawn();
+    child.hold(true);
+    await child.ready;
+    this.warm();
+    return child;
+  }
+
+  private release(child: SupervisedChild, retire: boolean): void {
+    if (retire || !child.alive || this.stopped) {
+      child.kill();
+      if (this.waiters.length > 0 && !this.stopped) this.startSpare();
+      return;
+    }
+    this.offer(child);
+  }
+
+  /** A ready child goes to the longest waiting run, or back to the idle list. */
+  private offer(child: SupervisedChild): void {
+    if (this.stopped) return child.kill();
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      child.hold(true);
+      return waiter(child);
+    }
+    child.hold(false);
+    this.idle.push(child);
+  }
+
+  /** Keeps `spare` started children waiting, so the next run does not pay process start-up. */
+  private warm(): void {
+    while (!this.stopped && this.idle.length + this.starting < this.options.spare && this.count < this.options.maxChildren) this.startSpare();
+  }
+
+  private startSpare(): void {
+    const child = this.spawn();
+    child.hold(this.waiters.length > 0);
+    this.starting += 1;
+    void child.ready.then(
+      () => {
+        this.starting -= 1;
+        this.offer(child);
+      },
+      () => {
+        this.starting -= 1;
+      },
+    );
+  }
+
+  private spawn(): SupervisedChild {
+    const child = new SupervisedChild({ script: this.options.script, execArgv: this.options.execArgv });
+    this.count += 1;
+    child.onExit(() => {
+      this.count -= 1;
+      const index = this.idle.indexOf(child);
+      if (index >= 0) this.idle.splice(index, 1);
+    });
+    return child;
+  }
+}
+
+async function answer(host: SandboxHost, fn: string, args: string): Promise<{ ok: boolean; value?: string; error?: string }> {
+  try {
+    const value = await host.call(fn, JSON.parse(args) as JsonValue);
+    return { ok: true, value: JSON.stringify(value ?? null) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function toResult(outcome: GuestOutcome & { peak?: number }, durationMs: number): SandboxRunResult {
+  const usage = { durationMs, hostCalls: outcome.hostCalls, memoryBytes: outcome.peak };
+  if ('exitCode' in outcome) return { exitCode: outcome.exitCode, error: outcome.error, logs: outcome.logs ?? [], usage };
+  const guest = JSON.parse(outcome.guestJson) as { ok: boolean; value?: JsonValue; message?: string; logs: string[] };
+  if (guest.ok) return { exitCode: 0, value: guest.value ?? null, logs: guest.logs, usage };
+  return { exitCode: 1, error: guest.message ?? 'the script failed', logs: guest.logs, usage };
+}
+
+function crashMessage(engine: string, reason: string, budget: SandboxBudget): string {
+  if (reason === 'out of memory') return `out of memory: the script used more than ${mib(budget.memoryBytes)} MiB`;
+  return `the ${engine} engine crashed (${reason}); the run was stopped`;
+}
+
+function mib(bytes: number): number {
+  return Math.round((bytes / 1024 / 1024) * 10) / 10;
+}

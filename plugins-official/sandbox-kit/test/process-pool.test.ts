@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import type { JsonValue } from 'factorly';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REPO } from '../../../test/helpers/project.js';
+import { ProcessPool } from '../src/process-pool.js';
+
+const BUDGET = { timeoutMs: 10_000, memoryBytes: 32 * 1024 * 1024 };
+const host = { async call(fn: string, args: JsonValue): Promise<JsonValue> { return { fn, args }; } };
+const pools: ProcessPool[] = [];
+
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.stop();
+});
+
+function crashyPool(): ProcessPool {
+  const pool = new ProcessPool({ name: 'crashy', script: join(REPO, 'test', 'fixtures', 'crashy-engine-child.mjs'), maxChildren: 2 });
+  pools.push(pool);
+  return pool;
+}
+
+describe('ProcessPool', () => {
+  it('reports an engine process that dies mid-run as exit 2 and serves the next run from a new process', async () => {
+    const pool = crashyPool();
+    expect(await pool.run('hello', {}, host, BUDGET)).toMatchObject({ exitCode: 0, value: 'hello', logs: ['ran'] });
+    expect(await pool.run('crash', {}, host, BUDGET)).toMatchObject({ exitCode: 2, error: 'the crashy engine crashed (exited with code 3); the run was stopped' });
+    expect(await pool.run('again', {}, host, BUDGET)).toMatchObject({ exitCode: 0, value: 'again' });
+  });
+
+  it('relays host calls and counts them', async () => {
+    const result = await crashyPool().run('call', { a: 1 }, host, BUDGET);
+    expect(result).toMatchObject({ exitCode: 0, value: JSON.stringify({ fn: 'echo', args: { a: 1 } }) });
+    expect(result.usage.hostCalls).toBe(1);
+  });
+
+  it('queues runs beyond maxChildren instead of failing them', async () => {
+    const pool = crashyPool();
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => pool.run(`run ${i}`, {}, host, BUDGET)));
+    expect(results.map((r) => r.value)).toEqual(['run 0', 'run 1', 'run 2', 'run 3', 'run 4']);
+  });
+});
