@@ -44,11 +44,18 @@ function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[]): ToolDef
     if (!tool) {
       const builtins = [...byName.keys()].filter((name) => name.startsWith('factorly.'));
       problems.push(
-        `config: tool "${overlay.name}" has no "type" and no built-in tool has that name (${overlay.source.file}:${overlay.source.line}; built-in tools: ${builtins.join(', ') || 'none'})`,
+        `config: tool "${overlay.name}" adjusts a built-in tool, but no built-in tool has that name (${overlay.source.file}:${overlay.source.line}; built-in tools: ${builtins.join(', ') || 'none'})`,
       );
       continue;
     }
-    byName.set(tool.name, { ...tool, shadow: overlayPolicy(tool.shadow, overlay.shadow) });
+    const { shadow, timeoutMs, maxOutput, hidden } = overlay;
+    byName.set(tool.name, {
+      ...tool,
+      ...(shadow ? { shadow: overlayPolicy(tool.shadow, shadow) } : {}),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxOutput === undefined ? {} : { maxOutput }),
+      ...(hidden === undefined ? {} : { hidden }),
+    });
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
   return sourced.map((tool) => byName.get(tool.name) ?? tool);

@@ -67,3 +67,14 @@ describe('tools promote (found through factorly logs)', () => {
     expect(existsSync(join(root, '.factorly', 'x.yaml'))).toBe(false);
   });
 });
+
+describe('the seed’s oversight block for factorly.code', () => {
+  it('accepts `factorly.code: {type: builtin, shadow: …}` and lays it over the built-in', () => {
+    const yaml = 'tools:\n  factorly.code:\n    type: builtin\n    timeout: 5s\n    shadow:\n      confirm: true\n      max_calls: 50\n      rate_limit: 10/min\n';
+    const root = tempProject({ '.factorly/factorly.yaml': yaml });
+    const shown = JSON.parse(runCli(['tools', 'show', 'factorly.code', '--json'], root).stdout);
+    expect(shown).toMatchObject({ name: 'factorly.code', type: 'code', timeoutMs: 5000, shadow: { confirm: true, maxCalls: 50, rateLimit: { count: 10, unit: 'min' } } });
+    // confirm: true and no terminal: the call is denied, and says why.
+    expect(runCli(['call', 'factorly.code', '--code', 'async function run() { return 1; }'], root)).toMatchObject({ status: 1, stdout: '' });
+  });
+});

@@ -135,12 +135,12 @@ describe('shadow policies of built-ins and server entries', () => {
 
   it('refuses an overlay for a built-in nobody provides, or one with other keys', async () => {
     await expect(startTestKernel('tools:\n  factorly.shel:\n    shadow: {confirm: true}\n', [builtins])).rejects.toThrow(
-      'config: tool "factorly.shel" has no "type" and no built-in tool has that name (.factorly/factorly.yaml:2; built-in tools: factorly.shell, factorly.fetch)',
+      'config: tool "factorly.shel" adjusts a built-in tool, but no built-in tool has that name (.factorly/factorly.yaml:2; built-in tools: factorly.shell, factorly.fetch)',
     );
     expect(errorOf('tools:\n  factorly.shell:\n    description: mine\n    shadow: {confirm: true}\n')).toBe(
-      'config: tool "factorly.shell" has key "description", but an entry for a built-in tool without "type" may only hold a "shadow" block (.factorly/factorly.yaml:3)',
+      'config: tool "factorly.shell" has key "description", but an entry for a built-in tool may only hold shadow, timeout, hidden, max_output (.factorly/factorly.yaml:3)',
     );
-    expect(errorOf('tools:\n  factorly.shell: {}\n')).toContain('adjusts a built-in tool but has no "shadow" block');
+    expect(errorOf('tools:\n  factorly.shell: {}\n')).toContain('adjusts a built-in tool but sets nothing');
   });
 
   it('gives the sub-tools of a server entry the entry\'s policy, owned by the entry', async () => {

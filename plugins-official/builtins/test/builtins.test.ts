@@ -104,8 +104,8 @@ describe('factorly.file.read / write', () => {
   });
 
   it('refuses a config entry for a built-in that does not exist', async () => {
-    await expect(startTestKernel('tools:\n  factorly.nope: {type: builtin}\n', [builtinsPlugin])).rejects.toThrow(
-      'config: tool "factorly.nope" is type builtin, but there is no built-in tool of that name (built-ins: factorly.fetch, factorly.shell, factorly.file.read, factorly.file.write) (.factorly/factorly.yaml:2)',
+    await expect(startTestKernel('tools:\n  factorly.nope: {type: builtin, timeout: 5s}\n', [builtinsPlugin])).rejects.toThrow(
+      'config: tool "factorly.nope" adjusts a built-in tool, but no built-in tool has that name (.factorly/factorly.yaml:2; built-in tools: factorly.fetch, factorly.shell, factorly.file.read, factorly.file.write)',
     );
   });
 });

@@ -64,21 +64,34 @@ export function buildTools(
 
 type Problem = (message: string, node?: Node | null) => void;
 
+/** Keys an entry for a built-in tool may hold: it adjusts the built-in, it does not define a tool. */
+const OVERLAY_KEYS = ['type', 'shadow', 'timeout', 'hidden', 'max_output'] as const;
+
+/** `factorly.<x>` with no type or `type: builtin`: settings laid over a built-in tool (the seed's form). */
 function isOverlay(raw: RawTool): boolean {
-  return raw.name.startsWith(BUILTIN_PREFIX) && isRecord(raw.value) && raw.value.type === undefined;
+  return raw.name.startsWith(BUILTIN_PREFIX) && isRecord(raw.value) && (raw.value.type === undefined || raw.value.type === 'builtin');
 }
 
 function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined {
   const value = raw.value as Record<string, unknown>;
   for (const key of Object.keys(value)) {
-    if (key !== 'shadow') problem(`has key "${key}", but an entry for a built-in tool without "type" may only hold a "shadow" block`, nodeAt(raw, key));
+    if (!(OVERLAY_KEYS as readonly string[]).includes(key)) {
+      problem(`has key "${key}", but an entry for a built-in tool may only hold ${OVERLAY_KEYS.filter((k) => k !== 'type').join(', ')}`, nodeAt(raw, key));
+    }
   }
-  if (value.shadow === undefined) {
-    problem('adjusts a built-in tool but has no "shadow" block (add one, or give the entry a "type" to define a tool)');
+  if (!OVERLAY_KEYS.some((key) => key !== 'type' && value[key] !== undefined)) {
+    problem('adjusts a built-in tool but sets nothing (add a "shadow" block, or another type to define a tool)');
     return undefined;
   }
-  const shadow = parseShadow(raw.name, value.shadow, nodeAt(raw, 'shadow'), problem);
-  return shadow && { name: raw.name, shadow, source: { file: raw.file, line: raw.line } };
+  const shadow = value.shadow === undefined ? undefined : parseShadow(raw.name, value.shadow, nodeAt(raw, 'shadow'), problem);
+  return {
+    name: raw.name,
+    shadow,
+    timeoutMs: parseTimeout(value.timeout, (m) => problem(m, nodeAt(raw, 'timeout'))),
+    maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, nodeAt(raw, 'max_output'))),
+    hidden: typeof value.hidden === 'boolean' ? value.hidden : undefined,
+    source: { file: raw.file, line: raw.line },
+  };
 }
 
 function nodeAt(raw: RawTool, key: string): Node | null {

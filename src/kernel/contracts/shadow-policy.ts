@@ -60,7 +60,11 @@ export function maxCallsOf(tool: { shadow?: ShadowPolicy }): number {
  */
 export interface ShadowOverlay {
   name: string;
-  shadow: ShadowPolicy;
+  shadow?: ShadowPolicy;
+  /** Other settings a user may adjust on a built-in (`timeout`, `max_output`, `hidden`). */
+  timeoutMs?: number;
+  maxOutput?: number;
+  hidden?: boolean;
   source: { file: string; line: number };
 }
 
