@@ -21,7 +21,8 @@ export abstract class VaultCommand extends FactorlyCommand {
   };
 
   protected async backend(configPath: string | undefined, name: string, need: keyof SecretBackend): Promise<{ kernel: Kernel; backend: SecretBackend }> {
-    const kernel = await this.kernel(configPath);
+    // Managing secrets must not start upstream servers, which may need the very secret being set.
+    const kernel = await this.kernel(configPath, { expandTools: false });
     const backend = kernel.backends.get(name);
     if (!backend) {
       const known = kernel.backends.keys().join(', ') || 'none';

@@ -13,11 +13,12 @@ export async function collectTools(
   config: LoadedConfig,
   providers: KeyedSlot<ToolProvider>,
   sources: OrderedSlot<ToolSource>,
+  options: { expand: boolean } = { expand: true },
 ): Promise<ToolDefinition[]> {
   const all: ToolDefinition[] = [];
   for (const tool of config.tools) {
     const provider = providers.get(tool.type);
-    const expanded = provider?.expand ? await provider.expand(tool) : [tool];
+    const expanded = provider?.expand && options.expand ? await provider.expand(tool) : [tool];
     // Rules on a server entry cover its sub-tools unless the provider gave one its own.
     all.push(...expanded.map((sub) => (sub.shadow || !tool.shadow ? sub : { ...sub, shadow: tool.shadow })));
   }

@@ -32,6 +32,12 @@ export interface KernelOptions {
   plugins?: readonly PluginSource[];
   /** Plugins given as values (tests, embedding). */
   inlinePlugins?: readonly LoadablePlugin[];
+  /**
+   * false: serve config entries as written, without asking providers to expand them (no upstream
+   * MCP server is started). For commands that manage the project rather than call tools, such as
+   * `vault set`, which must work before the secrets an upstream server needs exist.
+   */
+  expandTools?: boolean;
   /** Use this log instead of the project's LMDB file (tests, dry runs). */
   log?: EventLog;
   /**
@@ -90,7 +96,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   for (const engine of slots.engines.values()) if (engine.stop) lifecycle.onStop(`sandbox engine ${engine.name}`, () => engine.stop!());
   let registry: ToolRegistry;
   try {
-    registry = new ToolRegistry(await collectTools(config, slots.providers, slots.sources));
+    registry = new ToolRegistry(await collectTools(config, slots.providers, slots.sources, { expand: options.expandTools !== false }));
   } catch (error) {
     await lifecycle.stop();
     throw error;
