@@ -13,7 +13,7 @@ import type { OrderedSlot } from './slots.js';
 export type GateResult = { blocked: false; warnings: string[] } | { blocked: true; rule: string; reason: string };
 export type GateRequest = Omit<ShadowContext, 'fingerprint' | 'now'>;
 
-const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
+export const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
 /** Attempts at recording a history-dependent decision before giving up (failing closed). */
 const MAX_ATTEMPTS = 100;
 
@@ -65,6 +65,11 @@ export class ShadowGate {
     if (confirm) return this.confirm(log, context, confirm, pending, warnings);
     await flush(log, pending);
     return { blocked: false, warnings };
+  }
+
+  /** The rules in the order they are asked (for re-deriving recorded decisions). */
+  ruleList(): ShadowRule[] {
+    return this.rules.list();
   }
 
   /** Every history rule's state as last folded (tests compare it with a replay from scratch). */

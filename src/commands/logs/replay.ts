@@ -9,7 +9,9 @@ import { FactorlyError } from '../../kernel/base/errors.js';
 
 export default class LogsReplay extends FactorlyCommand {
   static summary = 'Re-run a recorded call, or rebuild what happened up to a point in the log.';
-  static description = `With a call (id or hash prefix): runs it again through the full pipeline (rules and secrets
+  static description = `With --check: re-derives every recorded shadow decision from the events before it (exit 1 on
+a mismatch: a rule or the config changed since, or the log was forged).
+With a call (id or hash prefix): runs it again through the full pipeline (rules and secrets
 apply anew); the new call records replayed_from. --param k=v overrides a recorded param; --show only
 prints what would run.
 With --until (seq, time or duration ago): replays the log up to that point and prints the timeline of
@@ -19,13 +21,15 @@ calls and governance decisions, optionally for one --agent.`;
     param: Flags.string({ description: 'Override a recorded param (k=v); repeatable.', multiple: true }),
     show: Flags.boolean({ description: 'Print the call that would run, without running it.' }),
     until: Flags.string({ description: 'Rebuild state up to this seq, time or duration ago.' }),
+    check: Flags.boolean({ description: 'Re-derive every recorded shadow decision from the events before it; exit 1 on any mismatch.' }),
     agent: Flags.string({ description: 'With --until: only this agent’s calls.' }),
     json: Flags.boolean({ description: 'Print JSON.' }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(LogsReplay);
-    if (args.call && flags.until) throw new FactorlyError('USAGE', 'give either a call to re-run or --until, not both');
+    if ([args.call, flags.until, flags.check || undefined].filter(Boolean).length > 1) throw new FactorlyError('USAGE', 'give one of: a call to re-run, --until, or --check');
+    if (flags.check) return this.check(flags.config, flags.json);
     if (!args.call && !flags.until) throw new FactorlyError('USAGE', 'usage: factorly logs replay <call> [--param k=v] [--show]  |  factorly logs replay --until <seq|time> [--agent A]');
     const log = await openExistingLog(flags.config);
     if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
@@ -60,6 +64,20 @@ calls and governance decisions, optionally for one --agent.`;
       if (outcome.error) process.stderr.write(`${outcome.error.replace(/\n$/, '')}\n`);
     }
     process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
+  }
+
+  private async check(configPath: string | undefined, json: boolean): Promise<void> {
+    const kernel = await this.kernel(configPath, { expandTools: false });
+    const { recheckDecisions } = await import('../../kernel/shadow-recheck.js');
+    const report = await recheckDecisions(kernel.log(), kernel.shadow.ruleList(), (name) => kernel.registry.get(name));
+    if (json) this.writeJson(report);
+    else {
+      this.log(`Re-derived the decisions of ${report.checked} calls: ${report.mismatches.length} mismatch(es)${report.skipped.length ? `, ${report.skipped.length} call(s) skipped (tool not in the current config)` : ''}`);
+      for (const m of report.mismatches.slice(0, 20)) {
+        this.log(`  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], re-derived [${m.rederived.join(', ')}]`);
+      }
+    }
+    if (report.mismatches.length > 0) process.exitCode = 1;
   }
 
   private async timeline(log: EventLog, until: string, agent: string | undefined, json: boolean): Promise<void> {
