@@ -9,6 +9,7 @@ import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plu
 import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
 import { plugin as shadow } from '../../plugins-official/shadow/src/plugin.js';
 import type { Recorded } from '../../src/events/envelope.js';
+import type { Params } from '../../src/events/catalog.js';
 import { startTestKernel } from '../helpers/kernel.js';
 import { runCli, tempProject } from '../helpers/project.js';
 
@@ -46,7 +47,7 @@ describe('logs replay --check and --until against a live session', () => {
     const live: [string, string][] = [];
     for (let i = 0; i < 1000; i += 1) {
       const kind = i % 10;
-      const request =
+      const request: { tool: string; params: Params } =
         kind === 5 ? { tool: 'limited', params: { n: i } }
         : kind === 6 ? { tool: 'denied', params: {} }
         : kind === 7 ? { tool: 'same', params: { q: 'again' } }
