@@ -140,6 +140,17 @@ describe('factorly.code builtin', () => {
     expect(kernel.registry.get('factorly.code')).toMatchObject({ maxOutput: 50_000, spec: { localOnly: true } });
   });
 
+  it('is left out with the other built-ins by disable_builtins or disabled_builtins', async () => {
+    expect((await startCodeKernel('disable_builtins: true\ntools: {}\n')).kernel.registry.get('factorly.code')).toBeUndefined();
+    expect((await startCodeKernel('disabled_builtins: [factorly.code]\ntools: {}\n')).kernel.registry.get('factorly.code')).toBeUndefined();
+  });
+
+  it('takes shadow overrides from the config, as the seed shows (max_calls here)', async () => {
+    const { kernel } = await startCodeKernel(`tools:\n  factorly.code:\n    shadow:\n      max_calls: 1\n${COUNT}`);
+    const code = 'async function run() { await factorly.call("count", { n: 1 }); try { await factorly.call("count", { n: 2 }); } catch (e) { return e.message } }';
+    expect(await callTool(kernel, 'factorly.code', { code })).toMatchObject({ output: 'max_calls exceeded: one run of "factorly.code" may call at most 1 tools (shadow.max_calls)' });
+  });
+
   it('refuses params that are not an object and code that does not compile', async () => {
     const { kernel } = await startCodeKernel('tools: {}\n');
     expect(await callTool(kernel, 'factorly.code', { code: 'async function run() {}', params: [1] })).toMatchObject({ exitCode: 1, error: 'params must be a JSON object, e.g. {"who":"world"}' });
