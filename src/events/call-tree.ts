@@ -1,3 +1,4 @@
+import { FactorlyError } from '../kernel/base/errors.js';
 import type { Recorded } from './envelope.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
@@ -67,4 +68,15 @@ export async function findCalls(log: EventLog, ref: string): Promise<string[]> {
     if (typeof callId === 'string' && event.hash.startsWith(prefix)) found.add(callId);
   }
   return [...found];
+}
+
+/** The one call `ref` names; refuses none or several with a message that lists the candidates. */
+export async function findOneCall(log: EventLog, ref: string): Promise<string> {
+  const ids = await findCalls(log, ref);
+  if (ids.length === 0) throw new FactorlyError('TOOL_NOT_FOUND', `no call matches "${ref}"`);
+  if (ids.length > 1) {
+    const shown = `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
+    throw new FactorlyError('USAGE', `"${ref}" is ambiguous: it matches ${ids.length} calls (${shown}); use a longer prefix`);
+  }
+  return ids[0];
 }

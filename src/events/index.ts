@@ -29,7 +29,7 @@ export { MemoryEventLog } from './memory-log.js';
 export { EventBus } from './bus.js';
 export { fold, replay } from './projection.js';
 export type { Projection } from './projection.js';
-export { auditProjection, newestFirst } from './projections/audit.js';
+export { auditProjection } from './projections/audit.js';
 export type { AuditEntry, AuditState } from './projections/audit.js';
 export { verifyChain } from './verify.js';
 export type { ChainReport } from './verify.js';

@@ -3,6 +3,7 @@ import type { Interface, Params } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { messageOf } from './base/errors.js';
+import { didYouMean } from './base/suggest.js';
 import type { BootRecord } from './boot-record.js';
 import type { OutputProcessor } from './contracts/extensions.js';
 import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from './contracts/tool.js';
@@ -47,8 +48,7 @@ export class CallPipeline {
     const opened = this.requested(callId, request);
     const tool = this.parts.registry.get(request.tool);
     if (!tool) {
-      const hints = this.parts.registry.suggest(request.tool);
-      const hint = hints.length > 0 ? `; did you mean ${hints.map((h) => `"${h}"`).join(' or ')}?` : '';
+      const hint = didYouMean(request.tool, this.parts.registry.visible().map((t) => t.name));
       return this.block(log, [opened], callId, 'unknown_tool', `tool "${request.tool}" not found${hint}`, started);
     }
     const validated = validateParams(tool.parameters, request.params);

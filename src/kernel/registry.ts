@@ -1,4 +1,3 @@
-import { closeMatches } from './base/suggest.js';
 import type { ToolDefinition } from './contracts/tool.js';
 
 /** The tools a kernel serves, by name. Built once from the validated config. */
@@ -23,8 +22,4 @@ export class ToolRegistry {
     return this.all().filter((tool) => !tool.hidden);
   }
 
-  /** Visible names close to `name`, for "did you mean" hints. */
-  suggest(name: string): string[] {
-    return closeMatches(name, this.visible().map((tool) => tool.name));
-  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { fold } from '../../src/events/projection.js';
-import { auditProjection, newestFirst } from '../../src/events/projections/audit.js';
+import { auditProjection } from '../../src/events/projections/audit.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { completed, requested } from '../contracts/event-log.contract.js';
 
@@ -65,7 +65,8 @@ describe('verifyChain against the recorded head', () => {
 describe('audit projection', () => {
   it('folds a call into one entry with status, duration and the closing hash', async () => {
     const events = await chain();
-    const entries = newestFirst(fold(events, auditProjection));
+    const state = fold(events, auditProjection);
+    const entries = [...state.order].reverse().map((id) => state.byId.get(id)!);
     expect(entries.map((e) => e.callId)).toEqual(['c', 'b', 'a']);
     expect(entries[0]).toMatchObject({ tool: 'echo', status: 'success', exitCode: 0, durationMs: 1, hash: events[5].hash, seq: 6 });
   });

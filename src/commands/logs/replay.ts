@@ -42,17 +42,15 @@ calls and governance decisions, optionally for one --agent.`;
   }
 
   private async refire(log: EventLog, ref: string, flags: { param?: string[]; show: boolean; json: boolean; config?: string }): Promise<void> {
-    const { findCalls } = await import('../../events/call-tree.js');
-    const ids = await findCalls(log, ref);
-    if (ids.length === 0) throw new FactorlyError('TOOL_NOT_FOUND', `no call matches "${ref}"`);
-    if (ids.length > 1) throw new FactorlyError('USAGE', `"${ref}" is ambiguous: it matches ${ids.length} calls; use a longer prefix`);
-    const requested = (await log.readCall(ids[0])).find((e) => e.type === 'call.requested');
-    if (requested?.type !== 'call.requested') throw new FactorlyError('TOOL_NOT_FOUND', `call ${ids[0]} has no recorded request`);
+    const { findOneCall } = await import('../../events/call-tree.js');
+    const callId = await findOneCall(log, ref);
+    const requested = (await log.readCall(callId)).find((e) => e.type === 'call.requested');
+    if (requested?.type !== 'call.requested') throw new FactorlyError('TOOL_NOT_FOUND', `call ${callId} has no recorded request`);
     const params: Params = { ...requested.data.params, ...overrides(flags.param ?? []) };
-    const plan = { tool: requested.data.tool, params, replayedFrom: ids[0] };
+    const plan = { tool: requested.data.tool, params, replayedFrom: callId };
     if (flags.show) {
       if (flags.json) this.writeJson(plan);
-      else this.log(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${ids[0]})`);
+      else this.log(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${callId})`);
       return;
     }
     await log.close();

@@ -15,11 +15,9 @@ export default class LogsShow extends FactorlyCommand {
     const log = await openExistingLog(flags.config);
     if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
     try {
-      const { callTree, findCalls } = await import('../../events/call-tree.js');
-      const ids = await findCalls(log, args.call);
-      if (ids.length === 0) throw new FactorlyError('TOOL_NOT_FOUND', `no call matches "${args.call}"`);
-      if (ids.length > 1) throw new FactorlyError('USAGE', `"${args.call}" is ambiguous: it matches ${ids.length} calls (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}); use a longer prefix`);
-      const tree = (await callTree(log, ids[0]))!;
+      const { callTree, findOneCall } = await import('../../events/call-tree.js');
+      const callId = await findOneCall(log, args.call);
+      const tree = (await callTree(log, callId))!;
       if (flags.json) this.writeJson(tree);
       else {
         this.log(render(tree.root, '').join('\n'));

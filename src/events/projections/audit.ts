@@ -95,7 +95,3 @@ function update(state: AuditState, callId: string, change: (entry: AuditEntry) =
   if (entry) change(entry);
 }
 
-/** Entries newest first. */
-export function newestFirst(state: AuditState): AuditEntry[] {
-  return state.order.map((id) => state.byId.get(id)!).reverse();
-}
