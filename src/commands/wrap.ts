@@ -1,5 +1,6 @@
 import { FactorlyCommand } from '../cli/base-command.js';
 import { parseWrapArgs, WRAP_USAGE } from '../cli/wrap-args.js';
+import { MCP_PLUGIN } from '../cli/run-interface.js';
 
 export default class Wrap extends FactorlyCommand {
   static summary = 'Serve one upstream MCP server (stdio) through factorly, with no config file.';
@@ -19,8 +20,7 @@ compress all) and recorded in the event log (the project's when there is one, el
     // JSON is YAML: the synthetic config goes through the same validation as a file would.
     const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: entry } });
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
-    const { serveStdio } = await import('../mcp-serve/stdio-server.js');
-    const gateway = { call: kernel.pipeline.call.bind(kernel.pipeline), tools: () => kernel.registry.all() };
-    await serveStdio(gateway, { name: 'factorly', version: this.config.version });
+    const { runInterface } = await import('../cli/run-interface.js');
+    await runInterface(kernel, 'mcp', { transport: 'stdio', version: this.config.version }, MCP_PLUGIN);
   }
 }

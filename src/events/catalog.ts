@@ -118,6 +118,22 @@ export interface PluginFailed {
   code: string;
 }
 
+/** An agent connected through an interface (an MCP session); its calls carry `sessionId` and `agentId`. */
+export interface SessionOpened {
+  sessionId: string;
+  iface: Interface;
+  /** The agent id its calls are recorded under. */
+  agentId: string;
+  /** Who the client says it is (MCP `clientInfo`). */
+  client?: { name: string; version?: string };
+  transport?: string;
+}
+
+export interface SessionClosed {
+  sessionId: string;
+  iface: Interface;
+}
+
 /** Type → payload, and the schema version currently written for each type. */
 export interface EventMap {
   'call.requested': CallRequested;
@@ -132,6 +148,8 @@ export interface EventMap {
   'config.loaded': ConfigLoaded;
   'plugin.loaded': PluginLoaded;
   'plugin.failed': PluginFailed;
+  'session.opened': SessionOpened;
+  'session.closed': SessionClosed;
 }
 
 export type EventType = keyof EventMap;
@@ -149,6 +167,8 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'config.loaded': 1,
   'plugin.loaded': 1,
   'plugin.failed': 1,
+  'session.opened': 1,
+  'session.closed': 1,
 };
 
 export function isEventType(value: string): value is EventType {

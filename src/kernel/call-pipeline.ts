@@ -99,7 +99,7 @@ export class CallPipeline {
       const hydrated = await hydrateParams(tool.parameters, params, secrets);
       return await provider.execute({
         callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params: hydrated, iface: request.iface,
-        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: AbortSignal.timeout(timeoutMs), secrets,
+        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: AbortSignal.timeout(timeoutMs), secrets, client: request.client,
       });
     } catch (error) {
       return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };

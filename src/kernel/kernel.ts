@@ -58,6 +58,8 @@ export interface Kernel {
   readonly providers: KeyedSlot<ToolProvider>;
   /** Installed secret backends by name (`vault`, `env`, configured CLI-backed ones). */
   readonly backends: KeyedSlot<SecretBackend>;
+  /** Ways in (`mcp`, `ui`) by name, as plugins registered them. */
+  readonly interfaces: KeyedSlot<FactorlyInterface>;
   /** The shadow rules' gate (its live rule state is compared with replays in tests). */
   readonly shadow: ShadowGate;
   /** The event log, opened on first use. */
@@ -109,7 +111,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   });
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all() });
   lifecycle.enter(KernelPhase.Ready);
-  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends, shadow, log, stop: () => lifecycle.stop() };
+  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends, interfaces: slots.interfaces, shadow, log, stop: () => lifecycle.stop() };
 }
 
 function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () => EventLog) {
@@ -119,7 +121,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     processors: new OrderedSlot<OutputProcessor>(),
     channels: new OrderedSlot<ConfirmChannel>(),
     backends: new KeyedSlot<SecretBackend>('secret backend'),
-    interfaces: new OrderedSlot<FactorlyInterface>(),
+    interfaces: new KeyedSlot<FactorlyInterface>('interface'),
     sources: new OrderedSlot<ToolSource>(),
     configListeners: new OrderedSlot<ConfigListener>(),
     engines: new KeyedSlot<SandboxEngine>('sandbox engine'),

@@ -139,7 +139,7 @@ export class ShadowGate {
 
   private async confirm(log: EventLog, context: ShadowContext, verdict: ShadowVerdict, pending: NewEvent[], warnings: string[]): Promise<GateResult> {
     const name = context.tool.name;
-    const request = { callId: context.callId, tool: name, params: context.params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, reason: verdict.reason };
+    const request = { callId: context.callId, tool: name, params: context.params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, sessionId: context.sessionId, reason: verdict.reason };
     const channels = this.channels.list().filter((channel) => channel.accepts?.(request) ?? true);
     if (channels.length === 0) {
       await flush(log, pending);

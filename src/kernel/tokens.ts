@@ -25,7 +25,8 @@ export const KernelTokens = {
   OutputProcessors: createToken<OrderedSlot<OutputProcessor>>('kernel.outputProcessors'),
   ConfirmChannels: createToken<OrderedSlot<ConfirmChannel>>('kernel.confirmChannels'),
   SecretBackends: createToken<KeyedSlot<SecretBackend>>('kernel.secretBackends'),
-  Interfaces: createToken<OrderedSlot<FactorlyInterface>>('kernel.interfaces'),
+  /** Ways in by name (`mcp`, `ui`); the command that serves one looks it up here. */
+  Interfaces: createToken<KeyedSlot<FactorlyInterface>>('kernel.interfaces'),
   ToolSources: createToken<OrderedSlot<ToolSource>>('kernel.toolSources'),
   /**
    * Resolves secrets a provider needs outside any one call (an upstream server's env or URL, a

@@ -23,7 +23,7 @@ export type {
   ToolResult,
   ToolSource,
 } from '../kernel/contracts/tool.js';
-export type { CallGateway, CallOutcome, CallRequest } from '../kernel/contracts/gateway.js';
+export type { CallGateway, CallOutcome, CallRequest, ClientLink } from '../kernel/contracts/gateway.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -40,6 +40,7 @@ export type {
   ConfirmChannel,
   ConfirmRequest,
   FactorlyInterface,
+  InterfaceOptions,
   OutputContext,
   OutputProcessor,
   SecretBackend,

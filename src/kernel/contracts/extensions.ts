@@ -73,6 +73,8 @@ export interface ConfirmRequest {
   fingerprint: string;
   iface: Interface;
   agentId?: string;
+  /** The interface session the call came from, so a channel can ask in that same session. */
+  sessionId?: string;
   reason: string;
 }
 
@@ -148,10 +150,17 @@ export interface OutputProcessor {
   prepare?(tool: ToolDefinition): string[];
 }
 
-/** A way in (MCP stdio, MCP HTTP, web UI), started and stopped by the kernel. */
+/** What a command hands an interface: its flags, already parsed (`port`, `host`, `codeMode`, …). */
+export type InterfaceOptions = Readonly<Record<string, unknown>>;
+
+/**
+ * A way in (MCP over stdio or HTTP, the web UI), found by name by the command that runs it
+ * (`factorly serve` runs `mcp`, `factorly ui` runs `ui`). `serve` runs until `signal` aborts or the
+ * interface ends by itself (stdin closed), then finishes in-flight calls before it resolves. A
+ * problem with the options (a port in use) is a rejected promise with a message naming it.
+ */
 export interface FactorlyInterface {
   readonly name: string;
   readonly order?: number;
-  start(): Promise<void>;
-  stop(): Promise<void>;
+  serve(options: InterfaceOptions, signal: AbortSignal): Promise<void>;
 }

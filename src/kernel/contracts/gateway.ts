@@ -11,6 +11,26 @@ export interface CallRequest {
   rootId?: string;
   /** The call this one re-runs (`factorly logs replay`). */
   replayedFrom?: string;
+  /** The caller's live channel, when its interface has one (an MCP session). */
+  client?: ClientLink;
+}
+
+/**
+ * The calling client's side of an interactive interface (an MCP session), handed to the provider
+ * so an upstream's progress, log messages and requests (sampling, elicitation) reach the agent
+ * that made the call, on that call's own stream, and the answers come back unchanged.
+ */
+export interface ClientLink {
+  /** Which session this is (also `CallRequest.sessionId`). */
+  readonly sessionId: string;
+  /** The progress token the client attached to this call, if any. */
+  readonly progressToken?: string | number;
+  /** What the client declared it can do (MCP client capabilities: sampling, elicitation, roots). */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  /** Sends a notification (`notifications/progress`, `notifications/message`) related to this call. */
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** Sends a request to the client (`sampling/createMessage`, `elicitation/create`) and returns its result as is. */
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 export interface CallOutcome extends ToolResult {

@@ -1,5 +1,6 @@
 import type { Interface, JsonValue, Params } from '../../events/catalog.js';
 import type { ShadowPolicy } from './shadow-policy.js';
+import type { ClientLink } from './gateway.js';
 
 export type ParamType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'json' | 'enum';
 export const PARAM_TYPES: readonly ParamType[] = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'];
@@ -74,6 +75,8 @@ export interface ToolCall {
    * the last hop. Every value it resolves is remembered and scrubbed from the output afterwards.
    */
   secrets: SecretScope;
+  /** The calling agent's live channel (see `ClientLink`); absent for CLI calls and inner calls. */
+  client?: ClientLink;
 }
 
 /** Per-call secret resolution (see `ToolCall.secrets`). */

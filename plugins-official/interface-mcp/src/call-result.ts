@@ -1,4 +1,4 @@
-import type { CallOutcome } from '../kernel/contracts/gateway.js';
+import type { CallOutcome } from 'factorly';
 
 type Content = { type: string; [key: string]: unknown };
 

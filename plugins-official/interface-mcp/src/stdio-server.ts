@@ -1,9 +1,8 @@
-import type { Params } from '../events/catalog.js';
-import type { CallGateway } from '../kernel/contracts/gateway.js';
+import type { CallGateway, Params } from 'factorly';
 import { toMcpResult } from './call-result.js';
 import { inputSchemaOf } from './tool-schema.js';
 
-export interface ServeOptions {
+export interface StdioOptions {
   name: string;
   version: string;
   /** Defaults to the process's stdin and stdout. */
@@ -14,10 +13,9 @@ export interface ServeOptions {
 /**
  * Serves the registry over MCP stdio: `tools/list` shows the visible tools with their real input
  * schemas, `tools/call` goes through the call gateway (so every call is validated, governed,
- * output-processed and logged). Resolves when the client closes stdin. This is the part of the MCP
- * interface `wrap` needs; `serve` grows from here.
+ * output-processed and logged). Resolves when the client closes stdin or `signal` aborts.
  */
-export async function serveStdio(gateway: CallGateway, options: ServeOptions): Promise<void> {
+export async function serveStdio(gateway: CallGateway, options: StdioOptions, signal: AbortSignal): Promise<void> {
   const [{ Server }, { StdioServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
@@ -37,6 +35,7 @@ export async function serveStdio(gateway: CallGateway, options: ServeOptions): P
     server.onclose = () => resolve();
     input.once('end', () => void server.close());
     input.once('close', () => void server.close());
+    signal.addEventListener('abort', () => void server.close(), { once: true });
   });
   await server.connect(transport);
   await closed;

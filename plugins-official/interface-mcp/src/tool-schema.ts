@@ -1,4 +1,4 @@
-import type { ParameterSpec, ToolDefinition } from '../kernel/contracts/tool.js';
+import type { ParameterSpec, ToolDefinition } from 'factorly';
 
 /**
  * The JSON Schema an MCP client sees for a tool: its own `inputSchema` when it has one (an
