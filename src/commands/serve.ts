@@ -1,0 +1,33 @@
+import { Flags } from '@oclif/core';
+import { FactorlyCommand } from '../cli/base-command.js';
+import { MCP_PLUGIN } from '../cli/run-interface.js';
+
+export default class Serve extends FactorlyCommand {
+  static summary = 'Serve the governed tool catalogue to agents over MCP (stdio, or Streamable HTTP with --port).';
+  static description = `Without --port, factorly speaks MCP on stdin/stdout (what an agent's MCP config launches).
+With --port, it serves Streamable HTTP at http://<host>:<port>/mcp, bound to 127.0.0.1 unless --host
+says otherwise; with a token (--http-token or FACTORLY_HTTP_TOKEN) every request needs
+"Authorization: Bearer <token>". Every call is validated, governed and recorded; SIGINT/SIGTERM let
+in-flight calls finish before the log is closed.`;
+  static examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 3000 --http-token "$(openssl rand -hex 32)"',
+    '<%= config.bin %> serve --code-mode',
+  ];
+  static flags = {
+    port: Flags.integer({ description: 'Serve Streamable HTTP on this port (0 picks a free one) instead of stdio.', min: 0, max: 65_535 }),
+    host: Flags.string({ description: 'Address to bind for HTTP.', default: '127.0.0.1' }),
+    'http-token': Flags.string({ description: 'Bearer token every HTTP request must carry (else FACTORLY_HTTP_TOKEN).', env: 'FACTORLY_HTTP_TOKEN' }),
+    'allowed-origin': Flags.string({ description: 'An extra Origin allowed to call over HTTP (repeatable).', multiple: true }),
+    'code-mode': Flags.boolean({ description: 'Expose one "execute" tool (plus search/describe) whose program reaches every tool through tools.*.' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve);
+    const kernel = await this.kernel(flags.config);
+    const { runInterface } = await import('../cli/run-interface.js');
+    const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [] };
+    const options = { transport: flags.port === undefined ? 'stdio' : 'http', version: this.config.version, codeMode: flags['code-mode'], ...http };
+    await runInterface(kernel, 'mcp', options, MCP_PLUGIN);
+  }
+}
