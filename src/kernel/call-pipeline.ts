@@ -62,7 +62,7 @@ export class CallPipeline {
     const { agentId, sessionId, parentId, iface } = request;
     // The shadow gate writes call.requested together with its decisions, before execution.
     const opening = [...this.sourceEvents(tool, validated.params, opened), opened, ...coerced];
-    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId }, opening);
+    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId, client: request.client }, opening);
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
     const result = await this.execute(tool, callId, request, validated.params, secrets);

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import { LmdbEventLog } from '../events/lmdb-log.js';
 import type { EventLog } from '../events/log.js';
@@ -15,6 +15,7 @@ import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor
 import type { ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import { collectTools } from './collect-tools.js';
+import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
@@ -64,6 +65,8 @@ export interface Kernel {
   readonly shadow: ShadowGate;
   /** The event log, opened on first use. */
   log(): EventLog;
+  /** Re-reads the config files; true when they changed and the new catalogue is in place. */
+  reload(): Promise<boolean>;
   stop(): Promise<string[]>;
 }
 
@@ -105,13 +108,34 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   }
   const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
   const shadow = new ShadowGate(slots.rules, slots.channels);
-  const pipeline = new CallPipeline({
+  const parts = {
     log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
     boot: new BootRecord(config, plugins), shadow,
-  });
-  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all() });
+  };
+  const pipeline = new CallPipeline(parts);
+  // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
+  const reload = async (): Promise<boolean> => {
+    const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+    if (next.sha === config.sha) return false;
+    for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
+    registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
+    config = next;
+    parts.boot = new BootRecord(next, plugins);
+    return true;
+  };
+  const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
+  lifecycle.onStop('config watcher', () => watcher.close());
+  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all(), watchTools: (listener) => watcher.subscribe(listener) });
   lifecycle.enter(KernelPhase.Ready);
-  return { paths, config, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends, interfaces: slots.interfaces, shadow, log, stop: () => lifecycle.stop() };
+  return {
+    paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
+    interfaces: slots.interfaces, shadow, log, reload, stop: () => lifecycle.stop(),
+  };
+}
+
+/** Where config files live: the main file's directory, the state dir and its tools/ folder. */
+function watchedDirs(paths: ProjectPaths): string[] {
+  return [dirname(paths.mainFile), paths.stateDir, join(paths.stateDir, 'tools')];
 }
 
 function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () => EventLog) {
@@ -131,6 +155,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.EventBus, bus);
   scope.registerValue(KernelTokens.ProjectPaths, paths);
   scope.registerFactory(KernelTokens.EventLog, openLog);
+  scope.registerValue(KernelTokens.OpenEventLog, () => scope.resolve(KernelTokens.EventLog));
   scope.registerValue(KernelTokens.ToolProviders, slots.providers);
   scope.registerValue(KernelTokens.ShadowRules, slots.rules);
   scope.registerValue(KernelTokens.OutputProcessors, slots.processors);

@@ -1,5 +1,5 @@
 import { FactorlyError } from './base/errors.js';
-import type { CallGateway, CallOutcome, CallRequest } from './contracts/gateway.js';
+import type { CallGateway, CallOutcome, CallRequest, CatalogChange } from './contracts/gateway.js';
 import type { ToolDefinition } from './contracts/tool.js';
 
 /**
@@ -19,6 +19,10 @@ export class LateGateway implements CallGateway {
 
   tools(): ToolDefinition[] {
     return this.ready().tools();
+  }
+
+  watchTools(listener: (change: CatalogChange) => void): () => void {
+    return this.ready().watchTools(listener);
   }
 
   private ready(): CallGateway {

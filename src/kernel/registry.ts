@@ -1,10 +1,15 @@
 import type { ToolDefinition } from './contracts/tool.js';
 
-/** The tools a kernel serves, by name. Built once from the validated config. */
+/** The tools a kernel serves, by name. Built from the validated config; replaced whole when it is reloaded. */
 export class ToolRegistry {
-  private readonly tools: Map<string, ToolDefinition>;
+  private tools: Map<string, ToolDefinition>;
 
   constructor(tools: readonly ToolDefinition[]) {
+    this.tools = new Map(tools.map((tool) => [tool.name, tool]));
+  }
+
+  /** Swaps in a reloaded catalogue at once: a call sees either the old tools or the new ones. */
+  replace(tools: readonly ToolDefinition[]): void {
     this.tools = new Map(tools.map((tool) => [tool.name, tool]));
   }
 

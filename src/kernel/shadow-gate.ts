@@ -139,11 +139,14 @@ export class ShadowGate {
 
   private async confirm(log: EventLog, context: ShadowContext, verdict: ShadowVerdict, pending: NewEvent[], warnings: string[]): Promise<GateResult> {
     const name = context.tool.name;
-    const request = { callId: context.callId, tool: name, params: context.params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, sessionId: context.sessionId, reason: verdict.reason };
-    const channels = this.channels.list().filter((channel) => channel.accepts?.(request) ?? true);
+    const request = { callId: context.callId, tool: name, params: context.params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, sessionId: context.sessionId, client: context.client, reason: verdict.reason };
+    const all = this.channels.list();
+    const channels = all.filter((channel) => channel.accepts?.(request) ?? true);
     if (channels.length === 0) {
       await flush(log, pending);
-      return { blocked: true, rule: 'confirm', reason: `tool "${name}" requires confirmation but no confirm channel is available` };
+      const why = all.map((channel) => channel.whyNot?.(request)).filter((reason) => reason !== undefined);
+      const detail = why.length > 0 ? `: ${why.join('; ')}` : '';
+      return { blocked: true, rule: 'confirm', reason: `tool "${name}" requires confirmation but no confirm channel is available${detail}` };
     }
     pending.push(...channels.map((channel): NewEvent => ({ type: 'confirm.requested', data: { callId: context.callId, channel: channel.name } })));
     await flush(log, pending);

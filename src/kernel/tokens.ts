@@ -18,6 +18,8 @@ import type { ProjectPaths } from './config/paths.js';
 /** Core services and extension points. Plugins receive these through `registerInit({ deps })`. */
 export const KernelTokens = {
   EventLog: createToken<EventLog>('kernel.eventLog'),
+  /** The event log opened on first call: for plugins that append only while serving (resolving `EventLog` at init opens it at every boot). */
+  OpenEventLog: createToken<() => EventLog>('kernel.openEventLog'),
   EventBus: createToken<EventBus>('kernel.eventBus'),
   ProjectPaths: createToken<ProjectPaths>('kernel.projectPaths'),
   ToolProviders: createToken<KeyedSlot<ToolProvider>>('kernel.toolProviders'),

@@ -16,7 +16,8 @@ export interface McpCallResult {
  */
 export function toMcpResult(outcome: CallOutcome): McpCallResult {
   const content = outputContent(outcome);
-  const structured = outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {};
+  const structuredContent = outcome.structuredContent ?? jsonObjectOf(outcome);
+  const structured = structuredContent ? { structuredContent } : {};
   if (outcome.status === 'success') return { content, ...structured };
   const error = outcome.error ?? `exit code ${outcome.exitCode}`;
   return { content: [...content, { type: 'text', text: error }], isError: true, ...structured };
@@ -28,6 +29,22 @@ function outputContent(outcome: CallOutcome): Content[] {
     if (parsed) return parsed;
   }
   return outcome.output === '' && outcome.status !== 'success' ? [] : [{ type: 'text', text: outcome.output }];
+}
+
+/**
+ * A successful text output that is one JSON object is also given as structured content, so a
+ * client can use the fields without parsing text (the text stays, for clients that read only it).
+ */
+function jsonObjectOf(outcome: CallOutcome): Record<string, unknown> | undefined {
+  if (outcome.status !== 'success' || outcome.outputFormat === 'mcp-content') return undefined;
+  const text = outcome.output.trim();
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The content array back from its JSON; undefined when processing (truncation) left it unreadable. */

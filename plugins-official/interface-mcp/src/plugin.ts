@@ -1,22 +1,58 @@
-import type { InterfaceOptions, PluginDefinition } from 'factorly';
+import type { CallGateway, InterfaceOptions, PluginDefinition } from 'factorly';
+import { CODE_TOOL, codeModeTools } from './code-mode.js';
+import { ElicitationChannel } from './elicit-channel.js';
+import { serveHttp } from './http-server.js';
+import { SessionRegistry, type SessionLog } from './session-registry.js';
+import type { SessionContext } from './session.js';
 import { serveStdio } from './stdio-server.js';
 
-/** Registers the `mcp` interface that `factorly serve` and `factorly wrap` run. */
+const warn = (message: string): void => void process.stderr.write(`factorly: ${message}\n`);
+
+/**
+ * Registers the `mcp` interface (`factorly serve` runs it over stdio or HTTP, `factorly wrap` over
+ * stdio) and the elicitation confirm channel that asks its clients.
+ */
 export const plugin: PluginDefinition = {
   id: 'interface-mcp',
   apiVersion: '1',
   register(registrar) {
     registrar.registerInit({
-      deps: { interfaces: registrar.tokens.Interfaces, gateway: registrar.tokens.CallGateway },
-      init({ interfaces, gateway }, context) {
-        interfaces.add('mcp', {
-          name: 'mcp',
-          serve: (options: InterfaceOptions, signal: AbortSignal) =>
-            serveStdio(gateway, { name: 'factorly', version: String(options.version ?? '0.0.0') }, signal),
-        }, context.pluginId);
+      deps: { interfaces: registrar.tokens.Interfaces, gateway: registrar.tokens.CallGateway, channels: registrar.tokens.ConfirmChannels, openLog: registrar.tokens.OpenEventLog },
+      init({ interfaces, gateway, channels, openLog }, context) {
+        const sessions = new SessionRegistry(() => openLog() as unknown as SessionLog, warn);
+        channels.add(new ElicitationChannel(sessions), context.pluginId);
+        interfaces.add('mcp', { name: 'mcp', serve: (options, signal) => serveMcp(gateway, sessions, options, signal) }, context.pluginId);
       },
     });
   },
 };
+
+async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options: InterfaceOptions, signal: AbortSignal): Promise<void> {
+  const http = options.transport === 'http';
+  const codeMode = options.codeMode === true;
+  if (codeMode && !gateway.tools().some((tool) => tool.name === CODE_TOOL)) {
+    throw new Error(`--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`);
+  }
+  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway) : undefined };
+  const info = { name: 'factorly', version: String(options.version ?? '0.0.0') };
+  const unwatch = gateway.watchTools((change) => {
+    if ('error' in change) warn(`the edited config does not load, still serving the previous tools: ${change.error}`);
+    else void sessions.toolsChanged();
+  });
+  try {
+    if (!http) return await serveStdio(context, { info }, signal);
+    if (!options.token) warn('WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.');
+    await serveHttp(context, {
+      info,
+      host: String(options.host ?? '127.0.0.1'),
+      port: Number(options.port ?? 0),
+      token: typeof options.token === 'string' ? options.token : undefined,
+      allowedOrigins: Array.isArray(options.allowedOrigins) ? options.allowedOrigins.map(String) : [],
+      listening: (url) => warn(`serving MCP over Streamable HTTP at ${url}${options.token ? ' (bearer token required)' : ''}`),
+    }, signal);
+  } finally {
+    unwatch();
+  }
+}
 
 export default plugin;

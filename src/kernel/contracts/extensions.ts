@@ -2,6 +2,7 @@ import type { Decision, Interface, JsonValue, Params } from '../../events/catalo
 import type { Projection } from '../../events/projection.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { OutputFormat, ToolDefinition } from './tool.js';
+import type { ClientLink } from './gateway.js';
 
 /** What a shadow rule sees of a call. */
 export interface ShadowContext {
@@ -13,6 +14,8 @@ export interface ShadowContext {
   agentId?: string;
   sessionId?: string;
   parentId?: string;
+  /** The caller's live channel (an MCP session), when its interface has one. */
+  client?: ClientLink;
   /** sha256 of `<tool>:<canonical JSON of params>`: identical calls have identical fingerprints. */
   fingerprint: string;
   /** Epoch milliseconds of the decision; rules use this instead of reading the clock. */
@@ -75,6 +78,8 @@ export interface ConfirmRequest {
   agentId?: string;
   /** The interface session the call came from, so a channel can ask in that same session. */
   sessionId?: string;
+  /** That session's live channel, on which a channel can ask (MCP elicitation) within the call's own stream. */
+  client?: ClientLink;
   reason: string;
 }
 
@@ -92,6 +97,11 @@ export interface ConfirmChannel {
   readonly order?: number;
   /** Whether this channel can reach a person for this request (default: yes). */
   accepts?(request: ConfirmRequest): boolean;
+  /**
+   * Why this channel cannot take a request it does not accept, when it knows a reason a person should
+   * read (the MCP client that made the call cannot answer elicitation): shown when no channel can ask.
+   */
+  whyNot?(request: ConfirmRequest): string | undefined;
   ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer>;
 }
 

@@ -1,5 +1,6 @@
 import type { Interface, Params } from '../../events/catalog.js';
 import type { ToolDefinition, ToolResult } from './tool.js';
+import type { CatalogChange } from '../config-watch.js';
 
 export interface CallRequest {
   tool: string;
@@ -29,8 +30,11 @@ export interface ClientLink {
   readonly capabilities: Readonly<Record<string, unknown>>;
   /** Sends a notification (`notifications/progress`, `notifications/message`) related to this call. */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
-  /** Sends a request to the client (`sampling/createMessage`, `elicitation/create`) and returns its result as is. */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Sends a request to the client (`sampling/createMessage`, `elicitation/create`) and returns its
+   * result as is. `timeoutMs` overrides the interface's default request timeout (a person may take long).
+   */
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
 export interface CallOutcome extends ToolResult {
@@ -47,4 +51,12 @@ export interface CallGateway {
   call(request: CallRequest): Promise<CallOutcome>;
   /** Every registered tool, hidden ones included. */
   tools(): ToolDefinition[];
+  /**
+   * Calls `listener` after the config changed on disk and the catalogue was reloaded (`tools()`
+   * then returns the new tools), or with the error when the edited config does not load (the old
+   * tools stay). Returns the unsubscribe function; watching runs only while someone listens.
+   */
+  watchTools(listener: (change: CatalogChange) => void): () => void;
 }
+
+export type { CatalogChange } from '../config-watch.js';

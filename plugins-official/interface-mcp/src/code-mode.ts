@@ -1,0 +1,98 @@
+import type { CallGateway, ClientLink, Params } from 'factorly';
+import { toMcpResult, type McpCallResult } from './call-result.js';
+import { exposedTools } from './exposure.js';
+import type { CodeModeTools, McpSession, McpToolEntry } from './session.js';
+
+/** The built-in that runs scripts; code mode is a front for it, so every run is an ordinary, promotable factorly.code call. */
+export const CODE_TOOL = 'factorly.code';
+const CATALOG_CHARS = 2_000;
+const DECLARES_RUN = /\basync\s+function\s+run\s*\(/;
+
+/**
+ * `serve --code-mode`: the agent sees `execute` (one JavaScript program per turn, every tool
+ * reachable as `tools.<namespace>.<tool>(args)`), `search` and `describe` instead of the catalogue.
+ * Each is a `factorly.code` run through the gateway, so governance, budgets and the log apply as
+ * for any script, and a good `execute` can be saved as a tool.
+ */
+export function codeModeTools(gateway: CallGateway): CodeModeTools {
+  return {
+    list: () => entries(gateway),
+    call: (name, args, session, client) => callCodeMode(name, args, session, client),
+  };
+}
+
+async function callCodeMode(name: string, args: Params, session: McpSession, client: ClientLink): Promise<McpCallResult> {
+  switch (name) {
+    case 'execute': {
+      if (typeof args.code !== 'string') return refused('execute takes { code: string }');
+      return toMcpResult(await session.callGateway(CODE_TOOL, { code: asScript(args.code) }, client));
+    }
+    case 'search':
+      return toMcpResult(await session.callGateway(CODE_TOOL, { code: 'async function run(params) { return await tools.search(params); }', params: args }, client));
+    case 'describe':
+      return toMcpResult(await session.callGateway(CODE_TOOL, { code: 'async function run(params) { return await tools.search.describe(params); }', params: args }, client));
+    default:
+      return refused(`tool "${name}" not found; in code mode the tools are execute, search and describe`);
+  }
+}
+
+/** A program that does not declare `run` is taken as its body (so `return` and `await` work at top level). */
+export function asScript(code: string): string {
+  return DECLARES_RUN.test(code) ? code : `async function run(params) {\n${code}\n}`;
+}
+
+function refused(text: string): McpCallResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function entries(gateway: CallGateway): McpToolEntry[] {
+  return [
+    {
+      name: 'execute',
+      description: executeDescription(gateway),
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', maxLength: 65_536, description: 'JavaScript: a program body (top-level await and return work) or a script declaring async function run(params).' } },
+        required: ['code'],
+      },
+    },
+    {
+      name: 'search',
+      description: 'Find tools: ranked pages of { path, description, input } with namespaces, remaining and next (the same as tools.search inside execute).',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: 'Words to match; empty browses everything.' },
+          namespace: { type: 'string', description: 'Only tools under this namespace.' },
+          limit: { type: 'integer', minimum: 1 },
+          offset: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+    {
+      name: 'describe',
+      description: 'Whole descriptions and TypeScript signatures of tools by path; unknown paths come back in missing with close matches.',
+      inputSchema: { type: 'object', properties: { paths: { type: 'array', items: { type: 'string' }, minItems: 1 } }, required: ['paths'] },
+    },
+  ];
+}
+
+/** How to write a program, then as much of the catalogue as fits a small budget (search finds the rest). */
+function executeDescription(gateway: CallGateway): string {
+  const names = exposedTools(gateway.tools(), 'local').map((tool) => tool.name).filter((name) => name !== CODE_TOOL);
+  let catalog = '';
+  for (const [index, name] of names.entries()) {
+    const next = `${catalog}${catalog ? ', ' : ''}${name}`;
+    if (next.length > CATALOG_CHARS) {
+      catalog += `, … and ${names.length - index} more (use search)`;
+      break;
+    }
+    catalog = next;
+  }
+  return [
+    'Run one JavaScript program that calls tools: `await tools.<namespace>.<tool>(args)` (a tool named a.b is tools.a.b),',
+    '`await tools.search({ query })` finds tools, `await tools.search.describe({ paths })` shows their signatures.',
+    'Return the value you want back. No imports, network, filesystem or timers: a tool call is the only way out.',
+    `Tools: ${catalog || 'none'}.`,
+  ].join('\n');
+}

@@ -1,0 +1,66 @@
+import type { McpSession } from './session.js';
+
+/** The slice of the event log a serving interface writes to. */
+export interface SessionLog {
+  append(events: { type: 'session.opened' | 'session.closed'; data: Record<string, unknown> }[]): Promise<unknown>;
+}
+
+/**
+ * The live sessions of one `serve`: who to ask for a confirmation, who to tell that the tool list
+ * changed, and the calls still running, so a shutdown can wait for them. Opening and closing a
+ * session are events (`session.opened` records the client's name and version).
+ */
+export class SessionRegistry {
+  private readonly live = new Map<string, McpSession>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly log: () => SessionLog,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  get(sessionId: string | undefined): McpSession | undefined {
+    return sessionId === undefined ? undefined : this.live.get(sessionId);
+  }
+
+  all(): McpSession[] {
+    return [...this.live.values()];
+  }
+
+  async opened(session: McpSession): Promise<void> {
+    this.live.set(session.id, session);
+    const client = session.client;
+    await this.record('session.opened', { sessionId: session.id, iface: 'mcp', agentId: session.id, transport: session.transport, ...(client ? { client } : {}) });
+  }
+
+  async closed(session: McpSession): Promise<void> {
+    if (!this.live.delete(session.id)) return;
+    await this.record('session.closed', { sessionId: session.id, iface: 'mcp' });
+  }
+
+  /** Keeps `work` in the set a shutdown waits for until it settles; returns it unchanged. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    const done = (): void => void this.inFlight.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  /** Resolves once every call running now (and any started meanwhile) has finished. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Tells every session that `tools/list` would now answer differently. */
+  async toolsChanged(): Promise<void> {
+    await Promise.allSettled(this.all().map((session) => session.server.sendToolListChanged()));
+  }
+
+  private async record(type: 'session.opened' | 'session.closed', data: Record<string, unknown>): Promise<void> {
+    try {
+      await this.log().append([{ type, data }]);
+    } catch (error) {
+      this.warn(`could not record ${type} for session ${String(data.sessionId)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
