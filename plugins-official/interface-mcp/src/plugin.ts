@@ -1,4 +1,4 @@
-import type { CallGateway, InterfaceOptions, PluginDefinition } from 'factorly';
+import type { CallGateway, InterfaceOptions, PluginDefinition, SecretScope } from 'factorly';
 import { CODE_TOOL, codeModeTools } from './code-mode.js';
 import { ElicitationChannel } from './elicit-channel.js';
 import { serveHttp } from './http-server.js';
@@ -17,15 +17,27 @@ export const plugin: PluginDefinition = {
   apiVersion: '1',
   register(registrar) {
     registrar.registerInit({
-      deps: { interfaces: registrar.tokens.Interfaces, gateway: registrar.tokens.CallGateway, channels: registrar.tokens.ConfirmChannels, openLog: registrar.tokens.OpenEventLog },
-      init({ interfaces, gateway, channels, openLog }, context) {
+      deps: {
+        interfaces: registrar.tokens.Interfaces,
+        gateway: registrar.tokens.CallGateway,
+        channels: registrar.tokens.ConfirmChannels,
+        openLog: registrar.tokens.OpenEventLog,
+        standing: registrar.tokens.StandingSecrets,
+      },
+      init({ interfaces, gateway, channels, openLog, standing }, context) {
         const sessions = new SessionRegistry(() => openLog() as unknown as SessionLog, warn);
         channels.add(new ElicitationChannel(sessions), context.pluginId);
-        interfaces.add('mcp', { name: 'mcp', serve: (options, signal) => serveMcp(gateway, sessions, options, signal) }, context.pluginId);
+        interfaces.add('mcp', { name: 'mcp', serve: async (options, signal) => serveMcp(gateway, sessions, { ...options, token: await tokenOf(options, standing) }, signal) }, context.pluginId);
       },
     });
   },
 };
+
+/** The HTTP token as given, with `{{vault:KEY}}` (or any secret reference) resolved, so it need not sit in a shell history. */
+async function tokenOf(options: InterfaceOptions, standing: SecretScope): Promise<string | undefined> {
+  const token = typeof options.token === 'string' && options.token !== '' ? options.token : undefined;
+  return token?.includes('{{') ? standing.resolve(token) : token;
+}
 
 async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options: InterfaceOptions, signal: AbortSignal): Promise<void> {
   const http = options.transport === 'http';
