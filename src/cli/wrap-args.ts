@@ -1,13 +1,17 @@
 import { basename } from 'node:path';
 import { FactorlyError } from '../kernel/base/errors.js';
 
-export const WRAP_USAGE = 'usage: factorly wrap [--name NAME] -- <command> [args...]';
+export const WRAP_USAGE = 'usage: factorly wrap [--name NAME] [--port N [--host H] [--http-token T]] -- <command> [args...]';
 
 export interface WrapArgs {
   name: string;
   command: string;
   args: string[];
   configPath?: string;
+  /** Serve Streamable HTTP on this port instead of stdio. */
+  port?: number;
+  host: string;
+  token?: string;
 }
 
 /** Splits `wrap` argv at `--`: factorly's flags before it, the server's command line after it. */
@@ -18,6 +22,9 @@ export function parseWrapArgs(argv: readonly string[]): WrapArgs {
   if (command === undefined) throw new FactorlyError('USAGE', WRAP_USAGE);
   let name: string | undefined;
   let configPath: string | undefined;
+  let port: number | undefined;
+  let host = '127.0.0.1';
+  let token = process.env.FACTORLY_HTTP_TOKEN;
   for (let i = 0; i < own.length; i += 1) {
     const [flag, inline] = own[i].split(/=(.*)/s, 2);
     const value = (): string => {
@@ -27,9 +34,19 @@ export function parseWrapArgs(argv: readonly string[]): WrapArgs {
     };
     if (flag === '--name') name = value();
     else if (flag === '-c' || flag === '--config') configPath = value();
+    else if (flag === '--port') port = portOf(value());
+    else if (flag === '--host') host = value();
+    else if (flag === '--http-token') token = value();
     else throw new FactorlyError('USAGE', `unknown flag ${JSON.stringify(flag)} before "--"\n${WRAP_USAGE}`);
   }
-  return { name: name ?? serverName(command, args), command, args, configPath };
+  if (port === undefined && own.some((arg) => /^--(host|http-token)\b/.test(arg))) throw new FactorlyError('USAGE', `--host and --http-token need --port\n${WRAP_USAGE}`);
+  return { name: name ?? serverName(command, args), command, args, configPath, port, host, token };
+}
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) throw new FactorlyError('USAGE', `--port takes a port number from 0 to 65535, not ${JSON.stringify(text)}\n${WRAP_USAGE}`);
+  return port;
 }
 
 /**

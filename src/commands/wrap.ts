@@ -3,13 +3,17 @@ import { parseWrapArgs, WRAP_USAGE } from '../cli/wrap-args.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
 
 export default class Wrap extends FactorlyCommand {
-  static summary = 'Serve one upstream MCP server (stdio) through factorly, with no config file.';
+  static summary = 'Serve one upstream stdio MCP server through factorly (over stdio, or HTTP with --port), with no config file.';
   static description = `${WRAP_USAGE}
 
-The server's tools are served over MCP stdio under their own names; every call goes through
+The server's tools are served over MCP stdio (or Streamable HTTP with --port, as \`serve\` does) under their own names; every call goes through
 factorly: validated against the tool's schema, governed, output-processed (max_output 50000,
 compress all) and recorded in the event log (the project's when there is one, else the global one).`;
-  static examples = ['<%= config.bin %> wrap -- npx @modelcontextprotocol/server-everything', '<%= config.bin %> wrap --name fs -- node server.js /tmp'];
+  static examples = [
+    '<%= config.bin %> wrap -- npx @modelcontextprotocol/server-everything',
+    '<%= config.bin %> wrap --name fs -- node server.js /tmp',
+    '<%= config.bin %> wrap --port 3001 --http-token "$T" -- npx @modelcontextprotocol/server-everything',
+  ];
   static strict = false;
 
   async run(): Promise<void> {
@@ -21,6 +25,7 @@ compress all) and recorded in the event log (the project's when there is one, el
     const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: entry } });
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     const { runInterface } = await import('../cli/run-interface.js');
-    await runInterface(kernel, 'mcp', { transport: 'stdio', version: this.config.version }, MCP_PLUGIN);
+    const http = args.port === undefined ? {} : { transport: 'http', port: args.port, host: args.host, token: args.token, allowedOrigins: [] };
+    await runInterface(kernel, 'mcp', { transport: 'stdio', version: this.config.version, ...http }, MCP_PLUGIN);
   }
 }

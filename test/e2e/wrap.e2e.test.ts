@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import type { Recorded } from '../../src/events/envelope.js';
@@ -57,7 +59,7 @@ describe('factorly wrap', () => {
 
   it('explains its usage when no command follows --', () => {
     const run = runCli(['wrap', '--name', 'x'], tempProject());
-    expect(run).toMatchObject({ status: 2, stderr: 'Error: usage: factorly wrap [--name NAME] -- <command> [args...]\n' });
+    expect(run).toMatchObject({ status: 2, stderr: 'Error: usage: factorly wrap [--name NAME] [--port N [--host H] [--http-token T]] -- <command> [args...]\n' });
   });
 
   it('names the wrapped server after its package or script', () => {
@@ -66,6 +68,39 @@ describe('factorly wrap', () => {
     expect(serverName('python', ['-m', 'my_server'])).toBe('my_server');
     expect(serverName('node', ['server.js'])).toBe('server');
     expect(serverName('/usr/bin/thing', [])).toBe('thing');
-    expect(parseWrapArgs(['--name=fs', '--', 'node', 'a.js', '--flag'])).toEqual({ name: 'fs', command: 'node', args: ['a.js', '--flag'], configPath: undefined });
+    expect(parseWrapArgs(['--name=fs', '--', 'node', 'a.js', '--flag'])).toMatchObject({ name: 'fs', command: 'node', args: ['a.js', '--flag'], configPath: undefined, port: undefined });
+  });
+
+  it('takes --port, --host and --http-token for Streamable HTTP, and refuses a bad port or HTTP flags without --port', () => {
+    expect(parseWrapArgs(['--port', '0', '--http-token=t', '--', 'node', 'a.js'])).toMatchObject({ port: 0, host: '127.0.0.1', token: 't' });
+    expect(() => parseWrapArgs(['--port', 'http', '--', 'node'])).toThrow('--port takes a port number from 0 to 65535, not "http"');
+    expect(() => parseWrapArgs(['--http-token', 't', '--', 'node'])).toThrow('--host and --http-token need --port');
+  });
+
+  it('serves the wrapped server over Streamable HTTP with a token', async () => {
+    const root = tempProject({ '.factorly/.keep': '' });
+    const child = spawn(process.execPath, [BIN, 'wrap', '--port', '0', '--http-token', 'wrap-tok', '--', process.execPath, EVERYTHING, 'stdio'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      let stderr = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const found = /at (http:\S+\/mcp)/.exec(stderr);
+          if (found) resolve(found[1]!);
+        });
+        child.once('exit', () => reject(new Error(stderr)));
+      });
+      const client = new Client({ name: 'wrap-http', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer wrap-tok' } } }));
+      expect(await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).toMatchObject({ content: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] });
+      await client.close();
+      expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(401);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
