@@ -3,16 +3,20 @@ import { parseWrapArgs, WRAP_USAGE } from '../cli/wrap-args.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
 
 export default class Wrap extends FactorlyCommand {
-  static summary = 'Serve one upstream stdio MCP server through factorly (over stdio, or HTTP with --port), with no config file.';
+  static summary = 'Serve one upstream MCP server (a command, or --url) through factorly, with no config file.';
   static description = `${WRAP_USAGE}
 
-The server's tools are served over MCP stdio (or Streamable HTTP with --port, as \`serve\` does) under their own names; every call goes through
-factorly: validated against the tool's schema, governed, output-processed (max_output 50000,
-compress all) and recorded in the event log (the project's when there is one, else the global one).`;
+The server's tools are served over MCP stdio (or Streamable HTTP with --port, as \`serve\` does) under
+their own names; every call goes through factorly: validated against the tool's schema, governed
+(--rate-limit counts calls to the whole server), output-processed (--max-output 50000 and --compress
+all unless given) and recorded in the event log (the project's when there is one, else the global one).
+--env values may be secret references ({{vault:KEY}}), resolved when the server starts.`;
   static examples = [
     '<%= config.bin %> wrap -- npx @modelcontextprotocol/server-everything',
     '<%= config.bin %> wrap --name fs -- node server.js /tmp',
     '<%= config.bin %> wrap --port 3001 --http-token "$T" -- npx @modelcontextprotocol/server-everything',
+    '<%= config.bin %> wrap --env GITHUB_TOKEN={{vault:GITHUB_TOKEN}} --rate-limit 100/hour -- npx @modelcontextprotocol/server-github',
+    '<%= config.bin %> wrap --url http://127.0.0.1:3001/mcp',
   ];
   static strict = false;
 
@@ -20,9 +24,8 @@ compress all) and recorded in the event log (the project's when there is one, el
     const args = parseWrapArgs(this.argv);
     // Everything after `--` belongs to the wrapped server, so argv is parsed above; tell oclif so.
     (this as unknown as { parsed: boolean }).parsed = true;
-    const entry = { type: 'mcp', command: args.command, args: args.args, prefix: false, max_output: 50_000, compress: 'all' };
     // JSON is YAML: the synthetic config goes through the same validation as a file would.
-    const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: entry } });
+    const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: args.entry } });
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     const { runInterface } = await import('../cli/run-interface.js');
     const http = args.port === undefined ? {} : { transport: 'http', port: args.port, host: args.host, token: args.token, allowedOrigins: [] };

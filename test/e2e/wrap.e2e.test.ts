@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import type { Recorded } from '../../src/events/envelope.js';
-import { parseWrapArgs, serverName } from '../../src/cli/wrap-args.js';
+import { parseWrapArgs, serverName, urlName } from '../../src/cli/wrap-args.js';
 import { BIN, runCli, tempProject } from '../helpers/project.js';
 
 const require = createRequire(import.meta.url);
@@ -59,7 +59,8 @@ describe('factorly wrap', () => {
 
   it('explains its usage when no command follows --', () => {
     const run = runCli(['wrap', '--name', 'x'], tempProject());
-    expect(run).toMatchObject({ status: 2, stderr: 'Error: usage: factorly wrap [--name NAME] [--port N [--host H] [--http-token T]] -- <command> [args...]\n' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^Error: usage: factorly wrap \[--name NAME\]/);
   });
 
   it('names the wrapped server after its package or script', () => {
@@ -68,13 +69,49 @@ describe('factorly wrap', () => {
     expect(serverName('python', ['-m', 'my_server'])).toBe('my_server');
     expect(serverName('node', ['server.js'])).toBe('server');
     expect(serverName('/usr/bin/thing', [])).toBe('thing');
-    expect(parseWrapArgs(['--name=fs', '--', 'node', 'a.js', '--flag'])).toMatchObject({ name: 'fs', command: 'node', args: ['a.js', '--flag'], configPath: undefined, port: undefined });
+    expect(parseWrapArgs(['--name=fs', '--', 'node', 'a.js', '--flag'])).toMatchObject({ name: 'fs', command: 'node', args: ['a.js', '--flag'], entry: { command: 'node', args: ['a.js', '--flag'], prefix: false } });
   });
 
   it('takes --port, --host and --http-token for Streamable HTTP, and refuses a bad port or HTTP flags without --port', () => {
     expect(parseWrapArgs(['--port', '0', '--http-token=t', '--', 'node', 'a.js'])).toMatchObject({ port: 0, host: '127.0.0.1', token: 't' });
     expect(() => parseWrapArgs(['--port', 'http', '--', 'node'])).toThrow('--port takes a port number from 0 to 65535, not "http"');
     expect(() => parseWrapArgs(['--http-token', 't', '--', 'node'])).toThrow('--host and --http-token need --port');
+  });
+
+  it('puts --env, --rate-limit, --max-output, --compress and --timeout into the synthetic entry, and refuses bad pairs', () => {
+    const args = parseWrapArgs(['--env', 'A=1', '--env=B=x=y', '--rate-limit', '5/min', '--max-output', '100', '--compress', 'none', '--timeout', '5s', '--', 'srv']);
+    expect(args.entry).toEqual({ type: 'mcp', command: 'srv', args: [], env: { A: '1', B: 'x=y' }, prefix: false, max_output: 100, compress: 'none', timeout: '5s', shadow: { rate_limit: '5/min', scope: 'server' } });
+    expect(parseWrapArgs(['--url', 'http://127.0.0.1:3001/mcp'])).toMatchObject({ name: 'mcp', entry: { url: 'http://127.0.0.1:3001/mcp' } });
+    expect(urlName('http://my-server:8080')).toBe('my-server');
+    expect(urlName('http://localhost:3000')).toBe('wrapped');
+    expect(() => parseWrapArgs(['--env', 'NOEQUALS', '--', 'srv'])).toThrow('--env takes NAME=VALUE, not "NOEQUALS"');
+    expect(() => parseWrapArgs(['--url', 'http://x/mcp', '--env', 'A=1'])).toThrow('--env applies to a command started over stdio, not to --url');
+    expect(() => parseWrapArgs(['--url', 'http://x/mcp', '--', 'srv'])).toThrow('usage: factorly wrap');
+  });
+
+  it('passes --env to the server, enforces --rate-limit across its tools, and fronts another server by --url', async () => {
+    const root = tempProject({ '.factorly/.keep': '' });
+    const env = { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') };
+    const front = spawn(process.execPath, [BIN, 'wrap', '--port', '0', '--env', 'WRAP_MARK=hello-env', '--rate-limit', '3/hour', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const url = await listeningUrl(front);
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'wrap', '--url', url], cwd: root, env, stderr: 'pipe' });
+      const client = new Client({ name: 'wrap-url', version: '1' });
+      await client.connect(transport);
+      try {
+        const printed = await client.callTool({ name: 'get-env', arguments: {} });
+        expect(JSON.stringify(printed.content)).toContain('hello-env');
+        expect(await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 1 } })).toMatchObject({ content: [{ text: 'The sum of 1 and 1 is 2.' }] });
+        await client.callTool({ name: 'echo', arguments: { message: 'third' } });
+        const fourth = await client.callTool({ name: 'echo', arguments: { message: 'fourth' } });
+        expect(fourth.isError).toBe(true);
+        expect(JSON.stringify(fourth.content)).toMatch(/rate limit/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      front.kill('SIGTERM');
+    }
   });
 
   it('serves the wrapped server over Streamable HTTP with a token', async () => {
@@ -85,15 +122,7 @@ describe('factorly wrap', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {
-      let stderr = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const found = /at (http:\S+\/mcp)/.exec(stderr);
-          if (found) resolve(found[1]!);
-        });
-        child.once('exit', () => reject(new Error(stderr)));
-      });
+      const url = await listeningUrl(child);
       const client = new Client({ name: 'wrap-http', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer wrap-tok' } } }));
       expect(await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).toMatchObject({ content: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] });
@@ -104,3 +133,16 @@ describe('factorly wrap', () => {
     }
   });
 });
+
+/** The URL a `wrap --port` child prints once it listens. */
+function listeningUrl(child: ChildProcess): Promise<string> {
+  let stderr = '';
+  return new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /at (http:\S+\/mcp)/.exec(stderr);
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', () => reject(new Error(stderr)));
+  });
+}
