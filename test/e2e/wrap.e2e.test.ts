@@ -63,6 +63,11 @@ describe('factorly wrap', () => {
     expect(run.stderr).toMatch(/^Error: usage: factorly wrap \[--name NAME\]/);
   });
 
+  it('reports a bad flag value as the config loader would, naming the flag\'s key', () => {
+    const run = runCli(['wrap', '--rate-limit', '10/fortnight', '--', 'node', 'x.js'], tempProject());
+    expect(run).toMatchObject({ status: 1, stderr: 'Error: config: tool "x" has an invalid shadow.rate_limit: unknown unit "fortnight" in "10/fortnight" (units: sec, min, hour, day) (wrap:x:1)\n' });
+  });
+
   it('names the wrapped server after its package or script', () => {
     expect(serverName('npx', ['-y', '@modelcontextprotocol/server-github'])).toBe('github');
     expect(serverName('uvx', ['mcp-server-fetch'])).toBe('fetch');
