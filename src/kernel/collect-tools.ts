@@ -1,8 +1,14 @@
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError, messageOf } from './base/errors.js';
 import type { LoadedConfig } from './config/load.js';
 import { overlayPolicy } from './contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
+
+export interface CollectOptions {
+  expand: boolean;
+  /** Scrubs secrets from the message of a provider that failed to expand an entry. */
+  redact?: (text: string, tool: ToolDefinition) => Promise<string>;
+}
 
 /**
  * Every tool the kernel serves: config entries (expanded by their provider when it stands for
@@ -13,12 +19,12 @@ export async function collectTools(
   config: LoadedConfig,
   providers: KeyedSlot<ToolProvider>,
   sources: OrderedSlot<ToolSource>,
-  options: { expand: boolean } = { expand: true },
+  options: CollectOptions = { expand: true },
 ): Promise<ToolDefinition[]> {
   const all: ToolDefinition[] = [];
   for (const tool of config.tools) {
     const provider = providers.get(tool.type);
-    const expanded = provider?.expand && options.expand ? await provider.expand(tool) : [tool];
+    const expanded = provider?.expand && options.expand ? await expand(provider, tool, options.redact) : [tool];
     // Rules on a server entry cover its sub-tools unless the provider gave one its own.
     all.push(...expanded.map((sub) => (sub.shadow || !tool.shadow ? sub : { ...sub, shadow: tool.shadow })));
   }
@@ -34,6 +40,21 @@ export async function collectTools(
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
   return [...seen.values()];
+}
+
+/**
+ * A provider that fails to expand an entry at boot (an upstream server that would not start) may
+ * quote what it was given, such as the server's stderr echoing its secret env: the message is
+ * scrubbed as a call's error would be. The new error carries no cause, whose text would still hold it.
+ */
+async function expand(provider: ToolProvider, tool: ToolDefinition, redact: CollectOptions['redact']): Promise<ToolDefinition[]> {
+  try {
+    return await provider.expand!(tool);
+  } catch (error) {
+    if (!redact) throw error;
+    const message = await redact(messageOf(error), tool);
+    throw FactorlyError.isInstance(error) ? new FactorlyError(error.code, message) : new Error(message);
+  }
 }
 
 /** Lays each `factorly.*` shadow overlay from the config over the built-in tool it names. */

@@ -12,11 +12,12 @@ import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
-import type { ToolProvider, ToolSource } from './contracts/tool.js';
+import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
+import { processErrorText } from './process-output.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
 import { CallSecretScope } from './secret-scope.js';
@@ -101,7 +102,9 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   for (const engine of slots.engines.values()) if (engine.stop) lifecycle.onStop(`sandbox engine ${engine.name}`, () => engine.stop!());
   let registry: ToolRegistry;
   try {
-    registry = new ToolRegistry(await collectTools(config, slots.providers, slots.sources, { expand: options.expandTools !== false }));
+    // Secrets a provider resolved at boot (an upstream's env) are scrubbed from its failure too.
+    const redact = (text: string, tool: ToolDefinition) => processErrorText(slots.processors.list(), text, { tool, secrets: slots.standing.resolved() });
+    registry = new ToolRegistry(await collectTools(config, slots.providers, slots.sources, { expand: options.expandTools !== false, redact }));
   } catch (error) {
     await lifecycle.stop();
     throw error;

@@ -38,6 +38,13 @@ export async function processResult(
   };
 }
 
+/** One text through every processor as a tool's `error` (a boot-time failure, outside any call). */
+export async function processErrorText(processors: readonly OutputProcessor[], text: string, base: Omit<OutputContext, 'stream'>): Promise<string> {
+  let out = text;
+  for (const processor of processors) out = await processor.process(out, { ...base, stream: 'error' });
+  return out;
+}
+
 function parseObject(text: string | undefined): { [key: string]: JsonValue } | undefined {
   if (text === undefined) return undefined;
   try {
