@@ -107,6 +107,11 @@ describe('factorly sync', () => {
     ]);
     expect(JSON.parse(read('.cursor/mcp.json'))).toEqual({ mcpServers: { factorly: launcher(root) } });
 
+    // --command launches factorly from PATH (for a .mcp.json shared through git); --dry-run in JSON too.
+    const portable = JSON.parse(sync('--target', 'claude', '--command', 'factorly', '--dry-run', '--json').stdout);
+    expect(portable).toMatchObject({ dryRun: true, entry: { command: 'factorly', args: ['serve', '--config', join(root, '.factorly', 'factorly.yaml')] } });
+    expect(portable.results).toMatchObject([{ target: 'claude', status: 'created', written: false }]);
+
     // .claude/ and .cursor/ exist, the Codex home does not: those two are synced.
     const detected = JSON.parse(sync('--json').stdout).results.map((result: { target: string; status: string }) => [result.target, result.status]);
     expect(detected).toEqual([['claude', 'created'], ['cursor', 'unchanged']]);

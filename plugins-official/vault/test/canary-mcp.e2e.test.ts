@@ -69,6 +69,13 @@ describe('canary through MCP: vault secrets used by CLI, REST and upstream MCP t
       expect(reflected).toMatchObject({ url: '/echo/[REDACTED:CANARY_NET]', headers: { 'x-api-key': '[REDACTED:CANARY_NET]', authorization: 'Bearer [REDACTED:CANARY_NET]' } });
 
       expect(text(await call('up.get-env'))).toContain('"CANARY_ENV": "[REDACTED:CANARY_NET]"');
+      // A reference the agent writes is forwarded as text, never resolved.
+      expect(text(await call('up.echo', { message: '{{vault:CANARY_NET}}' }))).toBe('Echo: {{vault:CANARY_NET}}');
+      // A sandbox script gets the inner call's output already scrubbed, and so does the agent.
+      const script = 'async function run() { const inner = await factorly.call("leak", {}); return inner.output + "\\n" + (await factorly.call("reflect", {})).output; }';
+      const scripted = text(await call('factorly.code', { code: script }));
+      expect(scripted).toContain('[REDACTED:CANARY]');
+      expect(scripted).toContain('"x-api-key":"[REDACTED:CANARY_NET]"');
     } finally {
       await client.close();
     }
@@ -81,6 +88,8 @@ describe('canary through MCP: vault secrets used by CLI, REST and upstream MCP t
       'hydrated:success',
       'reflect:success',
       'up.get-env:success',
+      'up.echo:success',
+      'factorly.code:success',
     ]);
     for (const value of [secret, wireSecret]) {
       for (const [i, response] of responses.entries()) expect(textsOf(response).flatMap((item) => leaksIn(item, value)), `response ${i}`).toEqual([]);
