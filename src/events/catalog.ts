@@ -134,6 +134,26 @@ export interface SessionClosed {
   iface: Interface;
 }
 
+/**
+ * A request factorly forwarded between an agent's MCP session and an upstream MCP server other than
+ * a tool call (tool calls are `call.*`): the agent's resource reads, prompt gets, completions,
+ * subscriptions and log level going up (`to_upstream`), and the upstream's sampling, elicitation and
+ * roots requests going down to the agent (`to_client`). Names what was asked for, never the content.
+ */
+export interface McpForwarded {
+  direction: 'to_upstream' | 'to_client';
+  method: string;
+  /** The upstream server's entry name. */
+  server: string;
+  sessionId?: string;
+  agentId?: string;
+  /** What the request was about: a resource URI, a prompt name, a completion reference. */
+  target?: string;
+  status: 'success' | 'error';
+  error?: string;
+  durationMs: number;
+}
+
 /** Type → payload, and the schema version currently written for each type. */
 export interface EventMap {
   'call.requested': CallRequested;
@@ -150,6 +170,7 @@ export interface EventMap {
   'plugin.failed': PluginFailed;
   'session.opened': SessionOpened;
   'session.closed': SessionClosed;
+  'mcp.forwarded': McpForwarded;
 }
 
 export type EventType = keyof EventMap;
@@ -169,6 +190,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'plugin.failed': 1,
   'session.opened': 1,
   'session.closed': 1,
+  'mcp.forwarded': 1,
 };
 
 export function isEventType(value: string): value is EventType {

@@ -14,6 +14,7 @@ import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
+import type { McpPassthrough } from './contracts/upstream.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
@@ -153,6 +154,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     configListeners: new OrderedSlot<ConfigListener>(),
     engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
     gateway: new LateGateway(),
+    passthroughs: new KeyedSlot<McpPassthrough>('mcp pass-through'),
   };
   const standing = new CallSecretScope(slots.backends);
   scope.registerValue(KernelTokens.EventBus, bus);
@@ -170,6 +172,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.StandingSecrets, standing);
   scope.registerValue(KernelTokens.SandboxEngines, slots.engines);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
+  scope.registerValue(KernelTokens.McpPassthroughs, slots.passthroughs);
   return { ...slots, standing };
 }
 

@@ -12,6 +12,7 @@ import type {
 import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { CallGateway } from './contracts/gateway.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
+import type { McpPassthrough } from './contracts/upstream.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import type { ProjectPaths } from './config/paths.js';
 
@@ -42,6 +43,11 @@ export const KernelTokens = {
   SandboxEngines: createToken<KeyedSlot<SandboxEngine>>('kernel.sandboxEngines'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
+  /**
+   * Upstream MCP servers' resources, prompts, completions and log level, by provider name; an MCP
+   * interface serves what it finds here next to the tools.
+   */
+  McpPassthroughs: createToken<KeyedSlot<McpPassthrough>>('kernel.mcpPassthroughs'),
 } as const;
 
 export type KernelTokens = typeof KernelTokens;

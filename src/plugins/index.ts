@@ -24,6 +24,8 @@ export type {
   ToolSource,
 } from '../kernel/contracts/tool.js';
 export type { CallGateway, CallOutcome, CallRequest, ClientLink } from '../kernel/contracts/gateway.js';
+export { FORWARDED_METHODS } from '../kernel/contracts/upstream.js';
+export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSession, UpstreamCapabilities } from '../kernel/contracts/upstream.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -55,4 +57,4 @@ export { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_LOOP, DEFAULT_MAX_CALLS, maxCallsOf
 export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowOverlay, ShadowPolicy } from '../kernel/contracts/shadow-policy.js';
 export type { Projection } from '../events/projection.js';
 export type { Recorded } from '../events/envelope.js';
-export type { Decision, EventMap, EventType, Interface, JsonValue, Params, ShadowDecided } from '../events/catalog.js';
+export type { Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided } from '../events/catalog.js';

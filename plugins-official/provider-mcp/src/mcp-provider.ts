@@ -1,7 +1,9 @@
 import type { SecretScope, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import { forwardedError } from './forwarded-error.js';
 import { MCP_KEYS, prepareMcp, readTarget, targetTemplates } from './mcp-spec.js';
 import { toToolResult } from './result.js';
 import { parametersFromSchema } from './schema-params.js';
+import type { Sessions } from './sessions.js';
 import { Upstream, UpstreamClosedError } from './upstream.js';
 
 /** Keys of a server entry its sub-tools inherit (the filter stays with the entry, as in the reference). */
@@ -9,8 +11,9 @@ const INHERITED = ['timeoutMs', 'maxOutput', 'compress', 'shadow', 'hidden'] as 
 
 /**
  * `type: mcp`: an upstream MCP server whose tools become `<entry>.<remote>` tools with their real
- * JSON Schemas. Each server runs once (started at boot by `expand`) and is shared by all calls;
- * arguments are forwarded as typed JSON.
+ * JSON Schemas. Each server is connected at boot by `expand` (to list its tools); a call from an
+ * agent session goes over that session's own connection (see `Upstream`), so the server's progress,
+ * log messages and requests reach that agent; arguments are forwarded as typed JSON.
  */
 export class McpProvider implements ToolProvider {
   readonly type = 'mcp';
@@ -18,14 +21,19 @@ export class McpProvider implements ToolProvider {
   private readonly upstreams = new Map<string, Upstream>();
 
   /** `standing` resolves an upstream's env, URL and headers once, and their values are scrubbed from every call. */
-  constructor(private readonly standing: SecretScope) {}
+  constructor(
+    private readonly standing: SecretScope,
+    private readonly sessions: Sessions,
+  ) {}
 
   prepare(tool: ToolDefinition) {
     return prepareMcp(tool);
   }
 
   async expand(entry: ToolDefinition): Promise<ToolDefinition[]> {
-    const upstream = new Upstream(entry.name, readTarget(entry), (template) => this.standing.resolve(template));
+    // A server listed again (the config was reloaded) starts afresh; its old connections are closed.
+    await this.upstreams.get(entry.name)?.stop();
+    const upstream = new Upstream(entry.name, readTarget(entry), (template) => this.standing.resolve(template), this.sessions, entry.spec.prefix !== false);
     this.upstreams.set(entry.name, upstream);
     const remote = await upstream.listTools();
     return remote.map((tool) => ({
@@ -48,7 +56,8 @@ export class McpProvider implements ToolProvider {
     // Resolve the server's own secret references in this call's scope too, so its output is scrubbed of them.
     for (const template of targetTemplates(readTarget(call.tool))) if (template.includes('{{')) await call.secrets.resolve(template);
     try {
-      return toToolResult(await upstream.call(String(call.tool.spec.remote), call.params, { signal: call.signal, timeoutMs: call.timeoutMs }));
+      const options = { signal: call.signal, timeoutMs: call.timeoutMs, client: call.client };
+      return toToolResult(await upstream.call(String(call.tool.spec.remote), call.params, options));
     } catch (error) {
       return failure(error, call, server);
     }
@@ -57,6 +66,11 @@ export class McpProvider implements ToolProvider {
   /** The running upstream for a server entry (tests and diagnostics). */
   upstream(name: string): Upstream | undefined {
     return this.upstreams.get(name);
+  }
+
+  /** Every connected upstream server. */
+  all(): Upstream[] {
+    return [...this.upstreams.values()];
   }
 
   async stop(): Promise<void> {
@@ -69,7 +83,8 @@ function failure(error: unknown, call: ToolCall, server: string): ToolResult {
   const timedOut = (call.signal.reason as Error | undefined)?.name === 'TimeoutError' || (error as { code?: number }).code === -32001;
   if (timedOut) return { output: '', error: `upstream MCP server "${server}": call timed out after ${formatMs(call.timeoutMs)}`, exitCode: 124 };
   if (call.signal.aborted) return { output: '', error: `upstream MCP server "${server}": call was cancelled`, exitCode: 130 };
-  return { output: '', error: `upstream MCP server "${server}": ${(error as Error).message}`, exitCode: 1 };
+  // The upstream's own words: without the "MCP error <code>: " our SDK client puts in front of them.
+  return { output: '', error: `upstream MCP server "${server}": ${forwardedError(error).message}`, exitCode: 1 };
 }
 
 function pick(entry: ToolDefinition): Partial<ToolDefinition> {

@@ -1,15 +1,29 @@
 import type { PluginDefinition } from 'factorly';
+import { UpstreamForwarding } from './forwarding.js';
 import { McpProvider } from './mcp-provider.js';
+import { Sessions } from './sessions.js';
 
-/** Registers the `mcp` tool type (upstream MCP servers). The kernel stops the provider, and so every server, when it stops. */
+/**
+ * Registers the `mcp` tool type (upstream MCP servers) and the pass-through of their resources,
+ * prompts, completions and log level to MCP interfaces. A session's upstream connections close
+ * when the session does (`session.closed`); the kernel stops the provider, and so every server,
+ * when it stops.
+ */
 export const plugin: PluginDefinition = {
   id: 'provider-mcp',
   apiVersion: '1',
   register(registrar) {
+    const { tokens } = registrar;
     registrar.registerInit({
-      deps: { providers: registrar.tokens.ToolProviders, standing: registrar.tokens.StandingSecrets },
-      init({ providers, standing }, context) {
-        providers.add('mcp', new McpProvider(standing), context.pluginId);
+      deps: { providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: tokens.McpPassthroughs, log: tokens.OpenEventLog, bus: tokens.EventBus },
+      init({ providers, standing, passthroughs, log, bus }, context) {
+        const sessions = new Sessions(async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])));
+        const provider = new McpProvider(standing, sessions);
+        const forwarding = new UpstreamForwarding(() => provider.all(), sessions);
+        providers.add('mcp', provider, context.pluginId);
+        passthroughs.add('mcp', forwarding, context.pluginId);
+        const unsubscribe = bus.on('session.closed', (event) => forwarding.closeSession(event.data.sessionId));
+        context.onStop(() => unsubscribe());
       },
     });
   },

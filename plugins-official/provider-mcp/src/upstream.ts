@@ -1,134 +1,160 @@
-// The SDK is imported when a server is first started, not with the plugin: every CLI command
-// loads the plugins, and most never talk to an upstream server.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientLink } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Connection, UpstreamClosedError } from './connection.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { UpstreamResult } from './result.js';
+import { Route } from './route.js';
+import type { Sessions } from './sessions.js';
 
-const CONNECT_TIMEOUT_MS = 30_000;
-/** How much of an upstream's stderr is kept, to explain why it died. */
-const STDERR_TAIL = 2_048;
+export { UpstreamClosedError };
 
-interface Connection {
-  client: Client;
-  transport: Transport;
-  closed: boolean;
-  stderr: () => string;
-  pid?: number;
-}
-
-export class UpstreamClosedError extends Error {}
+/** Client capabilities an upstream connection mirrors from the agent (the ones whose requests it can route). */
+const MIRRORED = ['sampling', 'elicitation', 'roots'] as const;
 
 /**
- * One upstream MCP server, connected once and reused by every call. When its process dies or its
- * connection drops, the call in flight fails with an `UpstreamClosedError` and the next call
- * starts it again. `stop()` closes it for good (the SDK ends stdin, then SIGTERM, then SIGKILL).
+ * One upstream MCP server and its connections. Each agent session gets its own connection, opened
+ * at its first request and closed when the session ends, so whatever the server sends on a
+ * connection (log messages, sampling and elicitation requests, resource updates) belongs to exactly
+ * one session, and per-session server state (log level, subscriptions) stays that session's.
+ * Calls without a session (CLI, code tools) share one connection, the one opened at start-up to
+ * list the tools. The first session adopts that one when it declares the same client capabilities
+ * (none); otherwise an idle start-up connection is closed, so `wrap` and a single agent run one
+ * server process either way. A session's connection serves all its calls: 1,000 calls, one process.
  */
 export class Upstream {
-  private connection?: Promise<Connection>;
-  /** Counts connections, so a late close of an old one never forgets a newer one. */
-  private generation = 0;
+  private shared?: Connection;
+  private readonly bySession = new Map<string, Connection>();
+  private declared: Record<string, unknown> = {};
   private stopped = false;
 
   constructor(
     readonly name: string,
-    private readonly target: McpTarget,
+    readonly target: McpTarget,
     /** Resolves `{{backend:KEY}}` in the target's command, args, env, url and headers. */
     private readonly resolve: (template: string) => Promise<string>,
+    private readonly sessions: Sessions,
+    /** Whether names it serves (tools, prompts) carry the `<entry>.` prefix. */
+    readonly prefixed = true,
   ) {}
 
+  /** Lists the tools on the shared connection and remembers the server's capabilities. */
   async listTools(): Promise<Tool[]> {
-    const { client } = await this.connect();
+    const connection = this.sessionless();
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
+      const page = await connection.request('tools/list', cursor === undefined ? undefined : { cursor });
+      tools.push(...((page.tools ?? []) as Tool[]));
+      cursor = page.nextCursor as string | undefined;
     } while (cursor);
+    this.declared = await connection.serverCapabilities();
     return tools;
   }
 
-  async call(remote: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<UpstreamResult> {
-    const connection = await this.connect();
+  /** What the server declared when it was listed at start-up. */
+  capabilities(): Record<string, unknown> {
+    return this.declared;
+  }
+
+  /** Calls a tool on the caller's session connection; its progress reaches the agent under the agent's own token. */
+  async call(remote: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; client?: ClientLink }): Promise<UpstreamResult> {
+    const { client } = options;
+    const connection = client ? this.forSession(client.sessionId, client.capabilities) : this.sessionless();
+    const end = connection.route.begin(client);
     try {
-      return (await connection.client.callTool({ name: remote, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs })) as UpstreamResult;
-    } catch (error) {
-      if (!connection.closed) throw error;
-      const tail = connection.stderr().trim();
-      throw new UpstreamClosedError(
-        `upstream MCP server "${this.name}" stopped while this call was in flight (${(error as Error).message}); ` +
-          `it will be started again on the next call${tail ? `. Its last stderr: ${tail}` : ''}`,
-      );
+      const onprogress = progressRelay(client);
+      return (await connection.request('tools/call', { name: remote, arguments: args }, { signal: options.signal, timeoutMs: options.timeoutMs, onprogress })) as UpstreamResult;
+    } finally {
+      end();
     }
   }
 
-  /** Process id of the running stdio server, if any (for diagnostics and tests). */
+  /** Sends one request for a session (resources, prompts, completions, log level) and returns the server's result as it came. */
+  async forward(method: string, params: Record<string, unknown>, sessionId: string, call?: ClientLink, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const connection = this.forSession(sessionId, call?.capabilities ?? {});
+    const end = connection.route.begin(call);
+    try {
+      return await connection.request(method, params, { signal, onprogress: progressRelay(call) });
+    } finally {
+      end();
+    }
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    const connection = this.bySession.get(sessionId);
+    this.bySession.delete(sessionId);
+    await connection?.close();
+  }
+
+  /** Open connections: the shared one and one per session (diagnostics and tests). */
+  connectionCount(): number {
+    return this.bySession.size + (this.shared ? 1 : 0);
+  }
+
+  /** Process id of the shared connection's stdio server, if running. */
   async pid(): Promise<number | undefined> {
-    return this.connection ? (await this.connection.catch(() => undefined))?.pid : undefined;
+    return this.shared?.pid();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    const connection = await this.connection?.catch(() => undefined);
-    this.connection = undefined;
-    await connection?.client.close();
+    const all = [...this.bySession.values(), ...(this.shared ? [this.shared] : [])];
+    this.bySession.clear();
+    this.shared = undefined;
+    await Promise.all(all.map((connection) => connection.close()));
   }
 
-  private connect(): Promise<Connection> {
-    if (this.stopped) return Promise.reject(new Error(`upstream MCP server "${this.name}" has been stopped`));
-    if (!this.connection) {
-      const opening = this.open(++this.generation);
-      this.connection = opening;
-      opening.catch(() => {
-        if (this.connection === opening) this.connection = undefined;
-      });
-    }
-    return this.connection;
+  private sessionless(): Connection {
+    this.ensureRunning();
+    this.shared ??= this.open(undefined, {});
+    return this.shared;
   }
 
-  private async open(generation: number): Promise<Connection> {
-    const { transport, stderr } = await this.transport();
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const client = new Client({ name: 'factorly', version: '0.1.0' });
-    const connection: Connection = { client, transport, closed: false, stderr };
-    client.onclose = () => {
-      connection.closed = true;
-      // Forget this connection so the next call starts a new one (unless another already did).
-      if (this.generation === generation) this.connection = undefined;
-    };
-    client.onerror = () => undefined; // transport errors surface as failed requests or a close
-    try {
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    } catch (error) {
-      await client.close().catch(() => undefined);
-      const tail = stderr().trim();
-      throw new Error(`could not connect to upstream MCP server "${this.name}": ${(error as Error).message}${tail ? `. Its stderr: ${tail}` : ''}`);
+  private forSession(sessionId: string, fromCall: Readonly<Record<string, unknown>>): Connection {
+    this.ensureRunning();
+    const existing = this.bySession.get(sessionId);
+    if (existing) return existing;
+    const capabilities = mirror(this.sessions.get(sessionId)?.capabilities ?? fromCall);
+    const shared = this.shared;
+    let connection: Connection;
+    if (shared?.idle && sameJson(shared.capabilities, capabilities)) {
+      connection = shared;
+      connection.route.sessionId = sessionId;
+      this.shared = undefined;
+    } else {
+      if (shared?.idle) {
+        this.shared = undefined;
+        void shared.close().catch(() => undefined);
+      }
+      connection = this.open(sessionId, capabilities);
     }
-    connection.pid = (transport as { pid?: number | null }).pid ?? undefined;
+    this.bySession.set(sessionId, connection);
+    const level = this.sessions.level(sessionId);
+    // Queued before anything else the session sends on this connection.
+    if (level !== undefined && this.declared.logging) void connection.request('logging/setLevel', { level }).catch(() => undefined);
     return connection;
   }
 
-  private async transport(): Promise<{ transport: Transport; stderr: () => string }> {
-    if (this.target.kind === 'http') {
-      const headers = Object.fromEntries(await Promise.all(Object.entries(this.target.headers).map(async ([k, v]) => [k, await this.resolve(v)] as const)));
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      const transport = new StreamableHTTPClientTransport(new URL(await this.resolve(this.target.url)), { requestInit: { headers } });
-      return { transport, stderr: () => '' };
-    }
-    const env = Object.fromEntries(await Promise.all(Object.entries(this.target.env).map(async ([k, v]) => [k, await this.resolve(v)] as const)));
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const transport = new StdioClientTransport({
-      command: await this.resolve(this.target.command),
-      args: await Promise.all(this.target.args.map((arg) => this.resolve(arg))),
-      env,
-      stderr: 'pipe',
-    });
-    let tail = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    return { transport, stderr: () => tail };
+  private ensureRunning(): void {
+    if (this.stopped) throw new UpstreamClosedError(`upstream MCP server "${this.name}" has been stopped`);
   }
+
+  private open(sessionId: string | undefined, capabilities: Record<string, unknown>): Connection {
+    return new Connection(this.name, this.target, this.resolve, capabilities, new Route(this.sessions, sessionId));
+  }
+}
+
+/** Relays upstream progress to the agent under the token the agent attached to its request (none: no relay). */
+function progressRelay(client: ClientLink | undefined): ((progress: Record<string, unknown>) => void) | undefined {
+  if (client?.progressToken === undefined) return undefined;
+  const progressToken = client.progressToken;
+  return (progress) => void client.notify('notifications/progress', { ...progress, progressToken }).catch(() => undefined);
+}
+
+function mirror(capabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(MIRRORED.filter((key) => capabilities[key] !== undefined).map((key) => [key, capabilities[key]]));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -1,0 +1,162 @@
+// The SDK is imported when a connection is first opened, not with the plugin: every CLI command
+// loads the plugins, and most never talk to an upstream server.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpTarget } from './mcp-spec.js';
+import type { Route } from './route.js';
+import { LooseResult, serverRequestSchema } from './loose-schemas.js';
+
+const CONNECT_TIMEOUT_MS = 30_000;
+/** How much of an upstream's stderr is kept, to explain why it died. */
+const STDERR_TAIL = 2_048;
+/** Server-to-client requests a connection answers through its route, and the capability each needs. */
+const CLIENT_REQUESTS = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
+
+interface Live {
+  client: Client;
+  closed: boolean;
+  stderr: () => string;
+  pid?: number;
+}
+
+export class UpstreamClosedError extends Error {}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onprogress?: (progress: Record<string, unknown>) => void;
+}
+
+/**
+ * One client connection to an upstream MCP server (one process for a stdio server, one MCP session
+ * for an HTTP one), reused by every request routed to it. It declares `capabilities` (those of the
+ * agent session it serves, none when it serves calls without a session) and hands what the server
+ * sends on its own (log messages, resource updates, sampling and elicitation requests) to its
+ * route. When the process dies or the connection drops, the request in flight fails with an
+ * `UpstreamClosedError` and the next request opens it again.
+ */
+export class Connection {
+  private live?: Promise<Live>;
+  /** Counts openings, so a late close of an old one never forgets a newer one. */
+  private generation = 0;
+  private stopped = false;
+  private inFlight = 0;
+
+  constructor(
+    readonly server: string,
+    private readonly target: McpTarget,
+    private readonly resolve: (template: string) => Promise<string>,
+    readonly capabilities: Readonly<Record<string, unknown>>,
+    readonly route: Route,
+  ) {}
+
+  get idle(): boolean {
+    return this.inFlight === 0;
+  }
+
+  /** Sends one request and resolves to the server's result as it came (no schema reshapes it). */
+  async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    this.inFlight += 1;
+    try {
+      const live = await this.connect();
+      try {
+        const sdkOptions = { signal: options.signal, timeout: options.timeoutMs, onprogress: options.onprogress as never };
+        return (await live.client.request({ method, ...(params === undefined ? {} : { params }) } as never, LooseResult, sdkOptions)) as Record<string, unknown>;
+      } catch (error) {
+        if (!live.closed) throw error;
+        const tail = live.stderr().trim();
+        throw new UpstreamClosedError(
+          `upstream MCP server "${this.server}" stopped while this call was in flight (${(error as Error).message}); ` +
+            `it will be started again on the next call${tail ? `. Its last stderr: ${tail}` : ''}`,
+        );
+      }
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  /** What the server declared at initialization (opens the connection if needed). */
+  async serverCapabilities(): Promise<Record<string, unknown>> {
+    const live = await this.connect();
+    return (live.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  }
+
+  /** Process id of the running stdio server, if any (for diagnostics and tests). */
+  async pid(): Promise<number | undefined> {
+    return this.live ? (await this.live.catch(() => undefined))?.pid : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    const live = await this.live?.catch(() => undefined);
+    this.live = undefined;
+    await live?.client.close();
+  }
+
+  private connect(): Promise<Live> {
+    if (this.stopped) return Promise.reject(new Error(`upstream MCP server "${this.server}" has been stopped`));
+    if (!this.live) {
+      const opening = this.open(++this.generation);
+      this.live = opening;
+      opening.catch(() => {
+        if (this.live === opening) this.live = undefined;
+      });
+    }
+    return this.live;
+  }
+
+  private async open(generation: number): Promise<Live> {
+    const { transport, stderr } = await this.transport();
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const client = new Client({ name: 'factorly', version: '0.1.0' }, { capabilities: this.capabilities });
+    const live: Live = { client, closed: false, stderr };
+    this.answerServerRequests(client);
+    client.fallbackNotificationHandler = async (notification) => this.route.notify(notification.method, (notification.params ?? {}) as Record<string, unknown>);
+    client.onclose = () => {
+      live.closed = true;
+      // Forget this connection so the next request opens a new one (unless another already did).
+      if (this.generation === generation) this.live = undefined;
+    };
+    client.onerror = () => undefined; // transport errors surface as failed requests or a close
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const tail = stderr().trim();
+      throw new Error(`could not connect to upstream MCP server "${this.server}": ${(error as Error).message}${tail ? `. Its stderr: ${tail}` : ''}`);
+    }
+    live.pid = (transport as { pid?: number | null }).pid ?? undefined;
+    return live;
+  }
+
+  /** Requests the server may send are answered by the agent behind the route, for declared capabilities only. */
+  private answerServerRequests(client: Client): void {
+    for (const [method, capability] of Object.entries(CLIENT_REQUESTS)) {
+      if (this.capabilities[capability] === undefined) continue;
+      client.setRequestHandler(serverRequestSchema(method), (request, extra) =>
+        this.route.request(this.server, method, (request.params ?? {}) as Record<string, unknown>, extra.signal) as never);
+    }
+  }
+
+  private async transport(): Promise<{ transport: Transport; stderr: () => string }> {
+    if (this.target.kind === 'http') {
+      const headers = Object.fromEntries(await Promise.all(Object.entries(this.target.headers).map(async ([k, v]) => [k, await this.resolve(v)] as const)));
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      const transport = new StreamableHTTPClientTransport(new URL(await this.resolve(this.target.url)), { requestInit: { headers } });
+      return { transport, stderr: () => '' };
+    }
+    const env = Object.fromEntries(await Promise.all(Object.entries(this.target.env).map(async ([k, v]) => [k, await this.resolve(v)] as const)));
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new StdioClientTransport({
+      command: await this.resolve(this.target.command),
+      args: await Promise.all(this.target.args.map((arg) => this.resolve(arg))),
+      env,
+      stderr: 'pipe',
+    });
+    let tail = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    return { transport, stderr: () => tail };
+  }
+}

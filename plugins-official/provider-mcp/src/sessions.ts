@@ -1,0 +1,34 @@
+import type { McpForwarded, McpSession } from 'factorly';
+
+/** Records one forwarded request (`mcp.forwarded`) in the event log. */
+export type ForwardRecorder = (event: McpForwarded) => Promise<void>;
+
+/** The agent sessions an MCP interface told us about, and the log level each asked for. */
+export class Sessions {
+  private readonly open = new Map<string, McpSession>();
+  private readonly levels = new Map<string, string>();
+
+  constructor(readonly record: ForwardRecorder) {}
+
+  get(sessionId: string): McpSession | undefined {
+    return this.open.get(sessionId);
+  }
+
+  add(session: McpSession): void {
+    this.open.set(session.sessionId, session);
+  }
+
+  remove(sessionId: string): void {
+    this.open.delete(sessionId);
+    this.levels.delete(sessionId);
+  }
+
+  /** The level set by `logging/setLevel`, re-applied to upstream connections opened later for the session. */
+  level(sessionId: string): string | undefined {
+    return this.levels.get(sessionId);
+  }
+
+  setLevel(sessionId: string, level: string): void {
+    this.levels.set(sessionId, level);
+  }
+}

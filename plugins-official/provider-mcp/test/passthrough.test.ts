@@ -1,0 +1,121 @@
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ClientLink, McpPassthrough, McpSession } from '../../../src/plugins/index.js';
+import type { Kernel } from '../../../src/kernel/kernel.js';
+import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
+import { REPO } from '../../../test/helpers/project.js';
+import { plugin as mcpPlugin } from '../src/plugin.js';
+import { childProcesses } from './processes.js';
+
+const UPSTREAM = resolve(REPO, 'test', 'fixtures', 'conformance-upstream', 'server.mjs');
+const upstreams = () => childProcesses().filter((child) => child.args.includes(UPSTREAM));
+
+let kernel: Kernel | undefined;
+afterEach(async () => {
+  await kernel?.stop();
+  kernel = undefined;
+});
+
+/** A kernel fronting the conformance upstream over stdio, and the pass-through the MCP interface would get. */
+async function start(prefix = false) {
+  let passthrough: McpPassthrough | undefined;
+  const grab = {
+    id: 'grab-passthrough',
+    apiVersion: '1',
+    requires: ['provider-mcp'],
+    register(registrar: Parameters<typeof mcpPlugin.register>[0]) {
+      registrar.registerInit({ deps: { slot: registrar.tokens.McpPassthroughs }, init: ({ slot }) => void (passthrough = slot.get('mcp')) });
+    },
+  };
+  const started = await startTestKernel(`tools:
+  up: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(UPSTREAM)}, stdio], prefix: ${prefix}}
+`, [mcpPlugin, grab]);
+  kernel = started.kernel;
+  return { ...started, passthrough: passthrough! };
+}
+
+/** An agent session's side of the channel: records what reaches it and answers requests with `answers`. */
+function agent(sessionId: string, capabilities: Record<string, unknown>, answers: Record<string, Record<string, unknown>> = {}) {
+  const seen: { via: 'call' | 'session'; method: string; params: Record<string, unknown> }[] = [];
+  const channel = (via: 'call' | 'session') => ({
+    notify: async (method: string, params: Record<string, unknown>) => void seen.push({ via, method, params }),
+    request: async (method: string, params: Record<string, unknown>) => {
+      seen.push({ via, method, params });
+      if (!answers[method]) throw Object.assign(new Error(`MCP error -32601: ${method} is not supported here`), { code: -32601 });
+      return answers[method];
+    },
+  });
+  const session: McpSession = { sessionId, agentId: `agent-${sessionId}`, capabilities, ...channel('session') };
+  const call = (progressToken?: string): ClientLink => ({ sessionId, progressToken, capabilities, ...channel('call') });
+  return { session, call, seen };
+}
+
+describe('mcp pass-through: what an upstream sends reaches the session that called', () => {
+  it('relays progress under the agent\'s own token and log messages on the call, before the result', async () => {
+    const { kernel } = await start();
+    const a = agent('s1', {});
+    const outcome = await kernel.pipeline.call({ tool: 'test_tool_with_progress', params: {}, iface: 'mcp', sessionId: 's1', client: a.call('agent-token-7') });
+    expect(outcome).toMatchObject({ status: 'success', output: 'Progress tool finished' });
+    expect(a.seen.map((s) => [s.via, s.method, s.params.progressToken, s.params.progress])).toEqual([
+      ['call', 'notifications/progress', 'agent-token-7', 0],
+      ['call', 'notifications/progress', 'agent-token-7', 50],
+      ['call', 'notifications/progress', 'agent-token-7', 100],
+    ]);
+    const logged = await kernel.pipeline.call({ tool: 'test_tool_with_logging', params: {}, iface: 'mcp', sessionId: 's1', client: a.call() });
+    expect(logged.status).toBe('success');
+    expect(a.seen.slice(3).map((s) => [s.via, s.method, s.params.data])).toEqual([
+      ['call', 'notifications/message', 'Tool execution started'],
+      ['call', 'notifications/message', 'Tool processing data'],
+      ['call', 'notifications/message', 'Tool execution completed'],
+    ]);
+  });
+
+  it('sends sampling and elicitation to the calling session only and returns its answers unchanged', async () => {
+    const { kernel, log } = await start();
+    const reply = { role: 'assistant', content: { type: 'text', text: 'from A' }, model: 'model-a', stopReason: 'endTurn', _meta: { extra: 'kept' } };
+    const a = agent('A', { sampling: {} }, { 'sampling/createMessage': reply });
+    const b = agent('B', { sampling: {}, elicitation: {} }, { 'elicitation/create': { action: 'accept', content: { username: 'bee', email: 'b@example.com' } } });
+    const [fromA, fromB] = await Promise.all([
+      kernel.pipeline.call({ tool: 'test_sampling', params: { prompt: 'hello' }, iface: 'mcp', sessionId: 'A', client: a.call() }),
+      kernel.pipeline.call({ tool: 'test_elicitation', params: { message: 'who are you?' }, iface: 'mcp', sessionId: 'B', client: b.call() }),
+    ]);
+    expect(fromA).toMatchObject({ status: 'success', output: 'LLM response: from A' });
+    expect(fromB).toMatchObject({ status: 'success', output: 'User response: action=accept, content={"username":"bee","email":"b@example.com"}' });
+    expect(a.seen).toEqual([{ via: 'call', method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }], maxTokens: 100 } }]);
+    expect(b.seen.map((s) => s.method)).toEqual(['elicitation/create']);
+    // Each session got its own upstream connection, which declared that session's capabilities.
+    const noElicitation = await kernel.pipeline.call({ tool: 'test_elicitation', params: { message: 'x' }, iface: 'mcp', sessionId: 'A', client: a.call() });
+    expect(noElicitation).toMatchObject({ status: 'error', error: 'test_elicitation needs a client with the elicitation capability' });
+    const forwarded = (await eventsOf(log)).filter((e) => e.type === 'mcp.forwarded').map((e) => e.data);
+    expect(forwarded).toEqual(expect.arrayContaining([
+      { direction: 'to_client', method: 'sampling/createMessage', server: 'up', sessionId: 'A', status: 'success', durationMs: expect.any(Number) },
+      { direction: 'to_client', method: 'elicitation/create', server: 'up', sessionId: 'B', status: 'success', durationMs: expect.any(Number) },
+    ]));
+  });
+
+  it('gives the upstream the agent\'s error when the agent refuses a request, and a clear one for calls without a session', async () => {
+    const { kernel } = await start();
+    const refusing = agent('R', { sampling: {} });
+    const refused = await kernel.pipeline.call({ tool: 'test_sampling', params: { prompt: 'p' }, iface: 'mcp', sessionId: 'R', client: refusing.call() });
+    expect(refused).toMatchObject({ status: 'error', error: 'upstream MCP server "up": MCP error -32601: sampling/createMessage is not supported here' });
+    const cli = await kernel.pipeline.call({ tool: 'test_sampling', params: { prompt: 'p' }, iface: 'cli' });
+    expect(cli).toMatchObject({ status: 'error', error: 'test_sampling needs a client with the sampling capability' });
+  });
+
+  it('keeps one upstream process per session for 1,000 calls and stops it when the session closes', async () => {
+    const { kernel } = await start();
+    expect(upstreams()).toHaveLength(1);
+    const a = agent('one', {});
+    for (let i = 0; i < 1000; i += 1) {
+      const outcome = await kernel.pipeline.call({ tool: 'test_simple_text', params: {}, iface: 'mcp', sessionId: 'one', client: a.call() });
+      if (outcome.status !== 'success') throw new Error(`call ${i}: ${JSON.stringify(outcome)}`);
+    }
+    // A session declaring no capabilities adopts the connection opened at start-up.
+    expect(upstreams()).toHaveLength(1);
+    const b = agent('two', { sampling: {} });
+    await kernel.pipeline.call({ tool: 'test_simple_text', params: {}, iface: 'mcp', sessionId: 'two', client: b.call() });
+    expect(upstreams()).toHaveLength(2);
+    await kernel.log().append([{ type: 'session.closed', data: { sessionId: 'two', iface: 'mcp' } }]);
+    await expect.poll(() => upstreams().length).toBe(1);
+  });
+});

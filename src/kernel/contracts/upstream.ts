@@ -1,0 +1,71 @@
+import type { ClientLink } from './gateway.js';
+
+/**
+ * A downstream MCP session as an upstream pass-through sees it: who it is, what its client can do,
+ * and how to reach it outside any one call (resource updates, list changes, log messages and
+ * requests an upstream sends between calls).
+ */
+export interface McpSession {
+  readonly sessionId: string;
+  readonly agentId?: string;
+  /** The client's declared capabilities; upstream connections made for this session declare the same. */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** Sends a request to the client and resolves to its result as is. */
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
+}
+
+/** What upstream servers offer besides tools, for factorly's MCP server to declare (the MCP capability shapes). */
+export interface UpstreamCapabilities {
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  prompts?: { listChanged?: boolean };
+  completions?: Record<string, never>;
+  logging?: Record<string, never>;
+}
+
+/** The client requests a pass-through forwards to upstream servers. */
+export const FORWARDED_METHODS = [
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+] as const;
+
+export type ForwardedMethod = (typeof FORWARDED_METHODS)[number];
+
+/** Why a forwarded request failed, as the upstream said it (JSON-RPC `code`, `message`, `data`). */
+export interface ForwardedError extends Error {
+  code: number;
+  data?: unknown;
+}
+
+/**
+ * Upstream MCP servers seen beyond their tools: their resources, resource templates, subscriptions,
+ * prompts, completions and log level, forwarded for one downstream session at a time. A provider of
+ * upstream servers (provider-mcp) implements it; an MCP interface consumes it, so neither imports
+ * the other. Every forwarded request is recorded in the event log (`mcp.forwarded`).
+ */
+export interface McpPassthrough {
+  readonly name: string;
+  /** Union of what the connected upstreams declared, known once tools are collected. */
+  capabilities(): UpstreamCapabilities;
+  /** A downstream session began: upstream connections made for it mirror its capabilities. */
+  openSession(session: McpSession): void;
+  /** The session ended: its upstream connections are closed. */
+  closeSession(sessionId: string): Promise<void>;
+  /**
+   * Forwards one request of a session to the upstream that owns its target (a URI, a prompt name)
+   * and resolves to that upstream's result unchanged; rejects with a `ForwardedError` carrying the
+   * upstream's own error. `call` is the request's own channel (notifications go on its stream).
+   */
+  forward(
+    method: ForwardedMethod,
+    params: Record<string, unknown>,
+    context: { sessionId: string; call?: ClientLink; signal?: AbortSignal },
+  ): Promise<Record<string, unknown>>;
+}
