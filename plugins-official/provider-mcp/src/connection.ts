@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { Route } from './route.js';
-import { LooseResult, serverRequestSchema } from './loose-schemas.js';
+import { LooseResult, serverNotificationSchema, serverRequestSchema } from './loose-schemas.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 /** How much of an upstream's stderr is kept, to explain why it died. */
@@ -41,6 +41,9 @@ export class Connection {
   private generation = 0;
   private stopped = false;
   private inFlight = 0;
+  /** Progress listeners by the token this connection put on the request. */
+  private readonly progress = new Map<string, (progress: Record<string, unknown>) => void>();
+  private nextToken = 0;
 
   constructor(
     readonly server: string,
@@ -57,11 +60,14 @@ export class Connection {
   /** Sends one request and resolves to the server's result as it came (no schema reshapes it). */
   async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     this.inFlight += 1;
+    const token = options.onprogress ? `factorly-${++this.nextToken}` : undefined;
+    if (token) this.progress.set(token, options.onprogress!);
     try {
       const live = await this.connect();
       try {
-        const sdkOptions = { signal: options.signal, timeout: options.timeoutMs, onprogress: options.onprogress as never };
-        return (await live.client.request({ method, ...(params === undefined ? {} : { params }) } as never, LooseResult, sdkOptions)) as Record<string, unknown>;
+        const withToken = token ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } } : params;
+        const sdkOptions = { signal: options.signal, timeout: options.timeoutMs };
+        return (await live.client.request({ method, ...(withToken === undefined ? {} : { params: withToken }) } as never, LooseResult, sdkOptions)) as Record<string, unknown>;
       } catch (error) {
         if (!live.closed) throw error;
         const tail = live.stderr().trim();
@@ -72,6 +78,7 @@ export class Connection {
       }
     } finally {
       this.inFlight -= 1;
+      if (token) this.progress.delete(token);
     }
   }
 
@@ -111,6 +118,12 @@ export class Connection {
     const client = new Client({ name: 'factorly', version: '0.1.0' }, { capabilities: this.capabilities });
     const live: Live = { client, closed: false, stderr };
     this.answerServerRequests(client);
+    // Progress is matched here, not by the SDK: it drops the listener as soon as the response is
+    // read, and over stdio a server's last progress and its response often arrive in one chunk.
+    client.setNotificationHandler(serverNotificationSchema('notifications/progress'), async (notification) => {
+      const { progressToken, ...progress } = (notification.params ?? {}) as Record<string, unknown>;
+      this.progress.get(String(progressToken))?.(progress);
+    });
     client.fallbackNotificationHandler = async (notification) => this.route.notify(notification.method, (notification.params ?? {}) as Record<string, unknown>);
     client.onclose = () => {
       live.closed = true;

@@ -9,3 +9,7 @@ export const LooseResult = z.looseObject({});
 export function serverRequestSchema(method: string) {
   return z.looseObject({ method: z.literal(method), params: z.looseObject({}).optional() });
 }
+
+export function serverNotificationSchema(method: string) {
+  return z.looseObject({ method: z.literal(method), params: z.looseObject({}).optional() });
+}
