@@ -1,4 +1,4 @@
-import type { CallGateway, InterfaceOptions, PluginDefinition, SecretScope } from 'factorly';
+import type { CallGateway, InterfaceOptions, McpPassthrough, PluginDefinition, SecretScope } from 'factorly';
 import { CODE_TOOL, codeModeTools } from './code-mode.js';
 import { ElicitationChannel } from './elicit-channel.js';
 import { serveHttp } from './http-server.js';
@@ -23,11 +23,12 @@ export const plugin: PluginDefinition = {
         channels: registrar.tokens.ConfirmChannels,
         openLog: registrar.tokens.OpenEventLog,
         standing: registrar.tokens.StandingSecrets,
+        passthroughs: registrar.tokens.McpPassthroughs,
       },
-      init({ interfaces, gateway, channels, openLog, standing }, context) {
+      init({ interfaces, gateway, channels, openLog, standing, passthroughs }, context) {
         const sessions = new SessionRegistry(() => openLog() as unknown as SessionLog, warn);
         channels.add(new ElicitationChannel(sessions), context.pluginId);
-        interfaces.add('mcp', { name: 'mcp', serve: async (options, signal) => serveMcp(gateway, sessions, { ...options, token: await tokenOf(options, standing) }, signal) }, context.pluginId);
+        interfaces.add('mcp', { name: 'mcp', serve: async (options, signal) => serveMcp(gateway, sessions, { ...options, token: await tokenOf(options, standing) }, signal, passthroughs.get('mcp')) }, context.pluginId);
       },
     });
   },
@@ -39,13 +40,13 @@ async function tokenOf(options: InterfaceOptions, standing: SecretScope): Promis
   return token?.includes('{{') ? standing.resolve(token) : token;
 }
 
-async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options: InterfaceOptions, signal: AbortSignal): Promise<void> {
+async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options: InterfaceOptions, signal: AbortSignal, passthrough?: McpPassthrough): Promise<void> {
   const http = options.transport === 'http';
   const codeMode = options.codeMode === true;
   if (codeMode && !gateway.tools().some((tool) => tool.name === CODE_TOOL)) {
     throw new Error(`--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`);
   }
-  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway) : undefined };
+  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway) : undefined, passthrough };
   const info = { name: 'factorly', version: String(options.version ?? '0.0.0') };
   const unwatch = gateway.watchTools((change) => {
     if ('error' in change) warn(`the edited config does not load, still serving the previous tools: ${change.error}`);

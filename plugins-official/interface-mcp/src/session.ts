@@ -1,7 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallGateway, CallOutcome, ClientLink, Params } from 'factorly';
+import type { CallGateway, CallOutcome, ClientLink, McpPassthrough, Params } from 'factorly';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
+import { attachPassthrough } from './passthrough.js';
 import type { SessionRegistry } from './session-registry.js';
 import { inputSchemaOf } from './tool-schema.js';
 
@@ -14,6 +15,8 @@ export interface SessionContext {
   codeMode?: CodeModeTools;
   /** stdio or http, as recorded on `session.opened`. */
   transport: string;
+  /** Upstream MCP servers' resources, prompts, completions and log level, served next to the tools. */
+  passthrough?: McpPassthrough;
 }
 
 /** The tools code mode shows instead of the catalogue, and how it answers a call to one. */
@@ -56,7 +59,11 @@ export class McpSession {
     server.setRequestHandler(schemas.CallToolRequestSchema, (request, extra) =>
       this.context.sessions.track(this.callTool(request.params.name, (request.params.arguments ?? {}) as Params, extra as unknown as Extra)),
     );
-    server.oninitialized = () => void this.context.sessions.opened(this);
+    const passthroughOpened = attachPassthrough(server, context.passthrough, id);
+    server.oninitialized = () => {
+      passthroughOpened();
+      void this.context.sessions.opened(this);
+    };
   }
 
   /** The client's name and version as it introduced itself. */

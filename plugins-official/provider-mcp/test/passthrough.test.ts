@@ -16,8 +16,10 @@ afterEach(async () => {
   kernel = undefined;
 });
 
-/** A kernel fronting the conformance upstream over stdio, and the pass-through the MCP interface would get. */
-async function start(prefix = false) {
+const entry = (name: string, prefix: boolean) => `  ${name}: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(UPSTREAM)}, stdio], prefix: ${prefix}}\n`;
+
+/** A kernel fronting the conformance upstream over stdio (as `up`, or as each of `names` with prefixes), and the pass-through the MCP interface would get. */
+async function start(names?: string[]) {
   let passthrough: McpPassthrough | undefined;
   const grab = {
     id: 'grab-passthrough',
@@ -27,9 +29,8 @@ async function start(prefix = false) {
       registrar.registerInit({ deps: { slot: registrar.tokens.McpPassthroughs }, init: ({ slot }) => void (passthrough = slot.get('mcp')) });
     },
   };
-  const started = await startTestKernel(`tools:
-  up: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(UPSTREAM)}, stdio], prefix: ${prefix}}
-`, [mcpPlugin, grab]);
+  const tools = names ? names.map((name) => entry(name, true)).join('') : entry('up', false);
+  const started = await startTestKernel(`tools:\n${tools}`, [mcpPlugin, grab]);
   kernel = started.kernel;
   return { ...started, passthrough: passthrough! };
 }
@@ -117,5 +118,54 @@ describe('mcp pass-through: what an upstream sends reaches the session that call
     expect(upstreams()).toHaveLength(2);
     await kernel.log().append([{ type: 'session.closed', data: { sessionId: 'two', iface: 'mcp' } }]);
     await expect.poll(() => upstreams().length).toBe(1);
+  });
+});
+
+describe('mcp pass-through: resources, prompts and completions of several servers', () => {
+  it('declares the union of what the servers offer', async () => {
+    const { passthrough } = await start();
+    expect(passthrough.capabilities()).toEqual({ resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} });
+  });
+
+  it('pages through each server in turn, prefixes prompt names, and routes a prompt back to its server', async () => {
+    const { passthrough, log } = await start(['a', 'b']);
+    const a = agent('S', {});
+    passthrough.openSession(a.session);
+    const first = await passthrough.forward('prompts/list', {}, { sessionId: 'S' });
+    expect((first.prompts as { name: string }[]).map((p) => p.name)).toEqual(['a.test_simple_prompt', 'a.test_prompt_with_arguments', 'a.test_prompt_with_embedded_resource', 'a.test_prompt_with_image']);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await passthrough.forward('prompts/list', { cursor: first.nextCursor }, { sessionId: 'S' });
+    expect((second.prompts as { name: string }[])[0].name).toBe('b.test_simple_prompt');
+    expect(second.nextCursor).toBeUndefined();
+    const prompt = await passthrough.forward('prompts/get', { name: 'b.test_prompt_with_arguments', arguments: { arg1: 'x', arg2: 'y' } }, { sessionId: 'S' });
+    expect(prompt).toEqual({ messages: [{ role: 'user', content: { type: 'text', text: "Prompt with arguments: arg1='x', arg2='y'" } }] });
+    await expect(passthrough.forward('prompts/list', { cursor: 'nonsense' }, { sessionId: 'S' })).rejects.toMatchObject({
+      code: -32602, message: 'invalid cursor "nonsense": pass back a nextCursor from an earlier page',
+    });
+    const forwarded = (await eventsOf(log)).filter((e) => e.type === 'mcp.forwarded').map((e) => e.data as { method: string; server: string; target?: string });
+    expect(forwarded.map((f) => [f.method, f.server, f.target])).toEqual([
+      ['prompts/list', 'a', undefined],
+      ['prompts/list', 'b', undefined],
+      ['prompts/get', 'b', 'b.test_prompt_with_arguments'],
+    ]);
+  });
+
+  it('reads resources and templates, passes subscriptions\' updates to the session, and returns the server\'s own error', async () => {
+    const { passthrough } = await start();
+    const s = agent('S', {});
+    passthrough.openSession(s.session);
+    const listed = await passthrough.forward('resources/list', {}, { sessionId: 'S' });
+    expect((listed.resources as { uri: string }[]).map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary', 'test://watched-resource']);
+    expect(await passthrough.forward('resources/read', { uri: 'test://template/42/data' }, { sessionId: 'S' })).toEqual({
+      contents: [{ uri: 'test://template/42/data', mimeType: 'application/json', text: '{"id":"42","templateTest":true,"data":"Data for ID: 42"}' }],
+    });
+    expect(await passthrough.forward('resources/subscribe', { uri: 'test://watched-resource' }, { sessionId: 'S' })).toEqual({});
+    await expect.poll(() => s.seen).toEqual([{ via: 'session', method: 'notifications/resources/updated', params: { uri: 'test://watched-resource' } }]);
+    await expect(passthrough.forward('resources/read', { uri: 'test://nope' }, { sessionId: 'S' })).rejects.toMatchObject({
+      // Exactly what the upstream put on the wire (its SDK writes the "MCP error <code>: " itself); no second prefix from us.
+      code: -32602, message: 'MCP error -32602: Resource not found: test://nope',
+    });
+    expect(await passthrough.forward('completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } }, { sessionId: 'S' }))
+      .toEqual({ completion: { values: ['paris', 'park', 'party'], total: 3, hasMore: false } });
   });
 });

@@ -11,8 +11,8 @@ export interface McpSession {
   /** The client's declared capabilities; upstream connections made for this session declare the same. */
   readonly capabilities: Readonly<Record<string, unknown>>;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
-  /** Sends a request to the client and resolves to its result as is. */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  /** Sends a request to the client and resolves to its result as is (`timeoutMs` as on `ClientLink.request`). */
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
 /** What upstream servers offer besides tools, for factorly's MCP server to declare (the MCP capability shapes). */

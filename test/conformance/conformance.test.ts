@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LmdbEventLog } from '../../src/events/lmdb-log.js';
+import type { Recorded } from '../../src/events/envelope.js';
+import { BIN, REPO, tempProject } from '../helpers/project.js';
+import { bridgeStdioToHttp } from './stdio-bridge.js';
+import { describeFailures, listScenarios, PENDING, runConformance, type ScenarioResult } from './suite.js';
+
+// The MCP conformance suite (server scenarios of @modelcontextprotocol/conformance 0.1.10) against
+// the test upstream served directly, then through factorly: `serve` and `wrap`, with governance
+// (a rate limit on every tool, loop detection) and the audit log on. The suite speaks only
+// Streamable HTTP, so stdio servers are put behind a transparent HTTP bridge (stdio-bridge.ts).
+
+const UPSTREAM = resolve(REPO, 'test', 'fixtures', 'conformance-upstream', 'server.mjs');
+const SUITE_TIMEOUT = 240_000;
+
+const stops: (() => Promise<void> | void)[] = [];
+/** Stops what the test started (factorly processes flush their log as they stop). */
+async function stopAll(): Promise<void> {
+  for (const stop of stops.splice(0).reverse()) await stop();
+}
+afterEach(stopAll);
+
+function cliEnv(root: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') };
+}
+
+/** Starts a process that prints the URL it serves MCP at on stderr, and resolves to that URL. */
+function startListening(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
+  const child: ChildProcess = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  stops.push(async () => {
+    child.kill('SIGTERM');
+    await exited;
+  });
+  return new Promise((resolveUrl, reject) => {
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /(?:listening on|Streamable HTTP at) (http:\/\/\S+\/mcp)/i.exec(stderr);
+      if (match) resolveUrl(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
+  });
+}
+
+async function events(root: string): Promise<Recorded[]> {
+  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
+  const out: Recorded[] = [];
+  for await (const event of log.read()) out.push(event);
+  await log.close();
+  return out;
+}
+
+function expectAllPassed(results: ScenarioResult[], expected: string[]): void {
+  expect(describeFailures(results), 'failing scenarios').toBe('');
+  expect(results.map((result) => result.scenario).sort()).toEqual([...expected].sort());
+}
+
+let active: string[] | undefined;
+async function activeScenarios(): Promise<string[]> {
+  active ??= (await listScenarios()).filter((name) => !PENDING.includes(name));
+  return active;
+}
+
+describe('MCP conformance suite, server scenarios', () => {
+  it('the test upstream passes all 26 active scenarios and every pending one, served directly', async () => {
+    const url = await startListening([UPSTREAM, 'http', '0']);
+    const scenarios = await activeScenarios();
+    expect(scenarios).toHaveLength(26);
+    expectAllPassed(await runConformance(url, 'active'), scenarios);
+    expectAllPassed(await runConformance(url, 'pending'), PENDING);
+  }, SUITE_TIMEOUT);
+
+  it('factorly serve --port passes them too, with a rate limit deciding every call and every forwarded request recorded', async () => {
+    const root = tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG });
+    const url = await startListening([BIN, 'serve', '--port', '0'], { cwd: root, env: cliEnv(root) });
+    expectAllPassed(await runConformance(url, 'active'), await activeScenarios());
+    expectAllPassed(await runConformance(url, 'pending'), PENDING);
+    await stopAll();
+    const log = await events(root);
+    const decided = log.filter((event) => event.type === 'shadow.decided').map((event) => event.data as { rule: string; decision: string });
+    const calls = log.filter((event) => event.type === 'call.requested').length;
+    expect(decided.filter((decision) => decision.rule === 'rate-limit' && decision.decision === 'allow')).toHaveLength(calls);
+    expect(decided.filter((decision) => !['allow', 'warn'].includes(decision.decision))).toEqual([]);
+    expectForwardedRecorded(log);
+  }, SUITE_TIMEOUT);
+
+  it('factorly wrap --port passes them too', async () => {
+    const root = tempProject({ '.factorly/.keep': '' });
+    const url = await startListening([BIN, 'wrap', '--port', '0', '--name', 'up', '--', process.execPath, UPSTREAM, 'stdio'], { cwd: root, env: cliEnv(root) });
+    expectAllPassed(await runConformance(url, 'active'), await activeScenarios());
+    expectAllPassed(await runConformance(url, 'pending'), PENDING);
+    await stopAll();
+    expectForwardedRecorded(await events(root));
+  }, SUITE_TIMEOUT);
+
+  it('factorly wrap over stdio (one wrap process per session, behind a transparent HTTP bridge) passes the active scenarios', async () => {
+    const root = tempProject({ '.factorly/.keep': '' });
+    const bridge = await bridgeStdioToHttp({ command: process.execPath, args: [BIN, 'wrap', '--name', 'up', '--', process.execPath, UPSTREAM, 'stdio'], cwd: root, env: cliEnv(root) });
+    stops.push(() => bridge.close());
+    expectAllPassed(await runConformance(bridge.url, 'active'), await activeScenarios());
+    await stopAll();
+    expectForwardedRecorded(await events(root));
+  }, SUITE_TIMEOUT);
+});
+
+const SERVE_CONFIG = `tools:
+  up:
+    type: mcp
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(UPSTREAM)}, stdio]
+    prefix: false
+    shadow: {rate_limit: 1000/min}
+`;
+
+function expectForwardedRecorded(log: Recorded[]): void {
+  const forwarded = log.filter((event) => event.type === 'mcp.forwarded').map((event) => event.data as { method: string; direction: string; status: string });
+  expect(forwarded).toEqual(expect.arrayContaining([
+    expect.objectContaining({ method: 'resources/read', direction: 'to_upstream', status: 'success' }),
+    expect.objectContaining({ method: 'resources/subscribe', direction: 'to_upstream', status: 'success' }),
+    expect.objectContaining({ method: 'prompts/get', direction: 'to_upstream', status: 'success' }),
+    expect.objectContaining({ method: 'completion/complete', direction: 'to_upstream', status: 'success' }),
+    expect.objectContaining({ method: 'logging/setLevel', direction: 'to_upstream', status: 'success' }),
+    expect.objectContaining({ method: 'sampling/createMessage', direction: 'to_client', status: 'success' }),
+  ]));
+  const tools = log.filter((event) => event.type === 'call.requested').map((event) => (event.data as { tool: string }).tool);
+  expect(tools).toEqual(expect.arrayContaining(['test_sampling', 'test_tool_with_progress', 'test_error_handling']));
+}
