@@ -10,6 +10,7 @@ type Params = Record<string, unknown>;
 /** Envelope-only schemas: what passes between the agent and an upstream keeps every field. */
 const LooseResult = z.looseObject({});
 const looseRequest = (method: string) => z.looseObject({ method: z.literal(method), params: z.looseObject({}).optional() });
+const looseNotification = looseRequest;
 
 /** Which capability each forwarded method needs factorly's server to declare. */
 const NEEDS: Record<ForwardedMethod, (capabilities: UpstreamCapabilities) => boolean> = {
@@ -45,6 +46,8 @@ export function attachPassthrough(server: Server, passthrough: McpPassthrough | 
       return passthrough.forward(method, params, { sessionId, call, signal: extra.signal });
     });
   }
+  server.setNotificationHandler(looseNotification('notifications/roots/list_changed'), (notification) =>
+    passthrough.clientNotified(sessionId, notification.method, (notification.params ?? {}) as Params));
   // The session id is the agent id on every event of an MCP session.
   return () => passthrough.openSession(sessionLinkOf(server, sessionId, sessionId));
 }

@@ -82,6 +82,12 @@ export class Connection {
     }
   }
 
+  /** Sends a notification if the connection is open (one not open yet has nothing to be told). */
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    const live = await this.live?.catch(() => undefined);
+    await live?.client.notification({ method, params } as never);
+  }
+
   /** What the server declared at initialization (opens the connection if needed). */
   async serverCapabilities(): Promise<Record<string, unknown>> {
     const live = await this.connect();

@@ -57,6 +57,10 @@ export class UpstreamForwarding implements McpPassthrough {
     await Promise.all(this.upstreams().map((upstream) => upstream.closeSession(sessionId)));
   }
 
+  async clientNotified(sessionId: string, method: string, params: Params): Promise<void> {
+    await Promise.all(this.upstreams().map((upstream) => upstream.notifySession(sessionId, method, params)));
+  }
+
   async forward(method: ForwardedMethod, params: Params, context: Context): Promise<Result> {
     switch (method) {
       case 'resources/list':

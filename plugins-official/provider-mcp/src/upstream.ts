@@ -80,6 +80,11 @@ export class Upstream {
     }
   }
 
+  /** Passes a client notification on to the session's connection, if it has one (a new one starts from the present state anyway). */
+  async notifySession(sessionId: string, method: string, params: Record<string, unknown>): Promise<void> {
+    await this.bySession.get(sessionId)?.notify(method, params).catch(() => undefined);
+  }
+
   async closeSession(sessionId: string): Promise<void> {
     const connection = this.bySession.get(sessionId);
     this.bySession.delete(sessionId);

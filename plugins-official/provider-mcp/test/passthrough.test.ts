@@ -121,6 +121,29 @@ describe('mcp pass-through: what an upstream sends reaches the session that call
   });
 });
 
+describe('mcp pass-through: roots', () => {
+  it('asks the calling session for its roots and tells its upstream connection when they change', async () => {
+    const server = resolve(import.meta.dirname, 'fixtures', 'roots-server.mjs');
+    let passthrough: McpPassthrough | undefined;
+    const grab = {
+      id: 'grab-passthrough', apiVersion: '1', requires: ['provider-mcp'],
+      register(registrar: Parameters<typeof mcpPlugin.register>[0]) {
+        registrar.registerInit({ deps: { slot: registrar.tokens.McpPassthroughs }, init: ({ slot }) => void (passthrough = slot.get('mcp')) });
+      },
+    };
+    kernel = (await startTestKernel(`tools:\n  r: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}], prefix: false}\n`, [mcpPlugin, grab])).kernel;
+    const roots = [{ uri: 'file:///work', name: 'work' }];
+    const s = agent('S', { roots: { listChanged: true } }, { 'roots/list': { roots } });
+    passthrough!.openSession(s.session);
+    const first = await kernel.pipeline.call({ tool: 'roots', params: {}, iface: 'mcp', sessionId: 'S', client: s.call() });
+    expect(JSON.parse(first.output)).toEqual({ roots, changes: 0 });
+    await passthrough!.clientNotified('S', 'notifications/roots/list_changed', {});
+    const second = await kernel.pipeline.call({ tool: 'roots', params: {}, iface: 'mcp', sessionId: 'S', client: s.call() });
+    expect(JSON.parse(second.output)).toEqual({ roots, changes: 1 });
+    expect(s.seen.map((seen) => [seen.via, seen.method])).toEqual([['call', 'roots/list'], ['call', 'roots/list']]);
+  });
+});
+
 describe('mcp pass-through: resources, prompts and completions of several servers', () => {
   it('declares the union of what the servers offer', async () => {
     const { passthrough } = await start();

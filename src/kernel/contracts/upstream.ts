@@ -58,6 +58,8 @@ export interface McpPassthrough {
   openSession(session: McpSession): void;
   /** The session ended: its upstream connections are closed. */
   closeSession(sessionId: string): Promise<void>;
+  /** A notification from the session's client that upstreams must hear too (`notifications/roots/list_changed`). */
+  clientNotified(sessionId: string, method: string, params: Record<string, unknown>): Promise<void>;
   /**
    * Forwards one request of a session to the upstream that owns its target (a URI, a prompt name)
    * and resolves to that upstream's result unchanged; rejects with a `ForwardedError` carrying the
