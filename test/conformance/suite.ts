@@ -24,11 +24,16 @@ export interface ScenarioResult {
   failures: string[];
 }
 
-/** Runs the suite's server scenarios against `url` (its own CLI, as CI would) and reads each scenario's checks. */
-export async function runConformance(url: string, suite: 'active' | 'pending'): Promise<ScenarioResult[]> {
+/**
+ * Runs server scenarios against `url` with the suite's own CLI, as CI would: a whole suite, or the
+ * named scenarios one after another, and reads each scenario's checks.
+ */
+export async function runConformance(url: string, which: 'active' | 'pending' | string[]): Promise<ScenarioResult[]> {
   const out = mkdtempSync(join(tmpdir(), 'factorly-conformance-'));
   try {
-    const output = await run(process.execPath, [CONFORMANCE, 'server', '--url', url, '--suite', suite, '-o', out]);
+    const runs = typeof which === 'string' ? [['--suite', which]] : which.map((scenario) => ['--scenario', scenario]);
+    let output = '';
+    for (const selection of runs) output += await run(process.execPath, [CONFORMANCE, 'server', '--url', url, ...selection, '-o', out]);
     const results = readdirSync(out).map((dir) => summarize(dir, JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]));
     if (results.length === 0) throw new Error(`the conformance suite produced no results:\n${output}`);
     return results.sort((a, b) => a.scenario.localeCompare(b.scenario));

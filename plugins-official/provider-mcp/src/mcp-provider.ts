@@ -31,10 +31,7 @@ export class McpProvider implements ToolProvider {
   }
 
   async expand(entry: ToolDefinition): Promise<ToolDefinition[]> {
-    // A server listed again (the config was reloaded) starts afresh; its old connections are closed.
-    await this.upstreams.get(entry.name)?.stop();
-    const upstream = new Upstream(entry.name, readTarget(entry), (template) => this.standing.resolve(template), this.sessions, entry.spec.prefix !== false);
-    this.upstreams.set(entry.name, upstream);
+    const upstream = await this.upstreamFor(entry);
     const remote = await upstream.listTools();
     return remote.map((tool) => ({
       ...pick(entry),
@@ -47,6 +44,21 @@ export class McpProvider implements ToolProvider {
       spec: { ...entry.spec, server: entry.name, remote: tool.name },
       source: entry.source,
     }));
+  }
+
+  /**
+   * The server of an entry. Listed again (the config was reloaded) with the same target and prefix,
+   * it keeps running, sessions and all; changed, the old one is stopped and a new one started.
+   */
+  private async upstreamFor(entry: ToolDefinition): Promise<Upstream> {
+    const target = readTarget(entry);
+    const prefixed = entry.spec.prefix !== false;
+    const existing = this.upstreams.get(entry.name);
+    if (existing && existing.prefixed === prefixed && JSON.stringify(existing.target) === JSON.stringify(target)) return existing;
+    await existing?.stop();
+    const upstream = new Upstream(entry.name, target, (template) => this.standing.resolve(template), this.sessions, prefixed);
+    this.upstreams.set(entry.name, upstream);
+    return upstream;
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {
