@@ -25,7 +25,7 @@ export type {
 } from '../kernel/contracts/tool.js';
 export type { CallGateway, CallOutcome, CallRequest, ClientLink } from '../kernel/contracts/gateway.js';
 export { FORWARDED_METHODS } from '../kernel/contracts/upstream.js';
-export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSession, UpstreamCapabilities } from '../kernel/contracts/upstream.js';
+export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities } from '../kernel/contracts/upstream.js';
 export type {
   CompiledScript,
   CompileResult,

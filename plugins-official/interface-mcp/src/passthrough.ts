@@ -1,4 +1,4 @@
-import type { ClientLink, ForwardedMethod, McpPassthrough, McpSession, UpstreamCapabilities } from 'factorly';
+import type { ClientLink, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities } from 'factorly';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -53,7 +53,7 @@ export function attachPassthrough(server: Server, passthrough: McpPassthrough | 
 }
 
 /** The session as a whole: notifications and requests that belong to no one request (resource updates, list changes). */
-function sessionLinkOf(server: Server, sessionId: string, agentId?: string): McpSession {
+function sessionLinkOf(server: Server, sessionId: string, agentId?: string): McpSessionLink {
   return {
     sessionId,
     agentId,

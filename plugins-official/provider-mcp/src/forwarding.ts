@@ -1,4 +1,4 @@
-import type { ClientLink, ForwardedMethod, McpPassthrough, McpSession, UpstreamCapabilities } from 'factorly';
+import type { ClientLink, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities } from 'factorly';
 import { forwardedError } from './forwarded-error.js';
 import { Owners } from './owners.js';
 import type { Sessions } from './sessions.js';
@@ -48,7 +48,7 @@ export class UpstreamForwarding implements McpPassthrough {
     return merged;
   }
 
-  openSession(session: McpSession): void {
+  openSession(session: McpSessionLink): void {
     this.sessions.add(session);
   }
 

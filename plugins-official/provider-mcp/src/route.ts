@@ -1,4 +1,4 @@
-import type { ClientLink, McpSession } from 'factorly';
+import type { ClientLink, McpSessionLink } from 'factorly';
 import { forwardedError } from './forwarded-error.js';
 import type { Sessions } from './sessions.js';
 
@@ -23,7 +23,7 @@ export class Route {
     public sessionId?: string,
   ) {}
 
-  private session(): McpSession | undefined {
+  private session(): McpSessionLink | undefined {
     return this.sessionId === undefined ? undefined : this.sessions.get(this.sessionId);
   }
 

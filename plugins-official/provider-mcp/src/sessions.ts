@@ -1,20 +1,20 @@
-import type { McpForwarded, McpSession } from 'factorly';
+import type { McpForwarded, McpSessionLink } from 'factorly';
 
 /** Records one forwarded request (`mcp.forwarded`) in the event log. */
 export type ForwardRecorder = (event: McpForwarded) => Promise<void>;
 
 /** The agent sessions an MCP interface told us about, and the log level each asked for. */
 export class Sessions {
-  private readonly open = new Map<string, McpSession>();
+  private readonly open = new Map<string, McpSessionLink>();
   private readonly levels = new Map<string, string>();
 
   constructor(readonly record: ForwardRecorder) {}
 
-  get(sessionId: string): McpSession | undefined {
+  get(sessionId: string): McpSessionLink | undefined {
     return this.open.get(sessionId);
   }
 
-  add(session: McpSession): void {
+  add(session: McpSessionLink): void {
     this.open.set(session.sessionId, session);
   }
 

@@ -1,6 +1,7 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientLink, McpPassthrough, McpSession } from '../../../src/plugins/index.js';
+import type { ClientLink, McpPassthrough, McpSessionLink } from '../../../src/plugins/index.js';
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { REPO } from '../../../test/helpers/project.js';
@@ -46,7 +47,7 @@ function agent(sessionId: string, capabilities: Record<string, unknown>, answers
       return answers[method];
     },
   });
-  const session: McpSession = { sessionId, agentId: `agent-${sessionId}`, capabilities, ...channel('session') };
+  const session: McpSessionLink = { sessionId, agentId: `agent-${sessionId}`, capabilities, ...channel('session') };
   const call = (progressToken?: string): ClientLink => ({ sessionId, progressToken, capabilities, ...channel('call') });
   return { session, call, seen };
 }
@@ -118,6 +119,27 @@ describe('mcp pass-through: what an upstream sends reaches the session that call
     expect(upstreams()).toHaveLength(2);
     await kernel.log().append([{ type: 'session.closed', data: { sessionId: 'two', iface: 'mcp' } }]);
     await expect.poll(() => upstreams().length).toBe(1);
+  });
+});
+
+describe('mcp pass-through across a config reload', () => {
+  it('keeps an unchanged server and its sessions\' connections running, and restarts a changed one', async () => {
+    const { kernel } = await start();
+    const a = agent('A', { sampling: {} });
+    await kernel.pipeline.call({ tool: 'test_simple_text', params: {}, iface: 'mcp', sessionId: 'A', client: a.call() });
+    const before = upstreams().map((child) => child.pid).sort();
+    expect(before).toHaveLength(1);
+    appendFileSync(kernel.paths.mainFile, '  hello: {type: cli, command: echo, args: [hi]}\n');
+    expect(await kernel.reload()).toBe(true);
+    // Listing the tools again takes a connection of its own (the first session took the start-up one).
+    expect(upstreams().map((child) => child.pid)).toEqual(expect.arrayContaining(before));
+    const again = await kernel.pipeline.call({ tool: 'test_simple_text', params: {}, iface: 'mcp', sessionId: 'A', client: a.call() });
+    expect(again.status).toBe('success');
+    expect(upstreams().map((child) => child.pid)).toEqual(expect.arrayContaining(before));
+    writeFileSync(kernel.paths.mainFile, readFileSync(kernel.paths.mainFile, 'utf8').replace('stdio]', 'stdio, changed]'));
+    expect(await kernel.reload()).toBe(true);
+    await expect.poll(() => upstreams().filter((child) => before.includes(child.pid))).toEqual([]);
+    expect(upstreams().map((child) => child.args)).toEqual([expect.stringContaining('stdio changed')]);
   });
 });
 

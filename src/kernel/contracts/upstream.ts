@@ -5,7 +5,7 @@ import type { ClientLink } from './gateway.js';
  * and how to reach it outside any one call (resource updates, list changes, log messages and
  * requests an upstream sends between calls).
  */
-export interface McpSession {
+export interface McpSessionLink {
   readonly sessionId: string;
   readonly agentId?: string;
   /** The client's declared capabilities; upstream connections made for this session declare the same. */
@@ -55,7 +55,7 @@ export interface McpPassthrough {
   /** Union of what the connected upstreams declared, known once tools are collected. */
   capabilities(): UpstreamCapabilities;
   /** A downstream session began: upstream connections made for it mirror its capabilities. */
-  openSession(session: McpSession): void;
+  openSession(session: McpSessionLink): void;
   /** The session ended: its upstream connections are closed. */
   closeSession(sessionId: string): Promise<void>;
   /** A notification from the session's client that upstreams must hear too (`notifications/roots/list_changed`). */
