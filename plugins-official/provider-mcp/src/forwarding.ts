@@ -129,13 +129,15 @@ export class UpstreamForwarding implements McpPassthrough {
   /** One request to one server, recorded as `mcp.forwarded` before its answer is returned. */
   private async send(upstream: Upstream, method: string, params: Params, context: Context, target?: string): Promise<Result> {
     const started = performance.now();
-    const base = { direction: 'to_upstream' as const, method, server: upstream.name, sessionId: context.sessionId, agentId: this.sessions.get(context.sessionId)?.agentId, ...(target === undefined ? {} : { target }) };
+    const named = target === undefined ? {} : { target: await this.sessions.scrub.text(target, upstream.entry) };
+    const base = { direction: 'to_upstream' as const, method, server: upstream.name, sessionId: context.sessionId, agentId: this.sessions.get(context.sessionId)?.agentId, ...named };
     try {
-      const result = await upstream.forward(method, params, context.sessionId, context.call, context.signal);
+      const result = await this.sessions.scrub.value(await upstream.forward(method, params, context.sessionId, context.call, context.signal), upstream.entry);
       await this.sessions.record({ ...base, status: 'success', durationMs: Math.round(performance.now() - started) });
       return result;
     } catch (error) {
       const passed = forwardedError(error);
+      passed.message = await this.sessions.scrub.text(passed.message, upstream.entry);
       await this.sessions.record({ ...base, status: 'error', error: passed.message, durationMs: Math.round(performance.now() - started) });
       throw passed;
     }

@@ -56,7 +56,7 @@ export class McpProvider implements ToolProvider {
     const existing = this.upstreams.get(entry.name);
     if (existing && existing.prefixed === prefixed && JSON.stringify(existing.target) === JSON.stringify(target)) return existing;
     await existing?.stop();
-    const upstream = new Upstream(entry.name, target, (template) => this.standing.resolve(template), this.sessions, prefixed);
+    const upstream = new Upstream(entry, target, (template) => this.standing.resolve(template), this.sessions, prefixed);
     this.upstreams.set(entry.name, upstream);
     return upstream;
   }

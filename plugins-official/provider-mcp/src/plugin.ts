@@ -1,6 +1,7 @@
 import type { PluginDefinition } from 'factorly';
 import { UpstreamForwarding } from './forwarding.js';
 import { McpProvider } from './mcp-provider.js';
+import { Scrubber } from './scrubber.js';
 import { Sessions } from './sessions.js';
 
 /**
@@ -15,9 +16,10 @@ export const plugin: PluginDefinition = {
   register(registrar) {
     const { tokens } = registrar;
     registrar.registerInit({
-      deps: { providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: tokens.McpPassthroughs, log: tokens.OpenEventLog, bus: tokens.EventBus },
-      init({ providers, standing, passthroughs, log, bus }, context) {
-        const sessions = new Sessions(async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])));
+      deps: { providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: tokens.McpPassthroughs, log: tokens.OpenEventLog, bus: tokens.EventBus, processors: tokens.OutputProcessors },
+      init({ providers, standing, passthroughs, log, bus, processors }, context) {
+        const scrubber = new Scrubber(() => processors.list(), standing);
+        const sessions = new Sessions(async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])), scrubber);
         const provider = new McpProvider(standing, sessions);
         const forwarding = new UpstreamForwarding(() => provider.all(), sessions);
         providers.add('mcp', provider, context.pluginId);

@@ -1,4 +1,4 @@
-import type { ClientLink, McpSessionLink } from 'factorly';
+import type { ClientLink, McpSessionLink, ToolDefinition } from 'factorly';
 import { forwardedError } from './forwarded-error.js';
 import type { Sessions } from './sessions.js';
 
@@ -19,6 +19,8 @@ export class Route {
 
   constructor(
     private readonly sessions: Sessions,
+    /** The server's config entry (what its secrets are scrubbed under). */
+    private readonly entry: ToolDefinition,
     /** The agent session this connection serves; none for calls from the CLI and code tools. */
     public sessionId?: string,
   ) {}
@@ -42,7 +44,8 @@ export class Route {
     if (method === 'notifications/message') target = this.calls.at(-1) ?? this.session();
     else if (SESSION_NOTIFICATIONS.has(method)) target = this.session();
     // Anything else (tools/list_changed among them) is the upstream's business with factorly, not the agent's.
-    await target?.notify(method, params).catch(() => undefined);
+    if (!target) return;
+    await target.notify(method, await this.sessions.scrub.value(params, this.entry)).catch(() => undefined);
   }
 
   /** A server-to-client request (sampling, elicitation, roots), answered by the agent, recorded either way. */
@@ -56,11 +59,12 @@ export class Route {
       throw Object.assign(new Error(error), { code: -32601 });
     }
     try {
-      const result = await target.request(method, params, signal);
+      const result = await target.request(method, await this.sessions.scrub.value(params, this.entry), signal);
       await this.sessions.record({ ...base, status: 'success', durationMs: Math.round(performance.now() - started) });
       return result;
     } catch (error) {
       const passed = forwardedError(error);
+      passed.message = await this.sessions.scrub.text(passed.message, this.entry);
       await this.sessions.record({ ...base, status: 'error', error: passed.message, durationMs: Math.round(performance.now() - started) });
       throw passed;
     }

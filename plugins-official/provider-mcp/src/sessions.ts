@@ -1,14 +1,18 @@
 import type { McpForwarded, McpSessionLink } from 'factorly';
+import type { Scrubber } from './scrubber.js';
 
 /** Records one forwarded request (`mcp.forwarded`) in the event log. */
 export type ForwardRecorder = (event: McpForwarded) => Promise<void>;
 
-/** The agent sessions an MCP interface told us about, and the log level each asked for. */
+/** The agent sessions an MCP interface told us about, the log level each asked for, and what every hop to them shares. */
 export class Sessions {
   private readonly open = new Map<string, McpSessionLink>();
   private readonly levels = new Map<string, string>();
 
-  constructor(readonly record: ForwardRecorder) {}
+  constructor(
+    readonly record: ForwardRecorder,
+    readonly scrub: Scrubber,
+  ) {}
 
   get(sessionId: string): McpSessionLink | undefined {
     return this.open.get(sessionId);

@@ -1,4 +1,4 @@
-import type { ClientLink } from 'factorly';
+import type { ClientLink, ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Connection, UpstreamClosedError } from './connection.js';
 import type { McpTarget } from './mcp-spec.js';
@@ -28,7 +28,8 @@ export class Upstream {
   private stopped = false;
 
   constructor(
-    readonly name: string,
+    /** The server's config entry. */
+    readonly entry: ToolDefinition,
     readonly target: McpTarget,
     /** Resolves `{{backend:KEY}}` in the target's command, args, env, url and headers. */
     private readonly resolve: (template: string) => Promise<string>,
@@ -36,6 +37,10 @@ export class Upstream {
     /** Whether names it serves (tools, prompts) carry the `<entry>.` prefix. */
     readonly prefixed = true,
   ) {}
+
+  get name(): string {
+    return this.entry.name;
+  }
 
   /** Lists the tools on the shared connection and remembers the server's capabilities. */
   async listTools(): Promise<Tool[]> {
@@ -62,7 +67,7 @@ export class Upstream {
     const connection = client ? this.forSession(client.sessionId, client.capabilities) : this.sessionless();
     const end = connection.route.begin(client);
     try {
-      const onprogress = progressRelay(client);
+      const onprogress = this.progressRelay(client);
       return (await connection.request('tools/call', { name: remote, arguments: args }, { signal: options.signal, timeoutMs: options.timeoutMs, onprogress })) as UpstreamResult;
     } finally {
       end();
@@ -74,7 +79,7 @@ export class Upstream {
     const connection = this.forSession(sessionId, call?.capabilities ?? {});
     const end = connection.route.begin(call);
     try {
-      return await connection.request(method, params, { signal, onprogress: progressRelay(call) });
+      return await connection.request(method, params, { signal, onprogress: this.progressRelay(call) });
     } finally {
       end();
     }
@@ -145,15 +150,16 @@ export class Upstream {
   }
 
   private open(sessionId: string | undefined, capabilities: Record<string, unknown>): Connection {
-    return new Connection(this.name, this.target, this.resolve, capabilities, new Route(this.sessions, sessionId));
+    return new Connection(this.name, this.target, this.resolve, capabilities, new Route(this.sessions, this.entry, sessionId));
   }
-}
 
-/** Relays upstream progress to the agent under the token the agent attached to its request (none: no relay). */
-function progressRelay(client: ClientLink | undefined): ((progress: Record<string, unknown>) => void) | undefined {
-  if (client?.progressToken === undefined) return undefined;
-  const progressToken = client.progressToken;
-  return (progress) => void client.notify('notifications/progress', { ...progress, progressToken }).catch(() => undefined);
+  /** Relays upstream progress to the agent under the token the agent attached to its request (none: no relay). */
+  private progressRelay(client: ClientLink | undefined): ((progress: Record<string, unknown>) => void) | undefined {
+    if (client?.progressToken === undefined) return undefined;
+    const progressToken = client.progressToken;
+    return (progress) =>
+      void this.sessions.scrub.value(progress, this.entry).then((clean) => client.notify('notifications/progress', { ...clean, progressToken })).catch(() => undefined);
+  }
 }
 
 function mirror(capabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {

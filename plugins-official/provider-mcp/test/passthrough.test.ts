@@ -5,6 +5,7 @@ import type { ClientLink, McpPassthrough, McpSessionLink } from '../../../src/pl
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { REPO } from '../../../test/helpers/project.js';
+import { plugin as vaultPlugin } from '../../vault/src/plugin.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
 import { childProcesses } from './processes.js';
 
@@ -140,6 +141,34 @@ describe('mcp pass-through across a config reload', () => {
     expect(await kernel.reload()).toBe(true);
     await expect.poll(() => upstreams().filter((child) => before.includes(child.pid))).toEqual([]);
     expect(upstreams().map((child) => child.args)).toEqual([expect.stringContaining('stdio changed')]);
+  });
+});
+
+describe('mcp pass-through: secrets', () => {
+  it('scrubs the secrets an upstream was started with from forwarded answers, errors and their events', async () => {
+    let passthrough: McpPassthrough | undefined;
+    const grab = {
+      id: 'grab-passthrough', apiVersion: '1', requires: ['provider-mcp'],
+      register(registrar: Parameters<typeof mcpPlugin.register>[0]) {
+        registrar.registerInit({ deps: { slot: registrar.tokens.McpPassthroughs }, init: ({ slot }) => void (passthrough = slot.get('mcp')) });
+      },
+    };
+    const started = await startTestKernel(`vault_backends:
+  pm: {type: cli, get: {command: node, args: ["-e", "console.log('pm-' + process.argv[1] + '-value')", "{{key}}"]}}
+tools:
+  up: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(UPSTREAM)}, stdio], env: {TOKEN: "{{pm:token}}"}, prefix: false}
+`, [vaultPlugin, mcpPlugin, grab]);
+    kernel = started.kernel;
+    passthrough!.openSession(agent('S', {}).session);
+    // The agent typing the secret in is the simplest way to have the upstream echo it.
+    const prompt = await passthrough!.forward('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'pm-token-value', arg2: 'x' } }, { sessionId: 'S' });
+    expect(JSON.stringify(prompt)).not.toContain('pm-token-value');
+    expect(JSON.stringify(prompt)).toContain('[REDACTED');
+    const failed = await passthrough!.forward('resources/read', { uri: 'test://pm-token-value' }, { sessionId: 'S' }).catch((error: Error) => error);
+    expect((failed as Error).message).toMatch(/^MCP error -32602: Resource not found: test:\/\/\[REDACTED[^\]]*\]$/);
+    const events = JSON.stringify(await eventsOf(started.log));
+    expect(events).toContain('mcp.forwarded');
+    expect(events).not.toContain('pm-token-value');
   });
 });
 
