@@ -19,3 +19,12 @@ export function parseBound(flag: string, value: string | undefined, now = new Da
     `--${flag}: expected a seq number, a duration ago (15m, 2h, 1d) or a time (2026-11-30T10:00:00Z), got ${JSON.stringify(value)}`,
   );
 }
+
+/** Reads a duration flag (`30m`, `90s`, `1h`) into milliseconds; `0` means never. */
+export function parseDurationFlag(flag: string, value: string): number {
+  const text = value.trim();
+  if (text === '0') return 0;
+  const parsed = /^\d+(\.\d+)?\s*[a-z]+$/i.test(text) ? ms(text as ms.StringValue) : undefined;
+  if (typeof parsed === 'number' && Number.isFinite(parsed) && parsed > 0) return parsed;
+  throw new FactorlyError('USAGE', `--${flag}: expected a duration such as 90s, 30m or 2h (or 0 for never), got ${JSON.stringify(value)}`);
+}

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../cli/base-command.js';
+import { parseDurationFlag } from '../cli/bounds.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
 
 export default class Serve extends FactorlyCommand {
@@ -19,6 +20,7 @@ in-flight calls finish before the log is closed.`;
     host: Flags.string({ description: 'Address to bind for HTTP.', default: '127.0.0.1' }),
     'http-token': Flags.string({ description: 'Bearer token every HTTP request must carry (else FACTORLY_HTTP_TOKEN).', env: 'FACTORLY_HTTP_TOKEN' }),
     'allowed-origin': Flags.string({ description: 'An extra Origin allowed to call over HTTP (repeatable).', multiple: true }),
+    'session-idle': Flags.string({ description: 'Close an HTTP session after this long with no request and no open stream (0: never).', default: '30m' }),
     'code-mode': Flags.boolean({ description: 'Expose one "execute" tool (plus search/describe) whose program reaches every tool through tools.*.' }),
   };
 
@@ -26,7 +28,8 @@ in-flight calls finish before the log is closed.`;
     const { flags } = await this.parse(Serve);
     const kernel = await this.kernel(flags.config);
     const { runInterface } = await import('../cli/run-interface.js');
-    const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [] };
+    const idleMs = parseDurationFlag('session-idle', flags['session-idle']);
+    const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [], idleMs };
     const options = { transport: flags.port === undefined ? 'stdio' : 'http', version: this.config.version, codeMode: flags['code-mode'], ...http };
     await runInterface(kernel, 'mcp', options, MCP_PLUGIN);
   }

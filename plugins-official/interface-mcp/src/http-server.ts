@@ -9,6 +9,8 @@ export interface HttpOptions extends GuardOptions {
   info: { name: string; version: string };
   /** Told the address once listening (the port is real even when 0 was asked for). */
   listening(url: string): void;
+  /** A session with no request and no open stream for this long is closed (0: never). */
+  idleMs: number;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -16,6 +18,9 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 interface Live {
   session: McpSession;
   transport: StreamableHTTPServerTransport;
+  /** Requests (and SSE streams) of this session whose response is still open. */
+  open: number;
+  lastSeen: number;
 }
 
 /**
@@ -38,7 +43,7 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
       onsessioninitialized: () => void live.set(id, entry),
       onsessionclosed: () => void forget(entry),
     });
-    const entry = { session, transport };
+    const entry: Live = { session, transport, open: 0, lastSeen: Date.now() };
     transport.onclose = () => void forget(entry);
     await session.server.connect(transport);
     return entry;
@@ -60,6 +65,12 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
     if (sessionId !== undefined && !known) return jsonRpcError(response, 404, 'Session not found');
     const entry = known ?? (isInitialize(body?.value) ? await open() : undefined);
     if (!entry) return jsonRpcError(response, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
+    entry.open += 1;
+    entry.lastSeen = Date.now();
+    response.once('close', () => {
+      entry.open -= 1;
+      entry.lastSeen = Date.now();
+    });
     await entry.transport.handleRequest(request, response, body?.value);
   };
 
@@ -72,12 +83,25 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   const port = await listen(server, options.host, options.port);
   guard = new HttpGuard({ ...options, port });
   options.listening(`http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/mcp`);
+  const reaper = options.idleMs > 0 ? setInterval(() => reapIdle(live, options.idleMs), Math.min(options.idleMs, 60_000)) : undefined;
+  reaper?.unref();
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  clearInterval(reaper);
   draining = true;
   server.close();
   await context.sessions.drain();
   await Promise.allSettled([...live.values()].map((entry) => entry.transport.close()));
   server.closeAllConnections();
+}
+
+/**
+ * Clients often go away without a DELETE; a session nobody has used for `idleMs` (no request, no
+ * open stream) is closed, which records `session.closed` and lets its upstream connections go. A
+ * client that comes back gets 404 and, as the protocol says, starts a new session.
+ */
+function reapIdle(live: Map<string, Live>, idleMs: number): void {
+  const cutoff = Date.now() - idleMs;
+  for (const entry of live.values()) if (entry.open === 0 && entry.lastSeen < cutoff) void entry.transport.close();
 }
 
 function listen(server: HttpServer, host: string, port: number): Promise<number> {

@@ -6,6 +6,9 @@ import { SessionRegistry, type SessionLog } from './session-registry.js';
 import type { SessionContext } from './session.js';
 import { serveStdio } from './stdio-server.js';
 
+/** How long an HTTP session may sit with no request and no open stream before it is closed (its upstream connections with it). */
+const DEFAULT_IDLE_MS = 30 * 60_000;
+
 const warn = (message: string): void => void process.stderr.write(`factorly: ${message}\n`);
 
 /**
@@ -61,6 +64,7 @@ async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options
       port: Number(options.port ?? 0),
       token: typeof options.token === 'string' ? options.token : undefined,
       allowedOrigins: Array.isArray(options.allowedOrigins) ? options.allowedOrigins.map(String) : [],
+      idleMs: typeof options.idleMs === 'number' ? options.idleMs : DEFAULT_IDLE_MS,
       listening: (url) => warn(`serving MCP over Streamable HTTP at ${url}${options.token ? ' (bearer token required)' : ''}`),
     }, signal);
   } finally {

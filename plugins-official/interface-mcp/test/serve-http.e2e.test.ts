@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { announcesConfigChanges, confirmsByElicitation, deniesWithoutElicitation } from './scenarios.js';
 import { tempProject } from '../../../test/helpers/project.js';
 import { SERVE_CONFIG } from './fixture-config.js';
-import { httpClient, projectEvents, startHttpServe, type HttpServe } from './serve-process.js';
+import { eventually, httpClient, projectEvents, startHttpServe, type HttpServe } from './serve-process.js';
 
 const TOKEN = 'tok-3f9a1c2e8b7d';
 const running: HttpServe[] = [];
@@ -106,6 +106,31 @@ describe('factorly serve --port (Streamable HTTP)', () => {
   it('sends tools/list_changed to HTTP sessions when the config changes on disk', async () => {
     const { serve: s, root } = await serve();
     await announcesConfigChanges(root, (capabilities) => connectHttp(s, capabilities));
+  });
+
+  it('closes a session left idle (no request, no open stream) and records it; the client then gets 404', async () => {
+    const { serve: s, root } = await serve(['--http-token', TOKEN, '--session-idle', '1s']);
+    const opened = await post(s.url, { authorization: `Bearer ${TOKEN}` });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    const headers = { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': sessionId, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const initialized = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    expect(initialized.status).toBe(202);
+    const closed = await eventually(async () => {
+      const events = await projectEvents(root);
+      const found = events.find((e) => e.type === 'session.closed');
+      expect(found).toBeDefined();
+      return found!.data as { sessionId: string };
+    });
+    expect(closed.sessionId).toBe(sessionId);
+    const after = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(after.status).toBe(404);
+  });
+
+  it('refuses a --session-idle that is not a duration', async () => {
+    const root = tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG });
+    const failed = await startHttpServe(root, ['--session-idle', 'soon']).catch((error: Error) => error);
+    expect(String(failed)).toContain('--session-idle: expected a duration such as 90s, 30m or 2h (or 0 for never), got "soon"');
   });
 
   it('names the problem when the port is taken', async () => {
