@@ -99,7 +99,7 @@ export class CallPipeline {
       const hydrated = await hydrateParams(tool.parameters, params, secrets);
       return await provider.execute({
         callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params: hydrated, iface: request.iface,
-        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: AbortSignal.timeout(timeoutMs), secrets, client: request.client,
+        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: callSignal(timeoutMs, request.signal), secrets, client: request.client,
       });
     } catch (error) {
       return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
@@ -134,4 +134,10 @@ export class CallPipeline {
     ]);
     return { callId, status: 'blocked', output: '', error, exitCode: 1, durationMs };
   }
+}
+
+/** The tool's deadline, and the caller's cancellation when it has one: whichever comes first stops the call. */
+function callSignal(timeoutMs: number, caller: AbortSignal | undefined): AbortSignal {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  return caller ? AbortSignal.any([deadline, caller]) : deadline;
 }

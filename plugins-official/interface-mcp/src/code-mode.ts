@@ -17,20 +17,21 @@ const DECLARES_RUN = /\basync\s+function\s+run\s*\(/;
 export function codeModeTools(gateway: CallGateway): CodeModeTools {
   return {
     list: () => entries(gateway),
-    call: (name, args, session, client) => callCodeMode(name, args, session, client),
+    call: (name, args, session, client, signal) => callCodeMode(name, args, session, client, signal),
   };
 }
 
-async function callCodeMode(name: string, args: Params, session: McpSession, client: ClientLink): Promise<McpCallResult> {
+async function callCodeMode(name: string, args: Params, session: McpSession, client: ClientLink, signal: AbortSignal): Promise<McpCallResult> {
+  const run = async (params: Params): Promise<McpCallResult> => toMcpResult(await session.callGateway(CODE_TOOL, params, client, signal));
   switch (name) {
     case 'execute': {
       if (typeof args.code !== 'string') return refused('execute takes { code: string }');
-      return toMcpResult(await session.callGateway(CODE_TOOL, { code: asScript(args.code) }, client));
+      return run({ code: asScript(args.code) });
     }
     case 'search':
-      return toMcpResult(await session.callGateway(CODE_TOOL, { code: 'async function run(params) { return await tools.search(params); }', params: args }, client));
+      return run({ code: 'async function run(params) { return await tools.search(params); }', params: args });
     case 'describe':
-      return toMcpResult(await session.callGateway(CODE_TOOL, { code: 'async function run(params) { return await tools.search.describe(params); }', params: args }, client));
+      return run({ code: 'async function run(params) { return await tools.search.describe(params); }', params: args });
     default:
       return refused(`tool "${name}" not found; in code mode the tools are execute, search and describe`);
   }

@@ -22,7 +22,7 @@ export interface SessionContext {
 /** The tools code mode shows instead of the catalogue, and how it answers a call to one. */
 export interface CodeModeTools {
   list(): McpToolEntry[];
-  call(name: string, args: Params, session: McpSession, client: ClientLink): Promise<McpCallResult>;
+  call(name: string, args: Params, session: McpSession, client: ClientLink, signal: AbortSignal): Promise<McpCallResult>;
 }
 
 export interface McpToolEntry {
@@ -81,8 +81,8 @@ export class McpSession {
   }
 
   /** Runs one call through the gateway as this session's agent. */
-  callGateway(tool: string, params: Params, client?: ClientLink): Promise<CallOutcome> {
-    return this.context.gateway.call({ tool, params, iface: 'mcp', sessionId: this.id, agentId: this.id, client });
+  callGateway(tool: string, params: Params, client?: ClientLink, signal?: AbortSignal): Promise<CallOutcome> {
+    return this.context.gateway.call({ tool, params, iface: 'mcp', sessionId: this.id, agentId: this.id, client, signal });
   }
 
   private tools(): McpToolEntry[] {
@@ -96,13 +96,13 @@ export class McpSession {
 
   private async callTool(name: string, args: Params, extra: Extra): Promise<McpCallResult> {
     const client = this.linkFor(extra);
-    if (this.context.codeMode) return this.context.codeMode.call(name, args, this, client);
+    if (this.context.codeMode) return this.context.codeMode.call(name, args, this, client, extra.signal);
     const tool = this.context.gateway.tools().find((candidate) => candidate.name === name);
     // A local-only tool (factorly.shell asked for over HTTP) is refused before anything runs.
     if (tool && !availableOver(tool, this.context.mode)) {
       return { content: [{ type: 'text', text: `tool "${name}" is not available over this interface` }], isError: true };
     }
-    return toMcpResult(await this.callGateway(name, args, client));
+    return toMcpResult(await this.callGateway(name, args, client, extra.signal));
   }
 
   private linkFor(extra: Extra): ClientLink {

@@ -53,6 +53,22 @@ describe('factorly serve (stdio)', () => {
     expect(text(unknown)).toContain('tool "repeet" not found');
   });
 
+  it('stops the tool when the client cancels the request, and records the cancellation', async () => {
+    const root = tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG });
+    const { client } = await connect(root);
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 400);
+    await expect(call).rejects.toThrow(/abort/i);
+    const completed = await eventually(async () => {
+      const found = (await projectEvents(root)).find((e) => e.type === 'call.completed');
+      expect(found).toBeDefined();
+      return found!.data as { status: string; exitCode: number; error?: string; output: { text: string } };
+    });
+    expect(completed).toMatchObject({ status: 'error', exitCode: 130, error: 'command was cancelled' });
+    expect(completed.output.text).toBe('');
+  });
+
   it('records the session with the client name, and the session id as the agent id of every call', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG });
     const { client } = await connect(root);

@@ -14,6 +14,8 @@ export interface CallRequest {
   replayedFrom?: string;
   /** The caller's live channel, when its interface has one (an MCP session). */
   client?: ClientLink;
+  /** Aborts when the caller gives up (an MCP client cancels the request): the provider stops the work. */
+  signal?: AbortSignal;
 }
 
 /**
