@@ -45,6 +45,18 @@ export interface ConfirmRequested {
   channel: string;
 }
 
+/**
+ * A person's answer given through a channel that lives in another process than the call (the web
+ * UI answering a `factorly call` that waits in a terminal). The waiting channel reads it from the
+ * log; the gate then records the outcome of the whole race as `confirm.resolved`.
+ */
+export interface ConfirmAnswered {
+  callId: string;
+  channel: string;
+  approved: boolean;
+  by?: string;
+}
+
 export interface ConfirmResolved {
   callId: string;
   channel: string;
@@ -160,6 +172,7 @@ export interface EventMap {
   'call.params_coerced': CallParamsCoerced;
   'shadow.decided': ShadowDecided;
   'confirm.requested': ConfirmRequested;
+  'confirm.answered': ConfirmAnswered;
   'confirm.resolved': ConfirmResolved;
   'call.completed': CallCompleted;
   'source.recorded': SourceRecorded;
@@ -180,6 +193,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.params_coerced': 1,
   'shadow.decided': 2,
   'confirm.requested': 1,
+  'confirm.answered': 1,
   'confirm.resolved': 1,
   'call.completed': 1,
   'source.recorded': 1,

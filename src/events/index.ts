@@ -6,6 +6,7 @@ export type {
   CallRequested,
   CallStatus,
   ConfigLoaded,
+  ConfirmAnswered,
   ConfirmRequested,
   ConfirmResolved,
   Decision,

@@ -51,6 +51,16 @@ export type {
   ShadowRule,
   ShadowVerdict,
 } from '../kernel/contracts/extensions.js';
+export type { UiServices } from '../kernel/contracts/ui-services.js';
+export type { PromoteRequest, PromotionPlan } from '../kernel/promote.js';
+export type { CodeRun } from '../events/code-runs.js';
+export type { AuditFilter } from '../events/audit-query.js';
+export type { AuditEntry } from '../events/projections/audit.js';
+export type { CallNode, CallTree } from '../events/call-tree.js';
+export type { LogStats } from '../events/projections/stats.js';
+export type { ChainReport } from '../events/verify.js';
+export type { EventLog, Unsubscribe } from '../events/log.js';
+export type { EventBus } from '../events/bus.js';
 export type { ProjectPaths } from '../kernel/config/paths.js';
 export type { LoadedConfig } from '../kernel/config/load.js';
 export { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_LOOP, DEFAULT_MAX_CALLS, maxCallsOf } from '../kernel/contracts/shadow-policy.js';

@@ -10,9 +10,10 @@ const PREVIEW_CHARS = 300;
 
 /**
  * Asks on the terminal of `factorly call`: shows the tool and a preview of its params, and reads a
- * line (`y…` approves). No terminal, end of input or an abort (another channel answered, the wait
- * timed out) is a deny. Only requests made through the CLI are asked here: an MCP server's stdin is
- * its transport, never a person.
+ * line (`y…` approves). End of input or an abort (another channel answered, the wait timed out) is a
+ * deny. Without a terminal it cannot ask, so it fails rather than answers: another channel (the web
+ * UI) can still answer, and when none can, the race records the call as declined with this reason.
+ * Only requests made through the CLI are asked here: an MCP server's stdin is its transport.
  */
 export class CliPromptChannel implements ConfirmChannel {
   readonly name = 'cli-prompt';
@@ -25,7 +26,7 @@ export class CliPromptChannel implements ConfirmChannel {
   }
 
   async ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {
-    if (!this.io.input.isTTY) return { approved: false, by: 'cli-prompt (no terminal to ask on)' };
+    if (!this.io.input.isTTY) throw new Error('cli-prompt (no terminal to ask on)');
     this.io.output.write(`⚠ Tool "${request.tool}" requires confirmation.\n  params: ${preview(request.params)}\n`);
     const answer = await readLine(this.io, 'Proceed? (y/n): ', signal);
     return { approved: answer !== undefined && /^y/i.test(answer.trim()), by: 'cli-prompt' };

@@ -45,9 +45,9 @@ describe('CLI confirm prompt', () => {
     expect(await aborted).toMatchObject({ approved: false });
   });
 
-  it('declines without asking when there is no terminal, and only serves CLI calls', async () => {
+  it('fails without asking when there is no terminal (so another channel may answer), and only serves CLI calls', async () => {
     const piped = terminal(false);
-    expect(await piped.channel.ask(REQUEST, new AbortController().signal)).toEqual({ approved: false, by: 'cli-prompt (no terminal to ask on)' });
+    await expect(piped.channel.ask(REQUEST, new AbortController().signal)).rejects.toThrow('cli-prompt (no terminal to ask on)');
     expect(piped.shown()).toBe('');
     expect(piped.channel.accepts(REQUEST)).toBe(true);
     expect(piped.channel.accepts({ ...REQUEST, iface: 'mcp' })).toBe(false);

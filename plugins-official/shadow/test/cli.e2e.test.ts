@@ -79,7 +79,7 @@ describe('shadow rules through `factorly call`', () => {
     const run = runCli(['call', 'deploy', '--env', 'prod'], root, { input: 'y\n' });
     expect(run).toMatchObject({ status: 1, stdout: '', stderr: 'tool "deploy": confirmation declined\n' });
     const resolved = (await events(root)).find((e) => e.type === 'confirm.resolved');
-    expect(resolved?.data).toMatchObject({ approved: false, by: 'cli-prompt (no terminal to ask on)' });
+    expect(resolved?.data).toMatchObject({ channel: 'cli-prompt', approved: false, by: 'failed: cli-prompt (no terminal to ask on)' });
   });
 
   it('loads a third-party rule linked with `factorly plugins link` and lets it change decisions', async () => {

@@ -1,0 +1,20 @@
+import type { CallGateway, EventLog, ProjectPaths, UiServices } from 'factorly';
+import type { Approvals } from './approvals.js';
+import type { LiveFeed } from './live-feed.js';
+import type { PageContext } from './layout.js';
+
+/** What the routes share: the kernel's services and the UI's own state. */
+export interface AppDeps {
+  services: UiServices;
+  gateway: CallGateway;
+  log: EventLog;
+  paths: ProjectPaths;
+  approvals: Approvals;
+  live: LiveFeed;
+  page: () => PageContext;
+  /** Aborted when the server shuts down (ends the event streams). */
+  closing: AbortSignal;
+}
+
+/** The tool agents run ad-hoc scripts through, whose successful runs can be saved as tools. */
+export const CODE_TOOL = 'factorly.code';

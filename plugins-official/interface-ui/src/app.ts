@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { Hono } from 'hono';
+import type { AppDeps } from './app-deps.js';
+import { csrfCheck, hostCheck, securityHeaders, sessionCheck, type Session } from './security.js';
+import { registerApprovals } from './routes/approvals.js';
+import { registerAudit } from './routes/audit.js';
+import { registerHistory } from './routes/history.js';
+import { registerLive } from './routes/live.js';
+import { registerPromote } from './routes/promote.js';
+import { registerTools } from './routes/tools.js';
+
+const STATIC_DIR = new URL('../../static/', import.meta.url);
+const STATIC_TYPES: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+
+/** The UI's routes behind its guards: host, session, then CSRF and origin for anything that writes. */
+export function createApp(deps: AppDeps, session: Session, boundHost: string): Hono {
+  const app = new Hono();
+  const files = new Map(Object.keys(STATIC_TYPES).map((name) => [name, readFileSync(new URL(name, STATIC_DIR), 'utf8')]));
+  app.use('*', securityHeaders, hostCheck(boundHost), sessionCheck(session), csrfCheck(session));
+  app.get('/static/:file', (c) => {
+    const file = c.req.param('file');
+    const text = files.get(file);
+    if (text === undefined) return c.text('not found', 404);
+    return c.body(text, 200, { 'Content-Type': STATIC_TYPES[file] });
+  });
+  app.get('/', (c) => c.redirect('/history', 303));
+  registerHistory(app, deps);
+  registerPromote(app, deps);
+  registerTools(app, deps);
+  registerApprovals(app, deps);
+  registerAudit(app, deps);
+  registerLive(app, deps);
+  app.notFound((c) => c.text('not found', 404));
+  app.onError((error, c) => {
+    process.stderr.write(`factorly ui: ${c.req.method} ${new URL(c.req.url).pathname} failed: ${error.message}\n`);
+    return c.text(`error: ${error.message}`, 500);
+  });
+  return app;
+}

@@ -1,0 +1,88 @@
+import type { EventLog, JsonValue, Params, Recorded } from 'factorly';
+
+/** A confirmation a UI channel was asked for and nobody has answered yet. */
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  params: Params;
+  iface: string;
+  agentId?: string;
+  reason: string;
+  requestedAt: string;
+}
+
+/** Requests older than this are not shown after a restart (their caller has long given up). */
+const RECOVER_WINDOW_MS = 15 * 60_000;
+
+export const UI_CHANNEL = 'ui';
+
+/**
+ * The confirmations waiting for the UI, kept from the log: a `confirm.requested` for the `ui`
+ * channel adds one (from this process or any other writing the same log), a `confirm.answered` or
+ * `confirm.resolved` removes it. Answering appends `confirm.answered`, which the asking process's
+ * channel is waiting for.
+ */
+export class Approvals {
+  private readonly pending = new Map<string, PendingApproval>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly log: EventLog) {}
+
+  list(): PendingApproval[] {
+    return [...this.pending.values()].sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+  }
+
+  get(callId: string): PendingApproval | undefined {
+    return this.pending.get(callId);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Rebuilds what is still pending from the recent end of the log (a restarted UI). */
+  async recover(now = Date.now()): Promise<void> {
+    const answered = new Set<string>();
+    const asked: Recorded[] = [];
+    for await (const event of this.log.read({ reverse: true })) {
+      if (now - Date.parse(event.at) > RECOVER_WINDOW_MS) break;
+      if (event.type === 'confirm.resolved' || event.type === 'confirm.answered') answered.add(event.data.callId);
+      else if (event.type === 'confirm.requested' && event.data.channel === UI_CHANNEL && !answered.has(event.data.callId)) asked.push(event);
+    }
+    for (const event of asked.reverse()) await this.apply(event);
+  }
+
+  /** Folds one event in; true when the pending set changed. */
+  async apply(event: Recorded): Promise<boolean> {
+    if (event.type === 'confirm.requested' && event.data.channel === UI_CHANNEL) {
+      const pending = await this.describe(event.data.callId, event.at);
+      if (!pending) return false;
+      this.pending.set(pending.callId, pending);
+    } else if (event.type === 'confirm.resolved' || event.type === 'confirm.answered') {
+      if (!this.pending.delete(event.data.callId)) return false;
+    } else {
+      return false;
+    }
+    for (const listener of this.listeners) listener();
+    return true;
+  }
+
+  /** Records a person's answer; false when the request was already answered or never pending. */
+  async answer(callId: string, approved: boolean): Promise<boolean> {
+    if (!this.pending.has(callId)) return false;
+    await this.log.append([{ type: 'confirm.answered', data: { callId, channel: UI_CHANNEL, approved, by: 'ui' } }]);
+    return true;
+  }
+
+  private async describe(callId: string, at: string): Promise<PendingApproval | undefined> {
+    const events = await this.log.readCall(callId);
+    const requested = events.find((event) => event.type === 'call.requested');
+    if (!requested || requested.type !== 'call.requested') return undefined;
+    if (events.some((event) => event.type === 'confirm.resolved' || event.type === 'confirm.answered')) return undefined;
+    const confirm = events.find((event) => event.type === 'shadow.decided' && event.data.decision === 'confirm');
+    const reason = confirm?.type === 'shadow.decided' ? confirm.data.reason : 'the tool asks before each call';
+    const { tool, params, iface, agentId } = requested.data;
+    return { callId, tool, params: params as Record<string, JsonValue>, iface, agentId, reason, requestedAt: at };
+  }
+}

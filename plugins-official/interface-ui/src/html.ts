@@ -1,0 +1,54 @@
+/** Markup that is already safe: the only values `html` inserts without escaping. */
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escape(value: string): string {
+  return value.replace(/[&<>"']/g, (ch) => ENTITIES[ch]);
+}
+
+/**
+ * Builds markup from a template: every interpolated value is escaped unless it is `Html` (made by
+ * this tag); arrays are joined; `undefined`, `null` and `false` render nothing. Every page is built
+ * with it, so text from the log (params, outputs, tool names) can never become markup.
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i += 1) out += render(values[i]) + strings[i + 1];
+  return new Html(out);
+}
+
+function render(value: unknown): string {
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === undefined || value === null || value === false) return '';
+  return escape(String(value));
+}
+
+/** JSON shown to a person: indented, or as is when it is not JSON. */
+export function pretty(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  return JSON.stringify(value, null, 2) ?? '';
+}
+
+export function duration(ms: number | undefined): string {
+  if (ms === undefined) return '—';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** `2026-11-30T06:13:26.123Z` → `06:13:26` today, else `2026-11-30 06:13`. */
+export function when(iso: string, now = new Date()): string {
+  const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10);
+  return sameDay ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+}

@@ -1,0 +1,32 @@
+import type { InterfaceOptions, PluginDefinition } from 'factorly';
+import { UiConfirmChannel } from './confirm-channel.js';
+import { serveUi } from './server.js';
+
+/**
+ * Registers the `ui` interface that `factorly ui` runs, and the `ui` confirm channel, which every
+ * factorly process has so that its confirmations can be answered in a running UI.
+ */
+export const plugin: PluginDefinition = {
+  id: 'interface-ui',
+  apiVersion: '1',
+  register(registrar) {
+    registrar.registerInit({
+      deps: {
+        interfaces: registrar.tokens.Interfaces,
+        channels: registrar.tokens.ConfirmChannels,
+        gateway: registrar.tokens.CallGateway,
+        paths: registrar.tokens.ProjectPaths,
+        openLog: registrar.tokens.OpenEventLog,
+      },
+      init({ interfaces, channels, gateway, paths, openLog }, context) {
+        channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
+        interfaces.add('ui', {
+          name: 'ui',
+          serve: (options: InterfaceOptions, signal: AbortSignal) => serveUi(options, { gateway, paths, openLog }, signal),
+        }, context.pluginId);
+      },
+    });
+  },
+};
+
+export default plugin;

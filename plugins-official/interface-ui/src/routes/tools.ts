@@ -1,0 +1,103 @@
+import type { CallOutcome, Params, ToolDefinition } from 'factorly';
+import type { Context, Hono } from 'hono';
+import type { AppDeps } from '../app-deps.js';
+import { duration, html, pretty, type Html } from '../html.js';
+import { badge, csrfField, layout, notice } from '../layout.js';
+import { toolYaml } from '../tool-yaml.js';
+import { historyRow } from './history.js';
+
+const RECENT = 10;
+
+/** `github.issues.list` → `github`; a name without a dot has no group. */
+function prefixOf(name: string): string {
+  const dot = name.indexOf('.');
+  return dot > 0 ? name.slice(0, dot) : '(no prefix)';
+}
+
+export function registerTools(app: Hono, deps: AppDeps): void {
+  app.get('/tools', (c) => {
+    const groups = new Map<string, ToolDefinition[]>();
+    for (const tool of deps.gateway.tools()) {
+      if (tool.hidden) continue;
+      const group = groups.get(prefixOf(tool.name)) ?? [];
+      group.push(tool);
+      groups.set(prefixOf(tool.name), group);
+    }
+    const body = html`<h1>Tools</h1>
+${[...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([prefix, tools]) => html`<section class="group"><h2>${prefix} <small>${tools.length}</small></h2>
+<ul class="tools">${tools.map((tool) => html`<li><a href="/tools/${encodeURIComponent(tool.name)}">${tool.name}</a> ${badge(tool.type)}<span class="muted">${tool.description}</span></li>`)}</ul></section>`)}`;
+    return c.html(layout('Tools', '/tools', body, deps.page(), '').text);
+  });
+
+  app.get('/tools/:name', (c) => toolPage(c, deps, 200));
+
+  app.post('/tools/:name/try', async (c) => {
+    const tool = deps.gateway.tools().find((t) => t.name === c.req.param('name'));
+    if (!tool) return toolPage(c, deps, 404);
+    const body = await c.req.parseBody();
+    const params: Params = {};
+    for (const parameter of tool.parameters) {
+      const value = body[`param.${parameter.name}`];
+      if (typeof value === 'string' && value !== '') params[parameter.name] = value;
+    }
+    const outcome = await deps.gateway.call({ tool: tool.name, params, iface: 'ui' });
+    return toolPage(c, deps, 200, { outcome, params });
+  });
+}
+
+async function toolPage(c: Context, deps: AppDeps, status: 200 | 404, tried?: { outcome: CallOutcome; params: Params }): Promise<Response> {
+  const name = c.req.param('name') ?? '';
+  const tool = deps.gateway.tools().find((t) => t.name === name);
+  if (!tool) {
+    return c.html(layout('Not found', '/tools', html`<h1>No such tool</h1><p>No tool is named <code>${name}</code>. <a href="/tools">All tools</a></p>`, deps.page()).text, 404);
+  }
+  const recent = (await deps.services.recentCalls({ tool: tool.name }, RECENT * 3)).filter((e) => e.tool === tool.name).slice(-RECENT).reverse();
+  const yaml = toolYaml(tool, deps.paths.baseDir);
+  const body = html`<p class="crumbs"><a href="/tools">Tools</a> / ${tool.name}</p>
+<h1>${tool.name} ${badge(tool.type)}</h1>
+${c.req.query('promoted') ? notice('ok', [`Saved as a tool in ${tool.source.file}. Polish its description and parameters there; calls go through the same rules as any other.`]) : ''}
+<p>${tool.description}</p>
+<p class="muted">Defined in <code>${tool.source.file}${tool.source.line > 0 ? `:${tool.source.line}` : ''}</code></p>
+<section><h2>Try it</h2>${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>
+<section><h2>Parameters</h2>${parameters(tool)}</section>
+<section><h2>Shadow rules</h2>${shadow(tool)}</section>
+${yaml ? html`<section><h2>YAML</h2><pre class="code">${yaml}</pre></section>` : ''}
+<section><h2>Recent calls</h2>${recent.length === 0 ? html`<p class="muted">None yet.</p>` : html`<div class="table-wrap"><table class="history"><tbody id="tool-rows">${recent.map(historyRow)}</tbody></table></div>`}</section>`;
+  return c.html(layout(tool.name, '/tools', body, deps.page(), '').text, status);
+}
+
+function tryForm(tool: ToolDefinition, deps: AppDeps, values: Params = {}): Html {
+  return html`<form class="try" method="post" action="/tools/${encodeURIComponent(tool.name)}/try">
+${csrfField(deps.page())}
+${tool.parameters.map((p) => {
+  const field = `param.${p.name}`;
+  const value = values[p.name] === undefined ? '' : String(values[p.name]);
+  const hint = p.default === undefined ? (p.required ? 'required' : '') : `default: ${typeof p.default === 'string' ? p.default : JSON.stringify(p.default)}`;
+  const label = html`<span>${p.name} <small>${p.type}${p.required ? ' · required' : ''}</small></span>`;
+  if (p.type === 'json' || p.name === 'code') return html`<label>${label}<textarea name="${field}" rows="4" placeholder="${hint}">${value}</textarea></label>`;
+  return html`<label>${label}<input name="${field}" value="${value}" placeholder="${hint}"></label>`;
+})}
+<button type="submit">Run</button>
+</form>`;
+}
+
+function result(outcome: CallOutcome): Html {
+  return html`<div class="result result-${outcome.status}" id="try-result">
+<p>${badge(outcome.status)} exit ${outcome.exitCode} · ${duration(outcome.durationMs)} · <a href="/history/${outcome.callId}">call ${outcome.callId}</a></p>
+${outcome.output ? html`<pre class="output">${pretty(outcome.output)}</pre>` : ''}
+${outcome.error ? html`<p class="error-text">${outcome.error}</p>` : ''}
+</div>`;
+}
+
+function parameters(tool: ToolDefinition): Html {
+  if (tool.parameters.length === 0) return html`<p class="muted">None.</p>`;
+  return html`<div class="table-wrap"><table class="params"><thead><tr><th>Name</th><th>Type</th><th>Required</th><th>Default</th><th>Description</th></tr></thead><tbody>${tool.parameters.map(
+    (p) => html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td><td>${p.description ?? ''}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+function shadow(tool: ToolDefinition): Html {
+  const entries = Object.entries(tool.shadow ?? {}).filter(([key, value]) => key !== 'owner' && value !== undefined);
+  if (entries.length === 0) return html`<p class="muted">No rules of its own: the defaults apply.</p>`;
+  return html`<dl class="rules">${entries.map(([key, value]) => html`<dt>${key}</dt><dd><code>${typeof value === 'string' ? value : JSON.stringify(value)}</code></dd>`)}</dl>`;
+}

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { CallGateway, EventLog, InterfaceOptions, ProjectPaths, UiServices } from 'factorly';
+import { createApp } from './app.js';
+import { Approvals } from './approvals.js';
+import { LiveFeed } from './live-feed.js';
+import { newSession } from './security.js';
+import { removeLock, writeLock } from './ui-lock.js';
+
+export interface UiKernel {
+  gateway: CallGateway;
+  paths: ProjectPaths;
+  openLog: () => EventLog;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * Serves the web UI until `signal` aborts: prints the address with a fresh session token, announces
+ * itself to other factorly processes of the project (so their confirmations wait for it), and on
+ * shutdown ends the event streams, lets in-flight requests finish and withdraws the announcement.
+ */
+export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signal: AbortSignal): Promise<void> {
+  const services = options.services as UiServices | undefined;
+  if (!services) throw new Error('the ui interface needs the services `factorly ui` hands it; start it with `factorly ui`');
+  const host = String(options.host ?? '127.0.0.1');
+  const port = Number(options.port ?? 3741);
+  const log = kernel.openLog();
+  const approvals = new Approvals(log);
+  const live = new LiveFeed(log, services, approvals);
+  await live.start();
+  const session = newSession(randomBytes(16).toString('hex'));
+  const closing = new AbortController();
+  const page = () => ({ csrf: session.csrf, pending: approvals.list().length });
+  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, approvals, live, page, closing: closing.signal }, session, host);
+  let server: Server;
+  try {
+    server = await listen(app.fetch, host, port);
+  } catch (error) {
+    await live.stop();
+    throw error;
+  }
+  const shown = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const url = `http://${shown}:${(server.address() as AddressInfo).port}/`;
+  writeLock(kernel.paths.stateDir, { pid: process.pid, url });
+  if (!LOOPBACK.has(host)) process.stderr.write(`⚠ WARNING: the UI is bound to ${host}: meant for local use only; anyone who gets the token can call your tools.\n`);
+  process.stdout.write(`factorly ui: ${url}?token=${session.token}\n`);
+  if (options.open === true) openBrowser(`${url}?token=${session.token}`);
+  try {
+    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  } finally {
+    removeLock(kernel.paths.stateDir);
+    closing.abort();
+    await live.stop();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  }
+}
+
+function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, hostname, port }) as Server;
+    server.once('listening', () => resolve(server));
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} on ${hostname} is in use; pass --port with another port (0 picks a free one)`));
+      else reject(new Error(`cannot listen on ${hostname}:${port}: ${error.message}`));
+    });
+  });
+}
+
+/** Best effort: a machine without a desktop just keeps the printed address. */
+function openBrowser(url: string): void {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No opener installed.
+  }
+}

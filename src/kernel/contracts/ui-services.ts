@@ -1,0 +1,29 @@
+import type { AuditFilter } from '../../events/audit-query.js';
+import type { CallTree } from '../../events/call-tree.js';
+import type { AuditEntry } from '../../events/projections/audit.js';
+import type { LogStats } from '../../events/projections/stats.js';
+import type { ChainReport } from '../../events/verify.js';
+import type { PromoteRequest, PromotionPlan } from '../promote.js';
+
+/**
+ * What `factorly ui` hands the `ui` interface (as `options.services`): the audit queries and the
+ * promotion the CLI uses, bound to the running kernel. Plugins import factorly for types only, so
+ * core code reaches the interface this way and the web UI and the CLI share one code path.
+ */
+export interface UiServices {
+  /** The newest `limit` calls matching `filter`, oldest first (`factorly logs`). */
+  recentCalls(filter: AuditFilter, limit: number): Promise<AuditEntry[]>;
+  /** One call as the audit view shows it, or undefined when the log has no such call. */
+  call(callId: string): Promise<AuditEntry | undefined>;
+  /** Whether an entry passes a filter (for rows that arrive live). */
+  matches(entry: AuditEntry, filter: AuditFilter): boolean;
+  /** A call with its shadow decisions, inner calls and script source (`factorly logs show`). */
+  callTree(callId: string): Promise<CallTree | undefined>;
+  stats(): Promise<LogStats>;
+  /** Walks the hash chain (`factorly logs verify`). */
+  verify(): Promise<ChainReport>;
+  /** What promoting a factorly.code run would write, with the reasons it cannot yet (`tools promote`). */
+  planPromotion(request: PromoteRequest): Promise<PromotionPlan>;
+  /** Writes the promoted tool (as `factorly tools promote` does) and serves it at once. */
+  promote(request: PromoteRequest): Promise<PromotionPlan>;
+}
