@@ -72,6 +72,9 @@ export class Approvals {
   async answer(callId: string, approved: boolean): Promise<boolean> {
     if (!this.pending.has(callId)) return false;
     await this.log.append([{ type: 'confirm.answered', data: { callId, channel: UI_CHANNEL, approved, by: 'ui' } }]);
+    // Gone at once for the page this answer redirects to; the event, when the feed reads it, changes nothing.
+    this.pending.delete(callId);
+    for (const listener of this.listeners) listener();
     return true;
   }
 

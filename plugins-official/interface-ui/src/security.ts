@@ -38,14 +38,14 @@ export function sameSecret(given: string | undefined, expected: string): boolean
 
 /**
  * Headers every response carries: a strict CSP (scripts and styles from /static only), no framing,
- * no referrer (the first URL carries the token), no caching of pages that show the log.
+ * no referrer to other sites (the first URL carries the token; `no-referrer` would make browsers send `Origin: null`), no caching of pages that show the log.
  */
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
   c.header('Content-Security-Policy', CSP);
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('X-Frame-Options', 'DENY');
-  c.header('Referrer-Policy', 'no-referrer');
+  c.header('Referrer-Policy', 'same-origin');
   c.header('Cache-Control', 'no-store');
 };
 

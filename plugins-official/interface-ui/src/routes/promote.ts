@@ -97,8 +97,8 @@ ${state ? html`<form class="promote" method="post" action="/tools/promote">
     (p) => html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td></tr>`,
   )}</tbody></table></div>`}
   <h2>Source</h2><pre class="code">${planned.run.source}</pre>` : ''}
-  <label class="check"><input type="checkbox" name="confirm"${state.confirm ? html` checked` : ''}> Ask before each call (<code>shadow.confirm: true</code>)</label>
-  <label class="check"><input type="checkbox" name="overwrite"${state.overwrite ? html` checked` : ''}> Overwrite a tool of this name saved earlier</label>
+  <label class="check"><input type="checkbox" name="confirm"${state.confirm ? html` checked` : ''}><span>Ask before each call (<code>shadow.confirm: true</code>)</span></label>
+  <label class="check"><input type="checkbox" name="overwrite"${state.overwrite ? html` checked` : ''}><span>Overwrite a tool of this name saved earlier</span></label>
   <button type="submit"${blocking.length > 0 || !planned ? html` disabled` : ''}>Save tool</button>
 </form>
 ${planned ? html`<details><summary>YAML that will be written</summary><pre>${pretty(planned.yaml)}</pre></details>` : ''}` : ''}`;

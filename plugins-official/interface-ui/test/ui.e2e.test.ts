@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
+import { CHROMIUM, SCREENSHOTS, cli, events, project, startUi, type RunningUi } from './harness.js';
+
+const YAML = `tools:
+  deploy:
+    type: cli
+    command: echo
+    args: ["deployed {{env}}"]
+    parameters:
+      - name: env
+        required: true
+    shadow: {confirm: true}
+`;
+const SCRIPT = 'async function run(p) { return `hi ${p.who}`; }';
+
+let ui: RunningUi;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const proj = project({ '.factorly/factorly.yaml': YAML });
+
+/** The page at 1280×800 and at a phone's 390 px width, saved as artifacts (full length). */
+async function shoot(name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`) });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+beforeAll(async () => {
+  [ui, browser] = await Promise.all([startUi(proj.root), chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })]);
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  expect(await ui?.stop()).toBe(0);
+  proj.remove();
+});
+
+describe('factorly ui in a browser', () => {
+  it('shows a script run live, saves it as a tool past a name collision, and calls it with Try it', async () => {
+    await page.goto(ui.url);
+    expect(page.url()).toBe(`${ui.origin}/history`);
+    await page.evaluate(() => ((globalThis as unknown as { loadedOnce: boolean }).loadedOnce = true));
+
+    const run = cli(['call', 'factorly.code', '--code', SCRIPT, '--params', '{"who":"world"}'], proj.root);
+    const row = page.locator('#history-rows tr', { hasText: 'factorly.code' }).filter({ has: page.locator('.badge-success') });
+    await row.waitFor({ timeout: 30_000 });
+    expect(await run).toMatchObject({ status: 0, stdout: 'hi world' });
+    // The row arrived over the event stream: the page was never reloaded.
+    expect(await page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
+    await shoot('history');
+
+    await row.getByRole('link', { name: 'Save as tool' }).click();
+    await page.waitForURL(/\/tools\/promote\?from-sha=[0-9a-f]{64}$/);
+    await expect.poll(() => page.locator('pre.code').textContent()).toBe(SCRIPT);
+    expect(await page.locator('table.params tbody').innerText()).toBe('who\tstring\t"world"');
+    await shoot('promote');
+
+    await page.fill('input[name="name"]', 'deploy');
+    await page.uncheck('input[name="confirm"]');
+    const [collision] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type="submit"]')]);
+    expect(collision.status()).toBe(409);
+    expect(await page.getByRole('alert').innerText()).toBe(`tool "deploy" already exists (check 'overwrite' to replace it)`);
+    expect(await page.isChecked('input[name="confirm"]')).toBe(false);
+
+    await page.fill('input[name="name"]', 'greet.world');
+    await page.click('button[type="submit"]');
+    await page.waitForURL(`${ui.origin}/tools/greet.world?promoted=1`);
+    expect(await page.locator('h1').innerText()).toBe('greet.world code');
+    expect(await page.locator('pre.code').innerText()).toContain('greet.world:\n  type: code');
+
+    await page.fill('input[name="param.who"]', 'ui');
+    await page.click('form.try button[type="submit"]');
+    await expect.poll(() => page.locator('#try-result').innerText()).toContain('hi ui');
+    await shoot('tool');
+
+    await page.goto(`${ui.origin}/history`);
+    const tried = page.locator('#history-rows tr', { hasText: 'greet.world' });
+    expect(await tried.locator('.t-iface').innerText()).toBe('ui');
+    expect(await tried.locator('.badge').first().innerText()).toBe('success');
+    await page.goto(`${ui.origin}/tools`);
+    await shoot('tools');
+  }, 90_000);
+
+  it('approves one waiting CLI call and denies another; the CLI prompt without a terminal does not win', async () => {
+    await page.goto(`${ui.origin}/approvals`);
+    const prod = cli(['call', 'deploy', '--env', 'prod'], proj.root);
+    const staging = cli(['call', 'deploy', '--env', 'staging'], proj.root);
+    const cards = page.locator('#approvals-list .approval');
+    await expect.poll(() => cards.count(), { timeout: 30_000 }).toBe(2);
+    expect(await page.locator('#pending-count').innerText()).toBe('2');
+    await shoot('approvals');
+
+    await cards.filter({ hasText: '"prod"' }).getByRole('button', { name: 'Approve' }).click();
+    await page.waitForURL(/answered=approved/);
+    await cards.filter({ hasText: '"staging"' }).getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL(/answered=denied/);
+    expect(await prod).toMatchObject({ status: 0, stdout: 'deployed prod\n' });
+    expect(await staging).toMatchObject({ status: 1, stderr: 'tool "deploy": confirmation declined\n' });
+    expect(await page.locator('#pending-count').innerText()).toBe('0');
+
+    const resolved = (await events(proj.root)).filter((e) => e.type === 'confirm.resolved').map((e) => e.data);
+    expect(resolved).toEqual([
+      expect.objectContaining({ channel: 'ui', approved: true, by: 'ui' }),
+      expect.objectContaining({ channel: 'ui', approved: false, by: 'ui' }),
+    ]);
+  }, 60_000);
+
+  it('shows why a recorded script cannot be saved and disables the form', async () => {
+    // A run recorded with a script the code provider cannot compile (written to the log directly).
+    const broken = 'async function run( { return 1; }';
+    const sha = createHash('sha256').update(broken).digest('hex');
+    const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });
+    await log.append([{ type: 'call.requested', data: { callId: 'broken-run', rootId: 'broken-run', tool: 'factorly.code', params: { code: broken }, iface: 'cli', sourceSha: sha } }]);
+    await log.close();
+    await page.goto(`${ui.origin}/tools/promote?from-sha=${sha.slice(0, 8)}`);
+    expect(await page.getByRole('alert').innerText()).toMatch(/^script doesn't compile, refusing to write a broken tool: .+/);
+    expect(await page.isDisabled('form.promote button[type="submit"]')).toBe(true);
+    await page.goto(`${ui.origin}/tools/promote?from-sha=abc`);
+    expect(await page.getByRole('alert').innerText()).toBe('sha prefix "abc" is too short (need at least 4 hex chars)');
+  });
+
+  it('shows the chain status and stats, and exports the log', async () => {
+    await page.goto(`${ui.origin}/audit`);
+    expect(await page.locator('.chain h2').innerText()).toBe('Hash chain intact');
+    const exported = await page.request.get(`${ui.origin}/audit/export`);
+    const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((e) => e.seq)).toEqual(lines.map((_, i) => i + 1));
+    expect(await page.locator('.chain p').first().innerText()).toMatch(/^\d+ events verified\.$/);
+    await shoot('audit');
+  });
+});
+
+describe('factorly ui security', () => {
+  it('refuses a request without the token, with a wrong token, or for another host', async () => {
+    const bare = await fetch(`${ui.origin}/history`, { redirect: 'manual' });
+    expect(bare.status).toBe(401);
+    expect(await bare.text()).toBe('unauthorized: open the address `factorly ui` printed (it carries the session token)');
+    expect((await fetch(`${ui.origin}/history?token=${'0'.repeat(32)}`, { redirect: 'manual' })).status).toBe(401);
+    const rebound = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${ui.origin}/history`, { headers: { host: 'attacker.example:80', cookie: `factorly_session=${ui.token}` } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(rebound).toEqual({ status: 403, body: 'forbidden: invalid host' });
+    const page = await fetch(`${ui.origin}/history`, { headers: { cookie: `factorly_session=${ui.token}` } });
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it('refuses a cross-site form post from a page the session cookie travels with, and a post without the CSRF token', async () => {
+    const before = (await events(proj.root)).length;
+    // Another port on 127.0.0.1 is the same site, so the SameSite cookie is sent: the Origin check must hold.
+    const attacker: Server = createServer((_, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<form id="f" method="post" action="${ui.origin}/approvals/any-call/approve"><input name="_csrf" value="guess"></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    const attackerOrigin = `http://127.0.0.1:${(attacker.address() as { port: number }).port}`;
+    try {
+      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.goto(attackerOrigin)]);
+      expect(response.status()).toBe(403);
+      expect(await response.text()).toBe(`forbidden: cross-site request from ${attackerOrigin}`);
+    } finally {
+      attacker.close();
+    }
+    const noCsrf = await fetch(`${ui.origin}/approvals/any-call/approve`, {
+      method: 'POST',
+      headers: { cookie: `factorly_session=${ui.token}`, origin: ui.origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '_csrf=guess',
+      redirect: 'manual',
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(await noCsrf.text()).toBe('forbidden: missing or wrong CSRF token (reload the page and try again)');
+    expect((await events(proj.root)).length).toBe(before);
+  });
+});
