@@ -1,6 +1,5 @@
 import type { InterfaceOptions, PluginDefinition } from 'factorly';
 import { UiConfirmChannel } from './confirm-channel.js';
-import { serveUi } from './server.js';
 
 /**
  * Registers the `ui` interface that `factorly ui` runs, and the `ui` confirm channel, which every
@@ -22,7 +21,11 @@ export const plugin: PluginDefinition = {
         channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add('ui', {
           name: 'ui',
-          serve: (options: InterfaceOptions, signal: AbortSignal) => serveUi(options, { gateway, paths, openLog }, signal),
+          // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
+          serve: async (options: InterfaceOptions, signal: AbortSignal) => {
+            const { serveUi } = await import('./server.js');
+            await serveUi(options, { gateway, paths, openLog }, signal);
+          },
         }, context.pluginId);
       },
     });

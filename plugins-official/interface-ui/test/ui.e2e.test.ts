@@ -16,8 +16,12 @@ const YAML = `tools:
       - name: env
         required: true
     shadow: {confirm: true}
+  say:
+    type: cli
+    command: echo
+    args: ["{{text}}"]
 `;
-const SCRIPT = 'async function run(p) { return `hi ${p.who}`; }';
+const SCRIPT = 'async function run(p) { const said = await factorly.call("say", { text: p.who }); return `hi ${said.output.trim()}`; }';
 
 let ui: RunningUi;
 let browser: Browser;
@@ -58,9 +62,16 @@ describe('factorly ui in a browser', () => {
     expect(await run).toMatchObject({ status: 0, stdout: 'hi world' });
     // The row arrived over the event stream: the page was never reloaded.
     expect(await page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
+    await expect.poll(() => page.locator('#history-rows tr', { hasText: 'say' }).locator('.inner').count()).toBe(1);
     await shoot('history');
 
-    await row.getByRole('link', { name: 'Save as tool' }).click();
+    await row.locator('.t-tool a').click();
+    await page.waitForURL(/\/history\/[0-9a-f-]{36}$/);
+    expect(await page.locator('.tree .tree .node-head strong').innerText()).toBe('say');
+    expect(await page.locator('pre.output').innerText()).toBe('hi world');
+    expect(await page.locator('pre.code').innerText()).toBe(SCRIPT);
+    await shoot('call');
+    await page.getByRole('link', { name: 'Save as tool' }).click();
     await page.waitForURL(/\/tools\/promote\?from-sha=[0-9a-f]{64}$/);
     await expect.poll(() => page.locator('pre.code').textContent()).toBe(SCRIPT);
     expect(await page.locator('table.params tbody').innerText()).toBe('who\tstring\t"world"');
@@ -88,6 +99,10 @@ describe('factorly ui in a browser', () => {
     const tried = page.locator('#history-rows tr', { hasText: 'greet.world' });
     expect(await tried.locator('.t-iface').innerText()).toBe('ui');
     expect(await tried.locator('.badge').first().innerText()).toBe('success');
+    await page.goto(`${ui.origin}/history?iface=ui`);
+    expect(await page.locator('#history-rows .t-tool a').allInnerTexts()).toEqual(['greet.world']);
+    await page.goto(`${ui.origin}/history?tool=say&status=success`);
+    expect(await page.locator('#history-rows .t-tool a').allInnerTexts()).toEqual(['say', 'say']);
     await page.goto(`${ui.origin}/tools`);
     await shoot('tools');
   }, 90_000);
@@ -138,6 +153,20 @@ describe('factorly ui in a browser', () => {
     expect(lines.map((e) => e.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(await page.locator('.chain p').first().innerText()).toMatch(/^\d+ events verified\.$/);
     await shoot('audit');
+  });
+});
+
+describe('factorly ui start-up', () => {
+  it('names a port that is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const run = await cli(['ui', '--port', String(port), '--no-open'], proj.root);
+      expect(run).toMatchObject({ status: 1, stderr: `Error: port ${port} on 127.0.0.1 is in use; pass --port with another port (0 picks a free one)\n` });
+    } finally {
+      taken.close();
+    }
   });
 });
 
