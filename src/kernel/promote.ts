@@ -46,8 +46,7 @@ export async function planPromotion(kernel: Kernel, request: PromoteRequest): Pr
   const definition: ToolDefinition = {
     name: request.name, type: 'code', description, hidden: false, parameters,
     shadow: request.confirm === false ? undefined : { owner: request.name, confirm: true },
-    // Line 2: `render` puts a comment naming the run on line 1.
-    spec: { code: run.source }, source: { file: shown, line: 2 },
+    spec: { code: run.source }, source: { file: shown, line: 1 },
   };
   const problems = [...compileProblems(kernel, definition), ...nameProblems(kernel, request, shown)];
   return { run, name: request.name, description, parameters, file: shown, yaml: render(definition, run), problems };
