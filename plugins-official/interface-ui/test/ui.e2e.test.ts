@@ -108,6 +108,10 @@ describe('factorly ui in a browser', () => {
   }, 90_000);
 
   it('approves one waiting CLI call and denies another; the CLI prompt without a terminal does not win', async () => {
+    await page.goto(`${ui.origin}/tools/deploy`);
+    expect(await page.locator('dl.rules dt').allInnerTexts()).toEqual(['confirm']);
+    expect(await page.locator('dl.rules dd').allInnerTexts()).toEqual(['true']);
+    expect(await page.getByText('This tool asks before each call').count()).toBe(1);
     await page.goto(`${ui.origin}/approvals`);
     const prod = cli(['call', 'deploy', '--env', 'prod'], proj.root);
     const staging = cli(['call', 'deploy', '--env', 'staging'], proj.root);

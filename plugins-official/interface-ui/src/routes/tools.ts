@@ -58,7 +58,7 @@ async function toolPage(c: Context, deps: AppDeps, status: 200 | 404, tried?: { 
 ${c.req.query('promoted') ? notice('ok', [`Saved as a tool in ${tool.source.file}. Polish its description and parameters there; calls go through the same rules as any other.`]) : ''}
 <p>${tool.description}</p>
 <p class="muted">Defined in <code>${tool.source.file}${tool.source.line > 0 ? `:${tool.source.line}` : ''}</code></p>
-<section><h2>Try it</h2>${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>
+<section><h2>Try it</h2>${tool.shadow?.confirm ? html`<p class="muted">This tool asks before each call: a run waits until it is approved on <a href="/approvals" target="_blank">Approvals</a>.</p>` : ''}${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>
 <section><h2>Parameters</h2>${parameters(tool)}</section>
 <section><h2>Shadow rules</h2>${shadow(tool)}</section>
 ${yaml ? html`<section><h2>YAML</h2><pre class="code">${yaml}</pre></section>` : ''}
