@@ -2,7 +2,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
-import { callIdOf, EMPTY_HEAD, sealBatch } from './seal.js';
+import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 
 export interface LmdbEventLogOptions {
@@ -45,8 +45,10 @@ export class LmdbEventLog implements EventLog {
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
     const results = await this.root.transaction(() => {
-      const sealed = sealBatch(events, options, {
-        head: this.readHead(),
+      const head = this.readHead();
+      const batch = rebased(events, options, head, (seq) => this.readSync(seq));
+      const sealed = sealBatch(batch.events, batch.options, {
+        head,
         findById: (id) => this.byId(id),
         now: this.clock(),
       });
@@ -133,6 +135,11 @@ export class LmdbEventLog implements EventLog {
       return { seq: last.seq, hash: last.hash };
     }
     return EMPTY_HEAD;
+  }
+
+  /** Events from `from` to the head, read in the caller's transaction (a write sees its own batch). */
+  private readSync(from: number): Recorded[] {
+    return [...this.events.getRange({ start: from })].map(({ key, value }) => decode(value, key));
   }
 
   private byId(id: string): Recorded | undefined {
