@@ -25,10 +25,10 @@ function echoed(message, id) {
 }
 
 /**
- * Keeps `concurrency` calls in flight over stdio until `bodies` are all answered. Answers that
- * arrive together are refilled with one write. Resolves with { calls, seconds, errors }.
+ * A load session: the route's server spawned and initialized over stdio (or one HTTP session
+ * opened), ready to `run({ warmup, measured, concurrency })` and to be closed.
  */
-export async function stdioLoad({ command, args, cwd }, { warmup, measured, concurrency }) {
+export async function openStdioLoad({ command, args, cwd }) {
   const child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c) => {
@@ -36,6 +36,14 @@ export async function stdioLoad({ command, args, cwd }, { warmup, measured, conc
   });
   const waiting = new Map();
   let buffered = '';
+  let pendingWrites = [];
+  let flushScheduled = false;
+  const flushWrites = () => {
+    flushScheduled = false;
+    if (pendingWrites.length === 0) return;
+    child.stdin.write(`${pendingWrites.join('\n')}\n`);
+    pendingWrites = [];
+  };
   child.stdout.on('data', (chunk) => {
     buffered += chunk.toString('utf8');
     let newline;
@@ -59,59 +67,63 @@ export async function stdioLoad({ command, args, cwd }, { warmup, measured, conc
   });
   const failedEarly = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited (code ${code}): ${stderr.trim()}`))));
   failedEarly.catch(() => undefined);
-  let pendingWrites = [];
-  let flushScheduled = false;
-  const flushWrites = () => {
-    flushScheduled = false;
-    if (pendingWrites.length === 0) return;
-    child.stdin.write(`${pendingWrites.join('\n')}\n`);
-    pendingWrites = [];
-  };
   const send = (body, id) => new Promise((settle) => {
     waiting.set(id, settle);
     pendingWrites.push(body);
   });
+  const close = async () => {
+    child.stdin.end();
+    const gone = new Promise((r) => child.once('exit', r));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    if (child.exitCode === null && child.signalCode === null) await gone;
+    clearTimeout(timer);
+  };
   try {
     const init = send(JSON.stringify(initialize(0)), 0);
     flushWrites();
     const answer = await Promise.race([init, failedEarly]);
     if (answer.error) throw new Error(`initialize failed: ${JSON.stringify(answer.error)}`);
     child.stdin.write(`${JSON.stringify(INITIALIZED)}\n`);
-    const run = (list) => runPool(list, concurrency, (body, id) => send(body, id), flushWrites);
-    await Promise.race([run(warmup), failedEarly]);
-    return await Promise.race([run(measured), failedEarly]);
-  } finally {
-    child.stdin.end();
-    const gone = new Promise((r) => child.once('exit', r));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-    if (child.exitCode === null && child.signalCode === null) await gone;
-    clearTimeout(timer);
+  } catch (error) {
+    await close();
+    throw error;
   }
+  const run = async ({ warmup, measured, concurrency }) => {
+    const pool = (list) => Promise.race([runPool(list, concurrency, send, flushWrites), failedEarly]);
+    await pool(warmup);
+    return pool(measured);
+  };
+  return { run, close };
 }
 
 /**
- * Keeps `concurrency` calls in flight over Streamable HTTP on one session, through a keep-alive
- * agent with one socket per in-flight call. Answers may be JSON or one SSE event.
+ * One Streamable HTTP session, loaded through a keep-alive agent with one socket per in-flight
+ * call. Answers may be JSON or one SSE event.
  */
-export async function httpLoad(url, { warmup, measured, concurrency }) {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+export async function openHttpLoad(url) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const close = async () => agent.destroy();
+  let session;
   try {
     const init = await post(agent, url, headers, JSON.stringify(initialize(0)));
     const sessionId = init.headers['mcp-session-id'];
     if (init.status !== 200 || !sessionId) throw new Error(`initialize over HTTP failed (status ${init.status}): ${init.body.slice(0, 300)}`);
-    const session = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': parseAnswer(init.body).result?.protocolVersion ?? PROTOCOL_VERSION };
+    session = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': parseAnswer(init.body).result?.protocolVersion ?? PROTOCOL_VERSION };
     await post(agent, url, session, JSON.stringify(INITIALIZED));
-    const call = async (body) => {
-      const answer = await post(agent, url, session, body);
-      return answer.status === 200 ? parseAnswer(answer.body) : { status: answer.status, body: answer.body.slice(0, 200) };
-    };
-    const run = (list) => runPool(list, concurrency, (body) => call(body));
-    await run(warmup);
-    return await run(measured);
-  } finally {
-    agent.destroy();
+  } catch (error) {
+    await close();
+    throw error;
   }
+  const call = async (body) => {
+    const answer = await post(agent, url, session, body);
+    return answer.status === 200 ? parseAnswer(answer.body) : { status: answer.status, body: answer.body.slice(0, 200) };
+  };
+  const run = async ({ warmup, measured, concurrency }) => {
+    await runPool(warmup, concurrency, call);
+    return runPool(measured, concurrency, call);
+  };
+  return { run, close };
 }
 
 /**

@@ -11,6 +11,8 @@ const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ECHO_SERVER = join(BENCH_DIR, 'fixtures', 'echo-server.mjs');
 const require = createRequire(import.meta.url);
 const node = process.execPath;
+/** What `factorly serve --port` and `wrap --port` print on stderr once listening. */
+const FACTORLY_URL = /Streamable HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/;
 
 /** A bridge's CLI entry point, from its own package.json (devDependencies of the root). */
 function binOf(pkg, name) {
@@ -45,7 +47,7 @@ function echoProject(repo, dir) {
  * Every route: `stdio` ones are a command the client spawns; `http` ones a process that listens,
  * reached at `url` once it answers. `available` is false when this build lacks the feature.
  */
-export async function defineRoutes({ repo, tmpRoot, httpServe }) {
+export async function defineRoutes({ repo, tmpRoot }) {
   const bin = join(repo, 'bin', 'run.js');
   const serveDir = echoProject(repo, join(tmpRoot, 'mcp-serve'));
   const wrapDir = join(tmpRoot, 'mcp-wrap');
@@ -56,6 +58,8 @@ export async function defineRoutes({ repo, tmpRoot, httpServe }) {
     { id: 'serve', name: 'factorly serve, stdio', transport: 'stdio', factorly: true, command: node, args: [bin, 'serve'], cwd: serveDir },
     { id: 'wrap', name: 'factorly wrap, stdio', transport: 'stdio', factorly: true, command: node, args: [bin, 'wrap', '--', node, ECHO_SERVER], cwd: wrapDir },
     { id: 'direct-http', name: 'direct HTTP (SDK server, no proxy)', transport: 'http', command: node, args: [ECHO_SERVER, '--port', '0'], portFrom: /listening (\d+)/ },
+    { id: 'serve-http', name: 'factorly serve --port, HTTP', transport: 'http', factorly: true, command: node, args: [bin, 'serve', '--port', '0'], cwd: serveDir, portFrom: FACTORLY_URL },
+    { id: 'wrap-http', name: 'factorly wrap --port, HTTP', transport: 'http', factorly: true, command: node, args: [bin, 'wrap', '--port', '0', '--', node, ECHO_SERVER], cwd: wrapDir, portFrom: FACTORLY_URL },
     {
       id: 'mcp-proxy', name: 'mcp-proxy, HTTP', transport: 'http', bridge: true, command: node,
       args: [binOf('mcp-proxy', 'mcp-proxy'), '--port', String(proxyPort), '--host', '127.0.0.1', '--server', 'stream', '--', node, ECHO_SERVER],
@@ -67,16 +71,11 @@ export async function defineRoutes({ repo, tmpRoot, httpServe }) {
       port: gatewayPort,
     },
   ];
-  if (httpServe) {
-    routes.push(
-      { id: 'serve-http', name: 'factorly serve, HTTP', transport: 'http', factorly: true, command: node, args: [bin, 'serve', ...httpServe.args], cwd: serveDir, portFrom: httpServe.portFrom },
-    );
-  }
   return routes;
 }
 
 /** Starts an HTTP route's process and resolves with its /mcp URL once it accepts connections. */
-export async function startHttp(route, timeoutMs = 20_000) {
+export async function startHttp(route, timeoutMs = 60_000) {
   const child = spawn(route.command, route.args, { cwd: route.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk) => {
@@ -124,7 +123,7 @@ export async function connectClient(route, url) {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     transport = new StreamableHTTPClientTransport(new URL(url));
   }
-  await client.connect(transport, { timeout: 30_000 });
+  await client.connect(transport, { timeout: 60_000 });
   return client;
 }
 
