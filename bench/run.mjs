@@ -165,6 +165,8 @@ try {
       latencySeconds: CONFIG.mcpLatencySeconds,
       loadSeconds: CONFIG.mcpLoadSeconds,
       concurrency: CONFIG.mcpConcurrency,
+      // A built checkout of another factorly version (e.g. main) to compare serve with in this run.
+      baselineRepo: process.env.BENCH_MCP_BASELINE_REPO || undefined,
       log: say,
     });
     mcp = mcpBench.result;

@@ -142,7 +142,8 @@ async function runPool({ bodies, seconds: budget }, concurrency, send, afterBatc
       const body = bodies[next];
       next += 1;
       const id = idOf(body);
-      const message = await send(body, id);
+      // A transport error (a reset socket) counts as a failed call, not the end of the run.
+      const message = await send(body, id).catch((error) => ({ transportError: String(error?.message ?? error) }));
       answered += 1;
       if (!echoed(message, id)) {
         errors += 1;

@@ -19,14 +19,15 @@ export const MCP_TARGETS = { stdioP50OverheadMs: 0.3, callsPerSecond: 5_000, con
 
 /**
  * @param {{ repo: string, tmpRoot: string, calls: number, rounds: number, warmup: number,
- *   latencySeconds: number, loadSeconds: number, concurrency: number, log?: (line: string) => void }} opts
+ *   latencySeconds: number, loadSeconds: number, concurrency: number, baselineRepo?: string,
+ *   log?: (line: string) => void }} opts
  */
 export async function runMcpOverheadBench(opts) {
   const started = now();
   const log = opts.log ?? (() => {});
   const say = (line) => log(`${line} [${((now() - started) / 1000).toFixed(1)} s]`);
   const failures = [];
-  const routes = await defineRoutes({ repo: opts.repo, tmpRoot: opts.tmpRoot });
+  const routes = await defineRoutes({ repo: opts.repo, tmpRoot: opts.tmpRoot, baselineRepo: opts.baselineRepo });
   const durableAppend = await durableAppendLatency(opts.tmpRoot);
   say(`  durable LMDB append (1 event, awaited): p50 ${durableAppend.p50Ms} ms, p99 ${durableAppend.p99Ms} ms`);
   say(`  starting ${routes.length} routes (each with an SDK client and a load session) ...`);
@@ -64,7 +65,7 @@ async function openRoutes(routes, say, failures) {
       if (route.transport === 'http') entry.server = await startHttp(route);
       const [client, load] = await Promise.allSettled([
         connectClient(route, entry.server?.url),
-        route.transport === 'http' ? openHttpLoad(entry.server.url) : openStdioLoad(route),
+        route.transport === 'http' ? lazyHttpLoad(entry.server.url) : openStdioLoad(route),
       ]);
       entry.client = client.value;
       entry.load = load.value;
@@ -96,6 +97,21 @@ async function inWaves(items, width, task) {
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
   return results;
+}
+
+/** An HTTP load session opened when it runs: an idle keep-alive socket could be closed by then. */
+function lazyHttpLoad(url) {
+  return {
+    async run(load) {
+      const session = await openHttpLoad(url);
+      try {
+        return await session.run(load);
+      } finally {
+        await session.close();
+      }
+    },
+    close: async () => undefined,
+  };
 }
 
 async function closeRoute({ client, load, server }) {

@@ -47,7 +47,7 @@ function echoProject(repo, dir) {
  * Every route: `stdio` ones are a command the client spawns; `http` ones a process that listens,
  * reached at `url` once it answers. `available` is false when this build lacks the feature.
  */
-export async function defineRoutes({ repo, tmpRoot }) {
+export async function defineRoutes({ repo, tmpRoot, baselineRepo }) {
   const bin = join(repo, 'bin', 'run.js');
   const serveDir = echoProject(repo, join(tmpRoot, 'mcp-serve'));
   const wrapDir = join(tmpRoot, 'mcp-wrap');
@@ -71,6 +71,11 @@ export async function defineRoutes({ repo, tmpRoot }) {
       port: gatewayPort,
     },
   ];
+  if (baselineRepo) {
+    // Another build of factorly (say, main before a change), measured in the same run, on its own log.
+    const baselineDir = echoProject(baselineRepo, join(tmpRoot, 'mcp-serve-baseline'));
+    routes.splice(2, 0, { id: 'serve-baseline', name: 'factorly serve, stdio (baseline build)', transport: 'stdio', factorly: true, command: node, args: [join(baselineRepo, 'bin', 'run.js'), 'serve'], cwd: baselineDir });
+  }
   return routes;
 }
 
