@@ -31,6 +31,8 @@ export class LmdbEventLog implements EventLog {
   private readonly pollMs: number;
   private readonly clock: () => Date;
   private closed = false;
+  /** The newest event this process saw committed (seq and hash), so reading the head need not decode it. */
+  private committedHead?: LogHead;
 
   constructor(options: LmdbEventLogOptions) {
     this.root = open({ path: options.path, compression: false });
@@ -62,6 +64,9 @@ export class LmdbEventLog implements EventLog {
       if (last) this.meta.putSync('head', { seq: last.seq, hash: last.hash });
       return sealed.results;
     });
+    // Only now (committed): an aborted write must not leave a head that was never stored.
+    const last = results.at(-1);
+    if (last && last.seq > (this.committedHead?.seq ?? 0)) this.committedHead = { seq: last.seq, hash: last.hash };
     // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one. Wait for
     // it, so an acknowledged append survives power loss, not only a killed process.
     await this.root.flushed;
@@ -130,8 +135,10 @@ export class LmdbEventLog implements EventLog {
   }
 
   private readHead(): LogHead {
-    for (const { key, value } of this.events.getRange({ reverse: true, limit: 1 })) {
-      const last = decode(value, key);
+    for (const seq of this.events.getKeys({ reverse: true, limit: 1 })) {
+      // An event never changes once committed, so its hash is decoded once, not on every append.
+      if (this.committedHead?.seq === seq) return this.committedHead;
+      const last = this.bySeq(seq)!;
       return { seq: last.seq, hash: last.hash };
     }
     return EMPTY_HEAD;
