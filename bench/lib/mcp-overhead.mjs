@@ -10,6 +10,7 @@ import { LmdbEventLog } from '../../dist/src/events/lmdb-log.js';
 import { verifyChain } from '../../dist/src/events/verify.js';
 import { callBodies, openHttpLoad, openStdioLoad } from './mcp-load.mjs';
 import { connectClient, defineRoutes, startHttp, stopChild } from './mcp-routes.mjs';
+import { pipelineLoad } from './pipeline-load.mjs';
 import { now, percentile, round } from './stats.mjs';
 
 /** Routes started together: each is two to four Node processes. */
@@ -30,6 +31,17 @@ export async function runMcpOverheadBench(opts) {
   const routes = await defineRoutes({ repo: opts.repo, tmpRoot: opts.tmpRoot, baselineRepo: opts.baselineRepo });
   const durableAppend = await durableAppendLatency(opts.tmpRoot);
   say(`  durable LMDB append (1 event, awaited): p50 ${durableAppend.p50Ms} ms, p99 ${durableAppend.p99Ms} ms`);
+  const pipeline = [];
+  for (const [label, repo] of [['current', opts.repo], ...(opts.baselineRepo ? [['baseline', opts.baselineRepo]] : [])]) {
+    try {
+      const r = await pipelineLoad({ repo, tmpRoot: opts.tmpRoot, seconds: opts.loadSeconds, concurrency: opts.concurrency, label });
+      pipeline.push(r);
+      say(`  kernel pipeline in-process (${label} build), c=${opts.concurrency}: ${r.callsPerSecond} calls/s, ${r.cpuUsPerCall} us CPU per call`);
+      if (r.failed) failures.push(`mcp: ${r.failed} of ${r.calls} in-process pipeline calls (${label}) did not succeed`);
+    } catch (error) {
+      failures.push(`mcp: in-process pipeline load (${label}) failed: ${error?.message ?? error}`);
+    }
+  }
   say(`  starting ${routes.length} routes (each with an SDK client and a load session) ...`);
   const open = await openRoutes(routes, say, failures);
   let latency;
@@ -50,7 +62,7 @@ export async function runMcpOverheadBench(opts) {
   }));
   withOverheads(results);
   const config = pick(opts, ['calls', 'rounds', 'warmup', 'latencySeconds', 'loadSeconds', 'concurrency']);
-  return { result: { config, routes: results, targets: targetsOf(results), durableAppend, serveLog: chain }, failures };
+  return { result: { config, routes: results, targets: targetsOf(results), durableAppend, pipeline, serveLog: chain }, failures };
 }
 
 /**
@@ -282,6 +294,9 @@ export function mcpRows(result) {
   rows.push({ benchmark: 'mcp target: stdio p50 overhead <= 0.3 ms', value: result.routes.find((r) => r.id === 'serve')?.overP50Ms ?? 'n/a', unit: 'ms', notes: `serve ${met(t.serveStdioP50)}; wrap ${met(t.wrapStdioP50)} (governance + durable audit log on)` });
   rows.push({ benchmark: 'mcp target: HTTP faster than both bridges', value: '', unit: '', notes: `at p50 and p99: serve --port ${met(t.serveHttpFasterThanBridges)}; wrap --port ${met(t.wrapHttpFasterThanBridges)}` });
   rows.push({ benchmark: `mcp target: >= ${MCP_TARGETS.callsPerSecond} calls/s at c=${MCP_TARGETS.concurrency}`, value: '', unit: '', notes: `serve stdio ${met(t.serveStdioThroughput)}; wrap stdio ${met(t.wrapStdioThroughput)}; serve HTTP ${met(t.serveHttpThroughput)}; wrap HTTP ${met(t.wrapHttpThroughput)}` });
+  for (const p of result.pipeline) {
+    rows.push({ benchmark: `mcp kernel pipeline in-process (${p.label} build), c=${result.config.concurrency}`, value: p.callsPerSecond, unit: 'calls/s', notes: `${p.cpuUsPerCall} us CPU per call; no MCP, no processes: a tool that answers at once, shadow rules, durable LMDB log` });
+  }
   const d = result.durableAppend;
   rows.push({ benchmark: 'mcp durable LMDB append (1 event), p50', value: d.p50Ms, unit: 'ms', notes: `p99 ${d.p99Ms} ms, n=${d.n}; a governed call awaits 2 in sequence (decision, completion): its latency floor on this disk` });
   rows.push({ benchmark: 'mcp serve log after the run', value: result.serveLog.events, unit: 'events', notes: result.serveLog.ok ? 'chain ok' : 'CHAIN BROKEN' });
