@@ -55,7 +55,14 @@ export class RuleHistories {
   foldMoved(head: number, readFrom: (seq: number) => readonly Recorded[]): boolean {
     if (this.seq === 0 || this.seq > head) return false;
     if (this.seq === head) return true;
-    for (const event of readFrom(this.seq + 1)) if (event.seq > this.seq && event.seq <= head) this.fold(event);
+    try {
+      for (const event of readFrom(this.seq + 1)) if (event.seq > this.seq && event.seq <= head) this.fold(event);
+    } catch {
+      // As in catchUp: never use a half-applied fold. The append then conflicts, and the retry
+      // reads the log, where the same failure is recorded as the rule's decision.
+      this.reset();
+      return false;
+    }
     return this.seq === head;
   }
 
