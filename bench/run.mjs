@@ -6,6 +6,9 @@
 //  3. vault: unlock time with the shipped Argon2id parameters, and scrubbing a large output.
 //  4. shadow: per-call cost of the shadow rule chain (20 rules vs none), in-memory and LMDB logs.
 //  5. sandbox: a warm script run with 3 tool calls on SES and QuickJS, next to the 3 calls made directly.
+//  6. mcp: tools/call latency and throughput through `factorly serve`/`wrap`, next to the same echo
+//     server called directly and behind the npm bridges mcp-proxy and supergateway.
+// BENCH_ONLY=mcp,shadow runs only the named sections (log, cli, audit, vault, shadow, sandbox, mcp).
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -42,7 +45,15 @@ const CONFIG = {
   shadowDurableCalls: intEnv('BENCH_SHADOW_DURABLE_CALLS', 300),
   sandboxRuns: intEnv('BENCH_SANDBOX_RUNS', 300),
   sandboxWarmups: 30,
+  mcpCalls: intEnv('BENCH_MCP_CALLS', 1_000),
+  mcpRounds: 5,
+  mcpWarmups: 50,
+  mcpLatencySeconds: intEnv('BENCH_MCP_LATENCY_SECONDS', 15),
+  mcpLoadSeconds: intEnv('BENCH_MCP_LOAD_SECONDS', 2),
+  mcpConcurrency: intEnv('BENCH_MCP_CONCURRENCY', 64),
 };
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
+const enabled = (section) => !ONLY || ONLY.has(section);
 
 const say = (line) => process.stderr.write(`${line}\n`);
 
@@ -57,6 +68,7 @@ const { runAuditBench, auditRows } = await import('./lib/audit-bench.mjs');
 const { runVaultBench, vaultRows } = await import('./lib/vault-bench.mjs');
 const { runShadowBench, shadowRows } = await import('./lib/shadow.mjs');
 const { runSandboxBench, sandboxRows } = await import('./lib/sandbox.mjs');
+const { runMcpOverheadBench, mcpRows } = await import('./lib/mcp-overhead.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -77,25 +89,28 @@ let audit = null;
 let vault = null;
 let shadow = [];
 let sandbox = null;
+let mcp = null;
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
-  say('event log:');
-  const logBench = await runEventLogBench({
-    dir: tmpRoot,
-    target: CONFIG.targetEventsPerSecond,
-    events: CONFIG.events,
-    singleEvents: CONFIG.singleEvents,
-    durableAckEvents: CONFIG.durableAckEvents,
-    batchSize: CONFIG.batchSize,
-    concurrency: CONFIG.concurrency,
-    processes: CONFIG.processes,
-    log: say,
-  });
-  eventLog = logBench.results;
-  failures.push(...logBench.failures);
+  if (enabled('log')) {
+    say('event log:');
+    const logBench = await runEventLogBench({
+      dir: tmpRoot,
+      target: CONFIG.targetEventsPerSecond,
+      events: CONFIG.events,
+      singleEvents: CONFIG.singleEvents,
+      durableAckEvents: CONFIG.durableAckEvents,
+      batchSize: CONFIG.batchSize,
+      concurrency: CONFIG.concurrency,
+      processes: CONFIG.processes,
+      log: say,
+    });
+    eventLog = logBench.results;
+    failures.push(...logBench.failures);
+  }
 
-  say('cli:');
-  try {
+  if (enabled('cli')) try {
+    say('cli:');
     const cliBench = await runCliBench({ repo: REPO, tmpRoot, runs: CONFIG.cliRuns, warmups: CONFIG.cliWarmups, log: say });
     cli = cliBench.result;
     failures.push(...cliBench.failures);
@@ -103,8 +118,8 @@ try {
     failures.push(`cli: ${error?.stack ?? error}`);
   }
 
-  say('audit:');
-  try {
+  if (enabled('audit')) try {
+    say('audit:');
     const auditBench = await runAuditBench({ repo: REPO, dir: tmpRoot, events: CONFIG.auditEvents, cliRuns: 5, log: say });
     audit = auditBench.result;
     failures.push(...auditBench.failures);
@@ -112,8 +127,8 @@ try {
     failures.push(`audit: ${error?.stack ?? error}`);
   }
 
-  say('vault:');
-  try {
+  if (enabled('vault')) try {
+    say('vault:');
     const vaultBench = await runVaultBench({ tmpRoot, runs: CONFIG.vaultRuns, log: say });
     vault = vaultBench.result;
     failures.push(...vaultBench.failures);
@@ -121,8 +136,8 @@ try {
     failures.push(`vault: ${error?.stack ?? error}`);
   }
 
-  say('shadow:');
-  try {
+  if (enabled('shadow')) try {
+    say('shadow:');
     const shadowBench = await runShadowBench({ tmpRoot, calls: CONFIG.shadowCalls, durableCalls: CONFIG.shadowDurableCalls, log: say });
     shadow = shadowBench.results;
     failures.push(...shadowBench.failures);
@@ -130,19 +145,41 @@ try {
     failures.push(`shadow: ${error?.stack ?? error}`);
   }
 
-  say('sandbox:');
-  try {
+  if (enabled('sandbox')) try {
+    say('sandbox:');
     const sandboxBench = await runSandboxBench({ tmpRoot, runs: CONFIG.sandboxRuns, warmups: CONFIG.sandboxWarmups, log: say });
     sandbox = sandboxBench.result;
     failures.push(...sandboxBench.failures);
   } catch (error) {
     failures.push(`sandbox: ${error?.stack ?? error}`);
   }
+
+  if (enabled('mcp')) try {
+    say('mcp:');
+    const mcpBench = await runMcpOverheadBench({
+      repo: REPO,
+      tmpRoot,
+      calls: CONFIG.mcpCalls,
+      rounds: CONFIG.mcpRounds,
+      warmup: CONFIG.mcpWarmups,
+      latencySeconds: CONFIG.mcpLatencySeconds,
+      loadSeconds: CONFIG.mcpLoadSeconds,
+      concurrency: CONFIG.mcpConcurrency,
+      // A built checkout of another factorly version (e.g. main) to compare serve with in this run.
+      baselineRepo: process.env.BENCH_MCP_BASELINE_REPO || undefined,
+      log: say,
+    });
+    mcp = mcpBench.result;
+    failures.push(...mcpBench.failures);
+  } catch (error) {
+    failures.push(`mcp: ${error?.stack ?? error}`);
+  }
 } finally {
   cleanup();
 }
 
-const rows = [...eventLogRows(eventLog), ...cliRows(cli), ...auditRows(audit), ...vaultRows(vault), ...shadowRows(shadow), ...sandboxRows(sandbox)];
+const sections = [['log', () => eventLogRows(eventLog)], ['cli', () => cliRows(cli)], ['audit', () => auditRows(audit)], ['vault', () => vaultRows(vault)], ['shadow', () => shadowRows(shadow)], ['sandbox', () => sandboxRows(sandbox)], ['mcp', () => mcpRows(mcp)]];
+const rows = sections.filter(([name]) => enabled(name)).flatMap(([, rowsOf]) => rowsOf());
 const output = {
   schema: 1,
   timestamp: startedAt.toISOString(),
@@ -157,6 +194,7 @@ const output = {
   vault,
   shadow,
   sandbox,
+  mcp,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });

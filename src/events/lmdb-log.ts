@@ -2,7 +2,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
-import { callIdOf, EMPTY_HEAD, sealBatch } from './seal.js';
+import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 
 export interface LmdbEventLogOptions {
@@ -31,6 +31,8 @@ export class LmdbEventLog implements EventLog {
   private readonly pollMs: number;
   private readonly clock: () => Date;
   private closed = false;
+  /** The newest event this process saw committed (seq and hash), so reading the head need not decode it. */
+  private committedHead?: LogHead;
 
   constructor(options: LmdbEventLogOptions) {
     this.root = open({ path: options.path, compression: false });
@@ -45,8 +47,10 @@ export class LmdbEventLog implements EventLog {
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
     const results = await this.root.transaction(() => {
-      const sealed = sealBatch(events, options, {
-        head: this.readHead(),
+      const head = this.readHead();
+      const batch = rebased(events, options, head, (seq) => this.readSync(seq));
+      const sealed = sealBatch(batch.events, batch.options, {
+        head,
         findById: (id) => this.byId(id),
         now: this.clock(),
       });
@@ -60,6 +64,9 @@ export class LmdbEventLog implements EventLog {
       if (last) this.meta.putSync('head', { seq: last.seq, hash: last.hash });
       return sealed.results;
     });
+    // Only now (committed): an aborted write must not leave a head that was never stored.
+    const last = results.at(-1);
+    if (last && last.seq > (this.committedHead?.seq ?? 0)) this.committedHead = { seq: last.seq, hash: last.hash };
     // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one. Wait for
     // it, so an acknowledged append survives power loss, not only a killed process.
     await this.root.flushed;
@@ -128,11 +135,18 @@ export class LmdbEventLog implements EventLog {
   }
 
   private readHead(): LogHead {
-    for (const { key, value } of this.events.getRange({ reverse: true, limit: 1 })) {
-      const last = decode(value, key);
+    for (const seq of this.events.getKeys({ reverse: true, limit: 1 })) {
+      // An event never changes once committed, so its hash is decoded once, not on every append.
+      if (this.committedHead?.seq === seq) return this.committedHead;
+      const last = this.bySeq(seq)!;
       return { seq: last.seq, hash: last.hash };
     }
     return EMPTY_HEAD;
+  }
+
+  /** Events from `from` to the head, read in the caller's transaction (a write sees its own batch). */
+  private readSync(from: number): Recorded[] {
+    return [...this.events.getRange({ start: from })].map(({ key, value }) => decode(value, key));
   }
 
   private byId(id: string): Recorded | undefined {

@@ -16,6 +16,16 @@ export interface AppendOptions {
    * re-read and retry instead of acting on stale state. 0 means "the log must be empty".
    */
   expectedSeq?: number;
+  /**
+   * Called inside the write when the log has moved past `expectedSeq`, with the new head's seq and a
+   * reader for the events up to it (`readFrom(seq)`: from that seq on, in order, from this and other
+   * writers). It returns the events to append instead, decided again against those, and the append
+   * goes ahead on the new head; `undefined` refuses it with `LOG_CONFLICT`, as without a rebase. It
+   * must be synchronous and must not write. This turns a retry (one more durable write per conflict)
+   * into a decision inside the write, so concurrent conditional appends share one commit. A log may
+   * never call it.
+   */
+  rebase?: (head: number, readFrom: (seq: number) => readonly Recorded[]) => readonly NewEvent[] | undefined;
 }
 
 export interface LogHead {

@@ -1,7 +1,7 @@
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
-import { callIdOf, EMPTY_HEAD, sealBatch } from './seal.js';
+import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
 
 /**
  * The reference implementation of `EventLog`: everything in memory, for unit tests and dry runs.
@@ -15,8 +15,10 @@ export class MemoryEventLog implements EventLog {
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
-    const { results, fresh } = sealBatch(events, options, {
-      head: this.headNow(),
+    const head = this.headNow();
+    const batch = rebased(events, options, head, (seq) => this.events.slice(Math.max(seq, 1) - 1));
+    const { results, fresh } = sealBatch(batch.events, batch.options, {
+      head,
       findById: (id) => this.byId.get(id),
       now: this.clock(),
     });

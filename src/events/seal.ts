@@ -64,6 +64,23 @@ function checkExpected(options: AppendOptions, head: LogHead): void {
   }
 }
 
+/**
+ * The events to seal on top of `head`: the ones given, or, when the log moved past `expectedSeq`
+ * and the writer passed a `rebase`, the ones it decides against the events since (read by
+ * `readFrom`, inside the implementation's write). Sealing then checks the new head.
+ */
+export function rebased(
+  events: readonly NewEvent[],
+  options: AppendOptions,
+  head: LogHead,
+  readFrom: (seq: number) => readonly Recorded[],
+): { events: readonly NewEvent[]; options: AppendOptions } {
+  const { expectedSeq, rebase } = options;
+  if (rebase === undefined || expectedSeq === undefined || expectedSeq >= head.seq) return { events, options };
+  const again = rebase(head.seq, readFrom);
+  return again === undefined ? { events, options } : { events: again, options: { ...options, expectedSeq: head.seq, rebase: undefined } };
+}
+
 export const EMPTY_HEAD: LogHead = { seq: 0, hash: GENESIS_HASH };
 
 /** `data.callId` of an event, when it has one (the index key for `readCall`). */

@@ -1,5 +1,5 @@
 import type { Decision } from '../events/catalog.js';
-import type { NewEvent } from '../events/envelope.js';
+import type { NewEvent, Recorded } from '../events/envelope.js';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from './base/errors.js';
@@ -7,7 +7,7 @@ import { raceChannels } from './confirm-race.js';
 import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
 import { DEFAULT_CONFIRM_TIMEOUT_MS } from './contracts/shadow-policy.js';
 import { RuleHistories } from './shadow-history.js';
-import { failed, runRule } from './shadow-rule-run.js';
+import { ASYNC, failed, runRule, runRuleNow } from './shadow-rule-run.js';
 import type { OrderedSlot } from './slots.js';
 
 export type GateResult = { blocked: false; warnings: string[] } | { blocked: true; rule: string; reason: string };
@@ -86,37 +86,73 @@ export class ShadowGate {
     return decided;
   }
 
-  /** Decides the rules against one head and records the decisions in one conditional append. */
-  private decideWithHistory(log: EventLog, group: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
+  /**
+   * Decides the rules against one head and records the decisions in one conditional append. The
+   * decision is taken one call at a time, but the append is not waited for in that turn: when other
+   * calls' events land first, the write itself folds them and decides again (`rebase`), so
+   * concurrent calls share one durable commit instead of queueing one commit each.
+   */
+  private async decideWithHistory(log: EventLog, group: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
     const stateful = group.find((rule) => rule.history)!;
-    return this.exclusive(async () => {
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-        let head: number;
-        try {
-          head = (await log.head()).seq;
-          await this.histories.catchUp(log, head, this.clock());
-        } catch (error) {
-          return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not read its state', messageOf(error)));
-        }
-        const now = { ...context, now: this.clock() };
-        const decided = await this.evaluateGroup(group, now);
-        if (!decided.some(({ rule }) => rule.history)) {
-          pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
-          return decided;
-        }
-        const events = decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict));
-        try {
-          await log.append([...pending, ...events], { expectedSeq: head });
-          pending.length = 0;
-          return decided;
-        } catch (error) {
-          if (!(FactorlyError.isInstance(error) && error.code === 'LOG_CONFLICT')) throw error;
-          if (attempt > 3) await pause(Math.random() * Math.min(attempt, 20));
-        }
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const round = await this.exclusive(() => this.decideAtHead(log, group, context));
+      if ('unreadable' in round) return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not read its state', round.unreadable));
+      let decided = round.decided;
+      if (!decided.some(({ rule }) => rule.history)) {
+        pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
+        return decided;
       }
-      const detail = `the event log kept moving for ${MAX_ATTEMPTS} attempts`;
-      return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not record its decision', detail));
-    });
+      const rebase = (head: number, readFrom: (seq: number) => readonly Recorded[]): NewEvent[] | undefined => {
+        const again = this.histories.foldMoved(head, readFrom) ? this.evaluateNow(group, { ...context, now: this.clock() }) : undefined;
+        if (again === undefined) return undefined;
+        decided = again;
+        return [...pending, ...again.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict))];
+      };
+      const events = decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict));
+      try {
+        await log.append([...pending, ...events], { expectedSeq: round.head, rebase });
+        pending.length = 0;
+        return decided;
+      } catch (error) {
+        if (!(FactorlyError.isInstance(error) && error.code === 'LOG_CONFLICT')) {
+          // The write failed after folding what it saw: that fold may hold events never committed.
+          this.histories.reset();
+          throw error;
+        }
+        if (attempt > 3) await pause(Math.random() * Math.min(attempt, 20));
+      }
+    }
+    const detail = `the event log kept moving for ${MAX_ATTEMPTS} attempts`;
+    return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not record its decision', detail));
+  }
+
+  /** The chain decided against the log's head as it is now (history decisions of one process go one at a time). */
+  private async decideAtHead(log: EventLog, group: ShadowRule[], context: ShadowContext): Promise<{ head: number; decided: Decided[] } | { unreadable: string }> {
+    let head: number;
+    try {
+      head = (await log.head()).seq;
+      await this.histories.catchUp(log, head, this.clock());
+    } catch (error) {
+      return { unreadable: messageOf(error) };
+    }
+    return { head, decided: await this.evaluateGroup(group, { ...context, now: this.clock() }) };
+  }
+
+  /**
+   * The chain decided again inside a write, synchronously. Undefined when a rule answers with a
+   * promise (it cannot be waited for there): the append then conflicts and is retried as a whole.
+   */
+  private evaluateNow(group: ShadowRule[], context: ShadowContext): Decided[] | undefined {
+    const decided: Decided[] = [];
+    for (const rule of group) {
+      const broken = this.histories.brokenReason(rule);
+      const verdict = broken === undefined ? runRuleNow(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
+      if (verdict === ASYNC) return undefined;
+      if (!verdict) continue;
+      decided.push({ rule, verdict });
+      if (BLOCKING.has(verdict.decision)) break;
+    }
+    return decided;
   }
 
   private async evaluateGroup(group: ShadowRule[], context: ShadowContext): Promise<Decided[]> {
@@ -166,7 +202,7 @@ export class ShadowGate {
     return { type: 'shadow.decided', data: { callId: context.callId, rule: rule.name, plugin, decision, reason, facts } };
   }
 
-  /** History decisions of one process go one at a time: only other processes can make them retry. */
+  /** History decisions of one process are taken one at a time (their writes may overlap). */
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task, task);
     this.queue = run.catch(() => undefined);

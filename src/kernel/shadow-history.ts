@@ -35,16 +35,41 @@ export class RuleHistories {
     }
     try {
       for await (const event of log.read({ from, to })) {
-        const current = upcast(event);
-        for (const [rule, state] of this.states) this.evolve(rule, state, current);
-        this.seq = event.seq;
+        // A decision inside a write (foldMoved) may have folded further meanwhile.
+        if (event.seq <= this.seq) continue;
+        this.fold(event);
       }
-      this.seq = to;
+      this.seq = Math.max(this.seq, to);
     } catch (error) {
       // A half-applied fold must never be used: start over from the beginning next time.
       this.reset();
       throw error;
     }
+  }
+
+  /**
+   * Folds, inside a conditional write (synchronously), the events up to `head` not folded yet.
+   * False when there is no fold to continue (never folded, or reset) or it is ahead of `head`:
+   * the caller then falls back to reading the log.
+   */
+  foldMoved(head: number, readFrom: (seq: number) => readonly Recorded[]): boolean {
+    if (this.seq === 0 || this.seq > head) return false;
+    if (this.seq === head) return true;
+    try {
+      for (const event of readFrom(this.seq + 1)) if (event.seq > this.seq && event.seq <= head) this.fold(event);
+    } catch {
+      // As in catchUp: never use a half-applied fold. The append then conflicts, and the retry
+      // reads the log, where the same failure is recorded as the rule's decision.
+      this.reset();
+      return false;
+    }
+    return this.seq === head;
+  }
+
+  private fold(event: Recorded): void {
+    const current = upcast(event);
+    for (const [rule, state] of this.states) this.evolve(rule, state, current);
+    this.seq = event.seq;
   }
 
   /** First seq whose event is inside every rule's horizon (1 if a rule has none): a binary search on `at`. */

@@ -22,6 +22,26 @@ export async function runRule(rule: ShadowRule, context: ShadowContext, state: u
   }
 }
 
+/** What `runRuleNow` answers for a rule whose verdict is a promise. */
+export const ASYNC = Symbol('async verdict');
+
+/**
+ * Evaluates one rule synchronously (inside a write, where nothing can be awaited): a throw denies as
+ * in `runRule`; a promise is dropped (its outcome ignored) and reported as `ASYNC`.
+ */
+export function runRuleNow(rule: ShadowRule, context: ShadowContext, state: unknown): ShadowVerdict | undefined | typeof ASYNC {
+  try {
+    const verdict = rule.evaluate(context, state);
+    if (verdict && typeof (verdict as PromiseLike<unknown>).then === 'function') {
+      Promise.resolve(verdict).catch(() => undefined);
+      return ASYNC;
+    }
+    return verdict as ShadowVerdict | undefined;
+  } catch (error) {
+    return failed(rule, 'failed', messageOf(error));
+  }
+}
+
 /** The verdict for a rule that could not decide (threw, timed out, could not read its state). */
 export function failed(rule: ShadowRule, what: string, detail?: string): ShadowVerdict {
   const tail = detail === undefined ? '' : `: ${detail}`;

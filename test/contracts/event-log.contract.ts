@@ -86,6 +86,35 @@ export function testEventLog(name: string, factory: LogFactory): void {
       expect((await log.head()).seq).toBe(2);
     });
 
+    it('lets a stale conditional append decide again inside the write (rebase), on the events since', async () => {
+      const log = await factory.create();
+      await log.append([requested('a'), requested('b')]);
+      const asked: { head: number; since: number[] }[] = [];
+      const [landed] = await log.append([requested('stale')], {
+        expectedSeq: 1,
+        rebase: (head, readFrom) => {
+          asked.push({ head, since: readFrom(2).map((e) => e.seq) });
+          return [requested('decided-again')];
+        },
+      });
+      expect(asked).toEqual([{ head: 2, since: [2] }]);
+      expect(landed).toMatchObject({ seq: 3, data: { callId: 'decided-again' } });
+      expect((await log.readCall('stale'))).toEqual([]);
+      expect((await verifyChain(log.read())).ok).toBe(true);
+    });
+
+    it('refuses a stale append whose rebase declines, and never asks a rebase when the log has not moved', async () => {
+      const log = await factory.create();
+      await log.append([requested('a')]);
+      const error = await log.append([requested('b')], { expectedSeq: 0, rebase: () => undefined }).catch((e: unknown) => e);
+      expect(FactorlyError.isInstance(error) && error.code).toBe('LOG_CONFLICT');
+      expect((await log.head()).seq).toBe(1);
+      let asked = 0;
+      await log.append([requested('c')], { expectedSeq: 1, rebase: () => { asked += 1; return []; } });
+      expect(asked).toBe(0);
+      expect((await log.readCall('c'))[0]?.seq).toBe(2);
+    });
+
     it('delivers past and future events to subscribers', async () => {
       const log = await factory.create();
       await log.append([requested('a'), requested('b')]);

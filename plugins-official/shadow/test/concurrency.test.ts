@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import type { Recorded } from 'factorly';
 import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
 import { replay } from '../../../src/events/projection.js';
+import { verifyChain } from '../../../src/events/verify.js';
+import { createKernel } from '../../../src/kernel/kernel.js';
+import { inline } from '../../../test/helpers/kernel.js';
 import { tempProject } from '../../../test/helpers/project.js';
+import { plugin as cliPlugin } from '../../provider-cli/src/plugin.js';
+import { plugin as shadowPlugin } from '../src/plugin.js';
+import { contribute } from './helpers.js';
 import { loopProjection } from '../src/loop-rule.js';
 import { bucketsProjection } from '../src/rate-limit-rule.js';
 
@@ -76,6 +82,35 @@ describe('rate limits across processes', () => {
       }
     } finally {
       await log.close();
+    }
+  });
+});
+
+describe('rate limits under concurrency in one process', () => {
+  /** A third-party rule that answers with a promise: decisions cannot be retaken inside the write. */
+  const asyncRule = contribute('async-rule', { rules: [{ name: 'async-allow', order: 100, evaluate: async () => ({ decision: 'allow', reason: 'checked later' }) }] });
+
+  it.each([
+    ['synchronous rules (decided again inside the write)', []],
+    ['an async third-party rule (the append is retried instead)', [asyncRule]],
+  ])('64 concurrent calls to a 10/min tool on the LMDB log, with %s: exactly 10 run, and the live state equals a replay', async (_, extra) => {
+    const root = tempProject({ '.factorly/factorly.yaml': YAML });
+    const kernel = await createKernel({ cwd: root, globalDir: join(root, 'no-global'), inlinePlugins: [cliPlugin, shadowPlugin, ...extra].map(inline) });
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 64 }, () => kernel.pipeline.call({ tool: 'ping', params: {}, iface: 'mcp' })));
+      expect(outcomes.filter((o) => o.status === 'success')).toHaveLength(10);
+      expect(outcomes.filter((o) => o.status === 'blocked').map((o) => o.error)).toEqual(Array(54).fill(expect.stringMatching(/^tool "ping" rate limited: 10\/min exceeded/)));
+      const log = kernel.log();
+      for (const o of outcomes) {
+        const decided = (await log.readCall(o.callId)).filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided' && e.data.rule === 'rate-limit');
+        expect(decided.map((e) => e.data.decision)).toEqual([o.status === 'success' ? 'allow' : 'rate_limited']);
+      }
+      const live = await kernel.shadow.historySnapshot(log);
+      expect(JSON.parse(serialize(live.states['rate-limit']))).toEqual(JSON.parse(serialize(await replay(log, bucketsProjection, { to: live.seq }))));
+      expect(JSON.parse(serialize(live.states['loop-detection']))).toEqual(JSON.parse(serialize(await replay(log, loopProjection, { to: live.seq }))));
+      expect((await verifyChain(log.read())).ok).toBe(true);
+    } finally {
+      await kernel.stop();
     }
   });
 });

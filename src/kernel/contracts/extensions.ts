@@ -48,7 +48,10 @@ export interface ShadowVerdict {
  * records the verdict only if no event was appended since the state was read (the log's
  * `expectedSeq`); otherwise it folds the new events and asks again. So a decision and the facts it
  * was based on are one atomic step, exact across processes. Because of that retry, `evaluate` may
- * run more than once for one call: keep it free of side effects.
+ * run more than once for one call: keep it free of side effects. When the log moved, the kernel
+ * first asks again inside the write itself, so concurrent calls share one commit: a rule that can
+ * answer synchronously (returns a verdict, not a promise) keeps that fast path; an async one makes
+ * the whole append retry instead.
  */
 export interface ShadowRule<S = unknown> {
   readonly name: string;
