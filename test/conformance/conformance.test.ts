@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import type { Recorded } from '../../src/events/envelope.js';
 import { BIN, REPO, tempProject } from '../helpers/project.js';
 import { bridgeStdioToHttp } from './stdio-bridge.js';
 import { describeFailures, listScenarios, PENDING, runConformance, type ScenarioResult } from './suite.js';
+import { projectEvents } from '../helpers/events.js';
+import { isolatedEnv, spawnListening } from '../helpers/listening.js';
 
 // The MCP conformance suite (server scenarios of @modelcontextprotocol/conformance 0.1.10) against
 // the test upstream served directly, then through factorly: `serve` and `wrap`, with governance
@@ -39,35 +39,13 @@ async function stopAll(): Promise<void> {
 }
 afterEach(stopAll);
 
-function cliEnv(root: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') };
-}
+const cliEnv = (root: string): Record<string, string> => isolatedEnv(root);
 
-/** Starts a process that prints the URL it serves MCP at on stderr, and resolves to that URL. */
-function startListening(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
-  const child: ChildProcess = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-  stops.push(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
-  return new Promise((resolveUrl, reject) => {
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /(?:listening on|Streamable HTTP at) (http:\/\/\S+\/mcp)/i.exec(stderr);
-      if (match) resolveUrl(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
-  });
-}
-
-async function events(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) out.push(event);
-  await log.close();
-  return out;
+/** Starts a process that prints the URL it serves MCP at; the test's cleanup stops it. */
+async function startListening(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
+  const listening = await spawnListening(args, options);
+  stops.push(() => listening.stop().then(() => undefined));
+  return listening.url;
 }
 
 function expectAllPassed(results: ScenarioResult[], expected: string[]): void {
@@ -99,7 +77,7 @@ describe('MCP conformance suite, server scenarios', () => {
     expectAllPassed(await runConformance(url, 'active'), await activeScenarios());
     expectAllPassed(await runConformance(url, 'pending'), PENDING);
     await stopAll();
-    const log = await events(root);
+    const log = await projectEvents(root);
     const decided = log.filter((event) => event.type === 'shadow.decided').map((event) => event.data as { rule: string; decision: string });
     const calls = log.filter((event) => event.type === 'call.requested').length;
     expect(decided.filter((decision) => decision.rule === 'rate-limit' && decision.decision === 'allow')).toHaveLength(calls);
@@ -113,7 +91,7 @@ describe('MCP conformance suite, server scenarios', () => {
     expectAllPassed(await runConformance(url, 'active'), await activeScenarios());
     expectAllPassed(await runConformance(url, 'pending'), PENDING);
     await stopAll();
-    expectForwardedRecorded(await events(root));
+    expectForwardedRecorded(await projectEvents(root));
   }, SUITE_TIMEOUT);
 
   it('factorly wrap over stdio (behind a transparent HTTP bridge) passes the scenarios that carry notifications and requests on a call\'s stream', async () => {
@@ -122,7 +100,7 @@ describe('MCP conformance suite, server scenarios', () => {
     stops.push(() => bridge.close());
     expectAllPassed(await runConformance(bridge.url, STDIO_SCENARIOS), STDIO_SCENARIOS);
     await stopAll();
-    const forwarded = (await events(root)).filter((event) => event.type === 'mcp.forwarded').map((event) => (event.data as { method: string }).method);
+    const forwarded = (await projectEvents(root)).filter((event) => event.type === 'mcp.forwarded').map((event) => (event.data as { method: string }).method);
     expect(forwarded).toEqual(expect.arrayContaining(['sampling/createMessage', 'elicitation/create', 'resources/subscribe', 'prompts/get', 'completion/complete']));
   }, SUITE_TIMEOUT);
 });

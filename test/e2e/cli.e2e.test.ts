@@ -2,17 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open } from 'lmdb';
-import { LmdbEventLog } from '../../src/events/lmdb-log.js';
-import type { Recorded } from '../../src/events/envelope.js';
 import { runCli, tempProject } from '../helpers/project.js';
-
-async function events(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) out.push(event);
-  await log.close();
-  return out;
-}
+import { projectEvents } from '../helpers/events.js';
 
 const TOOLS = `tools:
   count:
@@ -41,7 +32,7 @@ describe('factorly CLI', () => {
     expect(entry).toMatchObject({ tool: 'greet', status: 'success', exit_code: 0, interface: 'cli', params: { name: 'Ada' }, parent_id: null, source_sha: null });
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
     expect(entry.hash).toMatch(/^[0-9a-f]{64}$/);
-    const types = (await events(root)).map((e) => e.type);
+    const types = (await projectEvents(root)).map((e) => e.type);
     // One plugin.loaded per official plugin: how many there are is not this test's business.
     expect(types.filter((type) => type !== 'plugin.loaded')).toEqual(['config.loaded', 'call.requested', 'shadow.decided', 'call.completed']);
     expect(runCli(['logs', 'verify'], root)).toMatchObject({ status: 0, stdout: `Chain verified: ${types.length} events OK\n` });
@@ -69,7 +60,7 @@ describe('factorly CLI', () => {
     expect(runCli(['call', 'count'], root).stderr).toBe('parameter validation failed for "count": required parameter "n" missing\n');
     expect(runCli(['call', 'count', '--n', 'x1'], root).stderr).toBe('parameter validation failed for "count": n: expected integer, got "x1"\n');
     expect(runCli(['call'], root)).toMatchObject({ status: 2, stderr: expect.stringMatching(/^Error: usage: factorly call <tool>/) });
-    const completed = (await events(root)).filter((e) => e.type === 'call.completed').map((e) => (e.data as { status: string }).status);
+    const completed = (await projectEvents(root)).filter((e) => e.type === 'call.completed').map((e) => (e.data as { status: string }).status);
     expect(completed).toEqual(['blocked', 'blocked', 'blocked']);
   });
 
@@ -102,7 +93,7 @@ describe('factorly CLI', () => {
   it('logs verify names the first tampered event and exits nonzero', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
     for (const n of ['1', '2', '3']) runCli(['call', 'count', '--n', n], root);
-    const seq = (await events(root)).find((e) => e.type === 'call.completed' && (e.data as { output: { text: string } }).output.text === '2\n')!.seq;
+    const seq = (await projectEvents(root)).find((e) => e.type === 'call.completed' && (e.data as { output: { text: string } }).output.text === '2\n')!.seq;
     const env = open({ path: join(root, '.factorly', 'events.lmdb'), compression: false });
     const db = env.openDB<Buffer, number>({ name: 'events', keyEncoding: 'uint32', encoding: 'binary' });
     db.putSync(seq, Buffer.from(db.getBinary(seq)!.toString().replace('"2\\n"', '"9\\n"')));

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../src/events/lmdb-log.js';
-import type { Recorded } from '../../src/events/envelope.js';
 import { BIN, REPO, tempProject } from '../helpers/project.js';
+import { projectEvents } from '../helpers/events.js';
+import { isolatedEnv, spawnListening } from '../helpers/listening.js';
 
 const UPSTREAM = resolve(REPO, 'test', 'fixtures', 'conformance-upstream', 'server.mjs');
 const cleanups: (() => Promise<void>)[] = [];
@@ -16,25 +15,9 @@ afterEach(async () => {
 
 /** `factorly serve --port 0` fronting the conformance upstream; resolves to its URL. */
 async function serve(root: string): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise((done) => child.once('exit', done));
-  cleanups.push(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
-  return new Promise((resolveUrl, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /Streamable HTTP at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
+  const listening = await spawnListening([BIN, 'serve', '--port', '0'], { cwd: root, env: isolatedEnv(root) });
+  cleanups.push(() => listening.stop().then(() => undefined));
+  return listening.url;
 }
 
 /** An agent whose sampling handler answers `reply` and counts what it was asked. */
@@ -51,14 +34,6 @@ async function agent(url: string, reply: string) {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   cleanups.push(() => client.close());
   return { client, asked, logs };
-}
-
-async function events(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) out.push(event);
-  await log.close();
-  return out;
 }
 
 describe('factorly serve --port in front of an upstream MCP server', () => {
@@ -92,7 +67,7 @@ describe('factorly serve --port in front of an upstream MCP server', () => {
     expect(error).toMatchObject({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] });
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 
-    const log = await events(root);
+    const log = await projectEvents(root);
     const opened = log.filter((event) => event.type === 'session.opened').map((event) => (event.data as { sessionId: string; client?: { name: string } }));
     const sessionOf = (name: string) => opened.find((session) => session.client?.name === name)!.sessionId;
     const sampling = log.filter((event) => event.type === 'mcp.forwarded').map((event) => event.data as { method: string; sessionId: string }).filter((data) => data.method === 'sampling/createMessage');

@@ -1,19 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import type { Recorded } from '../../src/events/envelope.js';
 import { REPO, runCli, tempProject } from '../helpers/project.js';
+import { projectEvents } from '../helpers/events.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures', 'plugins');
 const SAY = 'tools:\n  say:\n    type: echo\n    prefix: "got "\n    parameters: [{name: n, type: integer}]\n  hi: {type: cli, command: echo, args: [hi]}\n';
 
-async function pluginEvents(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) if (event.type.startsWith('plugin.')) out.push(event);
-  await log.close();
-  return out;
-}
+const pluginEvents = async (root: string): Promise<Recorded[]> => (await projectEvents(root)).filter((event) => event.type.startsWith('plugin.'));
 
 describe('plugins discovered through oclif', () => {
   it('loads a linked third-party plugin and uses the tool type it provides', async () => {

@@ -2,21 +2,15 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { runCli, tempProject } from '../helpers/project.js';
+import { projectEvents } from '../helpers/events.js';
 
 function lastRunSha(root: string): string {
   const rows = runCli(['logs', '--json', '--tool', 'factorly.code'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
   return rows.at(-1).source_sha as string;
 }
 
-async function promotedEvents(root: string) {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out = [];
-  for await (const event of log.read()) if (event.type === 'tool.promoted') out.push(event.data);
-  await log.close();
-  return out;
-}
+const promotedEvents = async (root: string) => (await projectEvents(root)).filter((event) => event.type === 'tool.promoted').map((event) => event.data);
 
 describe('tools promote (found through factorly logs)', () => {
   it('promotes with a 6-char prefix from logs --json, records tool.promoted, and guards names', async () => {

@@ -1,25 +1,15 @@
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../src/events/lmdb-log.js';
-import type { Recorded } from '../../src/events/envelope.js';
 import { parseWrapArgs, serverName, urlName } from '../../src/cli/wrap-args.js';
 import { BIN, runCli, tempProject } from '../helpers/project.js';
+import { projectEvents } from '../helpers/events.js';
+import { isolatedEnv, spawnListening } from '../helpers/listening.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-async function events(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) out.push(event);
-  await log.close();
-  return out;
-}
 
 describe('factorly wrap', () => {
   it('serves server-everything over stdio with the same tool names, real schemas and content, and logs each call', async () => {
@@ -28,7 +18,7 @@ describe('factorly wrap', () => {
       command: process.execPath,
       args: [BIN, 'wrap', '--', process.execPath, EVERYTHING, 'stdio'],
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') },
+      env: isolatedEnv(root),
       stderr: 'pipe',
     });
     const client = new Client({ name: 'wrap-test', version: '1' });
@@ -51,9 +41,9 @@ describe('factorly wrap', () => {
     } finally {
       await client.close();
     }
-    const completed = (await events(root)).filter((e) => e.type === 'call.completed').map((e) => e.data as { status: string });
+    const completed = (await projectEvents(root)).filter((e) => e.type === 'call.completed').map((e) => e.data as { status: string });
     expect(completed.map((c) => c.status)).toEqual(['success', 'success', 'success', 'blocked']);
-    const requested = (await events(root)).filter((e) => e.type === 'call.requested').map((e) => e.data as { tool: string; iface: string });
+    const requested = (await projectEvents(root)).filter((e) => e.type === 'call.requested').map((e) => e.data as { tool: string; iface: string });
     expect(requested).toEqual(expect.arrayContaining([expect.objectContaining({ tool: 'get-sum', iface: 'mcp' })]));
   });
 
@@ -96,11 +86,10 @@ describe('factorly wrap', () => {
 
   it('passes --env to the server, enforces --rate-limit across its tools, and fronts another server by --url', async () => {
     const root = tempProject({ '.factorly/.keep': '' });
-    const env = { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') };
-    const front = spawn(process.execPath, [BIN, 'wrap', '--port', '0', '--env', 'WRAP_MARK=hello-env', '--rate-limit', '3/hour', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const env = isolatedEnv(root);
+    const front = await spawnListening([BIN, 'wrap', '--port', '0', '--env', 'WRAP_MARK=hello-env', '--rate-limit', '3/hour', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: root, env });
     try {
-      const url = await listeningUrl(front);
-      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'wrap', '--url', url], cwd: root, env, stderr: 'pipe' });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'wrap', '--url', front.url], cwd: root, env, stderr: 'pipe' });
       const client = new Client({ name: 'wrap-url', version: '1' });
       await client.connect(transport);
       try {
@@ -115,39 +104,23 @@ describe('factorly wrap', () => {
         await client.close();
       }
     } finally {
-      front.kill('SIGTERM');
+      await front.stop();
     }
   });
 
   it('serves the wrapped server over Streamable HTTP with a token', async () => {
     const root = tempProject({ '.factorly/.keep': '' });
-    const child = spawn(process.execPath, [BIN, 'wrap', '--port', '0', '--http-token', 'wrap-tok', '--', process.execPath, EVERYTHING, 'stdio'], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: root, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const served = await spawnListening([BIN, 'wrap', '--port', '0', '--http-token', 'wrap-tok', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: root, env: isolatedEnv(root) });
+    const { url } = served;
     try {
-      const url = await listeningUrl(child);
       const client = new Client({ name: 'wrap-http', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer wrap-tok' } } }));
       expect(await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).toMatchObject({ content: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] });
       await client.close();
       expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(401);
     } finally {
-      child.kill('SIGTERM');
+      await served.stop();
     }
   });
 });
 
-/** The URL a `wrap --port` child prints once it listens. */
-function listeningUrl(child: ChildProcess): Promise<string> {
-  let stderr = '';
-  return new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /at (http:\S+\/mcp)/.exec(stderr);
-      if (found) resolve(found[1]!);
-    });
-    child.once('exit', () => reject(new Error(stderr)));
-  });
-}

@@ -3,9 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Recorded } from 'factorly';
-import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
 import { BIN, REPO } from '../../../test/helpers/project.js';
+import { projectEvents } from '../../../test/helpers/events.js';
 
 export const SCREENSHOTS = join(REPO, 'artifacts', 'screenshots');
 
@@ -79,10 +78,4 @@ export function startUi(root: string): Promise<RunningUi> {
   });
 }
 
-export async function events(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) out.push(event);
-  await log.close();
-  return out;
-}
+export const events = projectEvents;

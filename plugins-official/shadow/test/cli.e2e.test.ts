@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from 'factorly';
-import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
 import { BIN, REPO, runCli, tempProject } from '../../../test/helpers/project.js';
+import { projectEvents } from '../../../test/helpers/events.js';
 
 const YAML = `tools:
   look:
@@ -21,14 +21,6 @@ const YAML = `tools:
     args: ["deployed {{env}}"]
     shadow: {confirm: true}
 `;
-
-async function events(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) out.push(event);
-  await log.close();
-  return out;
-}
 
 const decided = (all: Recorded[]) => all.filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided').map((e) => `${e.data.rule}:${e.data.decision}`);
 
@@ -50,7 +42,7 @@ describe('shadow rules through `factorly call`', () => {
     expect(first).toMatchObject({ status: 0, stdout: 'seen\n', stderr: '' });
     expect(second).toMatchObject({ status: 0, stdout: 'seen\n', stderr: 'warning: tool "look": identical call repeated 2 times within 5m (possible agent loop)\n' });
     expect(third).toMatchObject({ status: 1, stdout: '', stderr: 'tool "look" blocked: identical call repeated too many times (possible agent loop)\n' });
-    expect(decided(await events(root))).toEqual(['loop-detection:allow', 'loop-detection:warn', 'loop-detection:loop_blocked']);
+    expect(decided(await projectEvents(root))).toEqual(['loop-detection:allow', 'loop-detection:warn', 'loop-detection:loop_blocked']);
   });
 
   it('denies a denied tool with exit 1 and the policy message', async () => {
@@ -67,7 +59,7 @@ describe('shadow rules through `factorly call`', () => {
     const declined = callOnTerminal(root, ['deploy', '--env', 'prod'], 'n\n');
     expect(declined.status).toBe(1);
     expect(declined.stdout).toContain('tool "deploy": confirmation declined');
-    const resolved = (await events(root)).filter((e) => e.type === 'confirm.resolved').map((e) => e.data);
+    const resolved = (await projectEvents(root)).filter((e) => e.type === 'confirm.resolved').map((e) => e.data);
     expect(resolved).toEqual([
       expect.objectContaining({ channel: 'cli-prompt', approved: true, by: 'cli-prompt' }),
       expect.objectContaining({ channel: 'cli-prompt', approved: false, by: 'cli-prompt' }),
@@ -78,7 +70,7 @@ describe('shadow rules through `factorly call`', () => {
     const root = tempProject({ '.factorly/factorly.yaml': YAML });
     const run = runCli(['call', 'deploy', '--env', 'prod'], root, { input: 'y\n' });
     expect(run).toMatchObject({ status: 1, stdout: '', stderr: 'tool "deploy": confirmation declined\n' });
-    const resolved = (await events(root)).find((e) => e.type === 'confirm.resolved');
+    const resolved = (await projectEvents(root)).find((e) => e.type === 'confirm.resolved');
     expect(resolved?.data).toMatchObject({ channel: 'cli-prompt', approved: false, by: 'failed: cli-prompt (no terminal to ask on)' });
   });
 
@@ -90,7 +82,7 @@ describe('shadow rules through `factorly call`', () => {
     expect(linked.status).toBe(0);
     expect(runCli(drop, root)).toMatchObject({ status: 1, stderr: 'param-guard: "query" looks destructive (DROP TABLE)\n' });
     expect(runCli(['call', 'sql', '--query', 'select 1'], root)).toMatchObject({ status: 0, stdout: 'select 1\n' });
-    const guard = (await events(root)).filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided' && e.data.rule === 'param-guard');
+    const guard = (await projectEvents(root)).filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided' && e.data.rule === 'param-guard');
     expect(guard.map((e) => [e.data.plugin, e.data.decision])).toEqual([['param-guard-fixture', 'deny'], ['param-guard-fixture', 'allow']]);
   });
 });

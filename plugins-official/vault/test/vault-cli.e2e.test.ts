@@ -1,21 +1,15 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
 import type { Recorded } from '../../../src/events/envelope.js';
 import { runCli, tempProject } from '../../../test/helpers/project.js';
 import { cliEnv, runCliAsync, runCliInPty, snapshot } from './cli-run.js';
 import { leaksUnder } from './leaks.js';
+import { projectEvents } from '../../../test/helpers/events.js';
 
 const CONFIG = { '.factorly/factorly.yaml': 'tools: {}\n' };
 
-async function vaultEvents(root: string): Promise<Recorded[]> {
-  const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-  const out: Recorded[] = [];
-  for await (const event of log.read()) if (event.type === 'vault.accessed') out.push(event);
-  await log.close();
-  return out;
-}
+const vaultEvents = async (root: string): Promise<Recorded[]> => (await projectEvents(root)).filter((event) => event.type === 'vault.accessed');
 
 // Each case spawns the CLI several times; on a loaded machine that takes longer than the default timeout.
 describe('factorly vault', { timeout: 120_000 }, () => {
