@@ -63,7 +63,7 @@ export class CodeProvider implements ToolProvider {
       maxCalls: maxCallsOf(call.tool),
       searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4),
     });
-    const result = await engine.run(compiled.script, params, host, { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes });
+    const result = await engine.run(compiled.script, params, host, { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes, signal: call.signal });
     const usage = { durationMs: result.usage.durationMs, toolCalls: host.toolCalls, hostCalls: result.usage.hostCalls, ...(result.usage.memoryBytes === undefined ? {} : { memoryBytes: result.usage.memoryBytes }) };
     const diagnostics = result.logs.length > 0 ? `${result.logs.join('\n')}\n` : undefined;
     if (result.exitCode !== 0) return { output: '', error: result.error ?? 'the script failed', exitCode: result.exitCode, diagnostics, usage };

@@ -62,6 +62,18 @@ describe('type: code tools', () => {
     expect(await callTool(kernel, 's')).toMatchObject({ output: 'ok' });
   });
 
+  it('stops a running script when the caller cancels, on both engines, and the engine serves the next run', async () => {
+    const tool = (engine: string) => `  spin_${engine}:\n    type: code\n    engine: ${engine}\n    timeout: 20s\n    code: "async function run() { while (true) {} }"\n  ok_${engine}:\n    type: code\n    engine: ${engine}\n    code: "async function run() { return 'fine' }"\n`;
+    const { kernel } = await startCodeKernel(`tools:\n${tool('quickjs')}${tool('ses')}`);
+    for (const engine of ['quickjs', 'ses']) {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const cancelled = await kernel.pipeline.call({ tool: `spin_${engine}`, params: {}, iface: 'mcp', signal: controller.signal });
+      expect(cancelled).toMatchObject({ status: 'error', exitCode: 2, error: 'the run was cancelled' });
+      expect(await callTool(kernel, `ok_${engine}`)).toMatchObject({ output: 'fine', exitCode: 0 });
+    }
+  });
+
   it('refuses an engine that is not installed, naming the installed ones', async () => {
     await expect(startCodeKernel('tools:\n  x:\n    type: code\n    engine: v8\n    code: "async function run() {}"\n')).rejects.toThrow(
       'config: tool "x" engine "v8" is not installed; installed engines: quickjs, ses (.factorly/factorly.yaml:2)',

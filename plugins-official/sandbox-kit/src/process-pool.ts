@@ -60,6 +60,8 @@ export class ProcessPool {
     const memoryLimit = baseline === undefined ? undefined : baseline + budget.memoryBytes + this.options.engineSlackBytes;
     let peak = 0;
     let hostCalls = 0;
+    // A signal cannot cross to the engine process: it stays here, where the run can be stopped.
+    const { signal, ...limits } = budget;
     return new Promise((resolve) => {
       let finished = false;
       const finish = (outcome: GuestOutcome): void => {
@@ -67,6 +69,7 @@ export class ProcessPool {
         finished = true;
         clearInterval(watch);
         clearTimeout(deadline);
+        signal?.removeEventListener('abort', cancel);
         child.onMessage = () => {};
         resolve({ ...outcome, peak: baseline === undefined ? undefined : Math.max(0, peak - baseline) });
       };
@@ -75,6 +78,11 @@ export class ProcessPool {
         finish({ exitCode: 2, error, hostCalls, retire: true });
       };
       const deadline = setTimeout(() => stop(`timed out after ${budget.timeoutMs} ms`), budget.timeoutMs + this.options.graceMs);
+      // The caller's deadline is this run's own (reported as a timeout above); any other abort is a cancel.
+      const cancel = (): void => {
+        if ((signal?.reason as Error | undefined)?.name !== 'TimeoutError') stop('the run was cancelled');
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
       const watch = setInterval(() => {
         const rss = child.rss();
         if (rss === undefined) return;
@@ -90,7 +98,8 @@ export class ProcessPool {
           if (!finished) child.send({ t: 'ret', id, call: message.call, ...reply });
         });
       };
-      child.send({ t: 'run', id, source, paramsJson: JSON.stringify(params), budget });
+      child.send({ t: 'run', id, source, paramsJson: JSON.stringify(params), budget: limits });
+      if (signal?.aborted) cancel();
     });
   }
 

@@ -33,6 +33,11 @@ export interface SandboxBudget {
   memoryBytes: number;
   /** Console output kept; the rest is dropped with a marker. */
   maxLogBytes?: number;
+  /**
+   * Aborts when the caller gives up (an agent cancelled the call): the run is stopped as on a
+   * timeout. An abort whose reason is a `TimeoutError` is left to the engine's own deadline.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SandboxUsage {
