@@ -1,6 +1,6 @@
 import type { ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { CLI_KEYS, prepareCli, readCliSpec } from './cli-spec.js';
-import { runCommand } from './run-command.js';
+import { runCommand } from '@factorly/process-kit';
 import { isBarePlaceholderFor, renderResolved } from './template.js';
 
 /** Variables a strictly isolated command still gets from the parent. */

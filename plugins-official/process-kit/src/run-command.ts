@@ -7,6 +7,13 @@ export interface CommandRun {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Working directory (default: this process's). */
+  cwd?: string;
+  /**
+   * Kill what is left of the process group when the command exits: for a shell, whose background
+   * children would otherwise outlive it.
+   */
+  reapGroup?: boolean;
 }
 
 export interface CommandOutcome {
@@ -27,7 +34,7 @@ const KILL_GRACE_MS = 2_000;
  */
 export function runCommand(run: CommandRun): Promise<CommandOutcome> {
   return new Promise((resolve) => {
-    const child = spawn(run.command, run.args, { env: run.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(run.command, run.args, { env: run.env, cwd: run.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const stdout = collect(child.stdout);
     const stderr = collect(child.stderr);
     let failure: string | undefined;
@@ -52,6 +59,7 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       run.signal.removeEventListener('abort', onAbort);
+      if (run.reapGroup) killGroup(child.pid, 'SIGKILL');
       const exitCode = failedCode ?? code ?? (signal ? 128 + signalNumber(signal) : 1);
       resolve({ stdout: stdout(), stderr: stderr(), exitCode, failure });
     });
