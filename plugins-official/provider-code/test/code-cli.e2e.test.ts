@@ -1,22 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempProject } from '../../../test/helpers/project.js';
+import { GREET } from './code-kernel.js';
 
 // The seed's examples, with JavaScript bodies, through the built CLI. A returned string is the
 // output verbatim, so it has no trailing newline unless the script adds one.
-const YAML = `tools:
-  greet:
-    type: code
-    description: Greet someone by name
-    parameters:
-      - name: name
-        required: true
-        default: world
-    code: |
-      async function run(params) {
-        return "hello " + params.name;
-      }
-  api.zen:
+const YAML = `${GREET}  api.zen:
     type: cli
     description: Stands in for factorly.fetch of https://api.github.com/zen as JSON
     command: echo

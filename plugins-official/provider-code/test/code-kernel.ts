@@ -24,3 +24,18 @@ export async function startCodeKernel(yaml: string, extra: PluginDefinition[] = 
 export function callTool(kernel: Kernel, tool: string, params: Record<string, unknown> = {}, agentId?: string) {
   return kernel.pipeline.call({ tool, params: params as never, iface: 'cli', agentId });
 }
+
+/** The seed's first example: a code tool that greets by name (default world). */
+export const GREET = `tools:
+  greet:
+    type: code
+    description: Greet someone by name
+    parameters:
+      - name: name
+        required: true
+        default: world
+    code: |
+      async function run(params) {
+        return "hello " + params.name;
+      }
+`;

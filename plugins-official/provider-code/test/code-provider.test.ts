@@ -5,21 +5,8 @@ import { KeyedSlot } from '../../../src/kernel/slots.js';
 import { createQuickJsEngine } from '../../engine-quickjs/src/plugin.js';
 import { CodeProvider } from '../src/code-provider.js';
 import { eventsOf } from '../../../test/helpers/kernel.js';
-import { callTool, startCodeKernel } from './code-kernel.js';
+import { callTool, GREET, startCodeKernel } from './code-kernel.js';
 
-const GREET = `tools:
-  greet:
-    type: code
-    description: Greet someone by name
-    parameters:
-      - name: name
-        required: true
-        default: world
-    code: |
-      async function run(params) {
-        return "hello " + params.name;
-      }
-`;
 
 const COUNT = `  count:
     type: cli
