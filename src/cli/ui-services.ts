@@ -43,7 +43,14 @@ export function uiServices(kernel: Kernel): UiServices {
       await kernel.reload();
       return plan;
     },
-    editableTool: (name) => editableTool(kernel, name),
-    saveToolEdit: (name, edit) => saveToolEdit(kernel, name, edit),
+    // The edit page works on the files as they are now, hand edits included.
+    editableTool: async (name) => {
+      await kernel.reload();
+      return editableTool(kernel, name);
+    },
+    saveToolEdit: async (name, edit) => {
+      await kernel.reload();
+      return saveToolEdit(kernel, name, edit);
+    },
   };
 }

@@ -76,7 +76,8 @@ export async function planToolEdit(kernel: Kernel, name: string, edit: ToolEdit)
   const plan = { name, file: target.file, text, changed: editor.changed, problems };
   if (problems.length > 0 || editor.changed.length === 0) return plan;
   if (edit.code !== undefined && editor.changed.includes('code')) problems.push(...scriptProblems(kernel, target.tool, edit.code));
-  problems.push(...(await configProblems(kernel, target.path, text)));
+  // A script that does not compile is reported once, here (loading it would warn about it again).
+  if (problems.length === 0) problems.push(...(await configProblems(kernel, target.path, text)));
   return plan;
 }
 
@@ -85,7 +86,12 @@ export async function saveToolEdit(kernel: Kernel, name: string, edit: ToolEdit)
   const plan = await planToolEdit(kernel, name, edit);
   if (plan.problems.length > 0 || plan.changed.length === 0) return plan;
   writeAtomically(resolve(kernel.paths.baseDir, plan.file), plan.text, 0o644);
-  await kernel.reload();
+  try {
+    await kernel.reload();
+  } catch (error) {
+    // Only when another file changed between the check and the write.
+    throw new FactorlyError('CONFIG_INVALID', `saved ${plan.file}, but the config did not reload: ${messageOf(error)}`, { cause: error });
+  }
   await kernel.log().append([{ type: 'tool.edited', data: { name, file: plan.file, changed: plan.changed } }]);
   return plan;
 }

@@ -29,12 +29,11 @@ const contributed: PluginDefinition = {
   },
 };
 
-async function kernelWith(files: Record<string, string>): Promise<{ kernel: Kernel; root: string; read: (file?: string) => string }> {
+async function kernelWith(files: Record<string, string>) {
   const root = tempProject(Object.fromEntries(Object.entries(files).filter(([path]) => path !== 'main')));
   const { kernel, log } = await startTestKernel(files.main, [quickjs, code, builtins, contributed], root);
   started.push(kernel);
-  Object.assign(kernel, { testLog: log });
-  return { kernel, root, read: (file = '.factorly/factorly.yaml') => readFileSync(join(root, file), 'utf8') };
+  return { kernel, log, root, read: (file = '.factorly/factorly.yaml') => readFileSync(join(root, file), 'utf8') };
 }
 
 const param = (name: string, changes: Partial<ParameterEdit> = {}): ParameterEdit => ({ name, type: 'string', required: false, default: '', description: '', ...changes });
@@ -62,7 +61,7 @@ tools:
 
 describe('editing a tool in its YAML file', () => {
   it('changes only what was edited and keeps comments, order, quoting and flow style', async () => {
-    const { kernel, read } = await kernelWith({ main: MAIN });
+    const { kernel, log, read } = await kernelWith({ main: MAIN });
     const plan = await saveToolEdit(kernel, 'deploy', {
       description: 'Deploy one environment',
       parameters: [param('env', { required: true, description: 'staging or prod' }), param('dry', { type: 'boolean', default: 'yes' })],
@@ -75,7 +74,7 @@ describe('editing a tool in its YAML file', () => {
     // Served at once, and recorded.
     expect(kernel.registry.get('deploy')!.description).toBe('Deploy one environment');
     expect(kernel.registry.get('deploy')!.parameters.find((p) => p.name === 'dry')!.default).toBe(true);
-    const edited = (await eventsOf((kernel as unknown as { testLog: never }).testLog)).filter((e) => e.type === 'tool.edited');
+    const edited = (await eventsOf(log)).filter((e) => e.type === 'tool.edited');
     expect(edited.map((e) => e.data)).toEqual([{ name: 'deploy', file: '.factorly/factorly.yaml', changed: plan.changed }]);
   });
 

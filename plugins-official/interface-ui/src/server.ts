@@ -47,6 +47,8 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   const shown = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const url = `http://${shown}:${(server.address() as AddressInfo).port}/`;
   writeLock(kernel.paths.stateDir, { pid: process.pid, url });
+  // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
+  void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) => process.stderr.write(`factorly ui: could not fold the log: ${String(error)}\n`));
   if (!LOOPBACK.has(host)) process.stderr.write(`⚠ WARNING: the UI is bound to ${host}: meant for local use only; anyone who gets the token can call your tools.\n`);
   process.stdout.write(`factorly ui: ${url}?token=${session.token}\n`);
   if (options.open === true) openBrowser(`${url}?token=${session.token}`);

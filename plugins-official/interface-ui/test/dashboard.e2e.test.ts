@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
 import { cli, launchChromium, mcpAgent, project, shoot, startUi, type RunningUi } from './harness.js';
 
 const YAML = `tools:
@@ -82,6 +84,7 @@ describe('the dashboard', () => {
     const agentCells = await cells('#history-rows .t-agent');
     expect(agentCells.filter((text) => /^claude-code 1\.0\.42 [0-9a-f]{8}$/.test(text))).toHaveLength(6);
     expect(agentCells.some((text) => /[0-9a-f]{8}-[0-9a-f]{4}-/.test(text))).toBe(false);
+    await shoot(page, 'history-agents');
     const option = page.locator('select[name="agent"] option', { hasText: 'claude-code 1.0.42' });
     await page.selectOption('select[name="agent"]', (await option.getAttribute('value'))!);
     await page.click('form.filters button');
@@ -152,5 +155,17 @@ describe('without JavaScript', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe('a call recorded by a newer writer', () => {
+  it('shows the engine that ran a script when the writer recorded it', async () => {
+    const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });
+    const data = { callId: 'with-engine', rootId: 'with-engine', tool: 'triage', params: {}, iface: 'cli', engine: 'quickjs' };
+    await log.append([{ type: 'call.requested', data }]);
+    await log.close();
+    await page.goto(`${ui.origin}/calls/with-engine`);
+    expect(await page.locator('.depth-0 > .detail dl.facts').innerText()).toContain('Engine\nquickjs');
+    expect(await page.locator('.wf-dur').innerText()).toBe('running');
   });
 });

@@ -36,8 +36,11 @@ export interface UiServices {
   planPromotion(request: PromoteRequest): Promise<PromotionPlan>;
   /** Writes the promoted tool (as `factorly tools promote` does) and serves it at once. */
   promote(request: PromoteRequest): Promise<PromotionPlan>;
-  /** A tool's entry as the edit page shows it; throws for tools no entry of their own defines. */
-  editableTool(name: string): EditableTool;
-  /** Writes an edit into the tool's YAML file when it has no problems, and serves it at once. */
+  /**
+   * A tool's entry as the edit page shows it, after re-reading the config files (so it shows what is
+   * on disk); throws for tools no entry of their own defines, or a config that does not load.
+   */
+  editableTool(name: string): Promise<EditableTool>;
+  /** Re-reads the config, then writes an edit into the tool's YAML file when it has no problems, and serves it at once. */
   saveToolEdit(name: string, edit: ToolEdit): Promise<ToolEditPlan>;
 }

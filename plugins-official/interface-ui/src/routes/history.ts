@@ -32,12 +32,13 @@ export function callHref(callId: string): string {
 /** One row of the history table; the live stream sends the same markup. */
 export function historyRow(entry: AuditEntry, agents: AgentDirectory): Html {
   const status = entry.status ?? 'running';
+  const agent = entry.agentId ? agentName(entry.agentId, agents) : undefined;
   return html`<tr id="call-${entry.callId}" class="row-${status}">
   <td class="t-time"><time datetime="${entry.requestedAt}">${when(entry.requestedAt)}</time></td>
-  <td class="t-tool"><a href="${callHref(entry.callId)}">${entry.tool}</a>${entry.parentId ? html` <span class="inner" title="called by a script">inner</span>` : ''}</td>
+  <td class="t-tool"><a href="${callHref(entry.callId)}">${entry.tool}</a>${entry.parentId ? html` <span class="inner" title="called by a script">inner</span>` : ''}<span class="row-sub">${entry.iface}${agent ? ` · ${agentText(agent)}` : ''} · ${duration(entry.durationMs)}</span></td>
   <td>${badge(status)}${entry.shadowAction ? html` ${badge(entry.shadowAction, 'shadow')}` : ''}</td>
   <td class="t-iface">${entry.iface}</td>
-  <td class="t-agent">${entry.agentId ? agentLabel(agentName(entry.agentId, agents)) : html`<span class="muted">—</span>`}</td>
+  <td class="t-agent">${agent ? agentLabel(agent) : html`<span class="muted">—</span>`}</td>
   <td class="t-dur">${duration(entry.durationMs)}</td>
   <td class="t-act">${canSave(entry) ? html`<a class="button small" href="/tools/promote?from-sha=${entry.sourceSha}">Save as tool</a>` : ''}</td>
 </tr>`;

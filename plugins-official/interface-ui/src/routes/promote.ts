@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { html, pretty } from '../html.js';
 import { csrfField, layout, notice } from '../layout.js';
+import { messageOf } from '../messages.js';
 
 interface FormState {
   fromSha: string;
@@ -20,10 +21,6 @@ function isNameProblem(problem: string): boolean {
 /** The CLI's wording names its flag; the form names its checkbox. */
 function forForm(problem: string): string {
   return problem.replace('; pass --overwrite to replace it', " (check 'overwrite' to replace it)");
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function registerPromote(app: Hono, deps: AppDeps): void {

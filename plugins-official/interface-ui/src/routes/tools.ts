@@ -9,9 +9,9 @@ import { callHref, historyRow } from './history.js';
 const RECENT = 10;
 
 /** Whether the tool has an entry a person can edit (its own, or one adjusting a built-in). */
-function editable(deps: AppDeps, name: string): boolean {
+async function editable(deps: AppDeps, name: string): Promise<boolean> {
   try {
-    deps.services.editableTool(name);
+    await deps.services.editableTool(name);
     return true;
   } catch {
     return false;
@@ -61,11 +61,11 @@ async function toolPage(c: Context, deps: AppDeps, status: 200 | 404, tried?: { 
   if (!tool) {
     return c.html(layout('Not found', '/tools', html`<h1>No such tool</h1><p>No tool is named <code>${name}</code>. <a href="/tools">All tools</a></p>`, deps.page()).text, 404);
   }
-  const [calls, agents] = await Promise.all([deps.services.recentCalls({ tool: tool.name }, RECENT * 3), deps.services.agents()]);
+  const [calls, agents, canEdit] = await Promise.all([deps.services.recentCalls({ tool: tool.name }, RECENT * 3), deps.services.agents(), editable(deps, tool.name)]);
   const recent = calls.filter((e) => e.tool === tool.name).slice(-RECENT).reverse();
   const yaml = toolYaml(tool, deps.paths.baseDir);
   const body = html`<p class="crumbs"><a href="/tools">Tools</a> / ${tool.name}</p>
-<div class="page-head"><h1>${tool.name} ${badge(tool.type)}</h1>${editable(deps, tool.name) ? html`<a class="button secondary" href="/tools/${encodeURIComponent(tool.name)}/edit">Edit</a>` : ''}</div>
+<div class="page-head"><h1>${tool.name} ${badge(tool.type)}</h1>${canEdit ? html`<a class="button secondary" href="/tools/${encodeURIComponent(tool.name)}/edit">Edit</a>` : ''}</div>
 <p>${tool.description}</p>
 <p class="muted">Defined in <code>${tool.source.file}${tool.source.line > 0 ? `:${tool.source.line}` : ''}</code></p>
 <section><h2>Try it</h2>${tool.shadow?.confirm ? html`<p class="muted">This tool asks before each call: a run waits until it is approved on <a href="/approvals" target="_blank">Approvals</a>.</p>` : ''}${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>

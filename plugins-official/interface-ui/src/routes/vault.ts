@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { html, type Html } from '../html.js';
 import { csrfField, layout, notice, type PageContext } from '../layout.js';
+import { messageOf } from '../messages.js';
 
 const BACKEND = 'vault';
 const TIERS = ['project', 'global'] as const;
@@ -13,10 +14,6 @@ interface TierKeys {
   tier: Tier;
   keys?: string[];
   problem?: string;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
