@@ -1,5 +1,5 @@
 import { mergeBins, quantile, type DurationBins } from './duration-histogram.js';
-import { DASHBOARD_RANGES, startOf, type Bucket, type DashboardRange, type DashboardState } from './projections/dashboard.js';
+import { DASHBOARD_RANGES, NO_AGENT, startOf, type Bucket, type DashboardRange, type DashboardState } from './projections/dashboard.js';
 
 /** How many entries each ranked list keeps. */
 const TOP = 10;
@@ -17,8 +17,10 @@ export interface DashboardFigures {
   timeline: { start: number; statuses: Record<string, number> }[];
   tools: { tool: string; calls: number }[];
   blocked: { rule: string; reason: string; calls: number }[];
-  /** Calls per agent id (`iface:<name>` for calls no agent made). */
+  /** Calls per agent id (`iface:<name>` for calls no agent made), busiest first. */
   agents: { agent: string; calls: number }[];
+  /** How many agents (not counting calls no agent made) called in the range. */
+  agentCount: number;
   /** Duration percentiles of the calls that ran, per tool, busiest first. */
   durations: { tool: string; calls: number; p50: number; p95: number }[];
 }
@@ -46,6 +48,7 @@ export function dashboardFigures(state: DashboardState, range: DashboardRange, n
     tools: ranked(new Map([...tools].map(([tool, t]) => [tool, t.calls]))).slice(0, TOP).map(([tool, calls]) => ({ tool, calls })),
     blocked: [...blocked.values()].sort((a, b) => b.calls - a.calls || a.rule.localeCompare(b.rule)).slice(0, TOP),
     agents: ranked(agents).slice(0, TOP).map(([agent, calls]) => ({ agent, calls })),
+    agentCount: [...agents.keys()].filter((agent) => !agent.startsWith(NO_AGENT)).length,
     durations: durationsOf(tools),
   };
 }

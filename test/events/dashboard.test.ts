@@ -46,6 +46,7 @@ describe('the dashboard projection', () => {
     expect(figures.calls).toBe(4);
     expect(figures.tools).toEqual([{ tool: 'say', calls: 2 }, { tool: 'deploy', calls: 1 }, { tool: 'slow', calls: 1 }]);
     expect(figures.agents).toEqual([{ agent: 'iface:cli', calls: 3 }, { agent: 'agent-1', calls: 1 }]);
+    expect(figures.agentCount).toBe(1);
     expect(figures.blocked).toEqual([{ rule: 'deny', reason: 'tool "deploy" is denied by shadow policy', calls: 1 }]);
     expect(figures.durations).toEqual([{ tool: 'say', calls: 2, p50: expect.closeTo(20, 0), p95: expect.closeTo(40, 0) }]);
   });

@@ -18,7 +18,7 @@ export function dashboardPanels(figures: DashboardFigures, agents: AgentDirector
   ${tile('Succeeded', figures.calls === 0 ? '—' : `${Math.round(percent(count('success'), figures.calls))} %`, '/history?status=success')}
   ${tile('Errors', String(count('error')), '/history?status=error', count('error') > 0 ? 's-error' : '')}
   ${tile('Blocked', String(count('blocked')), '/history?status=blocked', count('blocked') > 0 ? 's-blocked' : '')}
-  ${tile('Agents', String(figures.agents.length))}
+  ${tile('Agents', String(figures.agentCount))}
 </section>
 <section class="panel"><h2>Calls over time <small>${RANGE_LABELS[figures.range]}, by status · UTC</small></h2>${timeChart(figures, label)}</section>
 <div class="panels">

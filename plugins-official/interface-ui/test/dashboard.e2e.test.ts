@@ -58,7 +58,7 @@ describe('the dashboard', () => {
     await page.goto(ui.url);
     expect(page.url()).toBe(`${ui.origin}/dashboard`);
     // 4 + 3 calls from the terminal (the script's three inner calls included), 3 + 3 from the agent.
-    expect(await cells('.tile .tile-value')).toEqual(['13', '77 %', '0', '3', '2']);
+    expect(await cells('.tile .tile-value')).toEqual(['13', '77 %', '0', '3', '1']);
     expect(await cells('.tools-chart .bar-label')).toEqual(['say', 'forbidden', 'triage']);
     expect(await cells('.tools-chart .bar-value')).toEqual(['8', '3', '2']);
     expect(await cells('.agents-chart .bar-label')).toEqual([expect.stringMatching(/^cli$/), expect.stringMatching(/^claude-code 1\.0\.42 [0-9a-f]{8}$/)]);

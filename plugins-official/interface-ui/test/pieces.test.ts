@@ -103,7 +103,7 @@ describe('the waterfall layout', () => {
 describe('charts', () => {
   it('stacks statuses per step, colours unknown ones neutrally, and escapes what it labels', () => {
     const figures = {
-      range: '1h', from: 0, to: 120_000, stepMs: 60_000, calls: 3, statuses: [], tools: [], blocked: [], agents: [], durations: [],
+      range: '1h', from: 0, to: 120_000, stepMs: 60_000, calls: 3, statuses: [], tools: [], blocked: [], agents: [], agentCount: 0, durations: [],
       timeline: [{ start: 0, statuses: { success: 2, cancelled: 1 } }, { start: 60_000, statuses: {} }],
     } as DashboardFigures;
     const svg = timeChart(figures, (ms) => `<${ms}>`).text;

@@ -12,6 +12,9 @@ export const DASHBOARD_RANGES = {
 export type DashboardRange = keyof typeof DASHBOARD_RANGES;
 export const RANGE_NAMES = Object.keys(DASHBOARD_RANGES) as DashboardRange[];
 
+/** Calls no agent made are counted under `iface:<interface>` (a terminal's `iface:cli`). */
+export const NO_AGENT = 'iface:';
+
 /** A call still running is counted under this status until its completion moves it. */
 export const RUNNING = 'running';
 
@@ -73,7 +76,7 @@ function requested(state: DashboardState, event: Recorded<'call.requested'>): vo
   const at = Date.parse(event.at);
   if (!Number.isFinite(at)) return;
   const { callId, rootId, tool, iface, agentId } = event.data;
-  const agent = agentId ?? state.open.get(rootId)?.agent ?? `iface:${iface}`;
+  const agent = agentId ?? state.open.get(rootId)?.agent ?? `${NO_AGENT}${iface}`;
   advance(state, at);
   state.open.set(callId, { at, tool, agent });
   for (const range of RANGE_NAMES) {
