@@ -1,20 +1,34 @@
 import { FactorlyError } from '../kernel/base/errors.js';
+import type { StoredText } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
 import { auditProjection, type AuditEntry } from './projections/audit.js';
 
-/** One call with its shadow decisions and the calls it made (a code tool's inner calls). */
+/** One call with its shadow decisions, what it returned, and the calls it made (a code tool's inner calls). */
 export interface CallNode {
   entry: AuditEntry;
-  decisions: { rule: string; decision: string; reason: string }[];
+  /** In the order they were taken; `at` is when each was recorded. */
+  decisions: { rule: string; decision: string; reason: string; at: string }[];
+  /** The output as recorded: scrubbed and capped. */
+  output?: StoredText;
+  /** What a successful tool wrote to stderr (and a script's console.log lines). */
+  diagnostics?: string;
   children: CallNode[];
+}
+
+export interface ScriptSource {
+  sha: string;
+  language: string;
+  text: string;
 }
 
 export interface CallTree {
   root: CallNode;
-  /** The script source, when the call ran one (`source.recorded`). */
-  source?: { sha: string; language: string; text: string };
+  /** The root's script source, when it ran one (`source.recorded`). */
+  source?: ScriptSource;
+  /** Every script the tree ran (the root's and any inner code tool's), by sha. */
+  sources: Record<string, ScriptSource>;
 }
 
 /**
@@ -30,25 +44,39 @@ export async function callTree(log: EventLog, callId: string): Promise<CallTree 
   for await (const event of log.read({ from, to })) inRange.push(event);
   const audit = fold(inRange, auditProjection);
   const decisions = new Map<string, CallNode['decisions']>();
+  const completions = new Map<string, Recorded<'call.completed'>>();
   for (const event of inRange) {
+    if (event.type === 'call.completed') completions.set(event.data.callId, event);
     if (event.type !== 'shadow.decided') continue;
     const list = decisions.get(event.data.callId) ?? [];
-    list.push({ rule: event.data.rule, decision: event.data.decision, reason: event.data.reason });
+    list.push({ rule: event.data.rule, decision: event.data.decision, reason: event.data.reason, at: event.at });
     decisions.set(event.data.callId, list);
   }
-  const node = (entry: AuditEntry): CallNode => ({
-    entry,
-    decisions: decisions.get(entry.callId) ?? [],
-    children: [...audit.byId.values()].filter((child) => child.parentId === entry.callId).map(node),
-  });
+  const node = (entry: AuditEntry): CallNode => {
+    const done = completions.get(entry.callId)?.data;
+    return {
+      entry,
+      decisions: decisions.get(entry.callId) ?? [],
+      ...(done ? { output: done.output } : {}),
+      ...(done?.diagnostics ? { diagnostics: done.diagnostics } : {}),
+      children: [...audit.byId.values()].filter((child) => child.parentId === entry.callId).map(node),
+    };
+  };
   const rootEntry = audit.byId.get(callId);
   if (!rootEntry) return undefined;
+  const sources: Record<string, ScriptSource> = {};
+  for (const entry of audit.byId.values()) {
+    const sha = entry.sourceSha;
+    if (sha === undefined || sources[sha] !== undefined) continue;
+    const found = await findSource(log, sha, entry.seq);
+    if (found) sources[sha] = found;
+  }
   const sha = rootEntry.sourceSha;
-  return { root: node(rootEntry), source: sha ? await findSource(log, sha, from) : undefined };
+  return { root: node(rootEntry), source: sha ? sources[sha] : undefined, sources };
 }
 
 /** The `source.recorded` of a sha, searched backwards from where the call started. */
-async function findSource(log: EventLog, sha: string, before: number): Promise<CallTree['source']> {
+async function findSource(log: EventLog, sha: string, before: number): Promise<ScriptSource | undefined> {
   for await (const event of log.read({ to: before, reverse: true })) {
     if (event.type === 'source.recorded' && event.data.sha === sha) {
       return { sha, language: event.data.language, text: event.data.source };

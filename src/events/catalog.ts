@@ -103,6 +103,15 @@ export interface ToolPromoted {
   file: string;
 }
 
+/** A tool's entry edited in place in its config file (the web UI's edit page). Names what changed, not the values. */
+export interface ToolEdited {
+  name: string;
+  /** Project-relative path of the file written. */
+  file: string;
+  /** The edited keys: `description`, `code`, `shadow`, `parameters.<name>.<key>`, … */
+  changed: string[];
+}
+
 export interface VaultAccessed {
   op: 'get' | 'set' | 'list' | 'delete' | 'resolve';
   key?: string;
@@ -184,6 +193,7 @@ export interface EventMap {
   'session.opened': SessionOpened;
   'session.closed': SessionClosed;
   'mcp.forwarded': McpForwarded;
+  'tool.edited': ToolEdited;
 }
 
 export type EventType = keyof EventMap;
@@ -205,6 +215,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'session.opened': 1,
   'session.closed': 1,
   'mcp.forwarded': 1,
+  'tool.edited': 1,
 };
 
 export function isEventType(value: string): value is EventType {

@@ -8,7 +8,7 @@ import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
-import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.js';
+import { loadConfig, type ConfigTexts, type InlineConfig, type LoadedConfig } from './config/load.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
@@ -69,6 +69,11 @@ export interface Kernel {
   log(): EventLog;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
   reload(): Promise<boolean>;
+  /**
+   * Validates the config as it would load with some files' text replaced (an edit not yet written),
+   * without touching the files or the catalogue; throws the `CONFIG_INVALID` error `reload` would.
+   */
+  checkConfig(texts: ConfigTexts): Promise<void>;
   stop(): Promise<string[]>;
 }
 
@@ -127,13 +132,17 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     parts.boot = new BootRecord(next, plugins);
     return true;
   };
+  const checkConfig = async (texts: ConfigTexts): Promise<void> => {
+    const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig, texts);
+    await collectTools(next, slots.providers, slots.sources, { expand: false });
+  };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
   lifecycle.onStop('config watcher', () => watcher.close());
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all(), watchTools: (listener) => watcher.subscribe(listener) });
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, shadow, log, reload, stop: () => lifecycle.stop(),
+    interfaces: slots.interfaces, shadow, log, reload, checkConfig, stop: () => lifecycle.stop(),
   };
 }
 

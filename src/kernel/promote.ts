@@ -1,9 +1,9 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Document, Scalar } from 'yaml';
 import type { JsonValue } from '../events/catalog.js';
 import { findCodeRun, type CodeRun } from '../events/code-runs.js';
 import { FactorlyError } from './base/errors.js';
+import { writeAtomically } from './base/write-atomic.js';
 import type { ParameterSpec, ParamType, ToolDefinition } from './contracts/tool.js';
 import type { Kernel } from './kernel.js';
 
@@ -56,11 +56,7 @@ export async function planPromotion(kernel: Kernel, request: PromoteRequest): Pr
 export async function promote(kernel: Kernel, request: PromoteRequest): Promise<PromotionPlan> {
   const plan = await planPromotion(kernel, request);
   if (plan.problems.length > 0) throw new FactorlyError('PROMOTE_FAILED', plan.problems.join('; '));
-  const target = join(kernel.paths.baseDir, plan.file);
-  mkdirSync(kernel.paths.stateDir, { recursive: true });
-  const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, plan.yaml, { mode: 0o644 });
-  renameSync(temp, target);
+  writeAtomically(join(kernel.paths.baseDir, plan.file), plan.yaml, 0o644);
   await kernel.log().append([
     { type: 'tool.promoted', data: { name: plan.name, fromSha: plan.run.sha, parameters: plan.parameters, file: plan.file } },
   ]);

@@ -54,6 +54,21 @@ export class CallSecretScope implements SecretScope {
   }
 }
 
+/**
+ * The secrets a value refers to (`vault:KEY`, one per reference), searched through every string
+ * it holds: what a tool's config entry needs from the backends.
+ */
+export function secretReferences(value: unknown, into = new Set<string>()): Set<string> {
+  if (typeof value === 'string') {
+    for (const match of value.matchAll(REFERENCE)) if (!match[1]) into.add(`${match[2]}:${match[3].trim()}`);
+  } else if (Array.isArray(value)) {
+    for (const item of value) secretReferences(item, into);
+  } else if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) secretReferences(item, into);
+  }
+  return into;
+}
+
 /** Backends an opted-in parameter may use: the vault only, never `env` (that would hand the agent the host's environment). */
 const HYDRATABLE = new Set(['vault']);
 

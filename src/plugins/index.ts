@@ -53,10 +53,14 @@ export type {
 } from '../kernel/contracts/extensions.js';
 export type { UiServices } from '../kernel/contracts/ui-services.js';
 export type { PromoteRequest, PromotionPlan } from '../kernel/promote.js';
+export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../kernel/tool-edit.js';
+export type { DashboardFigures } from '../events/dashboard-figures.js';
+export type { DashboardRange } from '../events/projections/dashboard.js';
+export type { AgentDirectory, AgentIdentity } from '../events/projections/sessions.js';
 export type { CodeRun } from '../events/code-runs.js';
 export type { AuditFilter } from '../events/audit-query.js';
 export type { AuditEntry } from '../events/projections/audit.js';
-export type { CallNode, CallTree } from '../events/call-tree.js';
+export type { CallNode, CallTree, ScriptSource } from '../events/call-tree.js';
 export type { LogStats } from '../events/projections/stats.js';
 export type { ChainReport } from '../events/verify.js';
 export type { EventLog, Unsubscribe } from '../events/log.js';
@@ -67,4 +71,4 @@ export { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_LOOP, DEFAULT_MAX_CALLS, maxCallsOf
 export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowOverlay, ShadowPolicy } from '../kernel/contracts/shadow-policy.js';
 export type { Projection } from '../events/projection.js';
 export type { Recorded } from '../events/envelope.js';
-export type { Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided } from '../events/catalog.js';
+export type { Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided, StoredText } from '../events/catalog.js';

@@ -1,4 +1,4 @@
-import type { CallGateway, EventLog, ProjectPaths, UiServices } from 'factorly';
+import type { CallGateway, EventLog, KeyedSlot, ProjectPaths, SecretBackend, UiServices } from 'factorly';
 import type { Approvals } from './approvals.js';
 import type { LiveFeed } from './live-feed.js';
 import type { PageContext } from './layout.js';
@@ -9,6 +9,8 @@ export interface AppDeps {
   gateway: CallGateway;
   log: EventLog;
   paths: ProjectPaths;
+  /** The installed secret backends; the vault page manages `vault` through the `SecretBackend` contract. */
+  backends: KeyedSlot<SecretBackend>;
   approvals: Approvals;
   live: LiveFeed;
   page: () => PageContext;

@@ -15,16 +15,17 @@ export const plugin: PluginDefinition = {
         channels: registrar.tokens.ConfirmChannels,
         gateway: registrar.tokens.CallGateway,
         paths: registrar.tokens.ProjectPaths,
+        backends: registrar.tokens.SecretBackends,
         openLog: registrar.tokens.OpenEventLog,
       },
-      init({ interfaces, channels, gateway, paths, openLog }, context) {
+      init({ interfaces, channels, gateway, paths, backends, openLog }, context) {
         channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add('ui', {
           name: 'ui',
           // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
           serve: async (options: InterfaceOptions, signal: AbortSignal) => {
             const { serveUi } = await import('./server.js');
-            await serveUi(options, { gateway, paths, openLog }, signal);
+            await serveUi(options, { gateway, paths, backends, openLog }, signal);
           },
         }, context.pluginId);
       },

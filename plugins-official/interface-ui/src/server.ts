@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import type { CallGateway, EventLog, InterfaceOptions, ProjectPaths, UiServices } from 'factorly';
+import type { CallGateway, EventLog, InterfaceOptions, KeyedSlot, ProjectPaths, SecretBackend, UiServices } from 'factorly';
 import { createApp } from './app.js';
 import { Approvals } from './approvals.js';
 import { LiveFeed } from './live-feed.js';
@@ -13,6 +13,7 @@ import { removeLock, writeLock } from './ui-lock.js';
 export interface UiKernel {
   gateway: CallGateway;
   paths: ProjectPaths;
+  backends: KeyedSlot<SecretBackend>;
   openLog: () => EventLog;
 }
 
@@ -35,7 +36,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   const session = newSession(randomBytes(16).toString('hex'));
   const closing = new AbortController();
   const page = () => ({ csrf: session.csrf, pending: approvals.list().length });
-  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, approvals, live, page, closing: closing.signal }, session, host);
+  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, page, closing: closing.signal }, session, host);
   let server: Server;
   try {
     server = await listen(app.fetch, host, port);
@@ -46,6 +47,8 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   const shown = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const url = `http://${shown}:${(server.address() as AddressInfo).port}/`;
   writeLock(kernel.paths.stateDir, { pid: process.pid, url });
+  // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
+  void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) => process.stderr.write(`factorly ui: could not fold the log: ${String(error)}\n`));
   if (!LOOPBACK.has(host)) process.stderr.write(`⚠ WARNING: the UI is bound to ${host}: meant for local use only; anyone who gets the token can call your tools.\n`);
   process.stdout.write(`factorly ui: ${url}?token=${session.token}\n`);
   if (options.open === true) openBrowser(`${url}?token=${session.token}`);

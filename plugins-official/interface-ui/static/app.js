@@ -3,6 +3,9 @@
   const live = document.body.dataset.live;
   if (!live || !('EventSource' in window)) return;
   const source = new EventSource(live);
+  // The header shows "Live" while the stream is open, and the reload link whenever it is not.
+  source.addEventListener('open', () => document.body.classList.add('js-live'));
+  source.addEventListener('error', () => document.body.classList.remove('js-live'));
 
   const fragment = (markup) => {
     const template = document.createElement('template');
@@ -19,6 +22,11 @@
     if (existing) existing.replaceWith(row);
     else rows.prepend(row);
     document.getElementById('history-empty')?.remove();
+  });
+
+  source.addEventListener('dashboard', (event) => {
+    const panels = document.getElementById('dashboard-panels');
+    if (panels) panels.innerHTML = JSON.parse(event.data).html;
   });
 
   source.addEventListener('approvals', (event) => {

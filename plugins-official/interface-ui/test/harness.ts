@@ -3,6 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { BIN, REPO } from '../../../test/helpers/project.js';
 import { projectEvents } from '../../../test/helpers/events.js';
 
@@ -21,8 +24,8 @@ export function project(files: Record<string, string>): { root: string; remove: 
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-function env(root: string): NodeJS.ProcessEnv {
-  return { ...process.env, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') };
+function env(root: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config'), ...extra };
 }
 
 export interface CliResult {
@@ -32,9 +35,9 @@ export interface CliResult {
 }
 
 /** Runs the built CLI without blocking the test (stdin is a pipe: no terminal to answer on). */
-export function cli(args: string[], root: string): Promise<CliResult> {
+export function cli(args: string[], root: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env: env(root), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env: env(root, extraEnv), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -55,8 +58,8 @@ export interface RunningUi {
 }
 
 /** Starts `factorly ui --port 0 --no-open` and waits for the address it prints. */
-export function startUi(root: string): Promise<RunningUi> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--no-open'], { cwd: root, env: env(root), stdio: ['ignore', 'pipe', 'pipe'] });
+export function startUi(root: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningUi> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--no-open'], { cwd: root, env: env(root, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -79,3 +82,25 @@ export function startUi(root: string): Promise<RunningUi> {
 }
 
 export const events = projectEvents;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/** The page at 1280×800 and, full length, at a phone's 390 px width, saved as test artifacts. */
+export async function shoot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const { width, height } = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width, height });
+}
+
+/** An MCP client that introduces itself as `name` `version`, talking to `factorly serve` over stdio in `root`. */
+export async function mcpAgent(root: string, name: string, version: string): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve'], cwd: root, env: env(root) as Record<string, string>, stderr: 'ignore' });
+  const client = new Client({ name, version });
+  await client.connect(transport);
+  return client;
+}

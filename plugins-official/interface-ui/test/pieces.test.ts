@@ -2,12 +2,16 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolDefinition } from 'factorly';
+import type { AgentDirectory, AuditEntry, CallNode, DashboardFigures, ToolDefinition } from 'factorly';
+import { agentLabel, agentName } from '../src/agents.js';
+import { niceMax } from '../src/charts/scale.js';
+import { timeChart } from '../src/charts/time-chart.js';
 import { UiConfirmChannel } from '../src/confirm-channel.js';
 import { html } from '../src/html.js';
 import { historyRow } from '../src/routes/history.js';
 import { toolYaml } from '../src/tool-yaml.js';
 import { lockPath, removeLock, writeLock } from '../src/ui-lock.js';
+import { layoutWaterfall } from '../src/waterfall.js';
 
 const dirs: string[] = [];
 function dir(): string {
@@ -24,7 +28,7 @@ describe('html', () => {
     const row = historyRow({
       callId: 'c1', rootId: 'c1', tool: '<img src=x onerror=alert(1)>', iface: 'cli', agentId: '"><script>', params: {},
       requestedAt: '2026-01-02T03:04:05.000Z', status: 'success', durationMs: 12, hash: 'h', seq: 1,
-    }).text;
+    }, new Map()).text;
     expect(row).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(row).toContain('&quot;&gt;&lt;script&gt;');
     expect(row).not.toContain('<img');
@@ -66,5 +70,58 @@ describe('toolYaml', () => {
     expect(toolYaml(tool(2), base)).toBe('  a:\n    type: cli\n\n    command: echo');
     expect(toolYaml(tool(0, 'built-in'), base)).toBeUndefined();
     expect(toolYaml(tool(2, 'missing.yaml'), base)).toBeUndefined();
+  });
+});
+
+const entry = (callId: string, at: string, durationMs?: number, extra: Partial<AuditEntry> = {}): AuditEntry => ({
+  callId, rootId: 'root', tool: callId, iface: 'cli', params: {}, requestedAt: at, durationMs, status: durationMs === undefined ? undefined : 'success', hash: 'h', seq: 1, ...extra,
+});
+const node = (e: AuditEntry, children: CallNode[] = [], decisions: CallNode['decisions'] = []): CallNode => ({ entry: e, decisions, children });
+
+describe('the waterfall layout', () => {
+  it('places each call by its start and sizes it by its duration, depth first, siblings by start', () => {
+    const late = node(entry('late', '2026-01-01T00:00:00.600Z', 200));
+    const blocked = node(entry('blocked', '2026-01-01T00:00:00.500Z', 0, { status: 'blocked' }), [], [{ rule: 'deny', decision: 'deny', reason: 'no', at: '2026-01-01T00:00:00.500Z' }]);
+    const inner = node(entry('inner', '2026-01-01T00:00:00.100Z', 100), [node(entry('deeper', '2026-01-01T00:00:00.150Z', 10))]);
+    const tree = { root: node(entry('root', '2026-01-01T00:00:00.000Z', 1000), [late, blocked, inner]), sources: {} };
+    const { rows, spanMs } = layoutWaterfall(tree, 0);
+    expect(spanMs).toBe(1000);
+    expect(rows.map((r) => [r.node.entry.callId, r.depth, r.left, r.width])).toEqual([
+      ['root', 0, 0, 100], ['inner', 1, 10, 10], ['deeper', 2, 15, 1], ['blocked', 1, 50, 0.4], ['late', 1, 60, 20],
+    ]);
+    expect(rows[3].markers).toEqual([{ at: 50, decision: 'deny', rule: 'deny', reason: 'no' }]);
+  });
+
+  it('extends a call still running to now', () => {
+    const tree = { root: node(entry('root', '2026-01-01T00:00:00.000Z'), [node(entry('done', '2026-01-01T00:00:00.000Z', 250))]), sources: {} };
+    const { rows, spanMs } = layoutWaterfall(tree, Date.parse('2026-01-01T00:00:01.000Z'));
+    expect(spanMs).toBe(1000);
+    expect(rows.map((r) => [r.running, r.width])).toEqual([[true, 100], [false, 25]]);
+  });
+});
+
+describe('charts', () => {
+  it('stacks statuses per step, colours unknown ones neutrally, and escapes what it labels', () => {
+    const figures = {
+      range: '1h', from: 0, to: 120_000, stepMs: 60_000, calls: 3, statuses: [], tools: [], blocked: [], agents: [], agentCount: 0, durations: [],
+      timeline: [{ start: 0, statuses: { success: 2, cancelled: 1 } }, { start: 60_000, statuses: {} }],
+    } as DashboardFigures;
+    const svg = timeChart(figures, (ms) => `<${ms}>`).text;
+    expect(svg).toContain('viewBox="0 0 2 100"');
+    expect(svg).toContain('<rect class="s-success" x="0.11" y="50" width="0.78" height="50"><title>&lt;0&gt; · success: 2</title></rect>');
+    expect(svg).toContain('<rect class="s-other" x="0.11" y="25" width="0.78" height="25"><title>&lt;0&gt; · cancelled: 1</title></rect>');
+    expect(svg).not.toContain('<0>');
+    expect([1, 2, 3, 9, 10, 11, 45, 140].map(niceMax)).toEqual([2, 2, 4, 10, 10, 20, 60, 200]);
+  });
+
+  it('names agents by their client, with the short session id beside it', () => {
+    const agents: AgentDirectory = new Map([
+      ['3f2a1b0c-aaaa', { agentId: '3f2a1b0c-aaaa', sessionId: '3f2a1b0c-aaaa', iface: 'mcp', client: { name: 'claude-code', version: '1.0.42' }, openedAt: '' }],
+      ['9e8d7c6b-bbbb', { agentId: '9e8d7c6b-bbbb', sessionId: '9e8d7c6b-bbbb', iface: 'mcp', openedAt: '' }],
+    ]);
+    expect(agentLabel(agentName('3f2a1b0c-aaaa', agents)).text).toBe('<span class="agent" title="3f2a1b0c-aaaa">claude-code 1.0.42 <code class="sid">3f2a1b0c</code></span>');
+    expect(agentName('9e8d7c6b-bbbb', agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: '9e8d7c6b-bbbb' });
+    expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
+    expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });
   });
 });

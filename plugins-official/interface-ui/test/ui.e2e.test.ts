@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
-import { CHROMIUM, SCREENSHOTS, cli, events, project, startUi, type RunningUi } from './harness.js';
+import { cli, events, launchChromium, project, shoot as shootPage, startUi, type RunningUi } from './harness.js';
 
 const YAML = `tools:
   deploy:
@@ -29,17 +28,10 @@ let context: BrowserContext;
 let page: Page;
 const proj = project({ '.factorly/factorly.yaml': YAML });
 
-/** The page at 1280×800 and at a phone's 390 px width, saved as artifacts (full length). */
-async function shoot(name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`) });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+const shoot = (name: string): Promise<void> => shootPage(page, name);
 
 beforeAll(async () => {
-  [ui, browser] = await Promise.all([startUi(proj.root), chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })]);
+  [ui, browser] = await Promise.all([startUi(proj.root), launchChromium()]);
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
 }, 60_000);
@@ -53,7 +45,8 @@ afterAll(async () => {
 describe('factorly ui in a browser', () => {
   it('shows a script run live, saves it as a tool past a name collision, and calls it with Try it', async () => {
     await page.goto(ui.url);
-    expect(page.url()).toBe(`${ui.origin}/history`);
+    expect(page.url()).toBe(`${ui.origin}/dashboard`);
+    await page.goto(`${ui.origin}/history`);
     await page.evaluate(() => ((globalThis as unknown as { loadedOnce: boolean }).loadedOnce = true));
 
     const run = cli(['call', 'factorly.code', '--code', SCRIPT, '--params', '{"who":"world"}'], proj.root);
@@ -66,10 +59,10 @@ describe('factorly ui in a browser', () => {
     await shoot('history');
 
     await row.locator('.t-tool a').click();
-    await page.waitForURL(/\/history\/[0-9a-f-]{36}$/);
-    expect(await page.locator('.tree .tree .node-head strong').innerText()).toBe('say');
-    expect(await page.locator('pre.output').innerText()).toBe('hi world');
-    expect(await page.locator('pre.code').innerText()).toBe(SCRIPT);
+    await page.waitForURL(/\/calls\/[0-9a-f-]{36}$/);
+    expect(await page.locator('.wf-name').allInnerTexts()).toEqual(['factorly.code', 'say']);
+    expect(await page.locator('.depth-0 > .detail pre.output').innerText()).toBe('hi world');
+    expect(await page.locator('.depth-0 > .detail pre.code').innerText()).toBe(SCRIPT);
     await shoot('call');
     await page.getByRole('link', { name: 'Save as tool' }).click();
     await page.waitForURL(/\/tools\/promote\?from-sha=[0-9a-f]{64}$/);
@@ -86,7 +79,10 @@ describe('factorly ui in a browser', () => {
 
     await page.fill('input[name="name"]', 'greet.world');
     await page.click('button[type="submit"]');
-    await page.waitForURL(`${ui.origin}/tools/greet.world?promoted=1`);
+    await page.waitForURL(`${ui.origin}/tools/greet.world/edit?promoted=1`);
+    expect(await page.locator('h1').innerText()).toBe('Edit greet.world code');
+    expect(await page.getByRole('status').innerText()).toMatch(/^Saved as a tool in \.factorly\/greet\.world\.yaml\. Polish/);
+    await page.goto(`${ui.origin}/tools/greet.world`);
     expect(await page.locator('h1').innerText()).toBe('greet.world code');
     expect(await page.locator('pre.code').innerText()).toContain('greet.world:\n  type: code');
 

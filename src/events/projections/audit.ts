@@ -10,8 +10,11 @@ export interface AuditEntry {
   tool: string;
   iface: Interface;
   agentId?: string;
+  sessionId?: string;
   params: Params;
   sourceSha?: string;
+  /** The sandbox engine that ran the script, when the writer recorded it. */
+  engine?: string;
   replayedFrom?: string;
   requestedAt: string;
   /** Worst shadow decision taken (or `invalid` / `unknown_tool` for calls blocked before the rules). */
@@ -61,6 +64,8 @@ export const auditProjection: Projection<AuditState> = {
 
 function requested(event: Recorded<'call.requested'>): AuditEntry {
   const { data } = event;
+  // Writers that know the engine record it with the request; older events have none.
+  const { engine } = data as { engine?: unknown };
   return {
     callId: data.callId,
     parentId: data.parentId,
@@ -68,8 +73,10 @@ function requested(event: Recorded<'call.requested'>): AuditEntry {
     tool: data.tool,
     iface: data.iface,
     agentId: data.agentId,
+    sessionId: data.sessionId,
     params: data.params,
     sourceSha: data.sourceSha,
+    engine: typeof engine === 'string' ? engine : undefined,
     replayedFrom: data.replayedFrom,
     requestedAt: event.at,
     hash: event.hash,

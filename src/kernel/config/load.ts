@@ -25,12 +25,21 @@ export interface InlineConfig {
   yaml: string;
 }
 
+/** File path → the text to read instead of the file's (checking an edit before it is written). */
+export type ConfigTexts = ReadonlyMap<string, string>;
+
 /**
  * Reads and validates every config file of a project against the installed providers and other
  * load-time checks (output processors checking `filter`).
  */
-export function loadConfig(paths: ProjectPaths, providers: ProviderLookup, checks: readonly ToolCheck[] = [], inline?: InlineConfig): LoadedConfig {
-  const sources = inline ? [readConfigSource(inline.name, paths.baseDir, true, inline.yaml)] : projectSources(paths);
+export function loadConfig(
+  paths: ProjectPaths,
+  providers: ProviderLookup,
+  checks: readonly ToolCheck[] = [],
+  inline?: InlineConfig,
+  texts: ConfigTexts = new Map(),
+): LoadedConfig {
+  const sources = inline ? [readConfigSource(inline.name, paths.baseDir, true, inline.yaml)] : projectSources(paths, texts);
   const digest = createHash('sha256');
   for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);
   const overlays: ShadowOverlay[] = [];
@@ -45,20 +54,20 @@ export function loadConfig(paths: ProjectPaths, providers: ProviderLookup, check
   };
 }
 
-function projectSources(paths: ProjectPaths): ConfigSource[] {
+function projectSources(paths: ProjectPaths, texts: ConfigTexts): ConfigSource[] {
   const sources: ConfigSource[] = [];
-  const main = readMain(paths);
+  const main = readMain(paths, texts);
   if (main) sources.push(main);
   const toolsDir = typeof main?.settings.tools_dir === 'string' ? main.settings.tools_dir : undefined;
   for (const file of configFiles(paths, toolsDir)) {
-    if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false));
+    if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false, texts.get(file)));
   }
   return sources;
 }
 
-function readMain(paths: ProjectPaths): ConfigSource | undefined {
+function readMain(paths: ProjectPaths, texts: ConfigTexts): ConfigSource | undefined {
   try {
-    return readConfigSource(paths.mainFile, paths.baseDir, true);
+    return readConfigSource(paths.mainFile, paths.baseDir, true, texts.get(paths.mainFile));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

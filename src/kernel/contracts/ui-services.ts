@@ -1,9 +1,13 @@
 import type { AuditFilter } from '../../events/audit-query.js';
 import type { CallTree } from '../../events/call-tree.js';
+import type { DashboardFigures } from '../../events/dashboard-figures.js';
 import type { AuditEntry } from '../../events/projections/audit.js';
+import type { DashboardRange } from '../../events/projections/dashboard.js';
+import type { AgentDirectory } from '../../events/projections/sessions.js';
 import type { LogStats } from '../../events/projections/stats.js';
 import type { ChainReport } from '../../events/verify.js';
 import type { PromoteRequest, PromotionPlan } from '../promote.js';
+import type { EditableTool, ToolEdit, ToolEditPlan } from '../tool-edit.js';
 
 /**
  * What `factorly ui` hands the `ui` interface (as `options.services`): the audit queries and the
@@ -17,13 +21,26 @@ export interface UiServices {
   call(callId: string): Promise<AuditEntry | undefined>;
   /** Whether an entry passes a filter (for rows that arrive live). */
   matches(entry: AuditEntry, filter: AuditFilter): boolean;
-  /** A call with its shadow decisions, inner calls and script source (`factorly logs show`). */
+  /** A call with its shadow decisions, outputs, inner calls and script sources (`factorly logs show`). */
   callTree(callId: string): Promise<CallTree | undefined>;
   stats(): Promise<LogStats>;
+  /** The dashboard's figures for the range ending now, from the dashboard projection. */
+  dashboard(range: DashboardRange): Promise<DashboardFigures>;
+  /** The agents that connected (from `session.opened`), by the agent id their calls carry. */
+  agents(): Promise<AgentDirectory>;
+  /** Which config entries refer to each secret (`vault:KEY` → tool names). */
+  secretUses(): Map<string, string[]>;
   /** Walks the hash chain (`factorly logs verify`). */
   verify(): Promise<ChainReport>;
   /** What promoting a factorly.code run would write, with the reasons it cannot yet (`tools promote`). */
   planPromotion(request: PromoteRequest): Promise<PromotionPlan>;
   /** Writes the promoted tool (as `factorly tools promote` does) and serves it at once. */
   promote(request: PromoteRequest): Promise<PromotionPlan>;
+  /**
+   * A tool's entry as the edit page shows it, after re-reading the config files (so it shows what is
+   * on disk); throws for tools no entry of their own defines, or a config that does not load.
+   */
+  editableTool(name: string): Promise<EditableTool>;
+  /** Re-reads the config, then writes an edit into the tool's YAML file when it has no problems, and serves it at once. */
+  saveToolEdit(name: string, edit: ToolEdit): Promise<ToolEditPlan>;
 }

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { html, pretty } from '../html.js';
 import { csrfField, layout, notice } from '../layout.js';
+import { messageOf } from '../messages.js';
 
 interface FormState {
   fromSha: string;
@@ -20,10 +21,6 @@ function isNameProblem(problem: string): boolean {
 /** The CLI's wording names its flag; the form names its checkbox. */
 function forForm(problem: string): string {
   return problem.replace('; pass --overwrite to replace it', " (check 'overwrite' to replace it)");
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function registerPromote(app: Hono, deps: AppDeps): void {
@@ -56,7 +53,7 @@ export function registerPromote(app: Hono, deps: AppDeps): void {
     } catch (error) {
       return page(c, deps, 409, state, planned, [forForm(messageOf(error))]);
     }
-    return c.redirect(`/tools/${encodeURIComponent(state.name)}?promoted=1`, 303);
+    return c.redirect(`/tools/${encodeURIComponent(state.name)}/edit?promoted=1`, 303);
   });
 }
 
@@ -91,7 +88,7 @@ ${state ? html`<form class="promote" method="post" action="/tools/promote">
   <input type="hidden" name="from-sha" value="${state.fromSha}">
   <label>Name<input name="name" value="${state.name}" required autocomplete="off"></label>
   <label>Description<input name="description" value="${state.description}" placeholder="${planned?.description ?? ''}"></label>
-  ${planned ? html`<p class="muted">From run <a href="/history/${planned.run.callId}">${planned.run.callId}</a> · sha <code>${planned.run.sha.slice(0, 12)}</code> · writes <code>${planned.file}</code></p>
+  ${planned ? html`<p class="muted">From run <a href="/calls/${planned.run.callId}">${planned.run.callId}</a> · sha <code>${planned.run.sha.slice(0, 12)}</code> · writes <code>${planned.file}</code></p>
   <h2>Parameters <small>inferred from the run; their values become defaults</small></h2>
   ${planned.parameters.length === 0 ? html`<p class="muted">None: the run had no params.</p>` : html`<div class="table-wrap"><table class="params"><thead><tr><th>Name</th><th>Type</th><th>Default</th></tr></thead><tbody>${planned.parameters.map(
     (p) => html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td></tr>`,

@@ -2,11 +2,21 @@ import type { CallOutcome, Params, ToolDefinition } from 'factorly';
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { duration, html, pretty, type Html } from '../html.js';
-import { badge, csrfField, layout, notice } from '../layout.js';
+import { badge, csrfField, layout } from '../layout.js';
 import { toolYaml } from '../tool-yaml.js';
-import { historyRow } from './history.js';
+import { callHref, historyRow } from './history.js';
 
 const RECENT = 10;
+
+/** Whether the tool has an entry a person can edit (its own, or one adjusting a built-in). */
+async function editable(deps: AppDeps, name: string): Promise<boolean> {
+  try {
+    await deps.services.editableTool(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** `github.issues.list` → `github`; a name without a dot has no group. */
 function prefixOf(name: string): string {
@@ -51,18 +61,18 @@ async function toolPage(c: Context, deps: AppDeps, status: 200 | 404, tried?: { 
   if (!tool) {
     return c.html(layout('Not found', '/tools', html`<h1>No such tool</h1><p>No tool is named <code>${name}</code>. <a href="/tools">All tools</a></p>`, deps.page()).text, 404);
   }
-  const recent = (await deps.services.recentCalls({ tool: tool.name }, RECENT * 3)).filter((e) => e.tool === tool.name).slice(-RECENT).reverse();
+  const [calls, agents, canEdit] = await Promise.all([deps.services.recentCalls({ tool: tool.name }, RECENT * 3), deps.services.agents(), editable(deps, tool.name)]);
+  const recent = calls.filter((e) => e.tool === tool.name).slice(-RECENT).reverse();
   const yaml = toolYaml(tool, deps.paths.baseDir);
   const body = html`<p class="crumbs"><a href="/tools">Tools</a> / ${tool.name}</p>
-<h1>${tool.name} ${badge(tool.type)}</h1>
-${c.req.query('promoted') ? notice('ok', [`Saved as a tool in ${tool.source.file}. Polish its description and parameters there; calls go through the same rules as any other.`]) : ''}
+<div class="page-head"><h1>${tool.name} ${badge(tool.type)}</h1>${canEdit ? html`<a class="button secondary" href="/tools/${encodeURIComponent(tool.name)}/edit">Edit</a>` : ''}</div>
 <p>${tool.description}</p>
 <p class="muted">Defined in <code>${tool.source.file}${tool.source.line > 0 ? `:${tool.source.line}` : ''}</code></p>
 <section><h2>Try it</h2>${tool.shadow?.confirm ? html`<p class="muted">This tool asks before each call: a run waits until it is approved on <a href="/approvals" target="_blank">Approvals</a>.</p>` : ''}${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>
 <section><h2>Parameters</h2>${parameters(tool)}</section>
 <section><h2>Shadow rules</h2>${shadow(tool)}</section>
 ${yaml ? html`<section><h2>YAML</h2><pre class="code">${yaml}</pre></section>` : ''}
-<section><h2>Recent calls</h2>${recent.length === 0 ? html`<p class="muted">None yet.</p>` : html`<div class="table-wrap"><table class="history"><tbody id="tool-rows">${recent.map(historyRow)}</tbody></table></div>`}</section>`;
+<section><h2>Recent calls</h2>${recent.length === 0 ? html`<p class="muted">None yet.</p>` : html`<div class="table-wrap"><table class="history"><tbody id="tool-rows">${recent.map((entry) => historyRow(entry, agents))}</tbody></table></div>`}</section>`;
   return c.html(layout(tool.name, '/tools', body, deps.page(), '').text, status);
 }
 
@@ -83,7 +93,7 @@ ${tool.parameters.map((p) => {
 
 function result(outcome: CallOutcome): Html {
   return html`<div class="result result-${outcome.status}" id="try-result">
-<p>${badge(outcome.status)} exit ${outcome.exitCode} · ${duration(outcome.durationMs)} · <a href="/history/${outcome.callId}">call ${outcome.callId}</a></p>
+<p>${badge(outcome.status)} exit ${outcome.exitCode} · ${duration(outcome.durationMs)} · <a href="${callHref(outcome.callId)}">call ${outcome.callId}</a></p>
 ${outcome.output ? html`<pre class="output">${pretty(outcome.output)}</pre>` : ''}
 ${outcome.error ? html`<p class="error-text">${outcome.error}</p>` : ''}
 </div>`;
