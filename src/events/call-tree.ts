@@ -1,4 +1,5 @@
 import { FactorlyError } from '../kernel/base/errors.js';
+import type { CallParamsCapped } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
@@ -8,6 +9,8 @@ import { auditProjection, type AuditEntry } from './projections/audit.js';
 export interface CallNode {
   entry: AuditEntry;
   decisions: { rule: string; decision: string; reason: string }[];
+  /** Params the log kept only a prefix of (`log.max_param_bytes`), with the size and digest of the whole. */
+  capped?: CallParamsCapped['params'];
   children: CallNode[];
 }
 
@@ -30,7 +33,9 @@ export async function callTree(log: EventLog, callId: string): Promise<CallTree 
   for await (const event of log.read({ from, to })) inRange.push(event);
   const audit = fold(inRange, auditProjection);
   const decisions = new Map<string, CallNode['decisions']>();
+  const capped = new Map<string, CallParamsCapped['params']>();
   for (const event of inRange) {
+    if (event.type === 'call.params_capped') capped.set(event.data.callId, event.data.params);
     if (event.type !== 'shadow.decided') continue;
     const list = decisions.get(event.data.callId) ?? [];
     list.push({ rule: event.data.rule, decision: event.data.decision, reason: event.data.reason });
@@ -39,6 +44,7 @@ export async function callTree(log: EventLog, callId: string): Promise<CallTree 
   const node = (entry: AuditEntry): CallNode => ({
     entry,
     decisions: decisions.get(entry.callId) ?? [],
+    ...(capped.has(entry.callId) ? { capped: capped.get(entry.callId) } : {}),
     children: [...audit.byId.values()].filter((child) => child.parentId === entry.callId).map(node),
   });
   const rootEntry = audit.byId.get(callId);

@@ -112,7 +112,7 @@ describe('the log stores bounded values', () => {
     expect(bad('log: 5\n').stderr).toContain('"log" must be a mapping');
   });
 
-  it('says when a call to replay had a capped param, and replays it only with that param given again', { timeout: 60_000 }, async () => {
+  it('says when a recorded param was capped (logs show, replay) and replays it only with that param given again', { timeout: 60_000 }, async () => {
     const root = project();
     const text = 'w'.repeat(200 * 1024);
     const [outcome] = await callIn(root, [{ tool: 'sink', params: { text } }]);
@@ -123,6 +123,7 @@ describe('the log stores bounded values', () => {
     const shown = runCli(['logs', 'replay', outcome.callId, '--show'], root);
     expect(shown).toMatchObject({ status: 0 });
     expect(shown.stdout).toContain('warning: param "text" was recorded capped');
+    expect(runCli(['logs', 'show', outcome.callId], root).stdout).toContain(`param text: capped in the log (${200 * 1024} bytes, sha256 ${sha256(text).slice(0, 16)}…)`);
     expect(runCli(['logs', 'replay', outcome.callId, '--param', 'text=again'], root)).toMatchObject({ status: 0, stdout: '5\n' });
   });
 });
