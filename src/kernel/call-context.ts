@@ -160,10 +160,15 @@ export class CallContext implements CallTreeLink {
     clearTimeout(timer);
   }
 
-  /** Releases the call's timer and its link to the parent's signal. */
+  /**
+   * Once the call has completed: releases its timer and its link to the parent's signal, and stops
+   * its context for good, so an inner call made later through it (a provider keeping it past its
+   * call) is recorded as cancelled and never runs.
+   */
   close(): void {
     clearTimeout(this.deadline);
     this.detach?.();
+    if (!this.signal.aborted) this.controller.abort(new CallCancelled(`"${this.tool?.name ?? this.callId}" has ended`));
   }
 
   private follow(signal: AbortSignal, reason: () => CallCancelled): void {

@@ -93,8 +93,10 @@ export class CallPipeline {
     const gateRequest = { callId: context.callId, tool, params: validated.params, iface, agentId, sessionId, parentId: context.parent?.callId, client, callers: context.callers(), signal: context.signal };
     // The shadow gate writes call.requested together with its decisions, before execution.
     const verdict = await this.parts.shadow.check(log, gateRequest, opening, record.redactor);
-    if (context.signal.aborted) return this.stopped(flight, []);
-    if (verdict.blocked) return this.block(flight, [], verdict.decision, verdict.reason, verdict.rule);
+    // A confirmation cut short by the tree stopping is a cancellation, not a refusal.
+    const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.signal.aborted;
+    if (verdict.blocked && !abandoned) return this.block(flight, [], verdict.decision, verdict.reason, verdict.rule);
+    if (verdict.blocked || context.signal.aborted) return this.stopped(flight, []);
     const result = await this.execute(flight, tool, validated.params);
     const cancelled = context.cancelled && (result.exitCode !== 0 || Boolean(result.error));
     await context.settle();

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
+import type { CallGateway, CallTreeLink } from '../../src/kernel/contracts/gateway.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plugin.js';
 import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
@@ -124,6 +125,32 @@ describe('a call tree shares its deadline and cancellation', () => {
     expect(done.get(inner.data.callId)).toMatchObject({ status: 'cancelled' });
     expect(done.get(outcome.callId)).toMatchObject({ status: 'cancelled' });
     expect(processesMarked(marker)).toEqual([]);
+  });
+
+  it('starts no inner call through the context of a call that has completed', async () => {
+    let kept: CallTreeLink | undefined;
+    let ran = 0;
+    let gateway: CallGateway | undefined;
+    const keeper = definePlugin({
+      id: 'keeper',
+      apiVersion: '1',
+      register(registrar) {
+        registrar.registerInit({
+          deps: { providers: registrar.tokens.ToolProviders, calls: registrar.tokens.CallGateway },
+          init({ providers, calls }, { pluginId }) {
+            gateway = calls;
+            providers.add('keeper', { type: 'keeper', keys: [], execute: async (call) => ((kept = call.context), { output: 'done', exitCode: 0 }) }, pluginId);
+            providers.add('counted', { type: 'counted', keys: [], execute: async () => ({ output: String(++ran), exitCode: 0 }) }, pluginId);
+          },
+        });
+      },
+    });
+    const started = await startTestKernel('tools:\n  keeps: {type: keeper}\n  counted: {type: counted}\n', [keeper]);
+    kernel = started.kernel;
+    expect(await kernel.pipeline.call({ tool: 'keeps', params: {}, iface: 'mcp' })).toMatchObject({ status: 'success' });
+    const later = await gateway!.call({ tool: 'counted', params: {}, iface: 'code', parent: kept });
+    expect(later).toMatchObject({ status: 'cancelled', error: 'cancelled before it ran: stopped with the call that made it ("keeps": "keeps" has ended)' });
+    expect(ran).toBe(0);
   });
 
   it('cancels an upstream MCP call when the calling script’s deadline passes', async () => {
