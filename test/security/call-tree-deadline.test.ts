@@ -6,10 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import type { CallGateway, CallTreeLink } from '../../src/kernel/contracts/gateway.js';
+import type { ConfirmChannel } from '../../src/kernel/contracts/extensions.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plugin.js';
 import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
 import { plugin as mcp } from '../../plugins-official/provider-mcp/src/plugin.js';
+import { plugin as shadow } from '../../plugins-official/shadow/src/plugin.js';
+import { contribute } from '../../plugins-official/shadow/test/helpers.js';
 import { projectEvents } from '../helpers/events.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 import { BIN, tempProject } from '../helpers/project.js';
@@ -151,6 +154,27 @@ describe('a call tree shares its deadline and cancellation', () => {
     const later = await gateway!.call({ tool: 'counted', params: {}, iface: 'code', parent: kept });
     expect(later).toMatchObject({ status: 'cancelled', error: 'cancelled before it ran: stopped with the call that made it ("keeps": "keeps" has ended)' });
     expect(ran).toBe(0);
+  });
+
+  it('stops a call waiting for a person when its caller cancels, and records it as cancelled', async () => {
+    const controller = new AbortController();
+    let channelReleased = false;
+    // The person never answers; the caller gives up while the question is open.
+    const silent: ConfirmChannel = {
+      name: 'silent',
+      ask(_request, signal) {
+        signal.addEventListener('abort', () => (channelReleased = true));
+        controller.abort();
+        return new Promise(() => undefined);
+      },
+    };
+    const started = await startTestKernel('tools:\n  deploy: {type: cli, command: echo, args: [deployed], shadow: {confirm: true}}\n', [shadow, contribute('asks', { channels: [silent] })]);
+    kernel = started.kernel;
+    const outcome = await kernel.pipeline.call({ tool: 'deploy', params: {}, iface: 'mcp', signal: controller.signal });
+    expect(outcome).toMatchObject({ status: 'cancelled', output: '' });
+    expect(channelReleased).toBe(true);
+    const story = (await started.log.readCall(outcome.callId)).map((e) => e.type);
+    expect(story).toEqual(['call.requested', 'shadow.decided', 'shadow.decided', 'confirm.requested', 'confirm.resolved', 'call.completed']);
   });
 
   it('cancels an upstream MCP call when the calling script’s deadline passes', async () => {
