@@ -78,6 +78,19 @@ describe('the log stores bounded values', () => {
     expect(JSON.stringify(extra).startsWith(requested.data.params.extra as string)).toBe(true);
   });
 
+  it('bounds the params of a refused call too, whatever their names (`__proto__`, `constructor`)', async () => {
+    const root = project();
+    const params = JSON.parse(`{"text": "a", "__proto__": "${'p'.repeat(200 * 1024)}", "constructor": "${'c'.repeat(100 * 1024)}"}`) as Record<string, unknown>;
+    const [outcome] = await callIn(root, [{ tool: 'sink', params }]);
+    expect(outcome).toMatchObject({ status: 'blocked' });
+    const events = await projectEvents(root);
+    const [requested] = ofType(events, 'call.requested', outcome.callId);
+    expect(bytesOf(requested.data.params)).toBeLessThanOrEqual(64 * 1024);
+    expect(Object.keys(requested.data.params)).toEqual(['text', '__proto__', 'constructor']);
+    const [capped] = ofType(events, 'call.params_capped', outcome.callId);
+    expect(Object.keys(capped.data.params).sort()).toEqual(['__proto__', 'constructor']);
+  });
+
   it('stores outputs, errors and diagnostics capped at 64 KiB by default, with the size and digest of the whole output', async () => {
     const root = project();
     const [ok, failed] = await callIn(root, [{ tool: 'flood', params: { bytes: 10 * MiB } }, { tool: 'flood', params: { bytes: 10 * MiB, code: 3 } }]);
