@@ -114,9 +114,7 @@ export class ShadowGate {
         return decided;
       }
       const rebase = (head: number, readFrom: (seq: number) => readonly Recorded[]): NewEvent[] | undefined => {
-        // A reason decided inside the write could not be scrubbed there: a call tree with secrets decides again outside it.
-        if (redact?.active) return undefined;
-        const again = this.histories.foldMoved(head, readFrom) ? this.evaluateNow(group, { ...context, now: this.clock() }) : undefined;
+        const again = this.histories.foldMoved(head, readFrom) ? this.evaluateNow(group, { ...context, now: this.clock() }, redact) : undefined;
         if (again === undefined) return undefined;
         decided = again;
         return [...pending, ...again.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict))];
@@ -155,13 +153,14 @@ export class ShadowGate {
    * The chain decided again inside a write, synchronously. Undefined when a rule answers with a
    * promise (it cannot be waited for there): the append then conflicts and is retried as a whole.
    */
-  private evaluateNow(group: ShadowRule[], context: ShadowContext): Decided[] | undefined {
+  private evaluateNow(group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Decided[] | undefined {
     const decided: Decided[] = [];
     for (const rule of group) {
       const broken = this.histories.brokenReason(rule);
       const verdict = broken === undefined ? runRuleNow(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
       if (verdict === ASYNC) return undefined;
       if (!verdict) continue;
+      if (redact?.active && !scrubNow(verdict, redact)) return undefined;
       decided.push({ rule, verdict });
       if (BLOCKING.has(verdict.decision)) break;
     }
@@ -229,6 +228,15 @@ export class ShadowGate {
 /** Identical calls share a fingerprint: sha256 of the tool name and the RFC 8785 canonical JSON of its params. */
 export function fingerprintOf(tool: string, params: unknown): string {
   return sha256Hex(`${tool}:${canonicalJson(params)}`);
+}
+
+/** Scrubs a verdict's reason and facts in place without waiting; false when that cannot be done inside a write. */
+function scrubNow(verdict: ShadowVerdict, redact: Redactor): boolean {
+  const reason = redact.textNow(verdict.reason);
+  const facts = verdict.facts === undefined ? undefined : redact.valueNow(verdict.facts);
+  if (reason === undefined || (verdict.facts !== undefined && facts === undefined)) return false;
+  Object.assign(verdict, { reason, facts });
+  return true;
 }
 
 async function flush(log: EventLog, pending: NewEvent[]): Promise<void> {

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
+import { MemoryEventLog } from '../../src/events/memory-log.js';
+import type { Projection } from '../../src/events/projection.js';
+import type { ConfirmChannel, ShadowRule } from '../../src/kernel/contracts/extensions.js';
+import { Redactor } from '../../src/kernel/redact.js';
+import { ShadowGate } from '../../src/kernel/shadow-gate.js';
+import { OrderedSlot } from '../../src/kernel/slots.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
+import { SecretScrubber } from '../../plugins-official/vault/src/scrub-processor.js';
 import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plugin.js';
 import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
 import { plugin as vault } from '../../plugins-official/vault/src/plugin.js';
@@ -115,5 +122,33 @@ describe('a call tree shares one secret scope', () => {
     } finally {
       await kernel.stop();
     }
+  });
+
+  it('scrubs a rule’s reason decided again inside the write (the synchronous path), as it does outside it', async () => {
+    const secret = `tok-${randomBytes(8).toString('hex')}`;
+    const log = new MemoryEventLog();
+    const seen: Projection<number> = { name: 'seen', init: () => 0, evolve: (n) => n + 1 };
+    let asked = 0;
+    const rule: ShadowRule<number> = { name: 'echoes', order: 100, history: seen, evaluate: (context) => ((asked += 1), { decision: 'allow', reason: `saw ${String(context.params.text)}` }) };
+    const rules = new OrderedSlot<ShadowRule>();
+    rules.add(rule as ShadowRule, 'third-party');
+    const gate = new ShadowGate(rules, new OrderedSlot<ConfirmChannel>());
+    const tool = { name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
+    const redact = new Redactor(() => [new SecretScrubber()], () => new Map([['vault:K', secret]]), tool);
+    const append = log.append.bind(log);
+    let moved = false;
+    // Another writer appends between the decision and its write, so the gate decides again inside the write.
+    log.append = async (events, options) => {
+      if (options?.expectedSeq !== undefined && !moved) {
+        moved = true;
+        await append([{ type: 'session.closed', data: { sessionId: 's', iface: 'mcp' } }]);
+      }
+      return append(events, options);
+    };
+    await gate.check(log, { callId: 'c1', tool, params: { text: secret }, iface: 'code' }, [], redact);
+    expect(asked, 'asked once before the write and once inside it').toBe(2);
+    const stored = JSON.stringify(await eventsOf(log));
+    expect(stored).toContain('saw [REDACTED:K]');
+    expect(leaksIn(stored, secret)).toEqual([]);
   });
 });
