@@ -1,5 +1,5 @@
 import { FactorlyError } from '../kernel/base/errors.js';
-import type { StoredText } from './catalog.js';
+import type { CallParamsCapped, StoredText } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
@@ -14,6 +14,8 @@ export interface CallNode {
   output?: StoredText;
   /** What a successful tool wrote to stderr (and a script's console.log lines). */
   diagnostics?: string;
+  /** Params the log kept only a prefix of (`log.max_param_bytes`), with the size and digest of the whole. */
+  capped?: CallParamsCapped['params'];
   children: CallNode[];
 }
 
@@ -45,8 +47,10 @@ export async function callTree(log: EventLog, callId: string): Promise<CallTree 
   const audit = fold(inRange, auditProjection);
   const decisions = new Map<string, CallNode['decisions']>();
   const completions = new Map<string, Recorded<'call.completed'>>();
+  const capped = new Map<string, CallParamsCapped['params']>();
   for (const event of inRange) {
     if (event.type === 'call.completed') completions.set(event.data.callId, event);
+    if (event.type === 'call.params_capped') capped.set(event.data.callId, event.data.params);
     if (event.type !== 'shadow.decided') continue;
     const list = decisions.get(event.data.callId) ?? [];
     list.push({ rule: event.data.rule, decision: event.data.decision, reason: event.data.reason, at: event.at });
@@ -59,6 +63,7 @@ export async function callTree(log: EventLog, callId: string): Promise<CallTree 
       decisions: decisions.get(entry.callId) ?? [],
       ...(done ? { output: done.output } : {}),
       ...(done?.diagnostics ? { diagnostics: done.diagnostics } : {}),
+      ...(capped.has(entry.callId) ? { capped: capped.get(entry.callId) } : {}),
       children: [...audit.byId.values()].filter((child) => child.parentId === entry.callId).map(node),
     };
   };

@@ -4,8 +4,11 @@
  */
 
 export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
-export type CallStatus = 'success' | 'error' | 'blocked';
+/** `cancelled`: stopped from outside before its own end (its caller cancelled, or its call tree stopped). */
+export type CallStatus = 'success' | 'error' | 'blocked' | 'cancelled';
+export const CALL_STATUSES: readonly CallStatus[] = ['success', 'error', 'blocked', 'cancelled'];
 export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
+export const DECISIONS: readonly Decision[] = ['allow', 'warn', 'deny', 'confirm', 'rate_limited', 'loop_blocked', 'invalid'];
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type Params = Record<string, JsonValue>;
 
@@ -28,6 +31,16 @@ export interface CallParamsCoerced {
   callId: string;
   original: Params;
   coerced: Params;
+}
+
+/**
+ * Params of a call that were too big for the log (`log.max_param_bytes`): `call.requested` (and
+ * `call.params_coerced`) hold a prefix of each of these, and this event the size and digest of the
+ * whole value as recorded (its JSON text, for a value that is not a string).
+ */
+export interface CallParamsCapped {
+  callId: string;
+  params: Record<string, { bytes: number; sha256: string }>;
 }
 
 export interface ShadowDecided {
@@ -179,6 +192,7 @@ export interface McpForwarded {
 export interface EventMap {
   'call.requested': CallRequested;
   'call.params_coerced': CallParamsCoerced;
+  'call.params_capped': CallParamsCapped;
   'shadow.decided': ShadowDecided;
   'confirm.requested': ConfirmRequested;
   'confirm.answered': ConfirmAnswered;
@@ -201,6 +215,7 @@ export type EventType = keyof EventMap;
 export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.requested': 1,
   'call.params_coerced': 1,
+  'call.params_capped': 1,
   'shadow.decided': 2,
   'confirm.requested': 1,
   'confirm.answered': 1,

@@ -47,7 +47,7 @@ export function otlpDocument(events: readonly Recorded[], version: string) {
 function severity(event: Recorded): { number: number; text: string } {
   const data = event.data as { status?: string; decision?: string };
   if (data.status === 'error' || event.type === 'plugin.failed') return { number: 17, text: 'ERROR' };
-  if (data.status === 'blocked' || (data.decision && data.decision !== 'allow')) return { number: 13, text: 'WARN' };
+  if (data.status === 'blocked' || data.status === 'cancelled' || (data.decision && data.decision !== 'allow')) return { number: 13, text: 'WARN' };
   return { number: 9, text: 'INFO' };
 }
 

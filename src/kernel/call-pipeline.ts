@@ -1,21 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { Interface, Params } from '../events/catalog.js';
+import type { CallStatus, Params } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { messageOf } from './base/errors.js';
 import { didYouMean } from './base/suggest.js';
 import type { BootRecord } from './boot-record.js';
-import type { OutputProcessor } from './contracts/extensions.js';
+import { CallContext, STOP_GRACE_MS } from './call-context.js';
+import { CallRecord } from './call-record.js';
+import type { OutputProcessor, SecretBackend } from './contracts/extensions.js';
+import type { CallOutcome, CallRequest } from './contracts/gateway.js';
 import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from './contracts/tool.js';
 import { validateParams } from './params.js';
-import type { ToolRegistry } from './registry.js';
-import type { KeyedSlot, OrderedSlot } from './slots.js';
-import { storedText } from './stored-text.js';
-import type { ShadowGate } from './shadow-gate.js';
-import type { CallOutcome, CallRequest } from './contracts/gateway.js';
-import type { SecretBackend } from './contracts/extensions.js';
-import { CallSecretScope, hydrateParams } from './secret-scope.js';
 import { definedOnly, processResult } from './process-output.js';
+import { unknownTool } from './redact.js';
+import type { ToolRegistry } from './registry.js';
+import { hydrateParams } from './secret-scope.js';
+import type { ShadowGate } from './shadow-gate.js';
+import type { KeyedSlot, OrderedSlot } from './slots.js';
+import type { LogBounds } from './stored-text.js';
 
 export type { CallOutcome, CallRequest } from './contracts/gateway.js';
 
@@ -31,113 +33,131 @@ export interface PipelineParts {
   /** Secrets providers resolved outside any call (see KernelTokens.StandingSecrets): scrubbed from every call. */
   standing?: SecretScope;
   shadow: ShadowGate;
+  /** The config's `log:` bounds, as currently loaded. */
+  bounds: () => LogBounds;
+}
+
+/** One call on its way through the pipeline. */
+interface Flight {
+  log: EventLog;
+  context: CallContext;
+  record: CallRecord;
+  request: CallRequest;
+  started: number;
 }
 
 /**
  * The call pipeline of DESIGN.md §4: resolve → validate/coerce → record → shadow rules → provider
- * → output processing → record completion → answer. Every interface and every inner call uses it.
+ * → output processing → record completion → answer. Every interface and every inner call uses it;
+ * an inner call joins its caller's call tree (CallContext) and the caller completes after it.
  */
 export class CallPipeline {
   constructor(private readonly parts: PipelineParts) {}
 
   async call(request: CallRequest): Promise<CallOutcome> {
     const started = performance.now();
+    const callId = randomUUID();
+    // Made before anything is awaited, so sibling calls take their places in their caller's budget in call order.
+    const context = request.parent
+      ? CallContext.adopt(request.parent).child(callId)
+      : CallContext.root(callId, { backends: this.parts.backends, standing: this.parts.standing }, request.signal);
+    const work = this.run(context, request, started);
+    context.parent?.track(work);
+    try {
+      return await work;
+    } finally {
+      context.close();
+    }
+  }
+
+  private async run(context: CallContext, request: CallRequest, started: number): Promise<CallOutcome> {
     const log = this.parts.log();
     await this.parts.boot.ensure(log);
-    const callId = randomUUID();
-    const opened = this.requested(callId, request);
     const tool = this.parts.registry.get(request.tool);
+    const record = new CallRecord(context, request, tool ?? unknownTool(request.tool), () => this.parts.processors.list(), this.parts.bounds());
+    const flight: Flight = { log, context, record, request, started };
+    // The call's tree stopped before this call could start: it is recorded, and never runs.
+    if (context.signal.aborted) return this.stopped(flight, await record.opening());
     if (!tool) {
       const hint = didYouMean(request.tool, this.parts.registry.visible().map((t) => t.name));
-      return this.block(log, [opened], callId, 'unknown_tool', `tool "${request.tool}" not found${hint}`, started);
+      return this.block(flight, await record.opening(), 'unknown_tool', `tool "${request.tool}" not found${hint}`);
     }
     const validated = validateParams(tool.parameters, request.params);
     if (validated.problems.length > 0) {
-      const message = `parameter validation failed for "${tool.name}": ${validated.problems.join('; ')}`;
-      return this.block(log, [opened], callId, 'invalid', message, started);
+      return this.block(flight, await record.opening(), 'invalid', `parameter validation failed for "${tool.name}": ${validated.problems.join('; ')}`);
     }
-    const coerced: NewEvent[] = validated.changed
-      ? [{ type: 'call.params_coerced', data: { callId, original: request.params, coerced: validated.params } }]
-      : [];
-    const { agentId, sessionId, parentId, iface } = request;
+    const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
+    const coerced = validated.changed ? { original: request.params, coerced: validated.params } : undefined;
+    const opening = [...(source ? [await record.source(source)] : []), ...(await record.opening({ sourceSha: source?.sha, coerced }))];
+    const { agentId, sessionId, iface, client } = request;
+    const gateRequest = { callId: context.callId, tool, params: validated.params, iface, agentId, sessionId, parentId: context.parent?.callId, client, callers: context.callers(), signal: context.signal };
     // The shadow gate writes call.requested together with its decisions, before execution.
-    const opening = [...this.sourceEvents(tool, validated.params, opened), opened, ...coerced];
-    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId, client: request.client }, opening);
-    if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
-    const secrets = new CallSecretScope(this.parts.backends);
-    const result = await this.execute(tool, callId, request, validated.params, secrets);
+    const verdict = await this.parts.shadow.check(log, gateRequest, opening, record.redactor);
+    // A confirmation cut short by the tree stopping is a cancellation, not a refusal.
+    const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.signal.aborted;
+    if (verdict.blocked && !abandoned) return this.block(flight, [], verdict.decision, verdict.reason, verdict.rule);
+    if (verdict.blocked || context.signal.aborted) return this.stopped(flight, []);
+    const result = await this.execute(flight, tool, validated.params);
+    const cancelled = context.cancelled && (result.exitCode !== 0 || Boolean(result.error));
+    await context.settle();
     // Shadow warnings (a possible loop) reach the caller beside the tool's own diagnostics.
     const warned = verdict.warnings.map((warning) => `warning: ${warning}\n`).join('');
     if (warned) result.diagnostics = warned + (result.diagnostics ?? '');
-    const standing = this.parts.standing?.resolved();
-    const scrub = standing?.size ? new Map([...standing, ...secrets.resolved()]) : secrets.resolved();
-    return this.complete(log, callId, tool, result, scrub, validated.params, started);
+    if (cancelled) result.error = `cancelled: ${context.stopReason()}`;
+    return this.complete(flight, tool, result, validated.params, cancelled ? 'cancelled' : undefined);
   }
 
-  /**
-   * For a call that runs source code: stamps its digest on `call.requested` and records the source
-   * itself once (the event id is derived from the digest, so appending it again is a no-op).
-   */
-  private sourceEvents(tool: ToolDefinition, params: Params, opened: NewEvent): NewEvent[] {
-    const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, params);
-    if (!source || opened.type !== 'call.requested') return [];
-    opened.data.sourceSha = source.sha;
-    return [{ id: `source-${source.sha}`, type: 'source.recorded', data: { sha: source.sha, language: source.language, source: source.source } }];
-  }
-
-  private requested(callId: string, request: CallRequest): NewEvent {
-    const { tool, params, iface, agentId, sessionId, parentId, replayedFrom } = request;
-    return { type: 'call.requested', data: { callId, rootId: request.rootId ?? callId, parentId, tool, params, iface, agentId, sessionId, replayedFrom } };
-  }
-
-  private async execute(tool: ToolDefinition, callId: string, request: CallRequest, params: Params, secrets: CallSecretScope): Promise<ToolResult> {
+  private async execute({ context, request }: Flight, tool: ToolDefinition, params: Params): Promise<ToolResult> {
     const provider = this.parts.providers.get(tool.type);
     if (!provider) return { output: '', error: `no provider for tool "${tool.name}" (type ${tool.type})`, exitCode: 1 };
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    context.start(tool, timeoutMs);
     try {
       // Hydrated values go to the provider only: the events above already hold the params as sent.
-      const hydrated = await hydrateParams(tool.parameters, params, secrets);
-      return await provider.execute({
-        callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params: hydrated, iface: request.iface,
-        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: callSignal(timeoutMs, request.signal), secrets, client: request.client,
+      const hydrated = await hydrateParams(tool.parameters, params, context.secrets);
+      const { iface, agentId, sessionId, client } = request;
+      const work = provider.execute({
+        callId: context.callId, rootId: context.rootId, parentId: context.parent?.callId, tool, params: hydrated, iface,
+        agentId, sessionId, timeoutMs, signal: context.signal, secrets: context.secrets, context, client,
       });
+      const unstoppable = (): ToolResult => ({ output: '', error: `"${tool.name}" did not stop within ${STOP_GRACE_MS / 1000}s (${context.stopReason()})`, exitCode: context.cancelled ? 130 : 124 });
+      return await context.bounded(work, unstoppable);
     } catch (error) {
       return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
     }
   }
 
-  private async complete(
-    log: EventLog,
-    callId: string,
-    tool: ToolDefinition,
-    result: ToolResult,
-    secrets: ReadonlyMap<string, string>,
-    params: Params,
-    started: number,
-  ): Promise<CallOutcome> {
-    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets, params, format: result.outputFormat });
+  private async complete(flight: Flight, tool: ToolDefinition, result: ToolResult, params: Params, stopped?: CallStatus): Promise<CallOutcome> {
+    const { log, context, record } = flight;
+    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets: context.scrubList(), params, format: result.outputFormat });
     const { output, error, diagnostics, structuredContent } = processed;
-    const durationMs = Math.round(performance.now() - started);
-    const status = result.exitCode !== 0 || error ? 'error' : 'success';
+    const durationMs = Math.round(performance.now() - flight.started);
+    const status = stopped ?? (result.exitCode !== 0 || error ? 'error' : 'success');
     const bytes = processed.processed ? { originalBytes: Buffer.byteLength(result.output, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
     const usage = result.usage;
-    await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error, diagnostics, durationMs, usage, ...bytes } }]);
+    const stored = record.stored(output, error, diagnostics);
+    await log.append([{ type: 'call.completed', data: { callId: context.callId, status, exitCode: result.exitCode, ...stored, durationMs, usage, ...bytes } }]);
     const extras = { outputFormat: result.outputFormat, structuredContent };
-    return { callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
+    return { callId: context.callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
   }
 
-  private async block(log: EventLog, before: NewEvent[], callId: string, blockedBy: string, error: string, started: number): Promise<CallOutcome> {
-    const durationMs = Math.round(performance.now() - started);
-    await log.append([
-      ...before,
-      { type: 'call.completed', data: { callId, status: 'blocked', exitCode: 1, output: storedText(''), error, blockedBy, durationMs } },
-    ]);
-    return { callId, status: 'blocked', output: '', error, exitCode: 1, durationMs };
+  /** A call refused before it ran: `blockedBy` is the stage or decision (as recorded), `rule` the rule's name. */
+  private async block(flight: Flight, before: NewEvent[], blockedBy: string, reason: string, rule = blockedBy): Promise<CallOutcome> {
+    const { log, context, record } = flight;
+    const error = await record.text(reason);
+    const durationMs = Math.round(performance.now() - flight.started);
+    const stored = record.stored('', error, undefined);
+    await log.append([...before, { type: 'call.completed', data: { callId: context.callId, status: 'blocked', exitCode: 1, ...stored, blockedBy, durationMs } }]);
+    return { callId: context.callId, status: 'blocked', output: '', error, exitCode: 1, durationMs, blockedBy: rule };
   }
-}
 
-/** The tool's deadline, and the caller's cancellation when it has one: whichever comes first stops the call. */
-function callSignal(timeoutMs: number, caller: AbortSignal | undefined): AbortSignal {
-  const deadline = AbortSignal.timeout(timeoutMs);
-  return caller ? AbortSignal.any([deadline, caller]) : deadline;
+  /** A call whose tree stopped before it could run (its caller cancelled, a deadline passed): recorded as cancelled. */
+  private async stopped(flight: Flight, before: NewEvent[]): Promise<CallOutcome> {
+    const { log, context, record } = flight;
+    const error = await record.text(`cancelled before it ran: ${context.stopReason()}`);
+    const durationMs = Math.round(performance.now() - flight.started);
+    const stored = record.stored('', error, undefined);
+    await log.append([...before, { type: 'call.completed', data: { callId: context.callId, status: 'cancelled', exitCode: 130, ...stored, durationMs } }]);
+    return { callId: context.callId, status: 'cancelled', output: '', error, exitCode: 130, durationMs };
+  }
 }

@@ -9,23 +9,31 @@ export interface ConfirmOutcome {
   timedOut: boolean;
 }
 
+/** The `channel` of the outcome when the call was stopped (its tree cancelled) while waiting for an answer. */
+export const STOPPED = 'stopped';
+
 /**
  * Asks every channel at once. The first answer wins and aborts the others; a channel that fails
- * does not count as an answer unless every channel failed; no answer within `timeoutMs` is a deny.
+ * does not count as an answer unless every channel failed; no answer within `timeoutMs` is a deny,
+ * and so is the call being stopped (`stop`) before anyone answered.
  */
-export function raceChannels(channels: readonly ConfirmChannel[], request: ConfirmRequest, timeoutMs: number): Promise<ConfirmOutcome> {
+export function raceChannels(channels: readonly ConfirmChannel[], request: ConfirmRequest, timeoutMs: number, stop?: AbortSignal): Promise<ConfirmOutcome> {
   const controller = new AbortController();
   return new Promise((resolve) => {
     let settled = false;
     let failures = 0;
+    const stopped = (): void => finish({ channel: STOPPED, approved: false, timedOut: false });
     const finish = (outcome: ConfirmOutcome): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      stop?.removeEventListener('abort', stopped);
       controller.abort();
       resolve(outcome);
     };
     const timer = setTimeout(() => finish({ channel: 'timeout', approved: false, timedOut: true }), timeoutMs);
+    if (stop?.aborted) return stopped();
+    stop?.addEventListener('abort', stopped, { once: true });
     for (const channel of channels) {
       Promise.resolve()
         .then(() => channel.ask(request, controller.signal))

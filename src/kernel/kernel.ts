@@ -119,7 +119,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const shadow = new ShadowGate(slots.rules, slots.channels);
   const parts = {
     log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
-    boot: new BootRecord(config, plugins), shadow,
+    boot: new BootRecord(config, plugins), shadow, bounds: () => config.logBounds,
   };
   const pipeline = new CallPipeline(parts);
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.

@@ -8,15 +8,17 @@ import type { KeyedSlot } from './slots.js';
 const REFERENCE = /(\\?)\{\{([A-Za-z0-9_][A-Za-z0-9_-]*):([^}|]+?)(?:\|([^}]*))?\}\}/g;
 
 /**
- * Resolves secret references for one call through the installed `SecretBackend`s and remembers
- * each value, so output processors can scrub it. A reference to a backend that is not installed
- * is left as written; a missing key without a default is an error that names the reference, never
- * a value.
+ * Resolves secret references through the installed `SecretBackend`s and remembers each value, so
+ * output processors can scrub it. The calls of one call tree share `values` (see CallContext): a
+ * value one call resolved is scrubbed from every other call of the tree. A reference to a backend
+ * that is not installed is left as written; a missing key without a default is an error that names
+ * the reference, never a value.
  */
 export class CallSecretScope implements SecretScope {
-  private readonly values = new Map<string, string>();
-
-  constructor(private readonly backends: KeyedSlot<SecretBackend>) {}
+  constructor(
+    private readonly backends: KeyedSlot<SecretBackend>,
+    private readonly values = new Map<string, string>(),
+  ) {}
 
   async resolve(template: string): Promise<string> {
     return this.resolveFrom(template, undefined);

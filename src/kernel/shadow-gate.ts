@@ -3,14 +3,16 @@ import type { NewEvent, Recorded } from '../events/envelope.js';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from './base/errors.js';
-import { raceChannels } from './confirm-race.js';
+import { raceChannels, STOPPED } from './confirm-race.js';
 import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
 import { DEFAULT_CONFIRM_TIMEOUT_MS } from './contracts/shadow-policy.js';
 import { RuleHistories } from './shadow-history.js';
 import { ASYNC, failed, runRule, runRuleNow } from './shadow-rule-run.js';
 import type { OrderedSlot } from './slots.js';
+import type { Redactor } from './redact.js';
 
-export type GateResult = { blocked: false; warnings: string[] } | { blocked: true; rule: string; reason: string };
+/** `decision` is what blocked (`deny`, `confirm`, …), `rule` the name of the rule that decided it. */
+export type GateResult = { blocked: false; warnings: string[] } | { blocked: true; decision: string; rule: string; reason: string };
 export type GateRequest = Omit<ShadowContext, 'fingerprint' | 'now'>;
 
 export const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
@@ -20,6 +22,14 @@ const MAX_ATTEMPTS = 100;
 interface Decided {
   rule: ShadowRule;
   verdict: ShadowVerdict;
+}
+
+/** One call's pass through the gate: the log, what the rules see, its events not yet written, its scrubber. */
+interface Pass {
+  log: EventLog;
+  context: ShadowContext;
+  pending: NewEvent[];
+  redact?: Redactor;
 }
 
 /**
@@ -43,26 +53,26 @@ export class ShadowGate {
   /**
    * Decides a call. `before` are the call's own events not yet written (`call.requested`): they are
    * appended in the same batch as the decisions, so a call costs one append up to execution.
+   * `redact` scrubs the call tree's secrets from the reasons recorded and the params a person is shown.
    */
-  async check(log: EventLog, request: GateRequest, before: NewEvent[] = []): Promise<GateResult> {
+  async check(log: EventLog, request: GateRequest, before: NewEvent[] = [], redact?: Redactor): Promise<GateResult> {
     const context: ShadowContext = { ...request, fingerprint: fingerprintOf(request.tool.name, request.params), now: this.clock() };
     const pending = [...before];
     const rules = this.rules.list();
+    const pass = { log, context, pending, redact };
     // With any history rule the whole chain is decided against one head and recorded at once.
-    const decided = rules.some((rule) => rule.history)
-      ? await this.decideWithHistory(log, rules, context, pending)
-      : await this.decideStateless(rules, context, pending);
+    const decided = rules.some((rule) => rule.history) ? await this.decideWithHistory(pass, rules) : await this.decideStateless(pass, rules);
     const warnings: string[] = [];
     let confirm: ShadowVerdict | undefined;
-    for (const { verdict } of decided) {
+    for (const { rule, verdict } of decided) {
       if (BLOCKING.has(verdict.decision)) {
         await flush(log, pending);
-        return { blocked: true, rule: verdict.decision, reason: verdict.reason };
+        return { blocked: true, decision: verdict.decision, rule: rule.name, reason: verdict.reason };
       }
       if (verdict.decision === 'warn') warnings.push(verdict.reason);
       if (verdict.decision === 'confirm') confirm ??= verdict;
     }
-    if (confirm) return this.confirm(log, context, confirm, pending, warnings);
+    if (confirm) return this.confirm(pass, confirm, warnings);
     await flush(log, pending);
     return { blocked: false, warnings };
   }
@@ -80,8 +90,8 @@ export class ShadowGate {
     });
   }
 
-  private async decideStateless(rules: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
-    const decided = await this.evaluateGroup(rules, context);
+  private async decideStateless({ context, pending, redact }: Pass, rules: ShadowRule[]): Promise<Decided[]> {
+    const decided = await this.evaluateGroup(rules, context, redact);
     pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
     return decided;
   }
@@ -92,18 +102,19 @@ export class ShadowGate {
    * calls' events land first, the write itself folds them and decides again (`rebase`), so
    * concurrent calls share one durable commit instead of queueing one commit each.
    */
-  private async decideWithHistory(log: EventLog, group: ShadowRule[], context: ShadowContext, pending: NewEvent[]): Promise<Decided[]> {
+  private async decideWithHistory(pass: Pass, group: ShadowRule[]): Promise<Decided[]> {
+    const { log, context, pending, redact } = pass;
     const stateful = group.find((rule) => rule.history)!;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-      const round = await this.exclusive(() => this.decideAtHead(log, group, context));
-      if ('unreadable' in round) return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not read its state', round.unreadable));
+      const round = await this.exclusive(() => this.decideAtHead(log, group, context, redact));
+      if ('unreadable' in round) return this.recordPlain(pass, stateful, failed(stateful, 'could not read its state', round.unreadable));
       let decided = round.decided;
       if (!decided.some(({ rule }) => rule.history)) {
         pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
         return decided;
       }
       const rebase = (head: number, readFrom: (seq: number) => readonly Recorded[]): NewEvent[] | undefined => {
-        const again = this.histories.foldMoved(head, readFrom) ? this.evaluateNow(group, { ...context, now: this.clock() }) : undefined;
+        const again = this.histories.foldMoved(head, readFrom) ? this.evaluateNow(group, { ...context, now: this.clock() }, redact) : undefined;
         if (again === undefined) return undefined;
         decided = again;
         return [...pending, ...again.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict))];
@@ -123,11 +134,11 @@ export class ShadowGate {
       }
     }
     const detail = `the event log kept moving for ${MAX_ATTEMPTS} attempts`;
-    return this.recordPlain(log, stateful, context, pending, failed(stateful, 'could not record its decision', detail));
+    return this.recordPlain(pass, stateful, failed(stateful, 'could not record its decision', detail));
   }
 
   /** The chain decided against the log's head as it is now (history decisions of one process go one at a time). */
-  private async decideAtHead(log: EventLog, group: ShadowRule[], context: ShadowContext): Promise<{ head: number; decided: Decided[] } | { unreadable: string }> {
+  private async decideAtHead(log: EventLog, group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Promise<{ head: number; decided: Decided[] } | { unreadable: string }> {
     let head: number;
     try {
       head = (await log.head()).seq;
@@ -135,65 +146,69 @@ export class ShadowGate {
     } catch (error) {
       return { unreadable: messageOf(error) };
     }
-    return { head, decided: await this.evaluateGroup(group, { ...context, now: this.clock() }) };
+    return { head, decided: await this.evaluateGroup(group, { ...context, now: this.clock() }, redact) };
   }
 
   /**
    * The chain decided again inside a write, synchronously. Undefined when a rule answers with a
    * promise (it cannot be waited for there): the append then conflicts and is retried as a whole.
    */
-  private evaluateNow(group: ShadowRule[], context: ShadowContext): Decided[] | undefined {
+  private evaluateNow(group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Decided[] | undefined {
     const decided: Decided[] = [];
     for (const rule of group) {
       const broken = this.histories.brokenReason(rule);
       const verdict = broken === undefined ? runRuleNow(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
       if (verdict === ASYNC) return undefined;
       if (!verdict) continue;
+      if (redact?.active && !scrubNow(verdict, redact)) return undefined;
       decided.push({ rule, verdict });
       if (BLOCKING.has(verdict.decision)) break;
     }
     return decided;
   }
 
-  private async evaluateGroup(group: ShadowRule[], context: ShadowContext): Promise<Decided[]> {
+  private async evaluateGroup(group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Promise<Decided[]> {
     const decided: Decided[] = [];
     for (const rule of group) {
       const broken = this.histories.brokenReason(rule);
       const verdict = broken === undefined ? await runRule(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
       if (!verdict) continue;
+      if (redact?.active) Object.assign(verdict, { reason: await redact.text(verdict.reason), facts: await redact.value(verdict.facts) });
       decided.push({ rule, verdict });
       if (BLOCKING.has(verdict.decision)) break;
     }
     return decided;
   }
 
-  private async recordPlain(log: EventLog, rule: ShadowRule, context: ShadowContext, pending: NewEvent[], verdict: ShadowVerdict): Promise<Decided[]> {
+  private async recordPlain({ log, context, pending }: Pass, rule: ShadowRule, verdict: ShadowVerdict): Promise<Decided[]> {
     pending.push(this.decidedEvent(rule, context, verdict));
     await flush(log, pending);
     return [{ rule, verdict }];
   }
 
-  private async confirm(log: EventLog, context: ShadowContext, verdict: ShadowVerdict, pending: NewEvent[], warnings: string[]): Promise<GateResult> {
+  private async confirm({ log, context, pending, redact }: Pass, verdict: ShadowVerdict, warnings: string[]): Promise<GateResult> {
     const name = context.tool.name;
-    const request = { callId: context.callId, tool: name, params: context.params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, sessionId: context.sessionId, client: context.client, reason: verdict.reason };
+    // A person is shown the call as the log records it: with the tree's secrets scrubbed.
+    const params = redact ? await redact.value(context.params) : context.params;
+    const request = { callId: context.callId, tool: name, params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, sessionId: context.sessionId, client: context.client, reason: verdict.reason };
     const all = this.channels.list();
     const channels = all.filter((channel) => channel.accepts?.(request) ?? true);
     if (channels.length === 0) {
       await flush(log, pending);
       const why = all.map((channel) => channel.whyNot?.(request)).filter((reason) => reason !== undefined);
       const detail = why.length > 0 ? `: ${why.join('; ')}` : '';
-      return { blocked: true, rule: 'confirm', reason: `tool "${name}" requires confirmation but no confirm channel is available${detail}` };
+      return { blocked: true, decision: 'confirm', rule: 'confirm', reason: `tool "${name}" requires confirmation but no confirm channel is available${detail}` };
     }
     pending.push(...channels.map((channel): NewEvent => ({ type: 'confirm.requested', data: { callId: context.callId, channel: channel.name } })));
     await flush(log, pending);
     const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
-    const answer = await raceChannels(channels, request, timeoutMs);
+    const answer = await raceChannels(channels, request, timeoutMs, context.signal);
     await log.append([{ type: 'confirm.resolved', data: { callId: context.callId, channel: answer.channel, approved: answer.approved, by: answer.by } }]);
     if (answer.approved) return { blocked: false, warnings };
     const reason = answer.timedOut
       ? `tool "${name}": confirmation timed out after ${Math.round(timeoutMs / 1000)}s (no answer counts as declined)`
-      : `tool "${name}": confirmation declined`;
-    return { blocked: true, rule: 'confirm', reason };
+      : `tool "${name}": confirmation ${answer.channel === STOPPED ? 'abandoned: the call was stopped' : 'declined'}`;
+    return { blocked: true, decision: 'confirm', rule: 'confirm', reason };
   }
 
   private decidedEvent(rule: ShadowRule, context: ShadowContext, verdict: ShadowVerdict): NewEvent {
@@ -213,6 +228,15 @@ export class ShadowGate {
 /** Identical calls share a fingerprint: sha256 of the tool name and the RFC 8785 canonical JSON of its params. */
 export function fingerprintOf(tool: string, params: unknown): string {
   return sha256Hex(`${tool}:${canonicalJson(params)}`);
+}
+
+/** Scrubs a verdict's reason and facts in place without waiting; false when that cannot be done inside a write. */
+function scrubNow(verdict: ShadowVerdict, redact: Redactor): boolean {
+  const reason = redact.textNow(verdict.reason);
+  const facts = verdict.facts === undefined ? undefined : redact.valueNow(verdict.facts);
+  if (reason === undefined || (verdict.facts !== undefined && facts === undefined)) return false;
+  Object.assign(verdict, { reason, facts });
+  return true;
 }
 
 async function flush(log: EventLog, pending: NewEvent[]): Promise<void> {

@@ -2,7 +2,8 @@ import type { Params } from '../events/catalog.js';
 import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { upcast } from '../events/upcast.js';
-import type { ShadowContext, ShadowRule } from './contracts/extensions.js';
+import type { CallerRun, ShadowContext, ShadowRule } from './contracts/extensions.js';
+import { maxCallsOf } from './contracts/shadow-policy.js';
 import type { ToolDefinition } from './contracts/tool.js';
 import { BLOCKING, fingerprintOf } from './shadow-gate.js';
 import { runRule } from './shadow-rule-run.js';
@@ -39,10 +40,11 @@ interface Pending {
 export async function recheckDecisions(log: EventLog, rules: readonly ShadowRule[], tools: (name: string) => ToolDefinition | undefined): Promise<RecheckReport> {
   const states = new Map(rules.filter((rule) => rule.history).map((rule) => [rule, rule.history!.init()] as [ShadowRule, unknown]));
   const calls = new Map<string, Pending>();
+  const trees = new CallerCounts(tools);
   const report: RecheckReport = { checked: 0, skipped: [], mismatches: [] };
   for await (const raw of log.read()) {
     const event = upcast(raw);
-    if (event.type === 'call.requested') await rederive(log, event, rules, states, tools, calls, report);
+    if (event.type === 'call.requested') await rederive(log, event, rules, states, tools, calls, report, trees.started(event.data));
     if (event.type === 'shadow.decided') calls.get(event.data.callId)?.recorded.push(`${event.data.rule}:${event.data.decision}`);
     for (const [rule, state] of states) states.set(rule, rule.history!.evolve(state, event));
   }
@@ -61,6 +63,7 @@ async function rederive(
   tools: (name: string) => ToolDefinition | undefined,
   calls: Map<string, Pending>,
   report: RecheckReport,
+  callers: CallerRun[],
 ): Promise<void> {
   const { callId, tool: name } = event.data;
   const own = await log.readCall(callId);
@@ -76,7 +79,7 @@ async function rederive(
   const params: Params = coerced?.type === 'call.params_coerced' ? coerced.data.coerced : event.data.params;
   const context: ShadowContext = {
     callId, tool, params, iface: event.data.iface, agentId: event.data.agentId, sessionId: event.data.sessionId,
-    parentId: event.data.parentId, fingerprint: fingerprintOf(name, params), now: Date.parse(event.at),
+    parentId: event.data.parentId, callers, fingerprint: fingerprintOf(name, params), now: Date.parse(event.at),
   };
   const rederived: string[] = [];
   for (const rule of rules) {
@@ -86,4 +89,26 @@ async function rederive(
     if (BLOCKING.has(verdict.decision)) break;
   }
   calls.set(callId, { seq: event.seq, tool: name, rederived, recorded: [] });
+}
+
+/** The runs above each call as the call tree counted them live (`ShadowContext.callers`), rebuilt from `call.requested` in log order. */
+class CallerCounts {
+  private readonly nodes = new Map<string, { tool?: ToolDefinition; parentId?: string; started: number }>();
+
+  constructor(private readonly tools: (name: string) => ToolDefinition | undefined) {}
+
+  /** The callers of this call, nearest first; counts it under each of them. */
+  started(data: { callId: string; parentId?: string; tool: string }): CallerRun[] {
+    const callers: CallerRun[] = [];
+    let id = data.parentId;
+    while (id !== undefined) {
+      const node = this.nodes.get(id);
+      if (!node) break;
+      if (node.tool) callers.push({ callId: id, tool: node.tool, innerCalls: node.started, maxCalls: maxCallsOf(node.tool) });
+      node.started += 1;
+      id = node.parentId;
+    }
+    this.nodes.set(data.callId, { tool: this.tools(data.tool), parentId: data.parentId, started: 0 });
+    return callers;
+  }
 }

@@ -1,5 +1,6 @@
 import { messageOf } from './base/errors.js';
 import type { ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
+import { checkVerdict } from './verdict-check.js';
 
 export const DEFAULT_RULE_TIMEOUT_MS = 5_000;
 
@@ -14,7 +15,7 @@ export async function runRule(rule: ShadowRule, context: ShadowContext, state: u
     timer = setTimeout(() => reject(new RuleTimeout(timeoutMs)), timeoutMs);
   });
   try {
-    return await Promise.race([Promise.resolve().then(() => rule.evaluate(context, state)), timedOut]);
+    return checkVerdict(rule, await Promise.race([Promise.resolve().then(() => rule.evaluate(context, state)), timedOut]));
   } catch (error) {
     return error instanceof RuleTimeout ? failed(rule, `timed out after ${timeoutMs}ms`) : failed(rule, 'failed', messageOf(error));
   } finally {
@@ -31,15 +32,19 @@ export const ASYNC = Symbol('async verdict');
  */
 export function runRuleNow(rule: ShadowRule, context: ShadowContext, state: unknown): ShadowVerdict | undefined | typeof ASYNC {
   try {
-    const verdict = rule.evaluate(context, state);
-    if (verdict && typeof (verdict as PromiseLike<unknown>).then === 'function') {
+    const verdict: unknown = rule.evaluate(context, state);
+    if (isThenable(verdict)) {
       Promise.resolve(verdict).catch(() => undefined);
       return ASYNC;
     }
-    return verdict as ShadowVerdict | undefined;
+    return checkVerdict(rule, verdict);
   } catch (error) {
     return failed(rule, 'failed', messageOf(error));
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 /** The verdict for a rule that could not decide (threw, timed out, could not read its state). */

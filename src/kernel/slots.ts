@@ -1,10 +1,15 @@
 import { FactorlyError } from './base/errors.js';
 
+/** An extension point a failed plugin load can be rolled back on: `checkpoint()` returns the undo. */
+export interface Checkpointed {
+  checkpoint(): () => void;
+}
+
 /**
  * A keyed extension point: one contribution per key (a provider per tool type, a backend per name).
  * A second contribution for the same key is refused and the error names both contributors.
  */
-export class KeyedSlot<T> {
+export class KeyedSlot<T> implements Checkpointed {
   private readonly entries = new Map<string, { value: T; owner: string }>();
 
   constructor(private readonly what: string) {}
@@ -24,6 +29,14 @@ export class KeyedSlot<T> {
     return this.entries.get(key)?.value;
   }
 
+  /** Removes, when called, every key added since. */
+  checkpoint(): () => void {
+    const before = new Set(this.entries.keys());
+    return () => {
+      for (const key of [...this.entries.keys()]) if (!before.has(key)) this.entries.delete(key);
+    };
+  }
+
   keys(): string[] {
     return [...this.entries.keys()].sort();
   }
@@ -34,7 +47,7 @@ export class KeyedSlot<T> {
 }
 
 /** An ordered, many-valued extension point (shadow rules, output processors, confirm channels). */
-export class OrderedSlot<T extends { readonly order?: number }> {
+export class OrderedSlot<T extends { readonly order?: number }> implements Checkpointed {
   private readonly entries: { value: T; owner: string; index: number }[] = [];
 
   add(value: T, owner: string): void {
@@ -46,6 +59,12 @@ export class OrderedSlot<T extends { readonly order?: number }> {
     return [...this.entries]
       .sort((a, b) => (a.value.order ?? 0) - (b.value.order ?? 0) || a.index - b.index)
       .map((entry) => entry.value);
+  }
+
+  /** Removes, when called, every contribution added since. */
+  checkpoint(): () => void {
+    const length = this.entries.length;
+    return () => void this.entries.splice(length);
   }
 
   ownerOf(value: T): string | undefined {

@@ -13,7 +13,8 @@ import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js'
 import type { CallGateway } from './contracts/gateway.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { McpPassthrough } from './contracts/upstream.js';
-import type { KeyedSlot, OrderedSlot } from './slots.js';
+import type { Checkpointed, KeyedSlot, OrderedSlot } from './slots.js';
+import type { Token } from './base/token.js';
 import type { ProjectPaths } from './config/paths.js';
 
 /** Core services and extension points. Plugins receive these through `registerInit({ deps })`. */
@@ -51,3 +52,10 @@ export const KernelTokens = {
 } as const;
 
 export type KernelTokens = typeof KernelTokens;
+
+/** The extension points plugins add to (each a KeyedSlot or OrderedSlot): what a failed plugin load rolls back. */
+export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
+  KernelTokens.ToolProviders, KernelTokens.ShadowRules, KernelTokens.OutputProcessors, KernelTokens.ConfirmChannels,
+  KernelTokens.SecretBackends, KernelTokens.Interfaces, KernelTokens.ToolSources, KernelTokens.ConfigListeners,
+  KernelTokens.SandboxEngines, KernelTokens.McpPassthroughs,
+];

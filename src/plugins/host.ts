@@ -5,7 +5,7 @@ import { FactorlyError, messageOf } from '../kernel/base/errors.js';
 import type { Token } from '../kernel/base/token.js';
 import type { Scope } from '../kernel/container.js';
 import type { Lifecycle } from '../kernel/lifecycle.js';
-import { KernelTokens } from '../kernel/tokens.js';
+import { EXTENSION_POINTS, KernelTokens } from '../kernel/tokens.js';
 import type { PluginDefinition, PluginInit } from './define-plugin.js';
 import { checkApiVersion, checkManifest, type PluginSource } from './manifest.js';
 import { orderPlugins } from './order.js';
@@ -25,6 +25,8 @@ export interface PluginReport {
  * Loads plugins the way DESIGN.md §2 describes: manifest and apiVersion checked before any code
  * runs, modules imported, ordered by `requires`, then registered and initialised one by one.
  * A plugin that fails is reported (with everything that requires it) and the rest keep working.
+ * Loading one plugin is a transaction: when its `register` or `init` throws, everything it added to
+ * any extension point is removed again, so a half-initialised plugin never decides or serves anything.
  */
 export async function loadPlugins(
   sources: readonly PluginSource[],
@@ -55,16 +57,26 @@ export async function loadPlugins(
       failedIds.add(plugin.definition.id);
       continue;
     }
+    const rollback = checkpoint(scope);
     try {
       await initPlugin(plugin, scope.child(), lifecycle);
       const { source, definition } = plugin;
       report.loaded.push({ id: definition.id, version: source.version, root: source.root, source: source.kind });
     } catch (error) {
+      rollback();
       fail(plugin.source, plugin.definition.id, error);
       failedIds.add(plugin.definition.id);
     }
   }
   return report;
+}
+
+/** One undo for every extension point of the scope. (Stop hooks a failed plugin registered stay: they release what it started.) */
+function checkpoint(scope: Scope): () => void {
+  const undo = EXTENSION_POINTS.filter((token) => scope.isRegistered(token)).map((token) => scope.resolve(token).checkpoint());
+  return () => {
+    for (const step of undo) step();
+  };
 }
 
 async function importDefinition(source: PluginSource): Promise<PluginDefinition> {

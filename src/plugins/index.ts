@@ -23,7 +23,7 @@ export type {
   ToolResult,
   ToolSource,
 } from '../kernel/contracts/tool.js';
-export type { CallGateway, CallOutcome, CallRequest, ClientLink } from '../kernel/contracts/gateway.js';
+export type { CallGateway, CallOutcome, CallRequest, CallTreeLink, ClientLink } from '../kernel/contracts/gateway.js';
 export { FORWARDED_METHODS } from '../kernel/contracts/upstream.js';
 export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities } from '../kernel/contracts/upstream.js';
 export type {
@@ -37,6 +37,7 @@ export type {
   SourceDiagnostic,
 } from '../kernel/contracts/sandbox.js';
 export type {
+  CallerRun,
   ConfigListener,
   ConfirmAnswer,
   ConfirmChannel,
@@ -71,4 +72,4 @@ export { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_LOOP, DEFAULT_MAX_CALLS, maxCallsOf
 export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowOverlay, ShadowPolicy } from '../kernel/contracts/shadow-policy.js';
 export type { Projection } from '../events/projection.js';
 export type { Recorded } from '../events/envelope.js';
-export type { Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided, StoredText } from '../events/catalog.js';
+export type { CallStatus, Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided, StoredText } from '../events/catalog.js';

@@ -55,7 +55,7 @@ describe('tool sources, expansion and the call gateway', () => {
     });
     kernel = (await startTestKernel('tools:\n  a: {type: cli, command: echo, args: [a]}\n', [plugin])).kernel;
     expect(kernel.registry.all().map((t) => t.name)).toEqual(['a', 'extra.one']);
-    const outcome = await gateway!.call({ tool: 'extra.one', params: {}, iface: 'code', parentId: 'p1', rootId: 'r1' });
+    const outcome = await gateway!.call({ tool: 'extra.one', params: {}, iface: 'code' });
     expect(outcome).toMatchObject({ status: 'success', output: 'extra.one\n' });
   });
 

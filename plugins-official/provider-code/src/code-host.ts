@@ -2,16 +2,19 @@ import type { CallGateway, CallOutcome, JsonValue, Params, SandboxHost, ToolCall
 import { describe, search } from './search.js';
 import { toolPath } from './tool-paths.js';
 
+/** The shadow rule that enforces `shadow.max_calls` (it names itself in `CallOutcome.blockedBy`). */
+const MAX_CALLS_RULE = 'max-calls';
+
 export interface HostLimits {
-  maxCalls: number;
   /** Byte budget of one `tools.search` page. */
   searchPageBytes: number;
 }
 
 /**
  * The host side of one script run: what `factorly.*` and `tools.*` do. Every tool call re-enters
- * the full pipeline through the gateway as an inner call (`iface: code`, the same agent, this call
- * as parent), so shadow rules, secrets and audit apply to it as to any other call.
+ * the full pipeline through the gateway as an inner call of this call's tree (`iface: code`, the same
+ * agent, this call's context as parent), so shadow rules (`max_calls` among them), the tree's secret
+ * scope, its deadline and the audit apply to it as to any other call.
  */
 export class CodeHost implements SandboxHost {
   toolCalls = 0;
@@ -58,14 +61,13 @@ export class CodeHost implements SandboxHost {
     return parseOutput(outcome.output);
   }
 
-  private inner(name: string, params: Params): Promise<CallOutcome> {
-    if (this.toolCalls >= this.limits.maxCalls) {
-      const owner = this.parent.tool.name;
-      return Promise.reject(new Error(`max_calls exceeded: one run of "${owner}" may call at most ${this.limits.maxCalls} tools (shadow.max_calls)`));
-    }
+  /** One inner call. A refusal by `max_calls` is thrown, so the script can catch it and decide (as a budget error, not a tool's result). */
+  private async inner(name: string, params: Params): Promise<CallOutcome> {
     this.toolCalls += 1;
-    const { callId, rootId, agentId, sessionId } = this.parent;
-    return this.gateway.call({ tool: name, params, iface: 'code', agentId, sessionId, parentId: callId, rootId });
+    const { agentId, sessionId, context } = this.parent;
+    const outcome = await this.gateway.call({ tool: name, params, iface: 'code', agentId, sessionId, parent: context });
+    if (outcome.status === 'blocked' && outcome.blockedBy === MAX_CALLS_RULE) throw new Error(outcome.error);
+    return outcome;
   }
 
   private listTools(): JsonValue {

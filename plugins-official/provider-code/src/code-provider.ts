@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CallGateway, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { CODE_BUILTIN } from './builtin.js';
 import { CodeHost } from './code-host.js';
-import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, maxCallsOf, readCodeSpec } from './code-spec.js';
+import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, readCodeSpec } from './code-spec.js';
 import { capOutput, outputOf } from './output.js';
 
 /** Executor v2's default output budget; a search page gets a quarter of the tool's. */
@@ -59,10 +59,7 @@ export class CodeProvider implements ToolProvider {
     const compiled = this.compile(call.tool, source)!;
     if (!compiled.ok) return { output: '', error: compileError(compiled), exitCode: 1 };
     const spec = readCodeSpec(call.tool);
-    const host = new CodeHost(this.gateway, call, {
-      maxCalls: maxCallsOf(call.tool),
-      searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4),
-    });
+    const host = new CodeHost(this.gateway, call, { searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4) });
     const result = await engine.run(compiled.script, params, host, { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes, signal: call.signal });
     const usage = { durationMs: result.usage.durationMs, toolCalls: host.toolCalls, hostCalls: result.usage.hostCalls, ...(result.usage.memoryBytes === undefined ? {} : { memoryBytes: result.usage.memoryBytes }) };
     const diagnostics = result.logs.length > 0 ? `${result.logs.join('\n')}\n` : undefined;

@@ -2,7 +2,6 @@ import type { PreparedDefinition, ToolDefinition } from 'factorly';
 
 export const CODE_KEYS = ['code', 'engine', 'memory_mb'] as const;
 
-export const DEFAULT_MAX_CALLS = 100;
 export const DEFAULT_MEMORY_MB = 64;
 export const DEFAULT_ENGINE = 'quickjs';
 
@@ -14,11 +13,6 @@ export interface CodeSpec {
 export function readCodeSpec(tool: ToolDefinition): CodeSpec {
   const { engine, memory_mb: memoryMb } = tool.spec as { engine?: string; memory_mb?: number };
   return { engine, memoryBytes: (memoryMb ?? DEFAULT_MEMORY_MB) * 1024 * 1024 };
-}
-
-/** `shadow.max_calls` of the running tool (validated with the shadow block): how many tools one run may call. */
-export function maxCallsOf(tool: ToolDefinition): number {
-  return tool.shadow?.maxCalls ?? DEFAULT_MAX_CALLS;
 }
 
 export function checkCodeSpec(tool: ToolDefinition, engines: readonly string[]): PreparedDefinition {

@@ -6,6 +6,7 @@ import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as quickjs } from '../../engine-quickjs/src/plugin.js';
 import { plugin as ses } from '../../engine-ses/src/plugin.js';
 import { plugin as code } from '../src/plugin.js';
+import { plugin as shadow } from '../../shadow/src/plugin.js';
 
 const started: Kernel[] = [];
 
@@ -13,9 +14,9 @@ afterEach(async () => {
   for (const kernel of started.splice(0)) await kernel.stop();
 });
 
-/** A test kernel with both official engines, the code provider and the cli provider; stopped after the test. */
+/** A test kernel with both official engines, the code provider, the cli provider and the shadow rules (max_calls); stopped after the test. */
 export async function startCodeKernel(yaml: string, extra: PluginDefinition[] = []): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
-  const started_ = await startTestKernel(yaml, [quickjs, ses, code, ...extra]);
+  const started_ = await startTestKernel(yaml, [quickjs, ses, code, shadow, ...extra]);
   started.push(started_.kernel);
   return started_;
 }

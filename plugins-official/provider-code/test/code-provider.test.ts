@@ -56,7 +56,7 @@ describe('type: code tools', () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 300);
       const cancelled = await kernel.pipeline.call({ tool: `spin_${engine}`, params: {}, iface: 'mcp', signal: controller.signal });
-      expect(cancelled).toMatchObject({ status: 'error', exitCode: 2, error: 'the run was cancelled' });
+      expect(cancelled).toMatchObject({ status: 'cancelled', exitCode: 2, error: 'cancelled: the caller cancelled the call' });
       expect(await callTool(kernel, `ok_${engine}`)).toMatchObject({ output: 'fine', exitCode: 0 });
     }
   });

@@ -78,6 +78,11 @@ export class ProcessPool {
         finish({ exitCode: 2, error, hostCalls, retire: true });
       };
       const deadline = setTimeout(() => stop(`timed out after ${budget.timeoutMs} ms`), budget.timeoutMs + this.options.graceMs);
+      // Past its deadline (the caller's signal, or the run's own clock) a run gets no more answers from the
+      // host: what it waits for was stopped with it, and a script must not turn those stopped calls into
+      // a result before the engine ends the run.
+      const started = performance.now();
+      const pastDeadline = (): boolean => signal?.aborted === true || performance.now() - started >= budget.timeoutMs;
       // The caller's deadline is this run's own (reported as a timeout above); any other abort is a cancel.
       const cancel = (): void => {
         if ((signal?.reason as Error | undefined)?.name !== 'TimeoutError') stop('the run was cancelled');
@@ -95,7 +100,7 @@ export class ProcessPool {
         if (message.t !== 'call' || message.id !== id) return;
         hostCalls += 1;
         void answer(host, message.fn, message.args).then((reply) => {
-          if (!finished) child.send({ t: 'ret', id, call: message.call, ...reply });
+          if (!finished && !pastDeadline()) child.send({ t: 'ret', id, call: message.call, ...reply });
         });
       };
       child.send({ t: 'run', id, source, paramsJson: JSON.stringify(params), budget: limits });

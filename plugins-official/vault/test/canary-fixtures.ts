@@ -15,10 +15,7 @@ import { cliEnv } from './cli-run.js';
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
-/** A secret with the characters encoders treat specially (JSON, URL, base64): for CLI tools. */
-export function awkwardSecret(): string {
-  return `cnry-${randomBytes(12).toString('base64')}/"é+ ${randomBytes(4).toString('hex')}`;
-}
+export { awkwardSecret } from '../../../test/helpers/leaks.js';
 
 /** A secret that can travel in a URL path and an HTTP header unchanged: for the REST tool. */
 export function wireSafeSecret(): string {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN } from '../../../test/helpers/project.js';
 import { awkwardSecret, canaryProject, cliTools, dyingUpstream, providerTools, reflector, wireSafeSecret } from './canary-fixtures.js';
 import { runCliAsync } from './cli-run.js';
-import { leaksIn, leaksUnder } from './leaks.js';
+import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canaryProject, providerTools, reflector, wireSafeSecret } from './canary-fixtures.js';
 import { runCliAsync } from './cli-run.js';
-import { leaksIn, leaksUnder } from './leaks.js';
+import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
 
 describe('canary: a vault secret used by a REST tool and an upstream MCP server never shows up', () => {
   it('is redacted from REST responses that reflect it and from an upstream server that prints its env', { timeout: 180_000 }, async () => {

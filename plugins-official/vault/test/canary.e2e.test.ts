@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/project.js';
 import { awkwardSecret, canaryProject, cliTools } from './canary-fixtures.js';
-import { leaksIn, leaksUnder } from './leaks.js';
+import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
 
 describe('canary: a vault secret used by CLI tools never shows up anywhere', () => {
   it('is redacted from every CLI output and absent from .factorly/ (LMDB included) and the global dir', { timeout: 180_000 }, () => {

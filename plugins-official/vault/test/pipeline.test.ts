@@ -8,7 +8,7 @@ import { tempProject } from '../../../test/helpers/project.js';
 import type { MemoryEventLog } from '../../../src/events/memory-log.js';
 import { plugin as vaultPlugin } from '../src/plugin.js';
 import { VaultFile } from '../src/vault-file.js';
-import { leaksIn } from './leaks.js';
+import { leaksIn } from '../../../test/helpers/leaks.js';
 
 const PASSWORD = 'pipeline-test-password';
 const SECRET = `canary-${Math.random().toString(36).slice(2)}-"/\\é`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MIN_SCRUB_LENGTH, scrubSecrets } from '../src/scrub.js';
-import { leakForms, leaksIn } from './leaks.js';
+import { leakForms, leaksIn } from '../../../test/helpers/leaks.js';
 
 const SECRET = 'p@ss w/"q\\é+€-Zz9';
 const secrets = new Map([['vault:API_TOKEN', SECRET]]);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../../src/events/envelope.js';
 import { runCli, tempProject } from '../../../test/helpers/project.js';
 import { cliEnv, runCliAsync, runCliInPty, snapshot } from './cli-run.js';
-import { leaksUnder } from './leaks.js';
+import { leaksUnder } from '../../../test/helpers/leaks.js';
 import { projectEvents } from '../../../test/helpers/events.js';
 
 const CONFIG = { '.factorly/factorly.yaml': 'tools: {}\n' };

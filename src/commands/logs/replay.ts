@@ -4,6 +4,7 @@ import { FactorlyCommand } from '../../cli/base-command.js';
 import { parseBound } from '../../cli/bounds.js';
 import { openExistingLog } from '../../cli/project-log.js';
 import type { Params } from '../../events/catalog.js';
+import type { Recorded } from '../../events/envelope.js';
 import type { EventLog } from '../../events/log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 
@@ -44,14 +45,26 @@ calls and governance decisions, optionally for one --agent.`;
   private async refire(log: EventLog, ref: string, flags: { param?: string[]; show: boolean; json: boolean; config?: string }): Promise<void> {
     const { findOneCall } = await import('../../events/call-tree.js');
     const callId = await findOneCall(log, ref);
-    const requested = (await log.readCall(callId)).find((e) => e.type === 'call.requested');
+    const story = await log.readCall(callId);
+    const requested = story.find((e) => e.type === 'call.requested');
     if (requested?.type !== 'call.requested') throw new FactorlyError('TOOL_NOT_FOUND', `call ${callId} has no recorded request`);
-    const params: Params = { ...requested.data.params, ...overrides(flags.param ?? []) };
+    const given = overrides(flags.param ?? []);
+    const params: Params = { ...requested.data.params, ...given };
+    // A param the log kept only a prefix of cannot be replayed as recorded: it must be given again.
+    const cut = cappedParams(story).filter(([name]) => !Object.hasOwn(given, name));
     const plan = { tool: requested.data.tool, params, replayedFrom: callId };
     if (flags.show) {
-      if (flags.json) this.writeJson(plan);
-      else this.log(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${callId})`);
+      if (flags.json) this.writeJson({ ...plan, capped: Object.fromEntries(cut) });
+      else {
+        this.log(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${callId})`);
+        for (const [name, info] of cut) this.log(`warning: param "${name}" was recorded capped (${describeCap(info)}); only its first bytes are shown above`);
+      }
       return;
+    }
+    if (cut.length > 0) {
+      const which = cut.map(([name, info]) => `param "${name}" of call ${callId} was recorded capped (${describeCap(info)})`).join('; ');
+      const how = cut.map(([name]) => `--param ${name}=…`).join(' ');
+      throw new FactorlyError('PARAMS_INVALID', `cannot replay a cut value: ${which}. Give it again with ${how} (or see it with --show)`);
     }
     await log.close();
     const kernel = await this.kernel(flags.config);
@@ -92,6 +105,16 @@ calls and governance decisions, optionally for one --agent.`;
       this.log(`  #${entry.seq} ${entry.requestedAt.slice(11, 19)} ${entry.tool} [${entry.iface}] ${entry.status ?? 'running'}${entry.shadowAction ? ` (${entry.shadowAction})` : ''}${rules ? ` ${rules}` : ''}`);
     }
   }
+}
+
+/** The params `call.params_capped` lists for a call, by name. */
+function cappedParams(story: readonly Recorded[]): [string, { bytes: number; sha256: string }][] {
+  const capped = story.find((e) => e.type === 'call.params_capped');
+  return capped?.type === 'call.params_capped' ? Object.entries(capped.data.params) : [];
+}
+
+function describeCap(info: { bytes: number; sha256: string }): string {
+  return `${info.bytes} bytes, sha256 ${info.sha256.slice(0, 16)}…`;
 }
 
 function overrides(pairs: string[]): Params {

@@ -36,6 +36,7 @@ function render(node: CallNode, indent: string): string[] {
   const lines = [`${indent}${entry.tool} [${entry.status ?? 'running'}${exit}${duration}] ${entry.callId} (${entry.iface}${entry.agentId ? `, agent ${entry.agentId}` : ''})`];
   const params = JSON.stringify(entry.params);
   lines.push(`${indent}  params: ${params.length > 200 ? `${params.slice(0, 200)}…` : params}`);
+  for (const [name, info] of Object.entries(node.capped ?? {})) lines.push(`${indent}  param ${name}: capped in the log (${info.bytes} bytes, sha256 ${info.sha256.slice(0, 16)}…)`);
   for (const d of node.decisions) lines.push(`${indent}  shadow ${d.rule}: ${d.decision} — ${d.reason}`);
   if (entry.error) lines.push(`${indent}  error: ${entry.error.trim().split('\n')[0]}`);
   for (const child of node.children) lines.push(...render(child, `${indent}  `));

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog } from '../../cli/project-log.js';
+import { CALL_STATUSES } from '../../events/catalog.js';
 import type { LogStats } from '../../events/projections/stats.js';
 import type { ChainReport } from '../../events/verify.js';
 
@@ -33,7 +34,8 @@ export default class LogsStats extends FactorlyCommand {
 
 function render(stats: LogStats, chain: ChainReport): string {
   const completed = Object.values(stats.byStatus).reduce((a, b) => a + b, 0) || 1;
-  const statuses = ['success', 'error', 'blocked', ...Object.keys(stats.byStatus).filter((s) => !['success', 'error', 'blocked'].includes(s))];
+  const known: readonly string[] = CALL_STATUSES;
+  const statuses = [...known, ...Object.keys(stats.byStatus).filter((s) => !known.includes(s))];
   const tools = Object.entries(stats.byTool).sort(([, a], [, b]) => b - a).slice(0, 10);
   const blocked = Object.entries(stats.blockedBy).sort(([, a], [, b]) => b - a);
   const totalBlocked = blocked.reduce((a, [, n]) => a + n, 0);

@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'LOG_CORRUPT'
   | 'PROVIDER_MISSING'
   | 'SECRET_NOT_FOUND'
-  | 'PROMOTE_FAILED';
+  | 'PROMOTE_FAILED'
+  | 'CALL_CONTEXT';
 
 /** Exit codes the CLI uses for each kind of failure (2 = usage, as oclif does). */
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = { USAGE: 2 };

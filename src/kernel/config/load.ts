@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition } from '../contracts/tool.js';
+import type { LogBounds } from '../stored-text.js';
 import { configFiles } from './files.js';
+import { readLogBounds } from './log-settings.js';
 import type { ProjectPaths } from './paths.js';
 import { buildTools, type ProviderLookup, type ToolCheck } from './tool-schema.js';
 import { readConfigSource, type ConfigSource } from './yaml-source.js';
@@ -16,6 +18,8 @@ export interface LoadedConfig {
   overlays: ShadowOverlay[];
   /** sha256 over every file's name and content: changes whenever the config does. */
   sha: string;
+  /** The `log:` block: how much of each param and output the event log keeps. */
+  logBounds: LogBounds;
 }
 
 /** A config given as text instead of the project's files (`wrap` describes its one server this way). */
@@ -44,6 +48,7 @@ export function loadConfig(
   for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);
   const overlays: ShadowOverlay[] = [];
   const tools = buildTools(sources, providers, checks, overlays);
+  const logSource = sources.find((source) => Object.hasOwn(source.settings, 'log'));
   return {
     paths,
     files: sources.map((source) => source.shown),
@@ -51,6 +56,7 @@ export function loadConfig(
     tools,
     overlays,
     sha: digest.digest('hex'),
+    logBounds: readLogBounds(logSource?.settings.log, logSource?.shown ?? 'config'),
   };
 }
 

@@ -14,6 +14,13 @@ export interface ShadowContext {
   agentId?: string;
   sessionId?: string;
   parentId?: string;
+  /**
+   * For an inner call, the runs it happens inside, nearest first, each with the number of calls
+   * already started under it at any depth (the `max-calls` rule compares that with `shadow.max_calls`).
+   */
+  callers?: readonly CallerRun[];
+  /** Aborts when the call's tree stops (its caller cancelled, a deadline passed): an async rule may give up. */
+  signal?: AbortSignal;
   /** The caller's live channel (an MCP session), when its interface has one. */
   client?: ClientLink;
   /** sha256 of `<tool>:<canonical JSON of params>`: identical calls have identical fingerprints. */
@@ -22,8 +29,19 @@ export interface ShadowContext {
   now: number;
 }
 
+/** A call that runs inner calls (a code tool's run), as a rule about call trees sees it. */
+export interface CallerRun {
+  callId: string;
+  tool: ToolDefinition;
+  /** Calls started under it, at any depth, before this one. */
+  innerCalls: number;
+  /** How many it may start: its `shadow.max_calls` (default 100). */
+  maxCalls: number;
+}
+
 /**
- * A rule's answer. `warn` lets the call through and records the reason; `confirm` asks a person
+ * A rule's answer. Anything else a rule returns (an unknown decision, a reason that is not a string,
+ * a bare string) denies the call, naming the rule and recording what it returned. `warn` lets the call through and records the reason; `confirm` asks a person
  * (after every other rule has let the call through); the other decisions block.
  */
 export interface ShadowVerdict {
@@ -39,9 +57,10 @@ export interface ShadowVerdict {
 }
 
 /**
- * A governance rule. Rules run in ascending `order` (official ones: deny 10, confirm 20, rate limit 30,
- * loop detection 40; third-party rules should use 100 or more). A rule that throws or runs past
- * `timeoutMs` denies the call (fail closed) unless it declares `failOpen`.
+ * A governance rule. Rules run in ascending `order` (official ones: deny 10, confirm 20, rate limit
+ * 30, max calls 35, loop detection 40; third-party rules should use 100 or more). A rule that throws
+ * or runs past `timeoutMs` denies the call (fail closed) unless it declares `failOpen`; a malformed
+ * verdict denies it whatever the rule declares.
  *
  * A rule whose decision depends on earlier calls declares `history`: a projection (pure fold over
  * events) the kernel keeps up to date incrementally and hands to `evaluate` as `state`. The kernel
@@ -145,9 +164,10 @@ export interface OutputContext {
   /**
    * Which text this is: the tool's `output`, its `error`, its `diagnostics`, or the JSON text of
    * its `structured` content. Scrubbers treat all alike; shaping stages (filters, truncation)
-   * usually only touch `output`.
+   * usually only touch `output`. `event` is text on its way into an event of the log (a call's
+   * params, a rule's reason): only scrubbers act on it.
    */
-  stream?: 'output' | 'error' | 'diagnostics' | 'structured';
+  stream?: 'output' | 'error' | 'diagnostics' | 'structured' | 'event';
   /** How the output is to be read (see `ToolResult.outputFormat`). */
   format?: OutputFormat;
   /** The call's validated params (built-in filters pick a filter by a `command` param). */

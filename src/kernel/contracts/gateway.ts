@@ -1,4 +1,4 @@
-import type { Interface, Params } from '../../events/catalog.js';
+import type { CallStatus, Interface, Params } from '../../events/catalog.js';
 import type { ToolDefinition, ToolResult } from './tool.js';
 import type { CatalogChange } from '../config-watch.js';
 
@@ -8,14 +8,29 @@ export interface CallRequest {
   iface: Interface;
   agentId?: string;
   sessionId?: string;
-  parentId?: string;
-  rootId?: string;
+  /**
+   * For an inner call: the calling call's `ToolCall.context`, as the kernel handed it over. The inner
+   * call joins that call's tree (its secret scope, deadline and budgets); a link the kernel did not
+   * issue is refused. Without it the call is the root of a new tree.
+   */
+  parent?: CallTreeLink;
   /** The call this one re-runs (`factorly logs replay`). */
   replayedFrom?: string;
   /** The caller's live channel, when its interface has one (an MCP session). */
   client?: ClientLink;
   /** Aborts when the caller gives up (an MCP client cancels the request): the provider stops the work. */
   signal?: AbortSignal;
+}
+
+/**
+ * A call's place in its call tree, issued by the kernel (`ToolCall.context`). Opaque: a provider
+ * passes it on as `CallRequest.parent` for the calls it makes, and nothing else can make one.
+ */
+export interface CallTreeLink {
+  readonly callId: string;
+  readonly rootId: string;
+  /** Aborts when this call stops: its own deadline, its caller's cancellation, or its tree stopping. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -41,8 +56,10 @@ export interface ClientLink {
 
 export interface CallOutcome extends ToolResult {
   callId: string;
-  status: 'success' | 'error' | 'blocked';
+  status: CallStatus;
   durationMs: number;
+  /** For a blocked call: the rule that refused it (`max-calls`, `deny`, …) or the stage (`unknown_tool`, `invalid`). */
+  blockedBy?: string;
 }
 
 /**

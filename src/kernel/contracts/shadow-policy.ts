@@ -49,7 +49,7 @@ export const DEFAULT_MAX_CALLS = 100;
 export const DEFAULT_CONFIRM_TIMEOUT_MS = 60_000;
 export const DEFAULT_LOOP: LoopPolicy = { enabled: true, windowMs: 300_000, warn: 4, block: 12 };
 
-/** The inner-call cap of one code-tool run: `shadow.max_calls`, or 100. */
+/** The inner-call cap of one code-tool run (its calls at any depth): `shadow.max_calls`, or 100. */
 export function maxCallsOf(tool: { shadow?: ShadowPolicy }): number {
   return tool.shadow?.maxCalls ?? DEFAULT_MAX_CALLS;
 }

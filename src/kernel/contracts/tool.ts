@@ -1,6 +1,6 @@
 import type { Interface, JsonValue, Params } from '../../events/catalog.js';
 import type { ShadowPolicy } from './shadow-policy.js';
-import type { ClientLink } from './gateway.js';
+import type { CallTreeLink, ClientLink } from './gateway.js';
 
 export type ParamType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'json' | 'enum';
 export const PARAM_TYPES: readonly ParamType[] = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'];
@@ -69,12 +69,19 @@ export interface ToolCall {
   agentId?: string;
   sessionId?: string;
   timeoutMs: number;
+  /**
+   * Aborts when the call must stop: with a `TimeoutError` reason at its own deadline, with an
+   * `AbortError` when its caller cancelled or the call tree it belongs to stopped.
+   */
   signal: AbortSignal;
   /**
    * Resolves `{{backend:KEY}}` references in provider-side templates (args, env, headers, urls) at
-   * the last hop. Every value it resolves is remembered and scrubbed from the output afterwards.
+   * the last hop. Every value it resolves is remembered for the whole call tree and scrubbed from
+   * every event and output of the tree afterwards.
    */
   secrets: SecretScope;
+  /** This call's place in its call tree: pass it as `CallRequest.parent` for the calls it makes. */
+  context: CallTreeLink;
   /** The calling agent's live channel (see `ClientLink`); absent for CLI calls and inner calls. */
   client?: ClientLink;
 }
@@ -82,7 +89,7 @@ export interface ToolCall {
 /** Per-call secret resolution (see `ToolCall.secrets`). */
 export interface SecretScope {
   resolve(template: string): Promise<string>;
-  /** Values resolved so far in this call, by reference (`vault:KEY`). */
+  /** Values resolved so far in this call's tree, by reference (`vault:KEY`). */
   resolved(): ReadonlyMap<string, string>;
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -34,4 +35,9 @@ export function leaksUnder(dir: string, secret: string): string[] {
     else for (const form of leaksIn(readFileSync(path), secret)) found.push(`${path}: ${form}`);
   }
   return found;
+}
+
+/** A secret with the characters encoders treat specially (JSON, URL, base64): for CLI tools. */
+export function awkwardSecret(): string {
+  return `cnry-${randomBytes(12).toString('base64')}/"é+ ${randomBytes(4).toString('hex')}`;
 }

@@ -1,0 +1,68 @@
+import type { Params } from '../events/catalog.js';
+import type { NewEvent } from '../events/envelope.js';
+import type { CallContext } from './call-context.js';
+import type { OutputProcessor } from './contracts/extensions.js';
+import type { CallRequest } from './contracts/gateway.js';
+import type { CallSource, ToolDefinition } from './contracts/tool.js';
+import { Redactor } from './redact.js';
+import { capParams, cappedText, storedText, type CappedInfo, type LogBounds } from './stored-text.js';
+
+/**
+ * The events one call writes, as the log keeps them: scrubbed of every secret of its call tree
+ * (the tree's values and the standing ones, known at the time of writing) and bounded in size
+ * (`log:` in the config), before they are appended.
+ */
+export class CallRecord {
+  readonly redactor: Redactor;
+
+  constructor(
+    private readonly context: CallContext,
+    private readonly request: CallRequest,
+    tool: ToolDefinition,
+    processors: () => readonly OutputProcessor[],
+    readonly bounds: LogBounds,
+  ) {
+    this.redactor = new Redactor(processors, () => context.scrubList(), tool);
+  }
+
+  /** `call.requested`, then `call.params_coerced` when validation changed the params, then `call.params_capped` when any was too big. */
+  async opening(extra: { sourceSha?: string; coerced?: { original: Params; coerced: Params } } = {}): Promise<NewEvent[]> {
+    const { request, context } = this;
+    const { tool, iface, agentId, sessionId, replayedFrom } = request;
+    const data = { callId: context.callId, rootId: context.rootId, parentId: context.parent?.callId, tool, params: request.params, iface, agentId, sessionId, replayedFrom, sourceSha: extra.sourceSha };
+    const requested = await this.redactor.event<NewEvent<'call.requested'>>({ type: 'call.requested', data });
+    const capped = new Map<string, CappedInfo[string]>();
+    requested.data.params = this.cap(requested.data.params, capped);
+    const events: NewEvent[] = [requested];
+    if (extra.coerced) {
+      const coerced = await this.redactor.event<NewEvent<'call.params_coerced'>>({ type: 'call.params_coerced', data: { callId: context.callId, ...extra.coerced } });
+      coerced.data.original = this.cap(coerced.data.original, capped);
+      coerced.data.coerced = this.cap(coerced.data.coerced, capped);
+      events.push(coerced);
+    }
+    if (capped.size > 0) events.push({ type: 'call.params_capped', data: { callId: context.callId, params: Object.fromEntries(capped) } });
+    return events;
+  }
+
+  /** `source.recorded` for the script a call runs (its id is derived from the digest: appending it again is a no-op). */
+  async source(source: CallSource): Promise<NewEvent> {
+    return this.redactor.event({ id: `source-${source.sha}`, type: 'source.recorded', data: { sha: source.sha, language: source.language, source: source.source } });
+  }
+
+  /** The text of an error the pipeline itself writes (a refusal), scrubbed. */
+  text(text: string): Promise<string> {
+    return this.redactor.text(text);
+  }
+
+  /** A completion's fields as stored: output capped with its size and digest, error and diagnostics capped with a marker. */
+  stored(output: string, error: string | undefined, diagnostics: string | undefined) {
+    const cap = this.bounds.maxOutputBytes;
+    return { output: storedText(output, cap), error: cappedText(error, cap), diagnostics: cappedText(diagnostics, cap) };
+  }
+
+  private cap(params: Params, capped: Map<string, CappedInfo[string]>): Params {
+    const result = capParams(params, this.bounds.maxParamBytes);
+    for (const [name, info] of result.capped) if (!capped.has(name)) capped.set(name, info);
+    return result.params;
+  }
+}
