@@ -1,8 +1,9 @@
 import type { SandboxBudget } from 'factorly';
+import { BUFFER_RESIZERS } from './prelude.js';
 import type { ChildMessage, EngineOutcome, ParentMessage, ReturnMessage } from './protocol.js';
 
 export type { EngineOutcome } from './protocol.js';
-export { GUEST_PRELUDE } from './prelude.js';
+export { BUFFER_RESIZERS, GUEST_PRELUDE } from './prelude.js';
 
 export interface GuestJob {
   /** The prepared script followed by `RUN_EPILOGUE`. */
@@ -61,4 +62,15 @@ function settle(waiting: Map<number, { resolve: (text: string) => void; reject: 
   waiting.delete(message.call);
   if (message.ok) entry.resolve(message.value ?? 'null');
   else entry.reject(new Error(message.error ?? 'host call failed'));
+}
+
+/**
+ * Removes the buffer resizers from an engine's own intrinsics, for engines whose intrinsics are
+ * frozen before the prelude runs (SES hardens them at lockdown: call this before `lockdown()`).
+ */
+export function removeBufferResizers(global: Record<string, unknown>): void {
+  for (const [ctor, names] of BUFFER_RESIZERS) {
+    const prototype = (global[ctor] as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+    for (const name of names) if (prototype) delete prototype[name];
+  }
 }
