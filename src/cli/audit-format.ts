@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../events/projections/audit.js';
+import { printableLine } from '../kernel/base/printable.js';
 import { table } from './table.js';
 
 /** The `--json` shape of one call (snake_case, stable for scripts). */
@@ -65,7 +66,7 @@ export function auditDetail(entry: AuditEntry): string {
     `Call:      ${entry.callId}${entry.parentId ? ` (parent ${entry.parentId})` : ''}`,
     `Hash:      ${entry.hash.slice(0, 16)}… (seq ${entry.seq})`,
   ];
-  return lines.join('\n');
+  return lines.map(printableLine).join('\n');
 }
 
 function cut(text: string, max: number): string {

@@ -23,11 +23,7 @@ process exits with the tool's exit code.`;
     const params = ownParams && args.jsonParams ? { ...args.flags, params: args.jsonParams } : args.params;
     const outcome = await kernel.pipeline.call({ tool: args.tool, params, iface: 'cli' });
     if (args.json) this.writeJson(outcome);
-    else {
-      process.stdout.write(outcome.output);
-      if (outcome.diagnostics) process.stderr.write(outcome.diagnostics);
-      if (outcome.error) process.stderr.write(`${outcome.error.replace(/\n$/, '')}\n`);
-    }
+    else this.writeOutcome(outcome);
     process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
   }
 }

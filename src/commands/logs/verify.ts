@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog } from '../../cli/project-log.js';
+import { printableLine } from '../../kernel/base/printable.js';
 
 export default class LogsVerify extends FactorlyCommand {
   static summary = 'Walk the hash chain of the event log and report the first break.';
@@ -22,7 +23,7 @@ export default class LogsVerify extends FactorlyCommand {
       else if (report.ok) this.log(`Chain verified: ${report.verified} events OK`);
       else {
         const bad = report.firstBad!;
-        process.stderr.write(`Chain broken at seq ${bad.seq} (${bad.kind}): ${bad.reason}; ${report.verified} events before it verified\n`);
+        process.stderr.write(`${printableLine(`Chain broken at seq ${bad.seq} (${bad.kind}): ${bad.reason}; ${report.verified} events before it verified`)}\n`);
       }
       if (!report.ok) process.exitCode = 1;
     } finally {
