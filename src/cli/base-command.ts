@@ -62,6 +62,11 @@ export abstract class FactorlyCommand extends Command {
       process.stderr.write(`Error: ${printableLine(firstLine(error.message))}\n`);
       this.exit(error.oclif.exit);
     }
+    if (/^MDB_[A-Z_]+:/.test(messageOf(error))) {
+      // lmdb found damage past the pages checked before opening: the log could not be read (not "tampered").
+      process.stderr.write(`Error: the event log could not be read: ${printableLine(messageOf(error))}\n`);
+      this.exit(2);
+    }
     process.stderr.write(`Error: ${printableText(messageOf(error))}\n`);
     if (process.env.FACTORLY_DEBUG) process.stderr.write(`${printableText(error.stack ?? '')}\n`);
     this.exit(1);

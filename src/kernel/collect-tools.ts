@@ -3,6 +3,7 @@ import type { LoadedConfig } from './config/load.js';
 import { overlayPolicy } from './contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
+import { toolNameProblem } from './config/tool-name.js';
 
 export interface CollectOptions {
   expand: boolean;
@@ -34,7 +35,11 @@ export async function collectTools(
   const seen = new Map<string, ToolDefinition>();
   const problems: string[] = [];
   for (const tool of all) {
+    // Names a provider or a plugin made up (an upstream server's tools) are held to the config's rule.
+    const badName = toolNameProblem(tool.name);
+    if (badName) problems.push(`config: tool name ${JSON.stringify(tool.name)} ${badName} (from ${where(tool)})`);
     const earlier = seen.get(tool.name);
+    if (badName) continue;
     if (earlier) problems.push(`config: duplicate tool "${tool.name}" (found again in ${where(tool)}; first in ${where(earlier)})`);
     else seen.set(tool.name, tool);
   }

@@ -5,7 +5,7 @@ import { printableLine } from '../../kernel/base/printable.js';
 
 export default class LogsVerify extends FactorlyCommand {
   static summary = 'Walk the hash chain of the event log and report the first break.';
-  static description = 'Exits 0 when every event is intact, 1 naming the first bad sequence number otherwise.';
+  static description = 'Exits 0 when every event is intact, 1 naming the first bad sequence number (tampered), 2 when the log could not be read (not an LMDB file, cut short, damaged pages).';
   static flags = { json: Flags.boolean({ description: 'Print the report as JSON.' }) };
 
   async run(): Promise<void> {

@@ -6,6 +6,7 @@ import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider } from '../contracts/tool.js';
 import { parseParameters } from './parameter-schema.js';
 import { parseShadow } from './shadow-schema.js';
+import { toolNameProblem } from './tool-name.js';
 import type { ConfigSource, RawTool } from './yaml-source.js';
 
 /** Keys every tool may have, whatever its type. */
@@ -41,6 +42,11 @@ export function buildTools(
   const tools = new Map<string, ToolDefinition>();
   const firstSeen = new Map<string, RawTool>();
   for (const raw of sources.flatMap((source) => source.tools)) {
+    const badName = toolNameProblem(raw.name);
+    if (badName) {
+      problems.push(`config: tool name ${JSON.stringify(raw.name)} ${badName} (${raw.file}:${raw.line})`);
+      continue;
+    }
     const earlier = firstSeen.get(raw.name);
     if (earlier) {
       problems.push(`config: duplicate tool "${raw.name}" (found again in ${raw.file}:${raw.line}; first in ${earlier.file}:${earlier.line})`);
