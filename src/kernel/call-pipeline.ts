@@ -82,6 +82,7 @@ export class CallPipeline {
     const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, params);
     if (!source || opened.type !== 'call.requested') return [];
     opened.data.sourceSha = source.sha;
+    if (source.engine) opened.data.engine = source.engine;
     return [{ id: `source-${source.sha}`, type: 'source.recorded', data: { sha: source.sha, language: source.language, source: source.source } }];
   }
 

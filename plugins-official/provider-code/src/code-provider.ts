@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CallGateway, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import type { CallGateway, CallSource, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { CODE_BUILTIN } from './builtin.js';
 import { CodeHost } from './code-host.js';
 import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, maxCallsOf, readCodeSpec } from './code-spec.js';
@@ -18,6 +18,8 @@ export class CodeProvider implements ToolProvider {
   readonly type = 'code';
   readonly keys = CODE_KEYS;
   private readonly compiled = new Map<string, CompileResult>();
+  /** The config's `defaults.engine`, for scripts whose tool names none. */
+  private projectEngine?: string;
 
   constructor(
     private readonly engines: KeyedSlot<SandboxEngine>,
@@ -27,7 +29,7 @@ export class CodeProvider implements ToolProvider {
 
   prepare(tool: ToolDefinition) {
     const checked = checkCodeSpec(tool, this.engines.keys());
-    if (checked.problems.length === 0) {
+    if (checked.problems.length === 0 && typeof tool.spec.code === 'string') {
       const result = this.compile(tool, String(tool.spec.code));
       if (result && !result.ok) this.warn(`tool "${tool.name}" (${tool.source.file}:${tool.source.line}): ${compileError(result)}`);
     }
@@ -43,10 +45,17 @@ export class CodeProvider implements ToolProvider {
     return result.diagnostics.map((d) => `${d.message} (line ${d.line}, column ${d.column})`);
   }
 
-  /** The script a call will run, for the audit trail (`source_sha`, `source.recorded`). */
-  sourceOf(tool: ToolDefinition, params: Params): { sha: string; language: string; source: string } | undefined {
+  /** Sets (or clears) the project-wide engine, from the config's `defaults: {engine: …}`. */
+  useProjectEngine(name: string | undefined): void {
+    this.projectEngine = name;
+  }
+
+  /** The script a call will run and the engine that will run it, for the audit trail (`source_sha`, `engine`, `source.recorded`). */
+  sourceOf(tool: ToolDefinition, params: Params): CallSource | undefined {
     const source = sourceText(tool, params);
-    return source === undefined ? undefined : { sha: sha256(source), language: 'javascript', source };
+    if (source === undefined) return undefined;
+    const engine = this.engineFor(tool);
+    return { sha: sha256(source), language: 'javascript', source, ...(engine ? { engine: { name: engine.name, version: engine.version ?? 'unknown' } } : {}) };
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {
@@ -55,7 +64,7 @@ export class CodeProvider implements ToolProvider {
     const params = scriptParams(call);
     if (params === undefined) return { output: '', error: 'params must be a JSON object, e.g. {"who":"world"}', exitCode: 1 };
     const engine = this.engineFor(call.tool);
-    if (!engine) return { output: '', error: `no script engine is installed (wanted "${readCodeSpec(call.tool).engine ?? DEFAULT_ENGINE}")`, exitCode: 2 };
+    if (!engine) return { output: '', error: `no script engine is installed (wanted "${this.wantedEngine(call.tool)}")`, exitCode: 2 };
     const compiled = this.compile(call.tool, source)!;
     if (!compiled.ok) return { output: '', error: compileError(compiled), exitCode: 1 };
     const spec = readCodeSpec(call.tool);
@@ -70,10 +79,15 @@ export class CodeProvider implements ToolProvider {
     return { output: capOutput(outputOf(result.value), call.tool.maxOutput), exitCode: 0, diagnostics, usage };
   }
 
+  /** The tool's own `engine:`, else the project's `defaults.engine`, else quickjs (else any installed one). */
   private engineFor(tool: ToolDefinition): SandboxEngine | undefined {
-    const wanted = readCodeSpec(tool).engine;
+    const wanted = readCodeSpec(tool).engine ?? this.projectEngine;
     if (wanted) return this.engines.get(wanted);
     return this.engines.get(DEFAULT_ENGINE) ?? this.engines.values()[0];
+  }
+
+  private wantedEngine(tool: ToolDefinition): string {
+    return readCodeSpec(tool).engine ?? this.projectEngine ?? DEFAULT_ENGINE;
   }
 
   private compile(tool: ToolDefinition, source: string): CompileResult | undefined {

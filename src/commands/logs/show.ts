@@ -37,6 +37,7 @@ function render(node: CallNode, indent: string): string[] {
   const lines = [`${indent}${entry.tool} [${entry.status ?? 'running'}${exit}${duration}] ${entry.callId} (${entry.iface}${entry.agentId ? `, agent ${entry.agentId}` : ''})`];
   const params = JSON.stringify(entry.params);
   lines.push(`${indent}  params: ${params.length > 200 ? `${params.slice(0, 200)}…` : params}`);
+  if (entry.engine) lines.push(`${indent}  engine: ${entry.engine.name} (${entry.engine.version})`);
   for (const d of node.decisions) lines.push(`${indent}  shadow ${d.rule}: ${d.decision} — ${d.reason}`);
   if (entry.error) lines.push(`${indent}  error: ${entry.error.trim().split('\n')[0]}`);
   for (const child of node.children) lines.push(...render(child, `${indent}  `));

@@ -12,6 +12,8 @@ export interface AuditEntry {
   agentId?: string;
   params: Params;
   sourceSha?: string;
+  /** The script engine that ran it (code tools). */
+  engine?: { name: string; version: string };
   replayedFrom?: string;
   requestedAt: string;
   /** Worst shadow decision taken (or `invalid` / `unknown_tool` for calls blocked before the rules). */
@@ -70,6 +72,7 @@ function requested(event: Recorded<'call.requested'>): AuditEntry {
     agentId: data.agentId,
     params: data.params,
     sourceSha: data.sourceSha,
+    engine: data.engine,
     replayedFrom: data.replayedFrom,
     requestedAt: event.at,
     hash: event.hash,

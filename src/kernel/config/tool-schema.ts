@@ -80,12 +80,9 @@ function isOverlay(raw: RawTool): boolean {
 
 function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined {
   const value = raw.value as Record<string, unknown>;
-  for (const key of Object.keys(value)) {
-    if (!(OVERLAY_KEYS as readonly string[]).includes(key)) {
-      problem(`has key "${key}", but an entry for a built-in tool may only hold ${OVERLAY_KEYS.filter((k) => k !== 'type').join(', ')}`, nodeAt(raw, key));
-    }
-  }
-  if (!OVERLAY_KEYS.some((key) => key !== 'type' && value[key] !== undefined)) {
+  // Other keys are the built-in's provider's (`engine`): checked once the built-in is known.
+  const specKeys = Object.keys(value).filter((key) => !(OVERLAY_KEYS as readonly string[]).includes(key));
+  if (specKeys.length === 0 && !OVERLAY_KEYS.some((key) => key !== 'type' && value[key] !== undefined)) {
     problem('adjusts a built-in tool but sets nothing (add a "shadow" block, or another type to define a tool)');
     return undefined;
   }
@@ -96,9 +93,16 @@ function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined
     timeoutMs: parseTimeout(value.timeout, (m) => problem(m, nodeAt(raw, 'timeout'))),
     maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, nodeAt(raw, 'max_output'))),
     hidden: typeof value.hidden === 'boolean' ? value.hidden : undefined,
+    ...(specKeys.length === 0 ? {} : {
+      spec: Object.fromEntries(specKeys.map((key) => [key, value[key]])),
+      specLines: Object.fromEntries(specKeys.map((key) => [key, raw.lineOf(nodeAt(raw, key))])),
+    }),
     source: { file: raw.file, line: raw.line },
   };
 }
+
+/** Keys every entry for a built-in tool may hold, for messages. */
+export const OVERLAY_SETTINGS: readonly string[] = OVERLAY_KEYS.filter((key) => key !== 'type');
 
 function nodeAt(raw: RawTool, key: string): Node | null {
   return isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node;

@@ -67,6 +67,8 @@ export interface SandboxRunResult {
  */
 export interface SandboxEngine {
   readonly name: string;
+  /** What exactly runs scripts (the engine build, its runtime), recorded with every run. */
+  readonly version?: string;
   compile(source: string): CompileResult;
   run(script: CompiledScript, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult>;
   /** Stops workers; called once when the kernel stops. */
