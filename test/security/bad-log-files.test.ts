@@ -17,9 +17,9 @@ beforeAll(() => {
   for (let i = 0; i < 3; i += 1) runCli(['call', 'hi'], template);
   good = readFileSync(join(template, '.factorly', 'events.lmdb'));
 });
-const copies: string[] = [template];
+const copies: string[] = [];
 afterAll(() => {
-  for (const dir of [template, ...copies]) if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [template, ...copies]) rmSync(dir, { recursive: true, force: true });
 });
 
 function damaged(damage: (file: string) => void): string {
