@@ -3,6 +3,7 @@ import type { CallGateway, CallSource, CompileResult, JsonValue, KeyedSlot, Para
 import { CODE_BUILTIN } from './builtin.js';
 import { CodeHost } from './code-host.js';
 import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, maxCallsOf, readCodeSpec } from './code-spec.js';
+import { MAX_SCRIPT_DEPTH, ScriptNesting } from './nesting.js';
 import { capOutput, outputOf } from './output.js';
 
 /** Executor v2's default output budget; a search page gets a quarter of the tool's. */
@@ -18,6 +19,7 @@ export class CodeProvider implements ToolProvider {
   readonly type = 'code';
   readonly keys = CODE_KEYS;
   private readonly compiled = new Map<string, CompileResult>();
+  private readonly nesting = new ScriptNesting();
   /** The config's `defaults.engine`, for scripts whose tool names none. */
   private projectEngine?: string;
 
@@ -72,7 +74,12 @@ export class CodeProvider implements ToolProvider {
       maxCalls: maxCallsOf(call.tool),
       searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4),
     });
-    const result = await engine.run(compiled.script, params, host, { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes, signal: call.signal });
+    const depth = this.nesting.depthOf(call.parentId);
+    if (depth >= MAX_SCRIPT_DEPTH) {
+      return { output: '', error: `scripts nest at most ${MAX_SCRIPT_DEPTH} deep: "${call.tool.name}" would run inside ${depth} running scripts`, exitCode: 1 };
+    }
+    const budget = { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes, signal: call.signal, nested: depth > 0 };
+    const result = await this.nesting.within(call.callId, depth, () => engine.run(compiled.script, params, host, budget));
     const usage = { durationMs: result.usage.durationMs, toolCalls: host.toolCalls, hostCalls: result.usage.hostCalls, ...(result.usage.memoryBytes === undefined ? {} : { memoryBytes: result.usage.memoryBytes }) };
     const diagnostics = result.logs.length > 0 ? `${result.logs.join('\n')}\n` : undefined;
     if (result.exitCode !== 0) return { output: '', error: result.error ?? 'the script failed', exitCode: result.exitCode, diagnostics, usage };

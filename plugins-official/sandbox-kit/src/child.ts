@@ -1,6 +1,6 @@
 import type { SandboxBudget } from 'factorly';
 import { BUFFER_RESIZERS } from './prelude.js';
-import type { ChildMessage, EngineOutcome, ParentMessage, ReturnMessage } from './protocol.js';
+import { MAX_HOST_CALL_CHARS, type ChildMessage, type EngineOutcome, type ParentMessage, type ReturnMessage } from './protocol.js';
 
 export type { EngineOutcome } from './protocol.js';
 export { BUFFER_RESIZERS, GUEST_PRELUDE } from './prelude.js';
@@ -41,6 +41,7 @@ export async function serveRuns(init: () => Promise<GuestRunner>): Promise<void>
       get pending() { return waiting.size; },
       call(fn: string, args: string): Promise<string> {
         bridge.calls += 1;
+        if (args.length > MAX_HOST_CALL_CHARS) return Promise.reject(new Error(tooLarge(args.length)));
         const call = (nextCall += 1);
         send({ t: 'call', id: message.id, call, fn, args });
         return new Promise((resolve, reject) => waiting.set(call, { resolve, reject }));
@@ -54,6 +55,10 @@ export async function serveRuns(init: () => Promise<GuestRunner>): Promise<void>
       });
   });
   send({ t: 'ready' });
+}
+
+function tooLarge(chars: number): string {
+  return `the arguments of this host call are ${chars} characters of JSON; the limit is ${MAX_HOST_CALL_CHARS}`;
 }
 
 function settle(waiting: Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>, message: ReturnMessage): void {

@@ -38,6 +38,12 @@ export interface SandboxBudget {
    * timeout. An abort whose reason is a `TimeoutError` is left to the engine's own deadline.
    */
   signal?: AbortSignal;
+  /**
+   * The run was started by another run that waits for it (a script calling a code tool). An
+   * engine that caps its workers must not queue it behind that cap: the waiting run holds a worker,
+   * so a tree of nested scripts (or several trees at once) would wait on itself forever.
+   */
+  nested?: boolean;
 }
 
 export interface SandboxUsage {
