@@ -20,17 +20,15 @@ export class RestProvider implements ToolProvider {
   async execute(call: ToolCall): Promise<ToolResult> {
     const spec = readRestSpec(call.tool);
     const request = await buildRequest(spec, call.tool, call.params, call.secrets);
-    let text: string;
     let sent: Awaited<ReturnType<typeof send>>;
     try {
       sent = await send(request, call, spec.followRedirects, steering(spec, call));
-      if ('error' in sent) return { output: '', error: sent.error, exitCode: sent.exitCode, ...diagnostics(sent.notes) };
-      text = await sent.response.text();
     } catch (error) {
       return failure(error, call, `${request.method} ${request.url.origin}${request.url.pathname}`);
     }
-    const { response, notes } = sent;
-    if (response.status >= 400) return { output: text, error: `HTTP ${response.status} ${response.statusText}`.trim(), exitCode: 1, ...diagnostics(notes) };
+    if ('error' in sent) return { output: '', error: sent.error, exitCode: sent.exitCode, ...diagnostics(sent.notes) };
+    const { status, statusText, text, notes } = sent;
+    if (status >= 400) return { output: text, error: `HTTP ${status} ${statusText}`.trim(), exitCode: 1, ...diagnostics(notes) };
     return { output: text, exitCode: 0, ...diagnostics(notes) };
   }
 }

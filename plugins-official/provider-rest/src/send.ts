@@ -20,9 +20,12 @@ export interface Steering {
   allowUrls: readonly string[];
 }
 
-export type Sent = { response: Response; notes: string[] } | { error: string; exitCode: number; notes: string[] };
+export type Sent = { status: number; statusText: string; text: string; notes: string[] } | { error: string; exitCode: number; notes: string[] };
 
-/** Sends the request and follows its redirects as `follow` says, guarding each hop. */
+/**
+ * Sends the request and follows its redirects as `follow` says, guarding each hop; reads the final
+ * body before its connections are closed.
+ */
 export async function send(request: HttpRequest, call: ToolCall, follow: FollowRedirects, steering: Steering): Promise<Sent> {
   // undici is imported on first use: every CLI command loads this plugin, few call a rest tool.
   const { Agent: UndiciAgent, fetch } = await import('undici');
@@ -39,13 +42,13 @@ export async function send(request: HttpRequest, call: ToolCall, follow: FollowR
       const response = (await fetch(current.url, {
         method: current.method, headers: Object.fromEntries(current.headers), body: current.body, redirect: 'manual', signal: call.signal, dispatcher: guard.open ? open : guarded,
       })) as unknown as Response;
-      if (!isRedirect(response)) return { response, notes };
+      if (!isRedirect(response)) return { status: response.status, statusText: response.statusText, text: await response.text(), notes };
       await response.body?.cancel();
       const next = redirected(current, response);
       const refused = refusal(follow, response, next.url, origin);
       if (refused) return { error: `${current.method} ${current.url.origin}${current.url.pathname}: ${refused}`, exitCode: 1, notes };
       current = next;
-      if (next.url.origin !== origin && current.secretHeaders.size + secrets.length > 0) {
+      if (next.url.origin !== origin) {
         const stripped = withoutSecrets(current, secrets);
         current = stripped.request;
         if (stripped.dropped.length > 0) notes.push(`redirected to ${next.url.origin}, another origin: sent without ${stripped.dropped.join(', ')}`);
