@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { FactorlyError } from '../kernel/base/errors.js';
+import { readAt, treeProblem } from './lmdb-tree-check.js';
 
 /**
  * LMDB maps its data file into memory and trusts what it finds there: a file of random bytes, of
@@ -31,8 +32,12 @@ interface Meta {
   txnid: bigint;
 }
 
-/** Throws `LOG_UNREADABLE` naming `path` when the file there is not an LMDB environment LMDB can open safely. */
-export function checkLmdbFile(path: string): void {
+/**
+ * Throws `LOG_UNREADABLE` naming `path` when the file there is not an LMDB environment LMDB can
+ * open safely. `deep` also walks every page the environment reaches (`logs verify`: it costs one
+ * read per page, as reading the whole log does).
+ */
+export function checkLmdbFile(path: string, options: { deep?: boolean } = {}): void {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -43,14 +48,17 @@ export function checkLmdbFile(path: string): void {
   try {
     const size = fstatSync(fd).size;
     if (size === 0) return;
-    const problem = fileProblem(fd, size);
-    if (problem) throw unreadable(path, problem);
+    const latest = fileProblem(fd, size);
+    if (typeof latest === 'string') throw unreadable(path, latest);
+    const deep = options.deep ? treeProblem(fd, latest) : undefined;
+    if (deep) throw unreadable(path, deep);
   } finally {
     closeSync(fd);
   }
 }
 
-function fileProblem(fd: number, size: number): string | undefined {
+/** What is wrong with the file's header, or the meta page LMDB will open. */
+function fileProblem(fd: number, size: number): string | Meta {
   const first = readAt(fd, 0, Math.min(size, 4096));
   if (first.length < HEADER + META.txnid + 8 || !isMeta(first)) return 'is not an LMDB environment (no LMDB header at its start)';
   const pageSize = first.readUInt32LE(META.pageSize);
@@ -69,7 +77,7 @@ function fileProblem(fd: number, size: number): string | undefined {
     const problem = rootProblem(fd, root, pageSize, latest.lastPage);
     if (problem) return problem;
   }
-  return undefined;
+  return latest;
 }
 
 /** The meta pages LMDB may pick: at 0 and one page, and (lmdb-js's overlapping sync) at half a page. */
@@ -104,12 +112,6 @@ function rootProblem(fd: number, root: bigint, pageSize: number, lastPage: bigin
 
 function isMeta(bytes: Buffer): boolean {
   return (bytes.readUInt16LE(18) & P_META) !== 0 && bytes.readUInt32LE(META.magic) === MAGIC && (bytes.readUInt32LE(META.version) & 0xffff) === DATA_VERSION;
-}
-
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.alloc(Math.max(0, length));
-  const read = readSync(fd, buffer, 0, buffer.length, position);
-  return buffer.subarray(0, read);
 }
 
 function unreadable(path: string, problem: string): FactorlyError {

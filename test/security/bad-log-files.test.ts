@@ -3,6 +3,8 @@ import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLmdbFile } from '../../src/events/lmdb-file-check.js';
+import { FactorlyError } from '../../src/kernel/base/errors.js';
 import { runCli, tempProject } from '../helpers/project.js';
 
 const PAGE = 4096;
@@ -69,6 +71,37 @@ describe('a log file that is not a valid LMDB environment ends with a clear erro
       }
     });
   }
+
+  it('logs verify walks every page: random bytes over any one page are reported (exit 2) or harmless (a free page), never a signal', () => {
+    const pages = good.length / PAGE;
+    const verdicts = new Map<number, 'refused' | 'passed'>();
+    const root = damaged(() => {});
+    const file = join(root, '.factorly', 'events.lmdb');
+    for (let page = 2; page < pages; page += 1) {
+      const bytes = Buffer.from(good);
+      randomBytes(PAGE).copy(bytes, page * PAGE);
+      writeFileSync(file, bytes);
+      try {
+        checkLmdbFile(file, { deep: true });
+        verdicts.set(page, 'passed');
+      } catch (error) {
+        expect(FactorlyError.isInstance(error) && error.code).toBe('LOG_UNREADABLE');
+        verdicts.set(page, 'refused');
+      }
+    }
+    expect([...verdicts.values()]).toContain('refused');
+    // The CLI agrees on one damaged page, and a page the walk let through is one verify can read.
+    for (const verdict of ['refused', 'passed'] as const) {
+      const page = [...verdicts].find(([, v]) => v === verdict)?.[0];
+      if (page === undefined) continue;
+      const bytes = Buffer.from(good);
+      randomBytes(PAGE).copy(bytes, page * PAGE);
+      writeFileSync(file, bytes);
+      rmSync(`${file}-lock`, { force: true });
+      const run = runCli(['logs', 'verify'], root);
+      expect(run.status, `page ${page} (${verdict}): ${run.stderr}`).toBe(verdict === 'refused' ? 2 : 0);
+    }
+  });
 
   it('an intact log still verifies (exit 0), a tampered one exits 1: three different answers', () => {
     expect(runCli(['logs', 'verify'], damaged(() => {})).status).toBe(0);

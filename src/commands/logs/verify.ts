@@ -10,7 +10,7 @@ export default class LogsVerify extends FactorlyCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsVerify);
-    const log = await openExistingLog(flags.config);
+    const log = await openExistingLog(flags.config, { checkEveryPage: true });
     if (!log) {
       if (flags.json) this.writeJson({ ok: true, verified: 0 });
       else this.log('Chain verified: 0 events OK (nothing recorded yet)');
