@@ -1,11 +1,10 @@
 import { FactorlyError, messageOf } from './base/errors.js';
 import type { LoadedConfig } from './config/load.js';
-import { overlayPolicy } from './contracts/shadow-policy.js';
+import { overlayPolicy, type ShadowOverlay } from './contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import { toolNameProblem } from './config/tool-name.js';
 import { OVERLAY_SETTINGS } from './config/tool-schema.js';
-import type { ShadowOverlay } from './contracts/shadow-policy.js';
 
 export interface CollectOptions {
   expand: boolean;
@@ -39,9 +38,11 @@ export async function collectTools(
   for (const tool of all) {
     // Names a provider or a plugin made up (an upstream server's tools) are held to the config's rule.
     const badName = toolNameProblem(tool.name);
-    if (badName) problems.push(`config: tool name ${JSON.stringify(tool.name)} ${badName} (from ${where(tool)})`);
+    if (badName) {
+      problems.push(`config: tool name ${JSON.stringify(tool.name)} ${badName} (from ${where(tool)})`);
+      continue;
+    }
     const earlier = seen.get(tool.name);
-    if (badName) continue;
     if (earlier) problems.push(`config: duplicate tool "${tool.name}" (found again in ${where(tool)}; first in ${where(earlier)})`);
     else seen.set(tool.name, tool);
   }
