@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../events/projections/audit.js';
+import { printableLine } from '../kernel/base/printable.js';
 import { table } from './table.js';
 
 /** The `--json` shape of one call (snake_case, stable for scripts). */
@@ -17,6 +18,7 @@ export function auditJson(entry: AuditEntry) {
     shadow_action: entry.shadowAction ?? null,
     agent: entry.agentId ?? null,
     source_sha: entry.sourceSha ?? null,
+    engine: entry.engine ?? null,
     replayed_from: entry.replayedFrom ?? null,
     output_bytes: entry.outputBytes ?? null,
     error: entry.error ?? null,
@@ -62,10 +64,11 @@ export function auditDetail(entry: AuditEntry): string {
     ...(entry.error ? [`Error:     ${cut(entry.error, 100)}`] : []),
     ...(entry.outputBytes === undefined ? [] : [`Output:    ${entry.outputBytes} bytes`]),
     ...(entry.sourceSha ? [`Source:    ${entry.sourceSha.slice(0, 16)}…`] : []),
+    ...(entry.engine ? [`Engine:    ${entry.engine.name} (${entry.engine.version})`] : []),
     `Call:      ${entry.callId}${entry.parentId ? ` (parent ${entry.parentId})` : ''}`,
     `Hash:      ${entry.hash.slice(0, 16)}… (seq ${entry.seq})`,
   ];
-  return lines.join('\n');
+  return lines.map(printableLine).join('\n');
 }
 
 function cut(text: string, max: number): string {

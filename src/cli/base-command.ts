@@ -1,5 +1,6 @@
 import { Command, Flags, Errors } from '@oclif/core';
 import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { printableLine, printableText } from '../kernel/base/printable.js';
 import type { Kernel, KernelOptions } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
 
@@ -34,7 +35,17 @@ export abstract class FactorlyCommand extends Command {
   }
 
   protected warnLine(message: string): void {
-    process.stderr.write(`warning: ${message}\n`);
+    process.stderr.write(`warning: ${printableText(message)}\n`);
+  }
+
+  /**
+   * A tool's result for a person: the output to stdout (exact when piped, for scripts; made
+   * printable on a terminal), diagnostics and the error to stderr, always printable.
+   */
+  protected writeOutcome(outcome: { output: string; diagnostics?: string; error?: string }): void {
+    process.stdout.write(process.stdout.isTTY ? printableText(outcome.output) : outcome.output);
+    if (outcome.diagnostics) process.stderr.write(printableText(outcome.diagnostics));
+    if (outcome.error) process.stderr.write(`${printableText(outcome.error.replace(/\n$/, ''))}\n`);
   }
 
   protected writeJson(value: unknown): void {
@@ -44,15 +55,20 @@ export abstract class FactorlyCommand extends Command {
   async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
     if (error instanceof Errors.ExitError) throw error;
     if (FactorlyError.isInstance(error)) {
-      process.stderr.write(`Error: ${error.message}\n`);
+      process.stderr.write(`Error: ${printableText(error.message)}\n`);
       this.exit(error.exitCode);
     }
     if (error.oclif?.exit !== undefined) {
-      process.stderr.write(`Error: ${firstLine(error.message)}\n`);
+      process.stderr.write(`Error: ${printableLine(firstLine(error.message))}\n`);
       this.exit(error.oclif.exit);
     }
-    process.stderr.write(`Error: ${messageOf(error)}\n`);
-    if (process.env.FACTORLY_DEBUG) process.stderr.write(`${error.stack ?? ''}\n`);
+    if (/^MDB_[A-Z_]+:/.test(messageOf(error))) {
+      // lmdb found damage past the pages checked before opening: the log could not be read (not "tampered").
+      process.stderr.write(`Error: the event log could not be read: ${printableLine(messageOf(error))}\n`);
+      this.exit(2);
+    }
+    process.stderr.write(`Error: ${printableText(messageOf(error))}\n`);
+    if (process.env.FACTORLY_DEBUG) process.stderr.write(`${printableText(error.stack ?? '')}\n`);
     this.exit(1);
   }
 

@@ -1,9 +1,12 @@
+import { printableLine } from '../kernel/base/printable.js';
+
 /**
  * Renders rows as left-aligned columns separated by two spaces, fitting `width`: the `flex` column
  * (a description, say) is narrowed first, its cells cut with "…"; any line still too long is cut.
+ * Cells are made printable first (control characters escaped), so no cell can forge a row.
  */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[], width = 100, flex?: number): string {
-  const all = [headers, ...rows];
+  const all = [headers, ...rows].map((row) => row.map(printableLine));
   const widths = headers.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
   if (flex !== undefined) {
     const excess = widths.reduce((sum, w) => sum + w + 2, -2) - width;

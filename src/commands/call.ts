@@ -9,8 +9,9 @@ export default class Call extends FactorlyCommand {
 Each --name value pair is a parameter. A bare --flag means "true"; "-" reads the value from stdin;
 @path reads it from a file (@@x passes a literal "@x"). --params takes a JSON object for typed
 values; flags override its keys. For a tool that has a parameter named "params" (factorly.code),
---params is that parameter's value instead. The tool's output goes to stdout, its error to stderr, and the
-process exits with the tool's exit code.`;
+--params is that parameter's value instead. The tool's output goes to stdout (exact when piped; on a
+terminal, control characters are shown escaped), its error to stderr, and the process exits with the
+tool's exit code.`;
   static examples = ['<%= config.bin %> call greet --name Ada', `<%= config.bin %> call greet --params '{"name":"Ada"}' --json`];
   static strict = false;
 
@@ -23,11 +24,7 @@ process exits with the tool's exit code.`;
     const params = ownParams && args.jsonParams ? { ...args.flags, params: args.jsonParams } : args.params;
     const outcome = await kernel.pipeline.call({ tool: args.tool, params, iface: 'cli' });
     if (args.json) this.writeJson(outcome);
-    else {
-      process.stdout.write(outcome.output);
-      if (outcome.diagnostics) process.stderr.write(outcome.diagnostics);
-      if (outcome.error) process.stderr.write(`${outcome.error.replace(/\n$/, '')}\n`);
-    }
+    else this.writeOutcome(outcome);
     process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
   }
 }

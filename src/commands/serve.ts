@@ -8,7 +8,9 @@ export default class Serve extends FactorlyCommand {
   static description = `Without --port, factorly speaks MCP on stdin/stdout (what an agent's MCP config launches).
 With --port, it serves Streamable HTTP at http://<host>:<port>/mcp, bound to 127.0.0.1 unless --host
 says otherwise; with a token (--http-token or FACTORLY_HTTP_TOKEN) every request needs
-"Authorization: Bearer <token>". Every call is validated, governed and recorded; SIGINT/SIGTERM let
+"Authorization: Bearer <token>". Any other --host needs a token. Requests must be addressed (Host,
+name and port) to a loopback name, the bound address or, off loopback, this machine's names, or an
+--allowed-host. Every call is validated, governed and recorded; SIGINT/SIGTERM let
 in-flight calls finish before the log is closed.`;
   static examples = [
     '<%= config.bin %> serve',
@@ -20,6 +22,7 @@ in-flight calls finish before the log is closed.`;
     host: Flags.string({ description: 'Address to bind for HTTP.', default: '127.0.0.1' }),
     'http-token': Flags.string({ description: 'Bearer token every HTTP request must carry (else FACTORLY_HTTP_TOKEN).', env: 'FACTORLY_HTTP_TOKEN' }),
     'allowed-origin': Flags.string({ description: 'An extra Origin allowed to call over HTTP (repeatable).', multiple: true }),
+    'allowed-host': Flags.string({ description: 'An extra Host name (or name:port) requests may be addressed to, e.g. a proxy\'s (repeatable).', multiple: true }),
     'session-idle': Flags.string({ description: 'Close an HTTP session after this long with no request and no open stream (0: never).', default: '30m' }),
     'code-mode': Flags.boolean({ description: 'Expose one "execute" tool (plus search/describe) whose program reaches every tool through tools.*.' }),
   };
@@ -29,7 +32,7 @@ in-flight calls finish before the log is closed.`;
     const kernel = await this.kernel(flags.config);
     const { runInterface } = await import('../cli/run-interface.js');
     const idleMs = parseDurationFlag('session-idle', flags['session-idle']);
-    const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [], idleMs };
+    const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [], allowedHosts: flags['allowed-host'] ?? [], idleMs };
     const options = { transport: flags.port === undefined ? 'stdio' : 'http', version: this.config.version, codeMode: flags['code-mode'], ...http };
     await runInterface(kernel, 'mcp', options, MCP_PLUGIN);
   }

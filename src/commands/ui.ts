@@ -15,6 +15,7 @@ calls finish before the log is closed.`;
     port: Flags.integer({ description: 'Port to listen on (0 picks a free one).', min: 0, max: 65_535, default: 3741 }),
     host: Flags.string({ description: 'Address to bind.', default: '127.0.0.1' }),
     open: Flags.boolean({ description: 'Open the UI in a browser.', default: true, allowNo: true }),
+    'allowed-host': Flags.string({ description: 'An extra Host name (or name:port) the UI may be addressed by, e.g. a proxy\'s (repeatable).', multiple: true }),
   };
 
   async run(): Promise<void> {
@@ -22,7 +23,7 @@ calls finish before the log is closed.`;
     const kernel = await this.kernel(flags.config);
     const { runInterface } = await import('../cli/run-interface.js');
     const { uiServices } = await import('../cli/ui-services.js');
-    const options = { port: flags.port, host: flags.host, open: flags.open, version: this.config.version, services: uiServices(kernel) };
+    const options = { port: flags.port, host: flags.host, open: flags.open, allowedHosts: flags['allowed-host'] ?? [], version: this.config.version, services: uiServices(kernel) };
     await runInterface(kernel, 'ui', options, UI_PLUGIN);
   }
 }

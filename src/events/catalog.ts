@@ -25,6 +25,8 @@ export interface CallRequested {
   workspace?: string;
   sourceSha?: string;
   replayedFrom?: string;
+  /** v2: the script engine that ran a script (`{name: "quickjs", version: "..."}`), for code tools. */
+  engine?: { name: string; version: string };
 }
 
 export interface CallParamsCoerced {
@@ -213,7 +215,7 @@ export interface EventMap {
 export type EventType = keyof EventMap;
 
 export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
-  'call.requested': 1,
+  'call.requested': 2,
   'call.params_coerced': 1,
   'call.params_capped': 1,
   'shadow.decided': 2,

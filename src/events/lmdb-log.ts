@@ -4,6 +4,7 @@ import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
 import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
 import { FactorlyError } from '../kernel/base/errors.js';
+import { checkLmdbFile } from './lmdb-file-check.js';
 
 export interface LmdbEventLogOptions {
   /** The data file; LMDB keeps its lock file beside it as `<path>-lock`. */
@@ -35,6 +36,7 @@ export class LmdbEventLog implements EventLog {
   private committedHead?: LogHead;
 
   constructor(options: LmdbEventLogOptions) {
+    checkLmdbFile(options.path);
     this.root = open({ path: options.path, compression: false });
     this.events = this.root.openDB<Buffer, number>({ name: 'events', keyEncoding: 'uint32', encoding: 'binary' });
     this.ids = this.root.openDB<number, string>({ name: 'ids', encoding: 'ordered-binary' });

@@ -10,6 +10,8 @@ export type Upcaster = (data: unknown) => unknown;
 export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   // v2 added the optional `facts`; a v1 decision had none.
   'shadow.decided@1': (data) => data,
+  // v2 added the optional `engine` of a script; a v1 request recorded none.
+  'call.requested@1': (data) => data,
 };
 
 export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {

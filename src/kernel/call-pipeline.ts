@@ -88,7 +88,7 @@ export class CallPipeline {
     }
     const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
     const coerced = validated.changed ? { original: request.params, coerced: validated.params } : undefined;
-    const opening = [...(source ? [await record.source(source)] : []), ...(await record.opening({ sourceSha: source?.sha, coerced }))];
+    const opening = [...(source ? [await record.source(source)] : []), ...(await record.opening({ sourceSha: source?.sha, engine: source?.engine, coerced }))];
     const { agentId, sessionId, iface, client } = request;
     const gateRequest = { callId: context.callId, tool, params: validated.params, iface, agentId, sessionId, parentId: context.parent?.callId, client, callers: context.callers(), signal: context.signal };
     // The shadow gate writes call.requested together with its decisions, before execution.

@@ -26,10 +26,10 @@ export class CallRecord {
   }
 
   /** `call.requested`, then `call.params_coerced` when validation changed the params, then `call.params_capped` when any was too big. */
-  async opening(extra: { sourceSha?: string; coerced?: { original: Params; coerced: Params } } = {}): Promise<NewEvent[]> {
+  async opening(extra: { sourceSha?: string; engine?: { name: string; version: string }; coerced?: { original: Params; coerced: Params } } = {}): Promise<NewEvent[]> {
     const { request, context } = this;
     const { tool, iface, agentId, sessionId, replayedFrom } = request;
-    const data = { callId: context.callId, rootId: context.rootId, parentId: context.parent?.callId, tool, params: request.params, iface, agentId, sessionId, replayedFrom, sourceSha: extra.sourceSha };
+    const data = { callId: context.callId, rootId: context.rootId, parentId: context.parent?.callId, tool, params: request.params, iface, agentId, sessionId, replayedFrom, sourceSha: extra.sourceSha, engine: extra.engine };
     const requested = await this.redactor.event<NewEvent<'call.requested'>>({ type: 'call.requested', data });
     const capped = new Map<string, CappedInfo[string]>();
     requested.data.params = this.cap(requested.data.params, capped);

@@ -1,8 +1,10 @@
 import { FactorlyError, messageOf } from './base/errors.js';
 import type { LoadedConfig } from './config/load.js';
-import { overlayPolicy } from './contracts/shadow-policy.js';
+import { overlayPolicy, type ShadowOverlay } from './contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
+import { toolNameProblem } from './config/tool-name.js';
+import { OVERLAY_SETTINGS } from './config/tool-schema.js';
 
 export interface CollectOptions {
   expand: boolean;
@@ -30,10 +32,16 @@ export async function collectTools(
   }
   const sourced: ToolDefinition[] = [];
   for (const source of sources.list()) sourced.push(...(await source.tools({ settings: config.settings })));
-  all.push(...applyOverlays(config, sourced));
+  all.push(...applyOverlays(config, sourced, providers));
   const seen = new Map<string, ToolDefinition>();
   const problems: string[] = [];
   for (const tool of all) {
+    // Names a provider or a plugin made up (an upstream server's tools) are held to the config's rule.
+    const badName = toolNameProblem(tool.name);
+    if (badName) {
+      problems.push(`config: tool name ${JSON.stringify(tool.name)} ${badName} (from ${where(tool)})`);
+      continue;
+    }
     const earlier = seen.get(tool.name);
     if (earlier) problems.push(`config: duplicate tool "${tool.name}" (found again in ${where(tool)}; first in ${where(earlier)})`);
     else seen.set(tool.name, tool);
@@ -58,7 +66,7 @@ async function expand(provider: ToolProvider, tool: ToolDefinition, redact: Coll
 }
 
 /** Lays each `factorly.*` shadow overlay from the config over the built-in tool it names. */
-function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[]): ToolDefinition[] {
+function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[], providers: KeyedSlot<ToolProvider>): ToolDefinition[] {
   const byName = new Map(sourced.map((tool) => [tool.name, tool]));
   const problems: string[] = [];
   for (const overlay of config.overlays) {
@@ -71,16 +79,32 @@ function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[]): ToolDef
       continue;
     }
     const { shadow, timeoutMs, maxOutput, hidden } = overlay;
-    byName.set(tool.name, {
+    const adjusted: ToolDefinition = {
       ...tool,
       ...(shadow ? { shadow: overlayPolicy(tool.shadow, shadow) } : {}),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxOutput === undefined ? {} : { maxOutput }),
       ...(hidden === undefined ? {} : { hidden }),
-    });
+      ...(overlay.spec ? { spec: { ...tool.spec, ...overlay.spec } } : {}),
+    };
+    problems.push(...overlaySpecProblems(overlay, adjusted, providers));
+    byName.set(tool.name, adjusted);
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
   return sourced.map((tool) => byName.get(tool.name) ?? tool);
+}
+
+/** Provider keys on an overlay: only those the built-in lists, checked by its provider like a tool's own. */
+function overlaySpecProblems(overlay: ShadowOverlay, tool: ToolDefinition, providers: KeyedSlot<ToolProvider>): string[] {
+  if (!overlay.spec) return [];
+  const allowed = tool.overlayKeys ?? [];
+  const at = (key?: string) => `${overlay.source.file}:${(key && overlay.specLines?.[key]) ?? overlay.source.line}`;
+  const unknown = Object.keys(overlay.spec).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) {
+    return unknown.map((key) => `config: tool "${overlay.name}" has key "${key}", but an entry for a built-in tool may only hold ${[...OVERLAY_SETTINGS, ...allowed].join(', ')} (${at(key)})`);
+  }
+  const prepared = providers.get(tool.type)?.prepare?.(tool);
+  return (prepared?.problems ?? []).map((message) => `config: tool "${overlay.name}" ${message} (${at(Object.keys(overlay.spec!)[0])})`);
 }
 
 function where(tool: ToolDefinition): string {

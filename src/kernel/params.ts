@@ -106,10 +106,11 @@ export function validateParams(parameters: readonly ParameterSpec[], input: Para
     if (!names.includes(name)) problems.push(`unknown parameter "${name}"${didYouMean(name, names)}`);
   }
   for (const spec of parameters) {
-    const given = input[spec.name];
+    // Own keys only: a parameter named `constructor` must not read Object.prototype's when absent.
+    const given = Object.hasOwn(input, spec.name) ? input[spec.name] : undefined;
     if (given === undefined || given === null) {
       if (spec.default !== undefined) {
-        params[spec.name] = spec.default;
+        setParam(params, spec.name, spec.default);
         changed = true;
       } else if (spec.required) problems.push(`required parameter "${spec.name}" missing`);
       continue;
@@ -117,9 +118,14 @@ export function validateParams(parameters: readonly ParameterSpec[], input: Para
     const result = coerceValue(spec, given);
     if (!result.ok) problems.push(`${spec.name}: ${result.message}`);
     else {
-      params[spec.name] = result.value;
+      setParam(params, spec.name, result.value);
       if (result.value !== given) changed = true;
     }
   }
   return { params, changed, problems };
+}
+
+/** Defined, not assigned: a parameter named `__proto__` is a key like any other, never the prototype. */
+function setParam(params: Params, name: string, value: JsonValue): void {
+  Object.defineProperty(params, name, { value, writable: true, enumerable: true, configurable: true });
 }

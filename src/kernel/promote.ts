@@ -6,6 +6,7 @@ import { FactorlyError } from './base/errors.js';
 import { writeAtomically } from './base/write-atomic.js';
 import type { ParameterSpec, ParamType, ToolDefinition } from './contracts/tool.js';
 import type { Kernel } from './kernel.js';
+import { toolNameProblem } from './config/tool-name.js';
 
 export interface PromoteRequest {
   fromSha: string;
@@ -37,7 +38,7 @@ const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
  * The CLI and the web UI both call this, then `promote` — one code path.
  */
 export async function planPromotion(kernel: Kernel, request: PromoteRequest): Promise<PromotionPlan> {
-  if (!NAME.test(request.name)) throw new FactorlyError('USAGE', `tool name "${request.name}" may only hold letters, digits, "_", "." and "-"`);
+  if (!NAME.test(request.name) || toolNameProblem(request.name)) throw new FactorlyError('USAGE', `tool name "${request.name}" may only hold letters, digits, "_", "." and "-" (and no "..")`);
   const run = await findCodeRun(kernel.log(), request.fromSha);
   const description = request.description?.trim() || `Promoted from factorly.code run on ${run.at.slice(0, 10)} (sha ${run.sha.slice(0, 8)})`;
   const parameters = inferParameters(run.scriptParams);

@@ -217,6 +217,11 @@ export function sandboxEngineContract(name: string, create: () => SandboxEngine)
       expect(next).toMatchObject({ exitCode: 0, value: ['clean', 'clean'] });
     });
 
+    it('lets no buffer change size or detach (the QuickJS stale-length over-reads need one)', async () => {
+      const result = await run('async function run() { const ab = new ArrayBuffer(8, { maxByteLength: 16 }); for (const m of ["resize", "transfer", "transferToFixedLength"]) { try { ab[m](16) } catch (e) {} } return ab.byteLength }');
+      expect(result).toMatchObject({ exitCode: 0, value: 8 });
+    });
+
     it('reports a value that cannot become JSON', async () => {
       const result = await run('async function run() { return { big: 10n } }');
       expect(result.exitCode).toBe(1);

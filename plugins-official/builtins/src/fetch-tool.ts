@@ -1,7 +1,6 @@
-import { lookup } from 'node:dns';
+import { guardedLookup, isAllowed, urlProblem } from '@factorly/net-guard';
 import type { Agent } from 'undici';
 import type { ToolCall, ToolResult } from 'factorly';
-import { addressProblem, isAllowed, urlProblem } from './url-guard.js';
 
 const MAX_REDIRECTS = 5;
 const BODY_CAP = 1024 * 1024;
@@ -46,19 +45,6 @@ export async function fetchTool(call: ToolCall, allowUrls: readonly string[]): P
   } finally {
     await Promise.all([guarded.close(), open.close()]);
   }
-}
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void;
-
-/** `dns.lookup` that refuses to hand the socket any address the guard rejects. */
-function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
-  lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const problem = addresses.map((entry) => addressProblem(entry.address)).find((p) => p !== undefined);
-    if (problem) return callback(Object.assign(new Error(`${problem} (${hostname} resolves to it)`), { code: 'EGUARD' }), []);
-    const all = (options as { all?: boolean }).all;
-    return all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family);
-  });
 }
 
 async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<{ text: string; cut: boolean }> {

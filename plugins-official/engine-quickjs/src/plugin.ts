@@ -1,4 +1,4 @@
-import { childEntry, ProcessEngine } from '@factorly/sandbox-kit';
+import { childEntry, dependencyVersion, ProcessEngine } from '@factorly/sandbox-kit';
 import type { PluginDefinition, SandboxEngine } from 'factorly';
 
 /** The `quickjs` engine: the sync WASM build of QuickJS, one fresh runtime per run, in a child process. */
@@ -7,7 +7,7 @@ export function createQuickJsEngine(name = 'quickjs'): SandboxEngine {
     script: childEntry(import.meta.dirname, 'quickjs-child.js'),
     // The engine stops its own runs at the deadline (interrupt handler); the kill is the backstop.
     graceMs: 250,
-  });
+  }, dependencyVersion(import.meta.dirname, '@jitl/quickjs-wasmfile-release-sync'));
 }
 
 export const plugin: PluginDefinition = {

@@ -1,4 +1,4 @@
-import { childEntry, ProcessEngine } from '@factorly/sandbox-kit';
+import { childEntry, dependencyVersion, ProcessEngine } from '@factorly/sandbox-kit';
 import type { PluginDefinition, SandboxEngine } from 'factorly';
 
 /** The `ses` engine: a fresh SES Compartment per run, in a locked-down child process. */
@@ -9,7 +9,8 @@ export function createSesEngine(name = 'ses'): SandboxEngine {
     graceMs: 0,
     // V8's heap limit is a second line behind the RSS watchdog (ArrayBuffers are outside it).
     execArgv: ['--max-old-space-size=256'],
-  });
+    // The engine process is this Node: its V8 is part of what runs the script.
+  }, `${dependencyVersion(import.meta.dirname, 'ses')} on Node ${process.version}`);
 }
 
 export const plugin: PluginDefinition = {

@@ -2,6 +2,8 @@
 // script in a fresh Compartment. Started by the pool with an empty environment; never imported by
 // the host. Host libraries are imported before lockdown, as SES requires.
 import { GUEST_PRELUDE, serveRuns, type EngineOutcome, type GuestBridge, type GuestJob } from '@factorly/sandbox-kit/child';
+// Before 'ses' is evaluated: importing it already makes the buffer methods undeletable.
+import './remove-resizers.js';
 import 'ses';
 
 const DEFAULT_LOG_BYTES = 64 * 1024;

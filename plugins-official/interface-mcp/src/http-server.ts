@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { bindProblem } from '@factorly/net-guard';
 import { HttpGuard, type GuardOptions } from './http-guard.js';
 import { loadSdk } from './sdk.js';
 import { McpSession, type SessionContext } from './session.js';
@@ -29,6 +30,8 @@ interface Live {
  * get 503, calls in flight finish and are answered, then sessions and connections close.
  */
 export async function serveHttp(context: SessionContext, options: HttpOptions, signal: AbortSignal): Promise<void> {
+  const exposed = bindProblem(options.host, Boolean(options.token), 'pass --http-token (or set FACTORLY_HTTP_TOKEN)');
+  if (exposed) throw new Error(exposed);
   const sdk = await loadSdk();
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const live = new Map<string, Live>();

@@ -64,6 +64,7 @@ async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options
       port: Number(options.port ?? 0),
       token: typeof options.token === 'string' ? options.token : undefined,
       allowedOrigins: Array.isArray(options.allowedOrigins) ? options.allowedOrigins.map(String) : [],
+      allowedHosts: Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : [],
       idleMs: typeof options.idleMs === 'number' ? options.idleMs : DEFAULT_IDLE_MS,
       listening: (url) => warn(`serving MCP over Streamable HTTP at ${url}${options.token ? ' (bearer token required)' : ''}`),
     }, signal);

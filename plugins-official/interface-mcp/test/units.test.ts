@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/plugins/index.js';
@@ -31,10 +32,12 @@ describe('HttpGuard', () => {
     expect(guard.check(request({ host: ok.host, origin: 'http://127.0.0.1.attacker.example' }))).toEqual({ status: 403, message: 'Origin "http://127.0.0.1.attacker.example" is not allowed' });
   });
 
-  it('accepts any Host when bound to every address (the user chose to expose it), still checking Origin and token', () => {
-    const open = new HttpGuard({ host: '0.0.0.0', port: 4100, allowedOrigins: [] });
-    expect(open.check(request({ host: '192.168.1.9:4100' }))).toBeUndefined();
-    expect(open.check(request({ host: '192.168.1.9:4100', origin: 'https://evil.example' }))?.status).toBe(403);
+  it('bound to every address, accepts the machine\'s own names and --allowed-host, not any Host, still checking Origin', () => {
+    const open = new HttpGuard({ host: '0.0.0.0', port: 4100, allowedOrigins: [], allowedHosts: ['mcp.example.test'] });
+    expect(open.check(request({ host: `${hostname()}:4100` }))).toBeUndefined();
+    expect(open.check(request({ host: 'mcp.example.test:4100' }))).toBeUndefined();
+    expect(open.check(request({ host: '192.0.2.77:4100' }))).toEqual({ status: 403, message: 'Host "192.0.2.77:4100" is not allowed' });
+    expect(open.check(request({ host: `${hostname()}:4100`, origin: 'https://evil.example' }))?.status).toBe(403);
   });
 });
 

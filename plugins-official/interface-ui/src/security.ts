@@ -16,8 +16,6 @@ const CSP = [
   "object-src 'none'",
 ].join('; ');
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 export interface Session {
   token: string;
   /** Derived from the token: what forms carry, so a leaked page never reveals the session token. */
@@ -50,14 +48,13 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
 };
 
 /**
- * Refuses a Host the server was not addressed by (DNS rebinding): loopback names, plus the bound
- * address when it is not loopback.
+ * Refuses a Host the server was not addressed by (DNS rebinding), name and port: `hosts()` is the
+ * allow-list of net-guard's `servedHosts`, known once the server listens.
  */
-export function hostCheck(boundHost: string): MiddlewareHandler {
+export function hostCheck(hosts: () => ReadonlySet<string>): MiddlewareHandler {
   return async (c, next) => {
-    const host = c.req.header('host') ?? '';
-    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-    if (!LOOPBACK_NAMES.has(name) && name !== boundHost) return c.text('forbidden: invalid host', 403);
+    const host = (c.req.header('host') ?? '').toLowerCase();
+    if (!hosts().has(host)) return c.text(`forbidden: Host "${host}" is not one this server answers to (see --allowed-host)`, 403);
     await next();
   };
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { servedHosts } from '@factorly/net-guard';
 import { serve } from '@hono/node-server';
 import type { CallGateway, EventLog, InterfaceOptions, KeyedSlot, ProjectPaths, SecretBackend, UiServices } from 'factorly';
 import { createApp } from './app.js';
@@ -36,7 +37,8 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   const session = newSession(randomBytes(16).toString('hex'));
   const closing = new AbortController();
   const page = () => ({ csrf: session.csrf, pending: approvals.list().length });
-  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, page, closing: closing.signal }, session, host);
+  let hosts: ReadonlySet<string> = new Set();
+  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, page, closing: closing.signal }, session, () => hosts);
   let server: Server;
   try {
     server = await listen(app.fetch, host, port);
@@ -44,6 +46,8 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
     await live.stop();
     throw error;
   }
+  // Known once listening (port 0 picks one); set before any request is read.
+  hosts = servedHosts(host, (server.address() as AddressInfo).port, Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : []);
   const shown = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const url = `http://${shown}:${(server.address() as AddressInfo).port}/`;
   writeLock(kernel.paths.stateDir, { pid: process.pid, url });

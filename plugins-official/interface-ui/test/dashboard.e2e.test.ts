@@ -161,11 +161,11 @@ describe('without JavaScript', () => {
 describe('a call recorded by a newer writer', () => {
   it('shows the engine that ran a script when the writer recorded it', async () => {
     const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });
-    const data = { callId: 'with-engine', rootId: 'with-engine', tool: 'triage', params: {}, iface: 'cli', engine: 'quickjs' };
+    const data = { callId: 'with-engine', rootId: 'with-engine', tool: 'triage', params: {}, iface: 'cli', engine: { name: 'quickjs', version: '0.32.0' } };
     await log.append([{ type: 'call.requested', data }]);
     await log.close();
     await page.goto(`${ui.origin}/calls/with-engine`);
-    expect(await page.locator('.depth-0 > .detail dl.facts').innerText()).toContain('Engine\nquickjs');
+    expect(await page.locator('.depth-0 > .detail dl.facts').innerText()).toContain('Engine\nquickjs 0.32.0');
     expect(await page.locator('.wf-dur').innerText()).toBe('running');
   });
 });

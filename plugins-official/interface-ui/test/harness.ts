@@ -57,9 +57,9 @@ export interface RunningUi {
   stop: () => Promise<number | null>;
 }
 
-/** Starts `factorly ui --port 0 --no-open` and waits for the address it prints. */
-export function startUi(root: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningUi> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--no-open'], { cwd: root, env: env(root, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `factorly ui --port 0 --no-open` (and any `args`) and waits for the address it prints. */
+export function startUi(root: string, extraEnv: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<RunningUi> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--no-open', ...args], { cwd: root, env: env(root, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

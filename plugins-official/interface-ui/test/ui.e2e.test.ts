@@ -185,7 +185,7 @@ describe('factorly ui security', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(rebound).toEqual({ status: 403, body: 'forbidden: invalid host' });
+    expect(rebound).toEqual({ status: 403, body: 'forbidden: Host "attacker.example:80" is not one this server answers to (see --allowed-host)' });
     const page = await fetch(`${ui.origin}/history`, { headers: { cookie: `factorly_session=${ui.token}` } });
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
   });

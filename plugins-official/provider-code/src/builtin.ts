@@ -29,6 +29,8 @@ export const codeBuiltin: ToolSource = {
           { name: 'params', type: 'json', required: false, description: 'A JSON object passed to run(params).' },
         ],
         spec: { builtin: CODE_BUILTIN, localOnly: true },
+        // `factorly.code: {engine: ses, memory_mb: 128}` in the config picks how agents' scripts run.
+        overlayKeys: ['engine', 'memory_mb'],
         source: { file: '<builtin>', line: 0 },
       },
     ];

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { CallGateway, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import type { CallGateway, CallSource, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { CODE_BUILTIN } from './builtin.js';
 import { CodeHost } from './code-host.js';
 import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, readCodeSpec } from './code-spec.js';
+import { MAX_SCRIPT_DEPTH, ScriptNesting } from './nesting.js';
 import { capOutput, outputOf } from './output.js';
 
 /** Executor v2's default output budget; a search page gets a quarter of the tool's. */
@@ -18,6 +19,9 @@ export class CodeProvider implements ToolProvider {
   readonly type = 'code';
   readonly keys = CODE_KEYS;
   private readonly compiled = new Map<string, CompileResult>();
+  private readonly nesting = new ScriptNesting();
+  /** The config's `defaults.engine`, for scripts whose tool names none. */
+  private projectEngine?: string;
 
   constructor(
     private readonly engines: KeyedSlot<SandboxEngine>,
@@ -27,7 +31,7 @@ export class CodeProvider implements ToolProvider {
 
   prepare(tool: ToolDefinition) {
     const checked = checkCodeSpec(tool, this.engines.keys());
-    if (checked.problems.length === 0) {
+    if (checked.problems.length === 0 && typeof tool.spec.code === 'string') {
       const result = this.compile(tool, String(tool.spec.code));
       if (result && !result.ok) this.warn(`tool "${tool.name}" (${tool.source.file}:${tool.source.line}): ${compileError(result)}`);
     }
@@ -43,10 +47,17 @@ export class CodeProvider implements ToolProvider {
     return result.diagnostics.map((d) => `${d.message} (line ${d.line}, column ${d.column})`);
   }
 
-  /** The script a call will run, for the audit trail (`source_sha`, `source.recorded`). */
-  sourceOf(tool: ToolDefinition, params: Params): { sha: string; language: string; source: string } | undefined {
+  /** Sets (or clears) the project-wide engine, from the config's `defaults: {engine: …}`. */
+  useProjectEngine(name: string | undefined): void {
+    this.projectEngine = name;
+  }
+
+  /** The script a call will run and the engine that will run it, for the audit trail (`source_sha`, `engine`, `source.recorded`). */
+  sourceOf(tool: ToolDefinition, params: Params): CallSource | undefined {
     const source = sourceText(tool, params);
-    return source === undefined ? undefined : { sha: sha256(source), language: 'javascript', source };
+    if (source === undefined) return undefined;
+    const engine = this.engineFor(tool);
+    return { sha: sha256(source), language: 'javascript', source, ...(engine ? { engine: { name: engine.name, version: engine.version ?? 'unknown' } } : {}) };
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {
@@ -55,22 +66,32 @@ export class CodeProvider implements ToolProvider {
     const params = scriptParams(call);
     if (params === undefined) return { output: '', error: 'params must be a JSON object, e.g. {"who":"world"}', exitCode: 1 };
     const engine = this.engineFor(call.tool);
-    if (!engine) return { output: '', error: `no script engine is installed (wanted "${readCodeSpec(call.tool).engine ?? DEFAULT_ENGINE}")`, exitCode: 2 };
+    if (!engine) return { output: '', error: `no script engine is installed (wanted "${this.wantedEngine(call.tool)}")`, exitCode: 2 };
     const compiled = this.compile(call.tool, source)!;
     if (!compiled.ok) return { output: '', error: compileError(compiled), exitCode: 1 };
     const spec = readCodeSpec(call.tool);
     const host = new CodeHost(this.gateway, call, { searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4) });
-    const result = await engine.run(compiled.script, params, host, { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes, signal: call.signal });
+    const depth = this.nesting.depthOf(call.parentId);
+    if (depth >= MAX_SCRIPT_DEPTH) {
+      return { output: '', error: `scripts nest at most ${MAX_SCRIPT_DEPTH} deep: "${call.tool.name}" would run inside ${depth} running scripts`, exitCode: 1 };
+    }
+    const budget = { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes, signal: call.signal, nested: depth > 0 };
+    const result = await this.nesting.within(call.callId, depth, () => engine.run(compiled.script, params, host, budget));
     const usage = { durationMs: result.usage.durationMs, toolCalls: host.toolCalls, hostCalls: result.usage.hostCalls, ...(result.usage.memoryBytes === undefined ? {} : { memoryBytes: result.usage.memoryBytes }) };
     const diagnostics = result.logs.length > 0 ? `${result.logs.join('\n')}\n` : undefined;
     if (result.exitCode !== 0) return { output: '', error: result.error ?? 'the script failed', exitCode: result.exitCode, diagnostics, usage };
     return { output: capOutput(outputOf(result.value), call.tool.maxOutput), exitCode: 0, diagnostics, usage };
   }
 
+  /** The tool's own `engine:`, else the project's `defaults.engine`, else quickjs (else any installed one). */
   private engineFor(tool: ToolDefinition): SandboxEngine | undefined {
-    const wanted = readCodeSpec(tool).engine;
+    const wanted = readCodeSpec(tool).engine ?? this.projectEngine;
     if (wanted) return this.engines.get(wanted);
     return this.engines.get(DEFAULT_ENGINE) ?? this.engines.values()[0];
+  }
+
+  private wantedEngine(tool: ToolDefinition): string {
+    return readCodeSpec(tool).engine ?? this.projectEngine ?? DEFAULT_ENGINE;
   }
 
   private compile(tool: ToolDefinition, source: string): CompileResult | undefined {

@@ -17,11 +17,33 @@ export function readCodeSpec(tool: ToolDefinition): CodeSpec {
 
 export function checkCodeSpec(tool: ToolDefinition, engines: readonly string[]): PreparedDefinition {
   const problems: string[] = [];
-  const { code, engine, memory_mb: memoryMb } = tool.spec;
-  if (typeof code !== 'string' || code.trim() === '') problems.push('needs `code:` with the script (it must declare `async function run(params)`)');
+  const { code, engine, memory_mb: memoryMb, builtin } = tool.spec;
+  // The factorly.code built-in gets its script as a param, not from the config.
+  if (builtin === undefined && (typeof code !== 'string' || code.trim() === '')) problems.push('needs `code:` with the script (it must declare `async function run(params)`)');
   if (engine !== undefined && (typeof engine !== 'string' || !engines.includes(engine))) {
     problems.push(`engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`);
   }
   if (memoryMb !== undefined && !(typeof memoryMb === 'number' && memoryMb >= 1 && memoryMb <= 4096)) problems.push('memory_mb must be a number of MiB from 1 to 4096');
   return { problems };
+}
+
+/** Keys of the config's top-level `defaults` block (project-wide settings of code tools). */
+export const DEFAULTS_KEYS = ['engine'] as const;
+
+/**
+ * The project-wide engine from the config's `defaults: {engine: ses}`, checked against the
+ * installed engines; throws a config error naming the mistake.
+ */
+export function readDefaultEngine(settings: Record<string, unknown>, engines: readonly string[]): string | undefined {
+  const defaults = settings.defaults;
+  if (defaults === undefined || defaults === null) return undefined;
+  if (typeof defaults !== 'object' || Array.isArray(defaults)) throw new Error('config: "defaults" must be a mapping, e.g. defaults: {engine: ses}');
+  const unknown = Object.keys(defaults).filter((key) => !(DEFAULTS_KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0) throw new Error(`config: "defaults" has unknown key "${unknown[0]}" (valid: ${DEFAULTS_KEYS.join(', ')})`);
+  const { engine } = defaults as { engine?: unknown };
+  if (engine === undefined) return undefined;
+  if (typeof engine !== 'string' || !engines.includes(engine)) {
+    throw new Error(`config: defaults.engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`);
+  }
+  return engine;
 }

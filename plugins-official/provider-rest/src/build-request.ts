@@ -7,7 +7,12 @@ export interface HttpRequest {
   method: string;
   headers: Headers;
   body?: string;
+  /** Headers whose value came from a template with a secret reference, or from `auth`: never sent to another origin. */
+  secretHeaders: Set<string>;
 }
+
+/** `{{backend:KEY}}` in a template: the rendered value holds a secret. */
+const SECRET_REFERENCE = /(?<!\\)\{\{\s*[A-Za-z0-9_][A-Za-z0-9_-]*:[^}]+\}\}/;
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -25,14 +30,18 @@ export async function buildRequest(spec: RestSpec, tool: ToolDefinition, params:
   const url = joinUrl(base, path, tool.name);
   for (const name of routed.query) appendQuery(url, name, params[name]);
   const headers = new Headers();
-  for (const [name, template] of Object.entries(spec.headers)) headers.set(name, await render(template, params, secrets, asText));
-  if (spec.auth) await applyAuth(headers, spec.auth, params, secrets);
+  const secretHeaders = new Set<string>();
+  for (const [name, template] of Object.entries(spec.headers)) {
+    headers.set(name, await render(template, params, secrets, asText));
+    if (SECRET_REFERENCE.test(template)) secretHeaders.add(name.toLowerCase());
+  }
+  if (spec.auth) secretHeaders.add(await applyAuth(headers, spec.auth, params, secrets));
   for (const name of routed.header) headers.set(name, asText(params[name]));
   const body = await buildBody(spec, params, routed.body, secrets, tool.name);
   if (body !== undefined && !headers.has('content-type')) {
     headers.set('content-type', spec.bodyType === 'form' ? 'application/x-www-form-urlencoded' : spec.bodyType === 'raw' ? 'text/plain; charset=utf-8' : 'application/json');
   }
-  return { url, method: spec.method, headers, body };
+  return { url, method: spec.method, headers, body, secretHeaders };
 }
 
 type Routes = Record<ParamLocation, string[]>;
@@ -67,13 +76,15 @@ function appendQuery(url: URL, name: string, value: Params[string]): void {
   }
 }
 
-async function applyAuth(headers: Headers, auth: RestAuth, params: Params, secrets: SecretScope): Promise<void> {
+/** Sets the auth header; returns its name. */
+async function applyAuth(headers: Headers, auth: RestAuth, params: Params, secrets: SecretScope): Promise<string> {
   if (auth.type === 'header') {
     headers.set(auth.header, await render(auth.value, params, secrets, asText));
-    return;
+    return auth.header.toLowerCase();
   }
   const token = await render(auth.token, params, secrets, asText);
   headers.set('authorization', auth.type === 'bearer' ? `Bearer ${token}` : `Basic ${Buffer.from(token, 'utf8').toString('base64')}`);
+  return 'authorization';
 }
 
 async function buildBody(spec: RestSpec, params: Params, names: string[], secrets: SecretScope, tool: string): Promise<string | undefined> {

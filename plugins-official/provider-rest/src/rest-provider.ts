@@ -1,11 +1,13 @@
 import type { ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { buildRequest } from './build-request.js';
-import { prepareRest, readRestSpec, REST_KEYS } from './rest-spec.js';
+import { prepareRest, readRestSpec, REST_KEYS, type RestSpec } from './rest-spec.js';
+import { send, type Steering } from './send.js';
+import { placeholders } from './template.js';
 
 /**
- * `type: rest`: one HTTP request per call through Node's fetch (undici). A status of 400 or more is
- * an error whose output keeps the response body; the error names the status. A timeout exits 124,
- * as a timed-out `cli` tool does.
+ * `type: rest`: one HTTP request per call through undici's fetch. A status of 400 or more is an
+ * error whose output keeps the response body; the error names the status. A timeout exits 124,
+ * as a timed-out `cli` tool does. Redirects follow `follow_redirects` (see send.ts).
  */
 export class RestProvider implements ToolProvider {
   readonly type = 'rest';
@@ -16,18 +18,35 @@ export class RestProvider implements ToolProvider {
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {
-    const request = await buildRequest(readRestSpec(call.tool), call.tool, call.params, call.secrets);
-    let response: Response;
-    let text: string;
+    const spec = readRestSpec(call.tool);
+    const request = await buildRequest(spec, call.tool, call.params, call.secrets);
+    let sent: Awaited<ReturnType<typeof send>>;
     try {
-      response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: call.signal });
-      text = await response.text();
+      sent = await send(request, call, spec.followRedirects, steering(spec, call));
     } catch (error) {
       return failure(error, call, `${request.method} ${request.url.origin}${request.url.pathname}`);
     }
-    if (response.status >= 400) return { output: text, error: `HTTP ${response.status} ${response.statusText}`.trim(), exitCode: 1 };
-    return { output: text, exitCode: 0 };
+    if ('error' in sent) return { output: '', error: sent.error, exitCode: sent.exitCode, ...diagnostics(sent.notes) };
+    const { status, statusText, text, notes } = sent;
+    if (status >= 400) return { output: text, error: `HTTP ${status} ${statusText}`.trim(), exitCode: 1, ...diagnostics(notes) };
+    return { output: text, exitCode: 0, ...diagnostics(notes) };
   }
+}
+
+/** A tool whose base_url or path takes a param lets the agent steer its URL (see `Steering`). */
+function steering(spec: RestSpec, call: ToolCall): Steering {
+  const fixedBase = placeholders(spec.baseUrl).length === 0;
+  let configuredOrigin: string | undefined;
+  try {
+    configuredOrigin = fixedBase && !spec.baseUrl.includes('{{') ? new URL(spec.baseUrl).origin : undefined;
+  } catch {
+    configuredOrigin = undefined;
+  }
+  return { agentSteered: !fixedBase || placeholders(spec.path).length > 0, configuredOrigin, allowUrls: call.tool.shadow?.allowUrls ?? [] };
+}
+
+function diagnostics(notes: string[]): { diagnostics?: string } {
+  return notes.length === 0 ? {} : { diagnostics: notes.map((note) => `${note}\n`).join('') };
 }
 
 function failure(error: unknown, call: ToolCall, target: string): ToolResult {

@@ -3,6 +3,14 @@ import { placeholders } from './template.js';
 
 export type BodyType = 'json' | 'form' | 'raw';
 
+/**
+ * Which redirects a call follows: `same-origin` (the default) only those that stay on the origin
+ * that was asked (a redirect elsewhere is refused); `any` every one, but a hop to another origin
+ * carries nothing that holds a resolved secret; `none` no redirect at all.
+ */
+export type FollowRedirects = 'same-origin' | 'any' | 'none';
+export const FOLLOW_REDIRECTS: readonly FollowRedirects[] = ['same-origin', 'any', 'none'];
+
 export type RestAuth =
   | { type: 'bearer'; token: string }
   | { type: 'basic'; token: string }
@@ -17,17 +25,19 @@ export interface RestSpec {
   body?: string;
   bodyType: BodyType;
   auth?: RestAuth;
+  followRedirects: FollowRedirects;
 }
 
-export const REST_KEYS = ['base_url', 'method', 'path', 'headers', 'body', 'body_type', 'auth'] as const;
+export const REST_KEYS = ['base_url', 'method', 'path', 'headers', 'body', 'body_type', 'auth', 'follow_redirects'] as const;
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const BODY_TYPES: readonly BodyType[] = ['json', 'form', 'raw'];
 const AUTH_FIELDS: Record<RestAuth['type'], string[]> = { bearer: ['token'], basic: ['token'], header: ['header', 'value'] };
 
 export function readRestSpec(tool: ToolDefinition): RestSpec {
-  const { base_url: baseUrl, method, path, headers, body, body_type: bodyType, auth } = tool.spec;
+  const { base_url: baseUrl, method, path, headers, body, body_type: bodyType, auth, follow_redirects: followRedirects } = tool.spec;
   return {
+    followRedirects: (followRedirects as FollowRedirects | undefined) ?? 'same-origin',
     baseUrl: String(baseUrl ?? ''),
     method: String(method ?? 'GET').toUpperCase(),
     path: typeof path === 'string' ? path : '',
@@ -53,6 +63,10 @@ export function prepareRest(tool: ToolDefinition): PreparedDefinition {
     problems.push(`has unknown body_type ${JSON.stringify(bodyType)} (valid: ${BODY_TYPES.join(', ')})`);
   }
   problems.push(...authProblems(tool.spec.auth));
+  const follow = tool.spec.follow_redirects;
+  if (follow !== undefined && !FOLLOW_REDIRECTS.includes(follow as FollowRedirects)) {
+    problems.push(`has unknown follow_redirects ${JSON.stringify(follow)} (valid: ${FOLLOW_REDIRECTS.join(', ')})`);
+  }
   if (problems.length > 0) return { problems };
   const spec = readRestSpec(tool);
   const templates = [spec.baseUrl, spec.path, ...Object.values(spec.headers), ...(spec.body === undefined ? [] : [spec.body])];

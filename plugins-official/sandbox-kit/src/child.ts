@@ -1,8 +1,9 @@
 import type { SandboxBudget } from 'factorly';
-import type { ChildMessage, EngineOutcome, ParentMessage, ReturnMessage } from './protocol.js';
+import { BUFFER_RESIZERS } from './prelude.js';
+import { MAX_HOST_CALL_CHARS, type ChildMessage, type EngineOutcome, type ParentMessage, type ReturnMessage } from './protocol.js';
 
 export type { EngineOutcome } from './protocol.js';
-export { GUEST_PRELUDE } from './prelude.js';
+export { BUFFER_RESIZERS, GUEST_PRELUDE } from './prelude.js';
 
 export interface GuestJob {
   /** The prepared script followed by `RUN_EPILOGUE`. */
@@ -40,6 +41,7 @@ export async function serveRuns(init: () => Promise<GuestRunner>): Promise<void>
       get pending() { return waiting.size; },
       call(fn: string, args: string): Promise<string> {
         bridge.calls += 1;
+        if (args.length > MAX_HOST_CALL_CHARS) return Promise.reject(new Error(tooLarge(args.length)));
         const call = (nextCall += 1);
         send({ t: 'call', id: message.id, call, fn, args });
         return new Promise((resolve, reject) => waiting.set(call, { resolve, reject }));
@@ -55,10 +57,25 @@ export async function serveRuns(init: () => Promise<GuestRunner>): Promise<void>
   send({ t: 'ready' });
 }
 
+function tooLarge(chars: number): string {
+  return `the arguments of this host call are ${chars} characters of JSON; the limit is ${MAX_HOST_CALL_CHARS}`;
+}
+
 function settle(waiting: Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>, message: ReturnMessage): void {
   const entry = waiting.get(message.call);
   if (!entry) return;
   waiting.delete(message.call);
   if (message.ok) entry.resolve(message.value ?? 'null');
   else entry.reject(new Error(message.error ?? 'host call failed'));
+}
+
+/**
+ * Removes the buffer resizers from an engine's own intrinsics, for engines whose intrinsics are
+ * frozen before the prelude runs (SES hardens them at lockdown: call this before `lockdown()`).
+ */
+export function removeBufferResizers(global: Record<string, unknown>): void {
+  for (const [ctor, names] of BUFFER_RESIZERS) {
+    const prototype = (global[ctor] as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+    for (const name of names) if (prototype) delete prototype[name];
+  }
 }

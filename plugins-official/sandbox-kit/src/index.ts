@@ -4,5 +4,5 @@ export { formatDiagnostic, MAX_SOURCE_CHARS, prepareSource } from './prepare-sou
 export type { PreparedSource } from './prepare-source.js';
 export { ProcessPool } from './process-pool.js';
 export type { PoolOptions } from './process-pool.js';
-export { childEntry, ProcessEngine } from './process-engine.js';
+export { childEntry, dependencyVersion, ProcessEngine } from './process-engine.js';
 export type { GuestOutcome } from './protocol.js';

@@ -8,6 +8,20 @@
  *
  * Plain ES2020 without classes so it parses on every engine; everything it hands out is frozen.
  */
+/**
+ * Built-ins that shrink, grow or detach a buffer under a running native method. QuickJS's typed
+ * array and ArrayBuffer built-ins capture a length, call back into the script (a `valueOf`, a
+ * comparator, a species constructor) and then copy with that stale length, so a script that
+ * resizes the buffer in the callback reads other objects' heap bytes (e.g. `ta.with(0, {valueOf()
+ * { ab.resize(16) }})`). Without these methods no buffer ever changes size or detaches, which
+ * closes that whole class. The prelude removes them (SES: `removeBufferResizers` before lockdown,
+ * after which SES's own stand-ins only throw) and refuses to run where a buffer still resizes.
+ */
+export const BUFFER_RESIZERS: readonly (readonly [string, readonly string[]])[] = [
+  ['ArrayBuffer', ['resize', 'transfer', 'transferToFixedLength']],
+  ['SharedArrayBuffer', ['grow']],
+];
+
 export const GUEST_PRELUDE = String.raw`(function install(bridge, maxLogBytes, g) {
   'use strict';
   var freeze = typeof harden === 'function' ? harden : Object.freeze;
@@ -74,6 +88,16 @@ export const GUEST_PRELUDE = String.raw`(function install(bridge, maxLogBytes, g
     var text = JSON.stringify(payload);
     return valueJson === undefined ? text : text.slice(0, -1) + ',"value":' + valueJson + '}';
   }
+  // No buffer may change size or detach (see BUFFER_RESIZERS): removed where the engine lets us,
+  // and then tried: a buffer that still resizes, grows or detaches means no run at all.
+  ${JSON.stringify(BUFFER_RESIZERS)}.forEach(function (entry) {
+    var ctor = g[entry[0]];
+    if (typeof ctor !== 'function') return;
+    entry[1].forEach(function (name) { try { delete ctor.prototype[name]; } catch (e) { /* frozen: tried below */ } });
+    var buffer = new ctor(8, { maxByteLength: 16 });
+    entry[1].forEach(function (name) { try { buffer[name](16); } catch (e) { /* refused, as it must be */ } });
+    if (buffer.byteLength !== 8) throw new Error('sandbox containment: ' + entry[0] + ' buffers can still change size or detach');
+  });
   // One language surface on every engine: drop globals only one of them has (SES: Compartment,
   // lockdown, harden, TextEncoder/Decoder; QuickJS: WeakRef, FinalizationRegistry, SharedArrayBuffer, Float16Array, Iterator).
   ['Compartment', 'lockdown', 'harden', 'TextEncoder', 'TextDecoder', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Float16Array', 'Iterator'].forEach(function (name) {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CompiledScript, CompileResult, JsonValue, SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from 'factorly';
 import { RUN_EPILOGUE } from './prelude.js';
@@ -16,6 +16,8 @@ export class ProcessEngine implements SandboxEngine {
   constructor(
     readonly name: string,
     private readonly poolOptions: Omit<PoolOptions, 'name'>,
+    /** What runs scripts, as recorded with each run (`@jitl/quickjs-wasmfile-release-sync 0.32.0`). */
+    readonly version?: string,
   ) {}
 
   compile(source: string): CompileResult {
@@ -48,4 +50,16 @@ export function childEntry(moduleDir: string, file: string): string {
     dir = parent;
   }
   return join(dir, 'dist', 'src', file);
+}
+
+/**
+ * `<package> <version>` of a dependency as installed, found the way Node resolves it (the nearest
+ * `node_modules/<package>` above `moduleDir`), for an engine's `version`.
+ */
+export function dependencyVersion(moduleDir: string, name: string): string {
+  for (let dir = moduleDir; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(manifest)) return `${name} ${(JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version}`;
+    if (dirname(dir) === dir) return `${name} (version unknown)`;
+  }
 }

@@ -1,5 +1,6 @@
 import type { JsonValue, SandboxBudget, SandboxHost, SandboxRunResult } from 'factorly';
-import type { ChildMessage, GuestOutcome } from './protocol.js';
+import { crashMessage, mib, toResult } from './outcome.js';
+import { MAX_HOST_CALL_CHARS, type ChildMessage, type GuestOutcome } from './protocol.js';
 import { SupervisedChild } from './supervised-child.js';
 
 export interface PoolOptions {
@@ -14,6 +15,8 @@ export interface PoolOptions {
   engineSlackBytes?: number;
   /** Children running at once; further runs wait. */
   maxChildren?: number;
+  /** Children at most, nested runs included: a nested run never waits, past this it is refused. */
+  maxNestedChildren?: number;
   /** Idle children kept warm once the pool has been used. */
   spare?: number;
 }
@@ -37,12 +40,17 @@ export class ProcessPool {
   private readonly options: Required<PoolOptions>;
 
   constructor(options: PoolOptions) {
-    this.options = { execArgv: [], graceMs: 250, engineSlackBytes: 32 * 1024 * 1024, maxChildren: 8, spare: 1, ...options };
+    const maxChildren = options.maxChildren ?? 8;
+    this.options = { execArgv: [], graceMs: 250, engineSlackBytes: 32 * 1024 * 1024, maxChildren, maxNestedChildren: maxChildren * 4, spare: 1, ...options };
   }
 
   async run(source: string, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult> {
     const started = performance.now();
-    const child = await this.acquire();
+    const child = await this.acquire(budget.nested === true);
+    if (!child) {
+      const error = `the ${this.options.name} engine already runs ${this.count} scripts; this nested script was refused rather than wait for one to end (its caller holds one)`;
+      return { exitCode: 2, error, logs: [], usage: { durationMs: 0, hostCalls: 0 } };
+    }
     const outcome = await this.supervise(child, source, params, host, budget);
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
     this.release(child, outcome.retire === true);
@@ -108,7 +116,12 @@ export class ProcessPool {
     });
   }
 
-  private async acquire(): Promise<SupervisedChild> {
+  /**
+   * A nested run (its caller holds a child and waits for it) never queues behind `maxChildren`:
+   * it gets a child up to `maxNestedChildren`, or none (undefined) past that, so no tree of scripts
+   * can wait on itself.
+   */
+  private async acquire(nested: boolean): Promise<SupervisedChild | undefined> {
     // Most recently used first: its caches are warm (measured faster than rotating through spares).
     const ready = this.idle.pop();
     if (ready) {
@@ -116,7 +129,8 @@ export class ProcessPool {
       this.warm();
       return ready;
     }
-    if (this.count >= this.options.maxChildren) return new Promise((resolve) => this.waiters.push(resolve)).then((child) => (child as SupervisedChild));
+    if (this.count >= this.options.maxChildren && !nested) return new Promise((resolve) => this.waiters.push(resolve)).then((child) => (child as SupervisedChild));
+    if (this.count >= this.options.maxNestedChildren) return undefined;
     const child = this.spawn();
     child.hold(true);
     await child.ready;
@@ -125,7 +139,8 @@ export class ProcessPool {
   }
 
   private release(child: SupervisedChild, retire: boolean): void {
-    if (retire || !child.alive || this.stopped) {
+    // A child started past the cap for a nested run is not kept.
+    if (retire || !child.alive || this.stopped || this.count > this.options.maxChildren) {
       child.kill();
       if (this.waiters.length > 0 && !this.stopped) this.startSpare();
       return;
@@ -177,28 +192,14 @@ export class ProcessPool {
   }
 }
 
-async function answer(host: SandboxHost, fn: string, args: string): Promise<{ ok: boolean; value?: string; error?: string }> {
+/** The engine process is checked too: what it sends is treated as the guest's, never trusted. */
+async function answer(host: SandboxHost, fn: unknown, args: unknown): Promise<{ ok: boolean; value?: string; error?: string }> {
+  if (typeof fn !== 'string' || typeof args !== 'string') return { ok: false, error: 'malformed host call' };
+  if (args.length > MAX_HOST_CALL_CHARS) return { ok: false, error: `the arguments of this host call are over ${MAX_HOST_CALL_CHARS} characters of JSON` };
   try {
     const value = await host.call(fn, JSON.parse(args) as JsonValue);
     return { ok: true, value: JSON.stringify(value ?? null) };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
-}
-
-function toResult(outcome: GuestOutcome & { peak?: number }, durationMs: number): SandboxRunResult {
-  const usage = { durationMs, hostCalls: outcome.hostCalls, memoryBytes: outcome.peak };
-  if ('exitCode' in outcome) return { exitCode: outcome.exitCode, error: outcome.error, logs: outcome.logs ?? [], usage };
-  const guest = JSON.parse(outcome.guestJson) as { ok: boolean; value?: JsonValue; message?: string; logs: string[] };
-  if (guest.ok) return { exitCode: 0, value: guest.value ?? null, logs: guest.logs, usage };
-  return { exitCode: 1, error: guest.message ?? 'the script failed', logs: guest.logs, usage };
-}
-
-function crashMessage(engine: string, reason: string, budget: SandboxBudget): string {
-  if (reason === 'out of memory') return `out of memory: the script used more than ${mib(budget.memoryBytes)} MiB`;
-  return `the ${engine} engine crashed (${reason}); the run was stopped`;
-}
-
-function mib(bytes: number): number {
-  return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }

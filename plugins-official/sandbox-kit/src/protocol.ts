@@ -1,5 +1,12 @@
 import type { SandboxBudget } from 'factorly';
 
+/**
+ * Longest JSON text one host call may carry out of the sandbox (`factorly.call` arguments): a
+ * script cannot make the host parse, validate and log an arbitrarily large value. Checked in the
+ * engine process (the guest gets a catchable error) and again in the host.
+ */
+export const MAX_HOST_CALL_CHARS = 8 * 1024 * 1024;
+
 /** What an engine's runner reports at the end of a run; `retire` replaces the process afterwards. */
 export type EngineOutcome =
   /** The prelude's outcome JSON: `{ok, value | message, logs}`. */

@@ -37,4 +37,19 @@ describe('ProcessPool', () => {
     const results = await Promise.all(Array.from({ length: 5 }, (_, i) => pool.run(`run ${i}`, {}, host, BUDGET)));
     expect(results.map((r) => r.value)).toEqual(['run 0', 'run 1', 'run 2', 'run 3', 'run 4']);
   });
+
+  it('never queues a nested run behind maxChildren; past maxNestedChildren it refuses one at once', async () => {
+    const pool = new ProcessPool({ name: 'crashy', script: join(REPO, 'test', 'fixtures', 'crashy-engine-child.mjs'), maxChildren: 1, maxNestedChildren: 2, spare: 0 });
+    pools.push(pool);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = { async call(): Promise<JsonValue> { await held; return 'released'; } };
+    const outer = pool.run('call', {}, holding, BUDGET);
+    const middle = pool.run('call', {}, holding, { ...BUDGET, nested: true });
+    expect(await pool.run('inner', {}, host, { ...BUDGET, nested: true })).toMatchObject({
+      exitCode: 2, error: 'the crashy engine already runs 2 scripts; this nested script was refused rather than wait for one to end (its caller holds one)',
+    });
+    release();
+    expect((await Promise.all([outer, middle])).map((r) => r.exitCode)).toEqual([0, 0]);
+  });
 });

@@ -7,6 +7,7 @@ import type { Params } from '../../events/catalog.js';
 import type { Recorded } from '../../events/envelope.js';
 import type { EventLog } from '../../events/log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
+import { printableLine } from '../../kernel/base/printable.js';
 
 export default class LogsReplay extends FactorlyCommand {
   static summary = 'Re-run a recorded call, or rebuild what happened up to a point in the log.';
@@ -56,8 +57,8 @@ calls and governance decisions, optionally for one --agent.`;
     if (flags.show) {
       if (flags.json) this.writeJson({ ...plan, capped: Object.fromEntries(cut) });
       else {
-        this.log(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${callId})`);
-        for (const [name, info] of cut) this.log(`warning: param "${name}" was recorded capped (${describeCap(info)}); only its first bytes are shown above`);
+        this.log(printableLine(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${callId})`));
+        for (const [name, info] of cut) this.log(printableLine(`warning: param "${name}" was recorded capped (${describeCap(info)}); only its first bytes are shown above`));
       }
       return;
     }
@@ -70,10 +71,7 @@ calls and governance decisions, optionally for one --agent.`;
     const kernel = await this.kernel(flags.config);
     const outcome = await kernel.pipeline.call({ ...plan, iface: 'cli', agentId: requested.data.agentId });
     if (flags.json) this.writeJson(outcome);
-    else {
-      process.stdout.write(outcome.output);
-      if (outcome.error) process.stderr.write(`${outcome.error.replace(/\n$/, '')}\n`);
-    }
+    else this.writeOutcome(outcome);
     process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
   }
 
@@ -85,7 +83,7 @@ calls and governance decisions, optionally for one --agent.`;
     else {
       this.log(`Re-derived the decisions of ${report.checked} calls: ${report.mismatches.length} mismatch(es)${report.skipped.length ? `, ${report.skipped.length} call(s) skipped (tool not in the current config)` : ''}`);
       for (const m of report.mismatches.slice(0, 20)) {
-        this.log(`  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], re-derived [${m.rederived.join(', ')}]`);
+        this.log(printableLine(`  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], re-derived [${m.rederived.join(', ')}]`));
       }
     }
     if (report.mismatches.length > 0) process.exitCode = 1;
@@ -99,10 +97,10 @@ calls and governance decisions, optionally for one --agent.`;
       this.writeJson({ ...timeline, calls: timeline.calls.map((c) => ({ ...auditJson(c.entry), decisions: c.decisions })) });
       return;
     }
-    this.log(`State as of seq ${timeline.lastSeq}${timeline.lastAt ? ` (${timeline.lastAt})` : ''}: ${timeline.calls.length} calls${agent ? ` by ${agent}` : ''}`);
+    this.log(printableLine(`State as of seq ${timeline.lastSeq}${timeline.lastAt ? ` (${timeline.lastAt})` : ''}: ${timeline.calls.length} calls${agent ? ` by ${agent}` : ''}`));
     for (const { entry, decisions } of timeline.calls) {
       const rules = decisions.filter((d) => d.decision !== 'allow').map((d) => `${d.rule}:${d.decision}`).join(' ');
-      this.log(`  #${entry.seq} ${entry.requestedAt.slice(11, 19)} ${entry.tool} [${entry.iface}] ${entry.status ?? 'running'}${entry.shadowAction ? ` (${entry.shadowAction})` : ''}${rules ? ` ${rules}` : ''}`);
+      this.log(printableLine(`  #${entry.seq} ${entry.requestedAt.slice(11, 19)} ${entry.tool} [${entry.iface}] ${entry.status ?? 'running'}${entry.shadowAction ? ` (${entry.shadowAction})` : ''}${rules ? ` ${rules}` : ''}`));
     }
   }
 }

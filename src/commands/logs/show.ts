@@ -3,6 +3,7 @@ import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog } from '../../cli/project-log.js';
 import type { CallNode } from '../../events/call-tree.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
+import { printableLine, printableText } from '../../kernel/base/printable.js';
 
 export default class LogsShow extends FactorlyCommand {
   static summary = 'Show one call with its shadow decisions, its inner calls and its script source.';
@@ -20,8 +21,8 @@ export default class LogsShow extends FactorlyCommand {
       const tree = (await callTree(log, callId))!;
       if (flags.json) this.writeJson(tree);
       else {
-        this.log(render(tree.root, '').join('\n'));
-        if (tree.source) this.log(`\nSource ${tree.source.sha.slice(0, 12)} (${tree.source.language}):\n${tree.source.text}`);
+        this.log(render(tree.root, '').map(printableLine).join('\n'));
+        if (tree.source) this.log(`\nSource ${tree.source.sha.slice(0, 12)} (${printableLine(tree.source.language)}):\n${printableText(tree.source.text)}`);
       }
     } finally {
       await log.close();
@@ -36,6 +37,7 @@ function render(node: CallNode, indent: string): string[] {
   const lines = [`${indent}${entry.tool} [${entry.status ?? 'running'}${exit}${duration}] ${entry.callId} (${entry.iface}${entry.agentId ? `, agent ${entry.agentId}` : ''})`];
   const params = JSON.stringify(entry.params);
   lines.push(`${indent}  params: ${params.length > 200 ? `${params.slice(0, 200)}…` : params}`);
+  if (entry.engine) lines.push(`${indent}  engine: ${entry.engine.name} (${entry.engine.version})`);
   for (const [name, info] of Object.entries(node.capped ?? {})) lines.push(`${indent}  param ${name}: capped in the log (${info.bytes} bytes, sha256 ${info.sha256.slice(0, 16)}…)`);
   for (const d of node.decisions) lines.push(`${indent}  shadow ${d.rule}: ${d.decision} — ${d.reason}`);
   if (entry.error) lines.push(`${indent}  error: ${entry.error.trim().split('\n')[0]}`);

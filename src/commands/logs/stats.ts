@@ -4,6 +4,7 @@ import { openExistingLog } from '../../cli/project-log.js';
 import { CALL_STATUSES } from '../../events/catalog.js';
 import type { LogStats } from '../../events/projections/stats.js';
 import type { ChainReport } from '../../events/verify.js';
+import { printableLine } from '../../kernel/base/printable.js';
 
 export default class LogsStats extends FactorlyCommand {
   static summary = 'Summarise the log: calls by status and tool, blocked calls by reason, output savings, chain status.';
@@ -53,7 +54,7 @@ function render(stats: LogStats, chain: ChainReport): string {
     `Blocked calls: ${totalBlocked === 0 ? 'none' : `${totalBlocked} total (${blocked.map(([why, n]) => `${n} ${why}`).join(', ')})`}`,
     `Output savings: ${processed.calls === 0 ? 'no output processing recorded' : `${processed.calls} calls processed, ${kb(processed.originalBytes)} → ${kb(processed.processedBytes)} (${saved.toFixed(1)}% saved)`}`,
     `Hash chain: ${chain.ok ? `${chain.verified} events verified` : `BROKEN at seq ${chain.firstBad!.seq} (${chain.firstBad!.kind}): ${chain.firstBad!.reason}`}`,
-  ].join('\n');
+  ].map(printableLine).join('\n');
 }
 
 function kb(bytes: number): string {

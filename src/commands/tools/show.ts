@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { stringify } from 'yaml';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
+import { printableText } from '../../kernel/base/printable.js';
 import { didYouMean } from '../../kernel/base/suggest.js';
 import type { ToolDefinition } from '../../kernel/contracts/tool.js';
 import { describe } from './index.js';
@@ -24,7 +25,7 @@ export default class ToolsShow extends FactorlyCommand {
       return;
     }
     this.log(`# ${tool.source.file}:${tool.source.line}`);
-    process.stdout.write(stringify({ [tool.name]: asYaml(tool) }));
+    process.stdout.write(printableText(stringify({ [tool.name]: asYaml(tool) })));
   }
 }
 

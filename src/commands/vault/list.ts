@@ -1,4 +1,5 @@
 import { VaultCommand } from '../../cli/vault-command.js';
+import { printableLine } from '../../kernel/base/printable.js';
 
 export default class VaultList extends VaultCommand {
   static summary = 'List the key names in a vault (never the values).';
@@ -10,6 +11,6 @@ export default class VaultList extends VaultCommand {
     const { kernel, backend } = await this.backend(flags.config, flags.backend, 'list');
     const { tier, keys } = await backend.list!(this.access(flags));
     await this.record(kernel, { op: 'list', tier });
-    for (const key of keys) this.log(key);
+    for (const key of keys) this.log(printableLine(key));
   }
 }

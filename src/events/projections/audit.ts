@@ -13,8 +13,8 @@ export interface AuditEntry {
   sessionId?: string;
   params: Params;
   sourceSha?: string;
-  /** The sandbox engine that ran the script, when the writer recorded it. */
-  engine?: string;
+  /** The script engine that ran it (code tools). */
+  engine?: { name: string; version: string };
   replayedFrom?: string;
   requestedAt: string;
   /** Worst shadow decision taken (or `invalid` / `unknown_tool` for calls blocked before the rules). */
@@ -64,8 +64,6 @@ export const auditProjection: Projection<AuditState> = {
 
 function requested(event: Recorded<'call.requested'>): AuditEntry {
   const { data } = event;
-  // Writers that know the engine record it with the request; older events have none.
-  const { engine } = data as { engine?: unknown };
   return {
     callId: data.callId,
     parentId: data.parentId,
@@ -76,7 +74,8 @@ function requested(event: Recorded<'call.requested'>): AuditEntry {
     sessionId: data.sessionId,
     params: data.params,
     sourceSha: data.sourceSha,
-    engine: typeof engine === 'string' ? engine : undefined,
+    // Writers that know the engine record it with the request (v2); older events have none.
+    engine: data.engine,
     replayedFrom: data.replayedFrom,
     requestedAt: event.at,
     hash: event.hash,

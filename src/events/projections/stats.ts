@@ -15,7 +15,7 @@ export interface LogStats {
 /** Counters for `factorly logs stats`, folded in one pass. */
 export const statsProjection: Projection<LogStats> = {
   name: 'stats',
-  init: () => ({ events: 0, calls: 0, byStatus: {}, byTool: {}, blockedBy: {}, processed: { calls: 0, originalBytes: 0, processedBytes: 0 } }),
+  init: () => ({ events: 0, calls: 0, byStatus: counts(), byTool: counts(), blockedBy: counts(), processed: { calls: 0, originalBytes: 0, processedBytes: 0 } }),
   evolve(state, event: Recorded) {
     state.events += 1;
     if (event.type === 'call.requested') {
@@ -35,6 +35,13 @@ export const statsProjection: Projection<LogStats> = {
   },
 };
 
-function bump(counts: Record<string, number>, key: string): void {
-  counts[key] = (counts[key] ?? 0) + 1;
+/** Counts keyed by names agents and plugins choose: no prototype, so `constructor` or `__proto__` is just a name. */
+function counts(): Record<string, number> {
+  return Object.create(null) as Record<string, number>;
+}
+
+/** Own keys only, defined rather than assigned, so it also holds on a state restored as a plain object. */
+function bump(table: Record<string, number>, key: string): void {
+  const seen = Object.hasOwn(table, key) ? table[key] : 0;
+  Object.defineProperty(table, key, { value: seen + 1, writable: true, enumerable: true, configurable: true });
 }

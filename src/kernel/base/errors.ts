@@ -19,13 +19,15 @@ export type ErrorCode =
   | 'LIFECYCLE'
   | 'LOG_CONFLICT'
   | 'LOG_CORRUPT'
+  /** The log file is not something factorly can open at all (not LMDB, cut short): exit 2, not "tampered". */
+  | 'LOG_UNREADABLE'
   | 'PROVIDER_MISSING'
   | 'SECRET_NOT_FOUND'
   | 'PROMOTE_FAILED'
   | 'CALL_CONTEXT';
 
-/** Exit codes the CLI uses for each kind of failure (2 = usage, as oclif does). */
-const EXIT_CODES: Partial<Record<ErrorCode, number>> = { USAGE: 2 };
+/** Exit codes the CLI uses for each kind of failure (2 = usage, as oclif does; 2 = could not read the log). */
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = { USAGE: 2, LOG_UNREADABLE: 2 };
 
 export class FactorlyError extends Error {
   readonly [BRAND] = true;

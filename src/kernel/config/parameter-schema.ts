@@ -100,10 +100,14 @@ function readEnum(
   problem: (message: string, node?: Node | null) => void,
 ): void {
   if (p.enum !== undefined) {
-    if (!Array.isArray(p.enum) || p.enum.length === 0) problem(`parameter "${name}": enum must be a non-empty list`, at('enum'));
-    else spec.enum = p.enum.map(String);
+    const entries: unknown[] = Array.isArray(p.enum) ? p.enum : [];
+    const notScalar = entries.findIndex((entry) => !['string', 'number', 'boolean'].includes(typeof entry));
+    if (entries.length === 0) problem(`parameter "${name}": enum must be a non-empty list`, at('enum'));
+    // A mapping or list would become "[object Object]": refused, naming the entry.
+    else if (notScalar >= 0) problem(`parameter "${name}": enum entry ${notScalar + 1} is ${describeValue(entries[notScalar])}; entries must be strings, numbers or booleans`, at('enum'));
+    else spec.enum = entries.map(String);
   }
-  if (spec.type === 'enum' && !spec.enum) problem(`parameter "${name}" is type=enum but has no enum list`, at('type'));
+  if (spec.type === 'enum' && p.enum === undefined) problem(`parameter "${name}" is type=enum but has no enum list`, at('type'));
 }
 
 function readPattern(
@@ -120,4 +124,9 @@ function readPattern(
   } catch (error) {
     problem(`parameter "${name}": pattern is not a valid regular expression (${(error as Error).message})`, at('pattern'));
   }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : `a ${typeof value}`;
 }

@@ -6,6 +6,7 @@ import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition, ToolProvider } from '../contracts/tool.js';
 import { parseParameters } from './parameter-schema.js';
 import { parseShadow } from './shadow-schema.js';
+import { toolNameProblem } from './tool-name.js';
 import type { ConfigSource, RawTool } from './yaml-source.js';
 
 /** Keys every tool may have, whatever its type. */
@@ -41,6 +42,11 @@ export function buildTools(
   const tools = new Map<string, ToolDefinition>();
   const firstSeen = new Map<string, RawTool>();
   for (const raw of sources.flatMap((source) => source.tools)) {
+    const badName = toolNameProblem(raw.name);
+    if (badName) {
+      problems.push(`config: tool name ${JSON.stringify(raw.name)} ${badName} (${raw.file}:${raw.line})`);
+      continue;
+    }
     const earlier = firstSeen.get(raw.name);
     if (earlier) {
       problems.push(`config: duplicate tool "${raw.name}" (found again in ${raw.file}:${raw.line}; first in ${earlier.file}:${earlier.line})`);
@@ -74,12 +80,9 @@ function isOverlay(raw: RawTool): boolean {
 
 function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined {
   const value = raw.value as Record<string, unknown>;
-  for (const key of Object.keys(value)) {
-    if (!(OVERLAY_KEYS as readonly string[]).includes(key)) {
-      problem(`has key "${key}", but an entry for a built-in tool may only hold ${OVERLAY_KEYS.filter((k) => k !== 'type').join(', ')}`, nodeAt(raw, key));
-    }
-  }
-  if (!OVERLAY_KEYS.some((key) => key !== 'type' && value[key] !== undefined)) {
+  // Other keys are the built-in's provider's (`engine`): checked once the built-in is known.
+  const specKeys = Object.keys(value).filter((key) => !(OVERLAY_KEYS as readonly string[]).includes(key));
+  if (specKeys.length === 0 && !OVERLAY_KEYS.some((key) => key !== 'type' && value[key] !== undefined)) {
     problem('adjusts a built-in tool but sets nothing (add a "shadow" block, or another type to define a tool)');
     return undefined;
   }
@@ -90,9 +93,16 @@ function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined
     timeoutMs: parseTimeout(value.timeout, (m) => problem(m, nodeAt(raw, 'timeout'))),
     maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, nodeAt(raw, 'max_output'))),
     hidden: typeof value.hidden === 'boolean' ? value.hidden : undefined,
+    ...(specKeys.length === 0 ? {} : {
+      spec: Object.fromEntries(specKeys.map((key) => [key, value[key]])),
+      specLines: Object.fromEntries(specKeys.map((key) => [key, raw.lineOf(nodeAt(raw, key))])),
+    }),
     source: { file: raw.file, line: raw.line },
   };
 }
+
+/** Keys every entry for a built-in tool may hold, for messages. */
+export const OVERLAY_SETTINGS: readonly string[] = OVERLAY_KEYS.filter((key) => key !== 'type');
 
 function nodeAt(raw: RawTool, key: string): Node | null {
   return isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node;

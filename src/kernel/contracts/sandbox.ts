@@ -38,6 +38,12 @@ export interface SandboxBudget {
    * timeout. An abort whose reason is a `TimeoutError` is left to the engine's own deadline.
    */
   signal?: AbortSignal;
+  /**
+   * The run was started by another run that waits for it (a script calling a code tool). An
+   * engine that caps its workers must not queue it behind that cap: the waiting run holds a worker,
+   * so a tree of nested scripts (or several trees at once) would wait on itself forever.
+   */
+  nested?: boolean;
 }
 
 export interface SandboxUsage {
@@ -67,6 +73,8 @@ export interface SandboxRunResult {
  */
 export interface SandboxEngine {
   readonly name: string;
+  /** What exactly runs scripts (the engine build, its runtime), recorded with every run. */
+  readonly version?: string;
   compile(source: string): CompileResult;
   run(script: CompiledScript, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult>;
   /** Stops workers; called once when the kernel stops. */

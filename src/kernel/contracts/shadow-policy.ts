@@ -65,6 +65,9 @@ export interface ShadowOverlay {
   timeoutMs?: number;
   maxOutput?: number;
   hidden?: boolean;
+  /** Provider keys (`engine`), allowed only where the built-in lists them in `overlayKeys`; with the line of each. */
+  spec?: Record<string, unknown>;
+  specLines?: Record<string, number>;
   source: { file: string; line: number };
 }
 

@@ -56,6 +56,11 @@ export interface ToolDefinition {
    * `inputSchema`): richer than `parameters` (nested objects, item types), for interfaces to expose.
    */
   inputSchema?: Record<string, unknown>;
+  /**
+   * Provider keys a config entry laid over this built-in may set (`factorly.code: {engine: ses}`);
+   * the provider checks them as it checks its own tools' keys. None when absent.
+   */
+  overlayKeys?: readonly string[];
 }
 
 /** What a provider receives for one call: params validated, coerced and defaulted. */
@@ -126,6 +131,8 @@ export interface CallSource {
   sha: string;
   language: string;
   source: string;
+  /** What will run it (a script engine and its version), recorded on `call.requested`. */
+  engine?: { name: string; version: string };
 }
 
 export type OutputFormat = 'text' | 'mcp-content';

@@ -61,7 +61,7 @@ function detail(row: WaterfallRow, tree: CallTree, agents: AgentDirectory): Html
     <dt>Started</dt><dd>+${duration(row.startMs)} <span class="muted">(${when(entry.requestedAt)} UTC)</span></dd>
     <dt>Duration</dt><dd>${row.running ? 'running' : duration(entry.durationMs)}${entry.exitCode === undefined ? '' : ` · exit ${entry.exitCode}`}</dd>
     <dt>Via</dt><dd>${entry.iface}${entry.agentId ? html` · ${agentLabel(agentName(entry.agentId, agents))}` : ''}</dd>
-    ${entry.engine ? html`<dt>Engine</dt><dd><code>${entry.engine}</code></dd>` : ''}
+    ${entry.engine ? html`<dt>Engine</dt><dd><code>${entry.engine.name} ${entry.engine.version}</code></dd>` : ''}
     <dt>Call id</dt><dd><code>${entry.callId}</code></dd>
   </dl>
   ${node.decisions.length > 0 ? html`<h4>Shadow decisions</h4><ul class="decisions">${node.decisions.map((d) => html`<li>${badge(d.decision, 'shadow')} <code>${d.rule}</code> ${d.reason}</li>`)}</ul>` : ''}
