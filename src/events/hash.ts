@@ -25,6 +25,19 @@ export function hashEnvelope(envelope: Omit<Recorded, 'hash'>): string {
   return sha256Hex(envelope.prevHash + canonicalJson(withoutHash(envelope)));
 }
 
+/**
+ * Hashes a new envelope and writes its stored form in one pass: the canonical JSON of the whole
+ * envelope (hash included), built around one canonical serialisation of `data`. The envelope's own
+ * keys are fixed, so their sorted order (at, data, hash, id, prevHash, seq, type, v) is written out
+ * here; the result equals `canonicalJson({ ...envelope, hash })`, and the hash equals `hashEnvelope`.
+ */
+export function sealEnvelope(envelope: Omit<Recorded, 'hash'>): { hash: string; stored: string } {
+  const head = `{"at":${JSON.stringify(envelope.at)},"data":${canonicalJson(envelope.data)}`;
+  const tail = `,"id":${JSON.stringify(envelope.id)},"prevHash":${JSON.stringify(envelope.prevHash)},"seq":${envelope.seq},"type":${JSON.stringify(envelope.type)},"v":${envelope.v}}`;
+  const hash = createHash('sha256').update(envelope.prevHash).update(head).update(tail).digest('hex');
+  return { hash, stored: `${head},"hash":"${hash}"${tail}` };
+}
+
 function withoutHash(envelope: Omit<Recorded, 'hash'> & { hash?: string }): Omit<Recorded, 'hash'> {
   const { hash: _ignored, ...rest } = envelope;
   return rest;

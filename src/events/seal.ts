@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { FactorlyError } from '../kernel/base/errors.js';
 import { EVENT_VERSIONS } from './catalog.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
-import { hashEnvelope } from './hash.js';
+import { sealEnvelope } from './hash.js';
 import type { AppendOptions, LogHead } from './log.js';
 
 /** What an implementation can answer inside its write transaction. */
@@ -15,8 +15,13 @@ export interface SealContext {
 export interface SealedBatch {
   /** Events to return to the caller, in input order (existing ones for repeated ids). */
   results: Recorded[];
-  /** Only the events that must be written. */
-  fresh: Recorded[];
+  /** Only the events that must be written, each with its stored form (canonical JSON, hash included). */
+  fresh: SealedEvent[];
+}
+
+export interface SealedEvent {
+  event: Recorded;
+  stored: string;
 }
 
 /**
@@ -25,7 +30,7 @@ export interface SealedBatch {
  */
 export function sealBatch(events: readonly NewEvent[], options: AppendOptions, ctx: SealContext): SealedBatch {
   const results: Recorded[] = [];
-  const fresh: Recorded[] = [];
+  const fresh: SealedEvent[] = [];
   const seen = new Map<string, Recorded>();
   let { seq, hash } = ctx.head;
   for (const event of events) {
@@ -45,10 +50,11 @@ export function sealBatch(events: readonly NewEvent[], options: AppendOptions, c
       data: event.data,
       prevHash: hash,
     } as Omit<Recorded, 'hash'>;
-    hash = hashEnvelope(envelope);
+    const sealed = sealEnvelope(envelope);
+    hash = sealed.hash;
     const recorded = { ...envelope, hash } as Recorded;
     seen.set(recorded.id, recorded);
-    fresh.push(recorded);
+    fresh.push({ event: recorded, stored: sealed.stored });
     results.push(recorded);
   }
   return { results, fresh };

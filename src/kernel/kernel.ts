@@ -2,13 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import { LmdbEventLog } from '../events/lmdb-log.js';
-import type { EventLog } from '../events/log.js';
+import { registerAuditViews } from '../events/audit-views.js';
+import type { Durability, EventLog } from '../events/log.js';
 import { PublishingEventLog } from '../events/publishing-log.js';
 import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
 import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.js';
+import { parseLogSettings } from './config/log-settings.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
@@ -82,9 +84,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
+  // Known once the config is loaded; a plugin that opens the log earlier gets the default.
+  let durability: Durability = 'fsync';
   const openLog = (): EventLog => {
-    const inner = options.log ?? openProjectLog(paths);
+    const inner = options.log ?? openProjectLog(paths, durability);
     lifecycle.onStop('event log', () => inner.close());
+    // Every writer keeps the audit view's and the rules' persisted projections folded.
+    registerAuditViews(inner);
+    for (const rule of slots.rules.list()) if (rule.history) inner.project(rule.history);
     return new PublishingEventLog(inner, bus);
   };
   const slots = bindCore(scope, paths, bus, openLog);
@@ -94,6 +101,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let config: LoadedConfig;
   try {
     config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+    durability = parseLogSettings(config.settings.log, config.files[0] ?? paths.mainFile).durability;
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
@@ -186,7 +194,7 @@ function inlinePaths(options: KernelOptions): ProjectPaths {
   }
 }
 
-function openProjectLog(paths: ProjectPaths): EventLog {
+function openProjectLog(paths: ProjectPaths, durability: Durability): EventLog {
   mkdirSync(paths.stateDir, { recursive: true });
-  return new LmdbEventLog({ path: paths.logPath });
+  return new LmdbEventLog({ path: paths.logPath, durability });
 }

@@ -8,18 +8,30 @@ export const DEFAULT_RULE_TIMEOUT_MS = 5_000;
  * with a reason naming it (fail closed), unless the rule declared `failOpen`: then it warns.
  */
 export async function runRule(rule: ShadowRule, context: ShadowContext, state: unknown): Promise<ShadowVerdict | undefined> {
+  let answer: ReturnType<ShadowRule['evaluate']>;
+  try {
+    answer = rule.evaluate(context, state);
+  } catch (error) {
+    return failed(rule, 'failed', messageOf(error));
+  }
+  // A verdict given at once needs no time budget (and no timer on the hot path).
+  if (!isPromise(answer)) return answer;
   const timeoutMs = rule.timeoutMs ?? DEFAULT_RULE_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new RuleTimeout(timeoutMs)), timeoutMs);
   });
   try {
-    return await Promise.race([Promise.resolve().then(() => rule.evaluate(context, state)), timedOut]);
+    return await Promise.race([answer, timedOut]);
   } catch (error) {
     return error instanceof RuleTimeout ? failed(rule, `timed out after ${timeoutMs}ms`) : failed(rule, 'failed', messageOf(error));
   } finally {
     clearTimeout(timer);
   }
+}
+
+function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
 
 /** What `runRuleNow` answers for a rule whose verdict is a promise. */
@@ -32,11 +44,11 @@ export const ASYNC = Symbol('async verdict');
 export function runRuleNow(rule: ShadowRule, context: ShadowContext, state: unknown): ShadowVerdict | undefined | typeof ASYNC {
   try {
     const verdict = rule.evaluate(context, state);
-    if (verdict && typeof (verdict as PromiseLike<unknown>).then === 'function') {
+    if (isPromise(verdict)) {
       Promise.resolve(verdict).catch(() => undefined);
       return ASYNC;
     }
-    return verdict as ShadowVerdict | undefined;
+    return verdict;
   } catch (error) {
     return failed(rule, 'failed', messageOf(error));
   }
