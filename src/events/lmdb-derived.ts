@@ -22,6 +22,8 @@ export class LmdbDerived {
   private readonly derived: Database<Buffer, string>;
   private readonly entries: Database<number, [string, string]>;
   private readonly indexes = new Map<string, { index: EventIndex; stamp: string }>();
+  /** The coverage record this process last wrote, as bytes: read back unchanged, it need not be parsed again. */
+  private lastCoverage?: { bytes: Buffer; seq: number };
 
   constructor(root: RootDatabase) {
     this.derived = root.openDB<Buffer, string>({ name: 'derived', encoding: 'binary' });
@@ -67,6 +69,7 @@ export class LmdbDerived {
   coverage(): { seq: number; ours: boolean } {
     const bytes = this.derived.getBinary('indexes');
     if (!bytes) return { seq: 0, ours: true };
+    if (this.lastCoverage?.bytes.equals(bytes)) return { seq: this.lastCoverage.seq, ours: true };
     let record: IndexCoverage;
     try {
       record = JSON.parse(bytes.toString('utf8')) as IndexCoverage;
@@ -115,7 +118,9 @@ export class LmdbDerived {
       for (const [name, { index }] of this.indexes) for (const key of index.keys(event)) this.entries.putSync([name, key], event.seq);
     }
     const stamps = Object.fromEntries([...this.indexes].map(([name, { stamp }]) => [name, stamp]));
-    this.derived.putSync('indexes', Buffer.from(JSON.stringify({ seq: head, stamps } satisfies IndexCoverage), 'utf8'));
+    const bytes = Buffer.from(JSON.stringify({ seq: head, stamps } satisfies IndexCoverage), 'utf8');
+    this.derived.putSync('indexes', bytes);
+    this.lastCoverage = { bytes, seq: head };
   }
 
   /** Inside a write: drops every index entry (also of indexes not registered here: the coverage record goes with them). */

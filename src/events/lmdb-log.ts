@@ -25,7 +25,7 @@ const SAVE_AT_CLOSE_AFTER = 32;
 /**
  * The default `EventLog`: one LMDB environment.
  * - `events`: seq (uint32) → the envelope's canonical JSON (hash included); the log itself.
- * - `ids`: event id → seq (idempotent appends); `calls`: callId → seqs (dupSort); `latest`: type → seq;
+ * - `ids`: event id → seq, for ids the writer chose (idempotent appends); `calls`: callId → seqs (dupSort); `latest`: type → seq;
  *   `meta`: the head (seq and hash) written with every append, a witness against truncation.
  * - `derived` and `index` (see `LmdbDerived`): snapshots of the registered projections and the
  *   registered indexes, written in the same transaction as the events they cover.
@@ -51,6 +51,8 @@ export class LmdbEventLog implements EventLog {
   private wrote = false;
   /** The newest event this process saw committed (seq and hash), so reading the head need not decode it. */
   private committedHead?: LogHead;
+  /** The last event this process wrote and in which write transaction: the head a later write of the same batch sees. */
+  private writtenHead?: LogHead & { txn: number };
   private readonly source: ProjectionSource = {
     loadSnapshot: (name) => this.derived.loadSnapshot(name),
     hashAt: (seq) => (seq === 0 ? GENESIS_HASH : this.bySeq(seq)?.hash),
@@ -203,8 +205,8 @@ export class LmdbEventLog implements EventLog {
     const sealed = sealBatch(batch.events, batch.options, { head, findById: (id) => this.byId(id), now: this.clock() });
     if (sealed.fresh.length === 0) return sealed.results;
     const latest = new Map<string, number>();
-    for (const { event, stored } of sealed.fresh) {
-      this.write(event, stored);
+    for (const { event, stored, named } of sealed.fresh) {
+      this.write(event, stored, named);
       latest.set(event.type, event.seq);
     }
     const fresh = sealed.fresh.map(({ event }) => event);
@@ -214,6 +216,7 @@ export class LmdbEventLog implements EventLog {
     for (const { name, snapshot } of this.projections.due()) this.derived.saveSnapshot(name, snapshot);
     for (const [type, seq] of latest) this.latest.putSync(type, seq);
     this.meta.putSync('head', { seq: last.seq, hash: last.hash });
+    this.writtenHead = { seq: last.seq, hash: last.hash, txn: this.root.getWriteTxnId() };
     this.wrote = true;
     return sealed.results;
   }
@@ -239,13 +242,14 @@ export class LmdbEventLog implements EventLog {
   }
 
   private forgetFolds(): void {
+    this.writtenHead = undefined;
     this.projections.reset();
     this.prepared = false;
   }
 
-  private write(event: Recorded, stored: string): void {
+  private write(event: Recorded, stored: string, named: boolean): void {
     this.events.putSync(event.seq, Buffer.from(stored, 'utf8'), { append: true });
-    this.ids.putSync(event.id, event.seq);
+    if (named) this.ids.putSync(event.id, event.seq);
     const callId = callIdOf(event);
     if (callId !== undefined) this.calls.putSync(callId, event.seq);
   }
@@ -254,6 +258,8 @@ export class LmdbEventLog implements EventLog {
     for (const seq of this.events.getKeys({ reverse: true, limit: 1 })) {
       // An event never changes once committed, so its hash is decoded once, not on every append.
       if (this.committedHead?.seq === seq) return this.committedHead;
+      // Inside a write, the previous write of the same batch (not committed yet) may be the head.
+      if (this.writtenHead?.seq === seq && this.inWrite(this.writtenHead.txn)) return { seq, hash: this.writtenHead.hash };
       const last = this.bySeq(seq)!;
       return { seq: last.seq, hash: last.hash };
     }
@@ -273,6 +279,14 @@ export class LmdbEventLog implements EventLog {
   private bySeq(seq: number): Recorded | undefined {
     const bytes = this.events.getBinary(seq);
     return bytes === undefined ? undefined : decode(bytes, seq);
+  }
+
+  private inWrite(txn: number): boolean {
+    try {
+      return this.root.getWriteTxnId() === txn;
+    } catch {
+      return false;
+    }
   }
 
   /** A long-lived reader must drop its snapshot to see commits from other processes. */

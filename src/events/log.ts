@@ -62,7 +62,8 @@ export interface RebuildReport {
  * Guarantees:
  * - `append` is atomic for the batch: all events get consecutive seqs or none is written.
  * - seqs start at 1 and have no gaps or duplicates, even with several processes appending.
- * - appends are idempotent by event id: an id already in the log is returned as recorded, not re-added.
+ * - appends are idempotent by event id: an id a writer gave an event, appended again, is returned as
+ *   recorded, not re-added (ids the log generates are random and never looked up).
  * - a resolved `append` survives the writer process being killed.
  */
 export interface EventLog {

@@ -25,12 +25,14 @@ export interface ProjectionSource {
 }
 
 /**
- * Fewest events between two snapshots of one projection. Past that, a snapshot is written once the
- * events since it cost about as much to fold again as the snapshot costs to write (its size / 1 KiB),
- * so a process opening the log folds at most that many events, however long the log is.
+ * Fewest events between two snapshots of one projection. Past that, a snapshot is written once there
+ * are as many events since it as it has bytes / 256: a writer spends a few percent of its time on
+ * snapshots (an event folded in the write costs about what 256 bytes cost to serialise and store),
+ * and a process opening the log folds at most that many events, about what loading the snapshot
+ * itself costs, however long the log is.
  */
-const MIN_EVENTS_BETWEEN_SNAPSHOTS = 128;
-const SNAPSHOT_BYTES_PER_EVENT = 1024;
+const MIN_EVENTS_BETWEEN_SNAPSHOTS = 256;
+const SNAPSHOT_BYTES_PER_EVENT = 256;
 
 interface Entry {
   projection: Projection<unknown>;

@@ -22,6 +22,8 @@ export interface SealedBatch {
 export interface SealedEvent {
   event: Recorded;
   stored: string;
+  /** The writer chose the id (an idempotent append): the log must be able to find it by id. */
+  named: boolean;
 }
 
 /**
@@ -33,6 +35,7 @@ export function sealBatch(events: readonly NewEvent[], options: AppendOptions, c
   const fresh: SealedEvent[] = [];
   const seen = new Map<string, Recorded>();
   let { seq, hash } = ctx.head;
+  const at = ctx.now.toISOString();
   for (const event of events) {
     const existing = event.id === undefined ? undefined : (seen.get(event.id) ?? ctx.findById(event.id));
     if (existing) {
@@ -46,15 +49,16 @@ export function sealBatch(events: readonly NewEvent[], options: AppendOptions, c
       id: event.id ?? randomUUID(),
       type: event.type,
       v: EVENT_VERSIONS[event.type],
-      at: ctx.now.toISOString(),
+      at,
       data: event.data,
       prevHash: hash,
     } as Omit<Recorded, 'hash'>;
     const sealed = sealEnvelope(envelope);
     hash = sealed.hash;
-    const recorded = { ...envelope, hash } as Recorded;
+    const recorded = envelope as Recorded;
+    recorded.hash = hash;
     seen.set(recorded.id, recorded);
-    fresh.push({ event: recorded, stored: sealed.stored });
+    fresh.push({ event: recorded, stored: sealed.stored, named: event.id !== undefined });
     results.push(recorded);
   }
   return { results, fresh };
