@@ -2,6 +2,7 @@ import { Command, Flags, Errors } from '@oclif/core';
 import { FactorlyError, messageOf } from '../kernel/base/errors.js';
 import type { Kernel, KernelOptions } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
+import { writeLaunchCache } from './launch-cache.js';
 
 /**
  * Shared behaviour of factorly commands: the `-c/--config` flag, a kernel built from oclif's plugin
@@ -22,15 +23,20 @@ export abstract class FactorlyCommand extends Command {
     return this.kernelInstance;
   }
 
-  /** Packages oclif knows about (core, installed, linked) that may carry a factorly plugin. */
+  /**
+   * Packages oclif knows about (core, installed, linked) that may carry a factorly plugin. Recorded
+   * for the launcher, so the next `factorly call` can start without loading oclif.
+   */
   protected pluginSources(): PluginSource[] {
-    return this.config.getPluginsList().map((plugin) => ({
+    const sources = this.config.getPluginsList().map((plugin): PluginSource => ({
       name: plugin.name,
       version: plugin.version,
       root: plugin.root,
       kind: plugin.type === 'user' || plugin.type === 'link' ? plugin.type : 'core',
       manifest: (plugin.pjson as { factorly?: unknown }).factorly,
     }));
+    writeLaunchCache(sources, this.config.cacheDir, this.config.dataDir, this.config.root);
+    return sources;
   }
 
   protected warnLine(message: string): void {
