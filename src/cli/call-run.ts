@@ -15,7 +15,8 @@ export async function runCall(argv: readonly string[], sources: readonly PluginS
   try {
     const args = parseCallArgs(argv, () => readFileSync(0, 'utf8'));
     const { createKernel } = await import('../kernel/kernel.js');
-    kernel = await createKernel({ cwd: process.cwd(), configPath: args.configPath, plugins: sources });
+    const { launchCacheDir } = await import('./launch-cache.js');
+    kernel = await createKernel({ cwd: process.cwd(), configPath: args.configPath, plugins: sources, cacheDir: launchCacheDir(), need: { tool: args.tool } });
     for (const failed of kernel.plugins.failed) warn(`plugin ${failed.id} not loaded: ${failed.reason}`);
     const ownParams = kernel.registry.get(args.tool)?.parameters.some((spec) => spec.name === 'params') ?? false;
     const params = ownParams && args.jsonParams ? { ...args.flags, params: args.jsonParams } : args.params;

@@ -9,7 +9,9 @@ import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
-import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.js';
+import { planOf, pluginsForCall, readPlan, writePlan } from './boot-plan.js';
+import { ConfigCache } from './config/config-cache.js';
+import type { InlineConfig, LoadedConfig } from './config/load.js';
 import { parseLogSettings } from './config/log-settings.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
@@ -50,6 +52,13 @@ export interface KernelOptions {
    * is one, still holds the event log; without one the global config dir does.
    */
   inlineConfig?: InlineConfig;
+  /**
+   * Where the normalised config may be cached between processes (the CLI's cache dir), keyed by the
+   * config files' digests and the plugins (`plugins`) that validated it. Without it, every boot parses the files.
+   */
+  cacheDir?: string;
+  /** The one tool this process will call (`factorly call`): with the caches, only the plugins that call needs are loaded. */
+  need?: { tool: string };
 }
 
 export interface Kernel {
@@ -96,11 +105,12 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
   const slots = bindCore(scope, paths, bus, openLog);
   lifecycle.enter(KernelPhase.Register);
-  const plugins = await loadPlugins(options.plugins ?? [], options.inlinePlugins ?? [], scope, lifecycle);
+  const boot = planBoot(paths, options);
+  const plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle);
   lifecycle.enter(KernelPhase.Init);
   let config: LoadedConfig;
   try {
-    config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+    config = boot.config ?? (await loadProjectConfig(paths, slots, options, boot.cache));
     durability = parseLogSettings(config.settings.log, config.files[0] ?? paths.mainFile).durability;
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
@@ -127,6 +137,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const pipeline = new CallPipeline(parts);
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
   const reload = async (): Promise<boolean> => {
+    const { loadConfig } = await import('./config/load.js');
     const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
     if (next.sha === config.sha) return false;
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
@@ -138,11 +149,39 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
   lifecycle.onStop('config watcher', () => watcher.close());
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all(), watchTools: (listener) => watcher.subscribe(listener) });
+  if (boot.cache && !boot.partial) {
+    const { providers, rules, processors, channels, backends, sources, interfaces, engines, passthroughs } = slots;
+    writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines, passthroughs }));
+  }
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
     interfaces: slots.interfaces, shadow, log, reload, stop: () => lifecycle.stop(),
   };
+}
+
+/**
+ * Which plugins to load, and the config when the cache has it. For a command that names the one
+ * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
+ * narrow the plugins to those that call needs (`pluginsForCall`); otherwise every plugin loads.
+ */
+function planBoot(paths: ProjectPaths, options: KernelOptions): { sources: readonly PluginSource[]; config?: LoadedConfig; cache?: ConfigCache; partial: boolean } {
+  const sources = options.plugins ?? [];
+  if (!options.cacheDir || options.inlineConfig) return { sources, partial: false };
+  const cache = new ConfigCache(options.cacheDir, sources);
+  const config = cache.read(paths);
+  const plan = config && options.need ? readPlan(options.cacheDir, cache.key) : undefined;
+  const chosen = plan && config ? pluginsForCall(plan, sources, config.tools.find((tool) => tool.name === options.need!.tool), config.overlays.length) : undefined;
+  return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined };
+}
+
+/** The config parsed and validated from its files (and cached, when there is a cache). */
+async function loadProjectConfig(paths: ProjectPaths, slots: ReturnType<typeof bindCore>, options: KernelOptions, cache?: ConfigCache): Promise<LoadedConfig> {
+  // YAML and the validators are loaded only when the files must be read.
+  const { loadConfig } = await import('./config/load.js');
+  const config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+  cache?.write(paths, config);
+  return config;
 }
 
 /** Where config files live: the main file's directory, the state dir and its tools/ folder. */
