@@ -37,7 +37,7 @@ describe('the plugins a call needs', () => {
   it('the secret plugins when the tool refers to a secret or takes references, the channels when it asks for confirmation', () => {
     expect(names(pluginsForCall(PLAN, SOURCES, tool({ spec: { command: 'curl', args: ['-H', 'x: {{vault:TOKEN}}'] } }), 0))).toContain('vault');
     expect(names(pluginsForCall(PLAN, SOURCES, tool({ parameters: [{ name: 'q', type: 'string', required: false, hydrateVaultRefs: true }] as ToolDefinition['parameters'] }), 0))).toContain('vault');
-    expect(names(pluginsForCall(PLAN, SOURCES, tool({ shadow: { confirm: true } }), 0))).toEqual(['provider-cli', 'shadow', 'output', 'interface-ui']);
+    expect(names(pluginsForCall(PLAN, SOURCES, tool({ shadow: { confirm: true } as ToolDefinition['shadow'] }), 0))).toEqual(['provider-cli', 'shadow', 'output', 'interface-ui']);
   });
 
   it('everything when the plan cannot tell: a provider that also serves more, an unknown plugin, no such config entry, overlays', () => {
