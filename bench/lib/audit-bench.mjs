@@ -3,9 +3,10 @@
 // process, with its peak memory), `logs stats`, `logs --tail 20` and `logs --tool rare` (CLI start
 // included), and `serve`'s first tools/call on that log next to its later ones.
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildHistoryProject } from './history-log.mjs';
+import { buildHistoryProject, GREET_YAML } from './history-log.mjs';
 import { serveCallLatencies } from './serve-first-call.mjs';
 import { now, round, summarize } from './stats.mjs';
 
@@ -41,6 +42,8 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
   const toolRare = cli(['logs', '--tool', 'rare', '--json', '-n', '20'], (out) => out.trim().split('\n').length === rare && out.includes('"tool":"rare"'));
   log('  serve: first tools/call on this log, then later ones …');
   const serve = await serveCallLatencies({ repo, cwd: project, calls: 30 });
+  log('  factorly call on this log and on an empty one, interleaved …');
+  const callRatio = interleavedCalls(repo, dir, project, cliRuns, failures);
   return {
     failures,
     result: {
@@ -52,6 +55,7 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
       tail20,
       toolRare,
       serve,
+      callRatio,
     },
   };
 }
@@ -71,7 +75,29 @@ export function auditRows(result) {
     { benchmark: 'audit: factorly logs --tail 20, median', value: round(tail20.medianMs, 1), unit: 'ms', notes: `on ${n} events, CLI start included; p90 ${round(tail20.p90Ms, 1)} ms; target <= ${t.tailMs} ms: ${met(tail20.medianMs <= t.tailMs)}` },
     { benchmark: 'audit: factorly logs --tool rare -n 20, median', value: round(toolRare.medianMs, 1), unit: 'ms', notes: `1 call in 1000; from the tool index; target an index, not a scan (<= ${t.tailMs} ms like --tail): ${met(toolRare.medianMs <= t.tailMs)}` },
     serveRow(`audit: serve's first tools/call on ${n} events / later ones`, serve, t.firstCallRatio),
+    { benchmark: `audit: factorly call on ${n} events of 12 h / on an empty log`, value: result.callRatio.ratio, unit: 'x', notes: `medians ${result.callRatio.fullMs} vs ${result.callRatio.emptyMs} ms (n=${result.callRatio.n} each, interleaved); target <= ${t.firstCallRatio}x: ${met(result.callRatio.ratio <= t.firstCallRatio)}` },
   ];
+}
+
+/** `factorly call greet` on the big log and on an empty project, taking turns. */
+function interleavedCalls(repo, dir, project, runs, failures) {
+  const empty = join(dir, 'audit-empty');
+  mkdirSync(join(empty, '.factorly'), { recursive: true });
+  writeFileSync(join(empty, '.factorly', 'factorly.yaml'), GREET_YAML);
+  const samples = { [empty]: [], [project]: [] };
+  let k = 0;
+  for (let round = 0; round < runs + 2; round += 1) {
+    for (const cwd of [empty, project]) {
+      k += 1;
+      const t = now();
+      const r = spawnSync(process.execPath, [join(repo, 'bin', 'run.js'), 'call', 'greet', '--name', `a${k}`], { cwd, encoding: 'utf8' });
+      const ms = now() - t;
+      if (r.status !== 0) failures.push(`audit: call in ${cwd} failed: ${r.stderr}`);
+      if (round >= 2) samples[cwd].push(ms);
+    }
+  }
+  const [emptyMs, fullMs] = [summarize(samples[empty]).medianMs, summarize(samples[project]).medianMs];
+  return { emptyMs: round(emptyMs, 1), fullMs: round(fullMs, 1), n: runs, ratio: round(fullMs / emptyMs, 2) };
 }
 
 export function serveRow(benchmark, serve, target) {

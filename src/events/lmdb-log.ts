@@ -124,19 +124,11 @@ export class LmdbEventLog implements EventLog {
   project<S>(projection: Projection<S>): ProjectionView<S> {
     const { name } = projection;
     if (this.projections.register(projection as Projection<unknown>)) this.prepared = false;
-    let view = this.views.get(name);
-    if (!view) {
-      view = {
-        name,
-        current: async () => {
-          this.refresh();
-          this.projections.catchUp(this.source, this.readHead().seq);
-          return this.projections.folded(name);
-        },
-        folded: () => this.projections.folded(name),
-      };
-      this.views.set(name, view);
-    }
+    const view = this.views.get(name) ?? this.projections.view(name, () => {
+      this.refresh();
+      this.projections.catchUp(this.source, this.readHead().seq);
+    });
+    this.views.set(name, view);
     return view as ProjectionView<S>;
   }
 
@@ -153,6 +145,8 @@ export class LmdbEventLog implements EventLog {
     this.refresh();
     return this.derived.keysOf(name);
   }
+
+  /** Drops every snapshot and index entry, then folds and indexes the whole log again, chunk by chunk. */
 
   async rebuild(progress?: (done: number, total: number) => void): Promise<RebuildReport> {
     this.refresh();
@@ -242,9 +236,8 @@ export class LmdbEventLog implements EventLog {
   }
 
   private forgetFolds(): void {
-    this.writtenHead = undefined;
+    [this.writtenHead, this.prepared] = [undefined, false];
     this.projections.reset();
-    this.prepared = false;
   }
 
   private write(event: Recorded, stored: string, named: boolean): void {
@@ -259,7 +252,7 @@ export class LmdbEventLog implements EventLog {
       // An event never changes once committed, so its hash is decoded once, not on every append.
       if (this.committedHead?.seq === seq) return this.committedHead;
       // Inside a write, the previous write of the same batch (not committed yet) may be the head.
-      if (this.writtenHead?.seq === seq && this.inWrite(this.writtenHead.txn)) return { seq, hash: this.writtenHead.hash };
+      if (this.writtenHead?.seq === seq && inWrite(this.root, this.writtenHead.txn)) return { seq, hash: this.writtenHead.hash };
       const last = this.bySeq(seq)!;
       return { seq: last.seq, hash: last.hash };
     }
@@ -281,17 +274,18 @@ export class LmdbEventLog implements EventLog {
     return bytes === undefined ? undefined : decode(bytes, seq);
   }
 
-  private inWrite(txn: number): boolean {
-    try {
-      return this.root.getWriteTxnId() === txn;
-    } catch {
-      return false;
-    }
-  }
-
   /** A long-lived reader must drop its snapshot to see commits from other processes. */
   private refresh(): void {
     this.root.resetReadTxn();
+  }
+}
+
+/** Whether `txn` is the write transaction running now (outside one, lmdb-js throws). */
+function inWrite(root: RootDatabase, txn: number): boolean {
+  try {
+    return root.getWriteTxnId() === txn;
+  } catch {
+    return false;
   }
 }
 

@@ -44,15 +44,7 @@ export class MemoryEventLog implements EventLog {
 
   project<S>(projection: Projection<S>): ProjectionView<S> {
     this.projections.register(projection as Projection<unknown>);
-    const { name } = projection;
-    return {
-      name,
-      current: async () => {
-        this.projections.catchUp(this.source, this.events.length);
-        return this.projections.folded<S>(name);
-      },
-      folded: () => this.projections.folded<S>(name),
-    };
+    return this.projections.view<S>(projection.name, () => this.projections.catchUp(this.source, this.events.length));
   }
 
   async *read(range: ReadRange = {}): AsyncIterable<Recorded> {

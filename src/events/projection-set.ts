@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { FactorlyError, messageOf } from '../kernel/base/errors.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
-import type { Folded, Projection } from './projection.js';
+import type { Folded, Projection, ProjectionView } from './projection.js';
 import { upcast } from './upcast.js';
 
 /** A projection's state as stored beside the log. */
@@ -63,6 +63,18 @@ export class ProjectionSet {
     if (existing) throw new FactorlyError('PROJECTION_CONFLICT', `two different projections are named "${projection.name}"`);
     this.entries.set(projection.name, { projection, stamp: stampOf(projection), loaded: false, state: undefined, seq: 0, hash: GENESIS_HASH, savedSeq: 0, savedBytes: 0 });
     return true;
+  }
+
+  /** The view of a registered projection; `catchUp` brings every projection to the log's head. */
+  view<S>(name: string, catchUp: () => void): ProjectionView<S> {
+    return {
+      name,
+      current: async () => {
+        catchUp();
+        return this.folded<S>(name);
+      },
+      folded: () => this.folded<S>(name),
+    };
   }
 
   names(): string[] {
