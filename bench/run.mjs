@@ -117,7 +117,7 @@ try {
 
   if (enabled('cli')) try {
     say('cli:');
-    const cliBench = await runCliBench({ repo: REPO, tmpRoot, runs: CONFIG.cliRuns, warmups: CONFIG.cliWarmups, log: say });
+    const cliBench = await runCliBench({ repo: REPO, tmpRoot, runs: CONFIG.cliRuns, warmups: CONFIG.cliWarmups, baselineRepo: process.env.BENCH_MCP_BASELINE_REPO || undefined, log: say });
     cli = cliBench.result;
     failures.push(...cliBench.failures);
   } catch (error) {
@@ -273,6 +273,7 @@ function cliRows(result) {
   const callMinusNode = round(o.callMinusVersionMedianMs + o.versionMinusNodeMedianMs);
   rows.push({ benchmark: 'cli target: call <= node + 200 ms', value: callMinusNode, unit: 'ms', notes: `factorly call - node -e 0, medians: ${callMinusNode <= 200 ? 'MET' : 'NOT MET'}` });
   rows.push({ benchmark: 'cli target: --version <= node + 100 ms', value: o.versionMinusNodeMedianMs, unit: 'ms', notes: `${o.versionMinusNodeMedianMs <= 100 ? 'MET' : 'NOT MET'}` });
+  if (o.callOverBaselineRatio !== undefined) rows.push({ benchmark: 'cli call / baseline build call, medians', value: o.callOverBaselineRatio, unit: 'x', notes: `baseline call - node -e 0: ${o.baselineCallMinusNodeMedianMs} ms` });
   return rows;
 }
 

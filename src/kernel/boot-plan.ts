@@ -17,6 +17,11 @@ export interface BootPlan {
   schema: 1;
   key: string;
   plugins: PlannedPlugin[];
+  /**
+   * The full boot's plugin report. A start narrowed by this plan records it in its boot record: the
+   * installation is that boot's (same plugins, same code), some of its plugins merely not needed.
+   */
+  report: PluginReport;
 }
 
 type Slot = KeyedSlot<unknown> | OrderedSlot<{ order?: number }>;
@@ -35,7 +40,7 @@ export function planOf(key: string, report: PluginReport, slots: PlanSlots): Boo
     const owners = 'owners' in slot ? slot.owners() : new Set(slot.ownersByKey().values());
     for (const owner of owners) owns.get(owner)?.push(name);
   }
-  return { schema: 1, key, plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })) };
+  return { schema: 1, key, plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })), report };
 }
 
 /**
@@ -76,7 +81,7 @@ function refersToSecrets(tool: ToolDefinition): boolean {
 export function readPlan(dir: string, key: string): BootPlan | undefined {
   try {
     const plan = JSON.parse(readFileSync(join(dir, 'boot-plan.json'), 'utf8')) as BootPlan;
-    return plan.schema === 1 && plan.key === key && Array.isArray(plan.plugins) ? plan : undefined;
+    return plan.schema === 1 && plan.key === key && Array.isArray(plan.plugins) && Array.isArray(plan.report?.loaded) ? plan : undefined;
   } catch {
     return undefined;
   }

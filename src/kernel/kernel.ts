@@ -137,7 +137,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const shadow = new ShadowGate(slots.rules, slots.channels);
   const parts = {
     log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
-    boot: new BootRecord(config, plugins), shadow,
+    boot: new BootRecord(config, boot.recorded(plugins)), shadow,
   };
   const pipeline = new CallPipeline(parts);
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
@@ -148,7 +148,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
     registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
     config = next;
-    parts.boot = new BootRecord(next, plugins);
+    parts.boot = new BootRecord(next, boot.recorded(plugins));
     return true;
   };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
@@ -175,14 +175,25 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
  * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
  * narrow the plugins to those that call needs (`pluginsForCall`); otherwise every plugin loads.
  */
-function planBoot(paths: ProjectPaths, options: KernelOptions): { sources: readonly PluginSource[]; config?: LoadedConfig; cache?: ConfigCache; partial: boolean } {
+function planBoot(paths: ProjectPaths, options: KernelOptions): {
+  sources: readonly PluginSource[];
+  config?: LoadedConfig;
+  cache?: ConfigCache;
+  partial: boolean;
+  /** What the boot record says this process booted with (see `BootPlan.report`). */
+  recorded(loaded: PluginReport): PluginReport;
+} {
   const sources = options.plugins ?? [];
-  if (!options.cacheDir || options.inlineConfig) return { sources, partial: false };
+  const asLoaded = (loaded: PluginReport): PluginReport => loaded;
+  if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
   const cache = new ConfigCache(options.cacheDir, sources);
   const config = cache.read(paths);
   const plan = config && options.need ? readPlan(options.cacheDir, cache.key) : undefined;
   const chosen = plan && config ? pluginsForCall(plan, sources, config.tools.find((tool) => tool.name === options.need!.tool), config.overlays.length) : undefined;
-  return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined };
+  // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
+  // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
+  const recorded = (loaded: PluginReport): PluginReport => (chosen && plan && loaded.failed.length === 0 ? plan.report : loaded);
+  return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined, recorded };
 }
 
 /** The config parsed and validated from its files (and cached, when there is a cache). */

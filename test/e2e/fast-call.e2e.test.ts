@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectEvents } from '../helpers/events.js';
 import { runCli, tempProject } from '../helpers/project.js';
 
 const TOOLS = `tools:
@@ -16,7 +17,7 @@ const TOOLS = `tools:
 `;
 
 describe('factorly call started without oclif, from its caches', () => {
-  it('records what a full start found, then starts from it, and still loads the secrets plugin for a tool that refers to a secret', () => {
+  it('records what a full start found, then starts from it, and still loads the secrets plugin for a tool that refers to a secret', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
     const env = { XDG_CACHE_HOME: join(root, '.xdg-cache'), FACTORLY_FAST_SECRET: 's3cr3t-value' };
     const cache = join(root, '.xdg-cache', 'factorly');
@@ -32,6 +33,10 @@ describe('factorly call started without oclif, from its caches', () => {
     const calls = runCli(['logs', '--json'], root, { env }).stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(calls.map((c) => `${c.tool}:${c.status}`)).toEqual(['plain:success', 'plain:success', 'secret:success']);
     expect(runCli(['logs', 'verify'], root, { env }).status).toBe(0);
+    // The narrowed starts record the installation of the full one: one boot record, not one per start.
+    const events = await projectEvents(root);
+    expect(events.filter((event) => event.type === 'config.loaded')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'plugin.loaded').map((event) => (event.data as { id: string }).id)).toEqual(expect.arrayContaining(['provider-cli', 'shadow', 'vault', 'interface-mcp']));
   });
 
   it('prints the version as oclif does, without loading it', () => {

@@ -25,6 +25,7 @@ const PLAN: BootPlan = {
     { id: 'interface-ui', root: '/plugins/interface-ui', owns: ['channels', 'interfaces'] },
     { id: 'builtins', root: '/plugins/builtins', owns: ['provider:builtin', 'sources'] },
   ],
+  report: { loaded: [], failed: [] },
 };
 const tool = (over: Partial<ToolDefinition> = {}): ToolDefinition => ({ name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: { command: 'echo', args: ['{{text}}'] }, source: { file: 'f', line: 1 }, ...over });
 const names = (chosen: PluginSource[] | undefined) => chosen?.map((s) => s.name);
