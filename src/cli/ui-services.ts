@@ -1,6 +1,6 @@
 import { matches, recentCalls } from '../events/audit-query.js';
 import { callTree } from '../events/call-tree.js';
-import { fold, replay } from '../events/projection.js';
+import { fold } from '../events/projection.js';
 import { auditProjection } from '../events/projections/audit.js';
 import { statsProjection } from '../events/projections/stats.js';
 import { verifyChain } from '../events/verify.js';
@@ -16,7 +16,8 @@ export function uiServices(kernel: Kernel): UiServices {
     call: async (callId) => fold(await log().readCall(callId), auditProjection).byId.get(callId),
     matches,
     callTree: (callId) => callTree(log(), callId),
-    stats: () => replay(log(), statsProjection),
+    // From the persisted projection (a copy: the log keeps folding its own).
+    stats: async () => structuredClone((await log().project(statsProjection).current()).state),
     verify: async () => verifyChain(log().read(), await log().attestedHead?.()),
     planPromotion: (request) => planPromotion(kernel, request),
     promote: async (request) => {
