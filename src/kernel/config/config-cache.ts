@@ -82,19 +82,29 @@ function digestOf(file: string): string {
 }
 
 /**
- * The plugins by name, version and root, and the code they validate with: the modification time
- * and size of every compiled file directly in each plugin's module folder (a rebuild of a plugin
- * under the same version changes them), and of factorly's own config validation.
+ * The plugins by name, version and root, and the code they validate with: the modification time and
+ * size of each plugin's entry module and of its build record (`dist/.tsbuildinfo`, rewritten by every
+ * build that changes the plugin, so a rebuild under the same version counts), and of every file of
+ * factorly's own config validation.
  */
 function keyOf(sources: readonly PluginSource[]): string {
   const digest = createHash('sha256').update('factorly-config-cache:1');
   for (const source of sources) {
     digest.update(`\0${source.name}@${source.version}:${source.root}:${JSON.stringify(source.manifest ?? null)}`);
     const plugin = (source.manifest as { plugin?: unknown } | undefined)?.plugin;
-    if (typeof plugin === 'string') digest.update(codeStamp(join(source.root, plugin, '..')));
+    if (typeof plugin === 'string') digest.update(`${stampOf(join(source.root, plugin))}|${stampOf(join(source.root, 'dist', '.tsbuildinfo'))}`);
   }
   digest.update(codeStamp(import.meta.dirname));
   return digest.digest('hex');
+}
+
+function stampOf(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.mtimeMs}:${stat.size}`;
+  } catch {
+    return 'missing';
+  }
 }
 
 function codeStamp(dir: string): string {
@@ -102,10 +112,7 @@ function codeStamp(dir: string): string {
     return readdirSync(dir)
       .filter((name) => name.endsWith('.js'))
       .sort()
-      .map((name) => {
-        const stat = statSync(join(dir, name));
-        return `${name}:${stat.mtimeMs}:${stat.size}`;
-      })
+      .map((name) => `${name}:${stampOf(join(dir, name))}`)
       .join(',');
   } catch {
     return 'unreadable';
