@@ -1,7 +1,7 @@
 // Wall time of `factorly call` on a trivial cli tool, next to the same command run directly.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { LmdbEventLog } from '../../dist/src/events/lmdb-log.js';
 import { verifyChain } from '../../dist/src/events/verify.js';
 import { now, round, summarize } from './stats.mjs';
@@ -9,7 +9,7 @@ import { now, round, summarize } from './stats.mjs';
 const EXPECTED_OUTPUT = 'Hello, Ada!\n';
 
 /**
- * @param {{ repo: string, tmpRoot: string, runs: number, warmups: number, log?: (line: string) => void }} opts
+ * @param {{ repo: string, tmpRoot: string, runs: number, warmups: number, baselineRepo?: string, log?: (line: string) => void }} opts
  */
 export async function runCliBench(opts) {
   const say = opts.log ?? (() => {});
@@ -25,17 +25,30 @@ export async function runCliBench(opts) {
     // The same call seventeen times in a row is exactly what loop detection blocks (at 12): switch it
     // off for this tool, so the bench measures a governed call that is let through.
     writeFileSync(join(dir, '.factorly', 'factorly.yaml'), readFileSync(join(dir, '.factorly', 'factorly.yaml'), 'utf8').replace('        default: world\n', '        default: world\n    shadow: {loop: false}\n'));
+    // The baseline build calls the same tool in a project of its own (its log is its own too).
+    const baselineDir = join(opts.tmpRoot, `${basename(dir)}-baseline`);
+    if (opts.baselineRepo) {
+      mkdirSync(join(baselineDir, '.factorly'), { recursive: true });
+      copyFileSync(join(dir, '.factorly', 'factorly.yaml'), join(baselineDir, '.factorly', 'factorly.yaml'));
+    }
 
     const commands = [
       { id: 'direct', name: 'echo Hello, Ada! (direct)', file: 'echo', args: ['Hello, Ada!'], expect: EXPECTED_OUTPUT },
       { id: 'node', name: 'node -e 0 (Node start-up floor)', file: node, args: ['-e', '0'] },
       { id: 'version', name: 'factorly --version', file: node, args: [bin, '--version'] },
       { id: 'call', name: 'factorly call greet --name Ada', file: node, args: [bin, 'call', 'greet', '--name', 'Ada'], expect: EXPECTED_OUTPUT },
+      // Another build (BENCH_MCP_BASELINE_REPO, e.g. main before a change) on the same project, taking turns with this one.
+      ...(opts.baselineRepo
+        ? [
+            { id: 'baseline-version', name: 'factorly --version (baseline build)', file: node, args: [join(opts.baselineRepo, 'bin', 'run.js'), '--version'] },
+            { id: 'baseline-call', name: 'factorly call greet --name Ada (baseline build)', file: node, args: [join(opts.baselineRepo, 'bin', 'run.js'), 'call', 'greet', '--name', 'Ada'], expect: EXPECTED_OUTPUT, cwd: baselineDir },
+          ]
+        : []),
     ];
     const samples = new Map(commands.map((c) => [c.id, []]));
     const runOnce = (c, record) => {
       const t0 = now();
-      const r = spawnSync(c.file, c.args, { cwd: dir, encoding: 'utf8' });
+      const r = spawnSync(c.file, c.args, { cwd: c.cwd ?? dir, encoding: 'utf8' });
       const ms = now() - t0;
       if (r.error || r.status !== 0) {
         throw new Error(`${c.name} failed (status ${r.status}${r.error ? `, ${r.error.message}` : ''}): ${r.stderr}`);
@@ -73,6 +86,7 @@ export async function runCliBench(opts) {
       callMinusVersionMedianMs: round(by.call.medianMs - by.version.medianMs),
       versionMinusNodeMedianMs: round(by.version.medianMs - by.node.medianMs),
       nodeMinusDirectMedianMs: round(by.node.medianMs - by.direct.medianMs),
+      ...(by['baseline-call'] ? { baselineCallMinusNodeMedianMs: round(by['baseline-call'].medianMs - by.node.medianMs), callOverBaselineRatio: round(by.call.medianMs / by['baseline-call'].medianMs, 2) } : {}),
     };
     return {
       result: {
@@ -88,5 +102,6 @@ export async function runCliBench(opts) {
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(join(opts.tmpRoot, `${basename(dir)}-baseline`), { recursive: true, force: true });
   }
 }

@@ -72,6 +72,13 @@ export async function runEventLogBench(opts) {
       concurrency: opts.concurrency,
     }),
   );
+  // log.durability: commit — acknowledged once committed (survives a killed process, not a power cut).
+  await run(`(b-commit) lmdb, 1 writer, ${opts.batchSize} events per append, durability commit`, () =>
+    inProcess(opts, { id: 'b-commit', name: `lmdb 1 writer, batch ${opts.batchSize}, durability commit`, file: 'b-commit.lmdb', events: opts.events, batchSize: opts.batchSize, durability: 'commit' }),
+  );
+  await run(`(c-commit) lmdb, 1 writer, ${opts.concurrency} concurrent single-event appends, durability commit`, () =>
+    inProcess(opts, { id: 'c-commit', name: `lmdb 1 writer, ${opts.concurrency} concurrent x 1 event, durability commit`, file: 'c-commit.lmdb', events: opts.events, concurrency: opts.concurrency, durability: 'commit' }),
+  );
   await run(`(d) lmdb, ${opts.processes} processes on one file, ${opts.batchSize} events per append`, () =>
     multiProcess(opts),
   );
@@ -90,7 +97,7 @@ async function warmUp(dir) {
 
 async function inProcess(opts, spec) {
   const path = join(opts.dir, spec.file);
-  const log = new LmdbEventLog({ path });
+  const log = new LmdbEventLog({ path, durability: spec.durability ?? 'fsync' });
   let timing;
   try {
     timing = spec.concurrency
@@ -107,6 +114,7 @@ async function inProcess(opts, spec) {
     name: spec.name,
     backend: 'lmdb',
     durable: true,
+    durability: spec.durability ?? 'fsync',
     writers: 1,
     batchSize: spec.batchSize ?? 1,
     concurrency: spec.concurrency ?? 1,
@@ -304,12 +312,14 @@ export async function checkLog(log, writers, expected) {
 function describe(opts, r) {
   const seconds = r.durableMs / 1000;
   const eventsPerSecond = r.events / seconds;
-  const meetsTarget = r.durable ? eventsPerSecond >= opts.target : null;
+  // The target is for appends acknowledged on disk (durability fsync, the default).
+  const meetsTarget = r.durable && (r.durability ?? 'fsync') === 'fsync' ? eventsPerSecond >= opts.target : null;
   return {
     id: r.id,
     name: r.name,
     backend: r.backend,
     durable: r.durable,
+    durability: r.durability ?? (r.durable ? 'fsync' : null),
     writers: r.writers,
     batchSize: r.batchSize,
     concurrency: r.concurrency,

@@ -1,8 +1,10 @@
 import { Command, Flags, Errors } from '@oclif/core';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
-import { printableLine, printableText } from '../kernel/base/printable.js';
+import { FactorlyError } from '../kernel/base/errors.js';
+import { printableLine } from '../kernel/base/printable.js';
 import type { Kernel, KernelOptions } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
+import { writeLaunchCache } from './launch-cache.js';
+import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
 
 /**
  * Shared behaviour of factorly commands: the `-c/--config` flag, a kernel built from oclif's plugin
@@ -23,29 +25,29 @@ export abstract class FactorlyCommand extends Command {
     return this.kernelInstance;
   }
 
-  /** Packages oclif knows about (core, installed, linked) that may carry a factorly plugin. */
+  /**
+   * Packages oclif knows about (core, installed, linked) that may carry a factorly plugin. Recorded
+   * for the launcher, so the next `factorly call` can start without loading oclif.
+   */
   protected pluginSources(): PluginSource[] {
-    return this.config.getPluginsList().map((plugin) => ({
+    const sources = this.config.getPluginsList().map((plugin): PluginSource => ({
       name: plugin.name,
       version: plugin.version,
       root: plugin.root,
       kind: plugin.type === 'user' || plugin.type === 'link' ? plugin.type : 'core',
       manifest: (plugin.pjson as { factorly?: unknown }).factorly,
     }));
+    writeLaunchCache(sources, this.config.cacheDir, this.config.dataDir, this.config.root);
+    return sources;
   }
 
   protected warnLine(message: string): void {
-    process.stderr.write(`warning: ${printableText(message)}\n`);
+    writeWarning(message);
   }
 
-  /**
-   * A tool's result for a person: the output to stdout (exact when piped, for scripts; made
-   * printable on a terminal), diagnostics and the error to stderr, always printable.
-   */
+  /** A tool's result for a person (see `writeOutcome`). */
   protected writeOutcome(outcome: { output: string; diagnostics?: string; error?: string }): void {
-    process.stdout.write(process.stdout.isTTY ? printableText(outcome.output) : outcome.output);
-    if (outcome.diagnostics) process.stderr.write(printableText(outcome.diagnostics));
-    if (outcome.error) process.stderr.write(`${printableText(outcome.error.replace(/\n$/, ''))}\n`);
+    writeOutcome(outcome);
   }
 
   protected writeJson(value: unknown): void {
@@ -54,22 +56,11 @@ export abstract class FactorlyCommand extends Command {
 
   async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
     if (error instanceof Errors.ExitError) throw error;
-    if (FactorlyError.isInstance(error)) {
-      process.stderr.write(`Error: ${printableText(error.message)}\n`);
-      this.exit(error.exitCode);
-    }
-    if (error.oclif?.exit !== undefined) {
+    if (error.oclif?.exit !== undefined && !FactorlyError.isInstance(error)) {
       process.stderr.write(`Error: ${printableLine(firstLine(error.message))}\n`);
       this.exit(error.oclif.exit);
     }
-    if (/^MDB_[A-Z_]+:/.test(messageOf(error))) {
-      // lmdb found damage past the pages checked before opening: the log could not be read (not "tampered").
-      process.stderr.write(`Error: the event log could not be read: ${printableLine(messageOf(error))}\n`);
-      this.exit(2);
-    }
-    process.stderr.write(`Error: ${printableText(messageOf(error))}\n`);
-    if (process.env.FACTORLY_DEBUG) process.stderr.write(`${printableText(error.stack ?? '')}\n`);
-    this.exit(1);
+    this.exit(reportFailure(error));
   }
 
   async finally(error: Error | undefined): Promise<void> {

@@ -1,7 +1,7 @@
 import { matches, recentCalls } from '../events/audit-query.js';
 import { callTree } from '../events/call-tree.js';
 import { dashboardFigures } from '../events/dashboard-figures.js';
-import { fold, replay } from '../events/projection.js';
+import { fold } from '../events/projection.js';
 import { ProjectionFollower } from '../events/projection-follower.js';
 import { auditProjection } from '../events/projections/audit.js';
 import { dashboardProjection } from '../events/projections/dashboard.js';
@@ -25,7 +25,8 @@ export function uiServices(kernel: Kernel): UiServices {
     call: async (callId) => fold(await log().readCall(callId), auditProjection).byId.get(callId),
     matches,
     callTree: (callId) => callTree(log(), callId),
-    stats: () => replay(log(), statsProjection),
+    // From the persisted projection (a copy: the log keeps folding its own).
+    stats: async () => structuredClone((await log().project(statsProjection).current()).state),
     dashboard: async (range) => dashboardFigures((await dashboard.current()).state, range, Date.now()),
     agents: async () => (await sessions.current()).state,
     secretUses: () => {

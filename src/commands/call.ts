@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { FactorlyCommand } from '../cli/base-command.js';
-import { CALL_USAGE, parseCallArgs } from '../cli/call-args.js';
+import { CALL_USAGE } from '../cli/call-args.js';
+import { runCall } from '../cli/call-run.js';
 
 export default class Call extends FactorlyCommand {
   static summary = 'Call a tool through factorly: validated, governed and recorded.';
@@ -16,15 +16,8 @@ tool's exit code.`;
   static strict = false;
 
   async run(): Promise<void> {
-    const args = parseCallArgs(this.argv, () => readFileSync(0, 'utf8'));
-    // A tool's params are its flags, so argv is parsed above rather than by oclif; tell oclif so.
+    // A tool's params are its flags, so argv is parsed by runCall rather than by oclif; tell oclif so.
     (this as unknown as { parsed: boolean }).parsed = true;
-    const kernel = await this.kernel(args.configPath);
-    const ownParams = kernel.registry.get(args.tool)?.parameters.some((spec) => spec.name === 'params') ?? false;
-    const params = ownParams && args.jsonParams ? { ...args.flags, params: args.jsonParams } : args.params;
-    const outcome = await kernel.pipeline.call({ tool: args.tool, params, iface: 'cli' });
-    if (args.json) this.writeJson(outcome);
-    else this.writeOutcome(outcome);
-    process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
+    process.exitCode = await runCall(this.argv, this.pluginSources());
   }
 }

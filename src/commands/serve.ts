@@ -34,6 +34,8 @@ in-flight calls finish before the log is closed.`;
     const idleMs = parseDurationFlag('session-idle', flags['session-idle']);
     const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [], allowedHosts: flags['allowed-host'] ?? [], idleMs };
     const options = { transport: flags.port === undefined ? 'stdio' : 'http', version: this.config.version, codeMode: flags['code-mode'], ...http };
+    // Agents wait for their first call: do its one-time work now (a failure here is met, and reported, by that call).
+    await kernel.warm().catch(() => undefined);
     await runInterface(kernel, 'mcp', options, MCP_PLUGIN);
   }
 }

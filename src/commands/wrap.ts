@@ -29,6 +29,8 @@ all unless given) and recorded in the event log (the project's when there is one
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     const { runInterface } = await import('../cli/run-interface.js');
     const http = args.port === undefined ? {} : { transport: 'http', port: args.port, host: args.host, token: args.token, allowedOrigins: [] };
+    // Agents wait for their first call: do its one-time work now (a failure here is met, and reported, by that call).
+    await kernel.warm().catch(() => undefined);
     await runInterface(kernel, 'mcp', { transport: 'stdio', version: this.config.version, ...http }, MCP_PLUGIN);
   }
 }

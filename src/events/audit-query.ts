@@ -1,4 +1,5 @@
 import type { Recorded } from './envelope.js';
+import { agentIndex, statusIndex, toolIndex, type EventIndex } from './event-index.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
 import { auditProjection, type AuditEntry } from './projections/audit.js';
@@ -20,15 +21,30 @@ export type Bound = { seq: number } | { time: Date };
 const CALL_TYPES = new Set(['call.requested', 'call.params_coerced', 'call.completed', 'shadow.decided']);
 
 /**
- * The newest `limit` calls matching `filter`, oldest first. Reads the log backwards and stops as
- * soon as it has enough, so the cost follows the answer rather than the size of the log. A call's
- * events all come after its `call.requested`, so meeting that event completes the call's group.
+ * The newest `limit` calls matching `filter`, oldest first. With a filter an index answers (tool,
+ * agent, status), only the calls the index names are read; otherwise the log is read backwards until
+ * there are enough. Either way the cost follows the answer rather than the size of the log.
  */
 export async function recentCalls(log: EventLog, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {
+  const anchors = anchorsOf(log, filter);
+  return anchors ? fromAnchors(log, anchors, filter, limit) : scanRecent(log, filter, limit);
+}
+
+/** Whether one audit entry passes the filter (used live by `logs --follow` too). */
+export function matches(entry: AuditEntry, filter: AuditFilter): boolean {
+  if (filter.tool !== undefined && !entry.tool.includes(filter.tool)) return false;
+  if (filter.status !== undefined && (entry.status ?? 'running') !== filter.status) return false;
+  if (filter.iface !== undefined && entry.iface !== filter.iface) return false;
+  if (filter.agent !== undefined && entry.agentId !== filter.agent) return false;
+  if (filter.until && 'time' in filter.until && new Date(entry.requestedAt) > filter.until.time) return false;
+  return true;
+}
+
+/** Reads backwards, grouping events by call; a call's events all come after its `call.requested`. */
+async function scanRecent(log: EventLog, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {
   const pending = new Map<string, Recorded[]>();
   const results: AuditEntry[] = [];
-  const to = filter.until && 'seq' in filter.until ? filter.until.seq : undefined;
-  for await (const event of log.read({ reverse: true, to })) {
+  for await (const event of log.read({ reverse: true, to: seqUntil(filter) })) {
     if (results.length >= limit || isBefore(event, filter.since)) break;
     if (!CALL_TYPES.has(event.type)) continue;
     const callId = (event.data as { callId: string }).callId;
@@ -45,14 +61,78 @@ export async function recentCalls(log: EventLog, filter: AuditFilter, limit: num
   return results.reverse();
 }
 
-/** Whether one audit entry passes the filter (used live by `logs --follow` too). */
-export function matches(entry: AuditEntry, filter: AuditFilter): boolean {
-  if (filter.tool !== undefined && !entry.tool.includes(filter.tool)) return false;
-  if (filter.status !== undefined && (entry.status ?? 'running') !== filter.status) return false;
-  if (filter.iface !== undefined && entry.iface !== filter.iface) return false;
-  if (filter.agent !== undefined && entry.agentId !== filter.agent) return false;
-  if (filter.until && 'time' in filter.until && new Date(entry.requestedAt) > filter.until.time) return false;
-  return true;
+interface Anchors {
+  /** Seqs of the events that name a candidate call (its request or completion), newest first. */
+  seqs: AsyncIterable<number>;
+}
+
+/**
+ * The seqs an index gives for the most selective filter (agent, then tool, then status), newest
+ * first: the events past the index's reach, read from the log, then the index's own entries.
+ * Undefined when no index applies (no such filter, a log without indexes, `--status running`).
+ */
+function anchorsOf(log: EventLog, filter: AuditFilter): Anchors | undefined {
+  if (!log.lookup) return undefined;
+  const lookup = log.lookup.bind(log);
+  const before = seqUntil(filter);
+  let index: EventIndex;
+  let keys: string[];
+  if (filter.agent !== undefined) [index, keys] = [agentIndex, [filter.agent]];
+  else if (filter.tool !== undefined) [index, keys] = [toolIndex, (log.indexKeys?.(toolIndex.name) ?? []).filter((tool) => tool.includes(filter.tool!))];
+  else if (filter.status !== undefined && filter.status !== 'running') [index, keys] = [statusIndex, [filter.status]];
+  else return undefined;
+  const answers = keys.map((key) => lookup(index.name, key, before));
+  const covered = answers[0]?.covered ?? lookup(index.name, '', before).covered;
+  const wanted = new Set(keys);
+  const tail = async function* (): AsyncIterable<number> {
+    for await (const event of log.read({ reverse: true, from: covered + 1, to: before })) {
+      if (index.keys(event).some((key) => wanted.has(key) || (index === toolIndex && key.includes(filter.tool!)))) yield event.seq;
+    }
+  };
+  return { seqs: mergeDescending(tail, answers.map((answer) => answer.seqs)) };
+}
+
+/** Builds the candidate calls the anchors name, newest first, until `limit` match. */
+async function fromAnchors(log: EventLog, anchors: Anchors, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {
+  const found: { entry: AuditEntry; requested: number }[] = [];
+  const seen = new Set<string>();
+  for await (const seq of anchors.seqs) {
+    if (found.length >= limit) break;
+    const [anchor] = await collect(log.read({ from: seq, to: seq }));
+    if (!anchor || isBefore(anchor, filter.since)) break;
+    const callId = (anchor.data as { callId: string }).callId;
+    if (seen.has(callId)) continue;
+    seen.add(callId);
+    const events = await log.readCall(callId);
+    const requested = events.find((event) => event.type === 'call.requested');
+    const entry = fold(events, auditProjection).byId.get(callId);
+    if (requested && entry && matches(entry, filter) && !isBefore(requested, filter.since)) found.push({ entry, requested: requested.seq });
+  }
+  return found.sort((a, b) => a.requested - b.requested).map(({ entry }) => entry);
+}
+
+/** The tail (read first: it is newer than anything indexed), then the indexed lists merged newest first. */
+async function* mergeDescending(tail: () => AsyncIterable<number>, lists: Iterable<number>[]): AsyncIterable<number> {
+  yield* tail();
+  const iterators = lists.map((list) => list[Symbol.iterator]());
+  const heads = iterators.map((iterator) => iterator.next());
+  for (;;) {
+    let best = -1;
+    for (const [i, head] of heads.entries()) if (!head.done && (best < 0 || head.value > (heads[best].value as number))) best = i;
+    if (best < 0) return;
+    yield heads[best].value as number;
+    heads[best] = iterators[best].next();
+  }
+}
+
+async function collect(events: AsyncIterable<Recorded>): Promise<Recorded[]> {
+  const out: Recorded[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+function seqUntil(filter: AuditFilter): number | undefined {
+  return filter.until && 'seq' in filter.until ? filter.until.seq : undefined;
 }
 
 function isBefore(event: Recorded, bound: Bound | undefined): boolean {

@@ -25,11 +25,12 @@ export type {
 } from './catalog.js';
 export { GENESIS_HASH, isType } from './envelope.js';
 export type { NewEvent, Recorded } from './envelope.js';
-export type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
+export type { AppendOptions, Durability, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 export { MemoryEventLog } from './memory-log.js';
 export { EventBus } from './bus.js';
 export { fold, replay } from './projection.js';
-export type { Projection } from './projection.js';
+export type { Folded, Projection, ProjectionView } from './projection.js';
+export type { EventIndex, IndexLookup } from './event-index.js';
 export { auditProjection } from './projections/audit.js';
 export type { AuditEntry, AuditState } from './projections/audit.js';
 export { verifyChain } from './verify.js';

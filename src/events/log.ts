@@ -1,5 +1,7 @@
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
+import type { EventIndex, IndexLookup } from './event-index.js';
+import type { Projection, ProjectionView } from './projection.js';
 
 /** Inclusive seq range; `limit` caps the count; `reverse` reads newest first. */
 export interface ReadRange {
@@ -21,7 +23,8 @@ export interface AppendOptions {
    * reader for the events up to it (`readFrom(seq)`: from that seq on, in order, from this and other
    * writers). It returns the events to append instead, decided again against those, and the append
    * goes ahead on the new head; `undefined` refuses it with `LOG_CONFLICT`, as without a rebase. It
-   * must be synchronous and must not write. This turns a retry (one more durable write per conflict)
+   * must be synchronous and must not write. Every projection registered with the log (`project`) has
+   * already been folded up to `head` when it is called, so it can decide from `view.folded()`. This turns a retry (one more durable write per conflict)
    * into a decision inside the write, so concurrent conditional appends share one commit. A log may
    * never call it.
    */
@@ -38,13 +41,29 @@ export interface LogHead {
 export type Unsubscribe = () => void;
 
 /**
+ * When an append is acknowledged. `fsync` (the default): the events are on disk, they survive a
+ * power cut. `commit`: the write is committed (visible to every process, and it survives the writer
+ * being killed) but the disk flush may still be under way, so a power cut can lose the last ones.
+ */
+export type Durability = 'fsync' | 'commit';
+export const DURABILITIES: readonly Durability[] = ['fsync', 'commit'];
+
+/** What `rebuild` recomputed. */
+export interface RebuildReport {
+  events: number;
+  projections: string[];
+  indexes: string[];
+}
+
+/**
  * The append-only, hash-chained event log. Every implementation (LMDB, memory, a networked one)
  * passes `test/contracts/event-log.contract.ts` unchanged.
  *
  * Guarantees:
  * - `append` is atomic for the batch: all events get consecutive seqs or none is written.
  * - seqs start at 1 and have no gaps or duplicates, even with several processes appending.
- * - appends are idempotent by event id: an id already in the log is returned as recorded, not re-added.
+ * - appends are idempotent by event id: an id a writer gave an event, appended again, is returned as
+ *   recorded, not re-added (ids the log generates are random and never looked up).
  * - a resolved `append` survives the writer process being killed.
  */
 export interface EventLog {
@@ -60,6 +79,21 @@ export interface EventLog {
    * whose events end before it has been truncated.
    */
   attestedHead?(): Promise<LogHead | undefined>;
+  /**
+   * Registers a persisted projection (see `Projection`) and returns its view: the log folds it as
+   * events are appended, in the same write, keeps snapshots of it stamped with the seq they cover,
+   * and starts a fresh process from the newest snapshot. Registering the same projection again
+   * returns the same view; another projection under a registered name is refused.
+   */
+  project<S>(projection: Projection<S>): ProjectionView<S>;
+  /** Registers an index (see `EventIndex`), kept in the same write as the events. Optional. */
+  index?(index: EventIndex): void;
+  /** Seqs under `key` of a registered index, newest first (at most `before`), and how far the index reaches. */
+  lookup?(name: string, key: string, before?: number): IndexLookup;
+  /** Every key of a registered index. */
+  indexKeys?(name: string): string[];
+  /** Recomputes every registered projection and index from seq 1 (`logs rebuild`); `progress` sees events done of total. */
+  rebuild?(progress?: (done: number, total: number) => void): Promise<RebuildReport>;
   /** Calls `listener` for every event with seq ≥ `fromSeq`, including ones other processes append. */
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe;
   close(): Promise<void>;

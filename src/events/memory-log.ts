@@ -1,6 +1,8 @@
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
+import type { Projection, ProjectionView } from './projection.js';
+import { ProjectionSet, type ProjectionSource } from './projection-set.js';
 import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
 
 /**
@@ -11,23 +13,38 @@ export class MemoryEventLog implements EventLog {
   private readonly events: Recorded[] = [];
   private readonly byId = new Map<string, Recorded>();
   private readonly listeners = new Set<(event: Recorded) => void>();
+  /** Folded as events are appended; nothing to snapshot: the events themselves are gone with the process. */
+  private readonly projections = new ProjectionSet();
+  private readonly source: ProjectionSource = {
+    loadSnapshot: () => undefined,
+    hashAt: () => undefined,
+    readRange: (from, to) => selectRange(this.events, { from, to }),
+  };
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
     const head = this.headNow();
+    this.projections.catchUp(this.source, head.seq);
     const batch = rebased(events, options, head, (seq) => this.events.slice(Math.max(seq, 1) - 1));
     const { results, fresh } = sealBatch(batch.events, batch.options, {
       head,
       findById: (id) => this.byId.get(id),
       now: this.clock(),
     });
-    for (const event of fresh) {
+    const written = fresh.map(({ event }) => event);
+    for (const event of written) {
       this.events.push(event);
       this.byId.set(event.id, event);
     }
-    for (const event of fresh) for (const listener of this.listeners) listener(event);
+    this.projections.apply(written);
+    for (const event of written) for (const listener of this.listeners) listener(event);
     return results;
+  }
+
+  project<S>(projection: Projection<S>): ProjectionView<S> {
+    this.projections.register(projection as Projection<unknown>);
+    return this.projections.view<S>(projection.name, () => this.projections.catchUp(this.source, this.events.length));
   }
 
   async *read(range: ReadRange = {}): AsyncIterable<Recorded> {

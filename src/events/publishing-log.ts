@@ -1,7 +1,9 @@
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { EventBus } from './bus.js';
-import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
+import type { EventIndex, IndexLookup } from './event-index.js';
+import type { AppendOptions, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
+import type { Projection, ProjectionView } from './projection.js';
 
 /** Wraps any `EventLog` so that every append is published on the bus once it is stored (log first, bus second). */
 export class PublishingEventLog implements EventLog {
@@ -30,6 +32,32 @@ export class PublishingEventLog implements EventLog {
 
   head(): Promise<LogHead> {
     return this.inner.head();
+  }
+
+  attestedHead(): Promise<LogHead | undefined> {
+    return this.inner.attestedHead?.() ?? Promise.resolve(undefined);
+  }
+
+  project<S>(projection: Projection<S>): ProjectionView<S> {
+    return this.inner.project(projection);
+  }
+
+  index(index: EventIndex): void {
+    this.inner.index?.(index);
+  }
+
+  lookup(name: string, key: string, before?: number): IndexLookup {
+    if (!this.inner.lookup) return { seqs: [], covered: 0 };
+    return this.inner.lookup(name, key, before);
+  }
+
+  indexKeys(name: string): string[] {
+    return this.inner.indexKeys?.(name) ?? [];
+  }
+
+  rebuild(progress?: (done: number, total: number) => void): Promise<RebuildReport> {
+    if (!this.inner.rebuild) return Promise.resolve({ events: 0, projections: [], indexes: [] });
+    return this.inner.rebuild(progress);
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { FactorlyError } from '../kernel/base/errors.js';
 import { EVENT_VERSIONS } from './catalog.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
-import { hashEnvelope } from './hash.js';
+import { sealEnvelope } from './hash.js';
 import type { AppendOptions, LogHead } from './log.js';
 
 /** What an implementation can answer inside its write transaction. */
@@ -15,8 +15,15 @@ export interface SealContext {
 export interface SealedBatch {
   /** Events to return to the caller, in input order (existing ones for repeated ids). */
   results: Recorded[];
-  /** Only the events that must be written. */
-  fresh: Recorded[];
+  /** Only the events that must be written, each with its stored form (canonical JSON, hash included). */
+  fresh: SealedEvent[];
+}
+
+export interface SealedEvent {
+  event: Recorded;
+  stored: string;
+  /** The writer chose the id (an idempotent append): the log must be able to find it by id. */
+  named: boolean;
 }
 
 /**
@@ -25,9 +32,10 @@ export interface SealedBatch {
  */
 export function sealBatch(events: readonly NewEvent[], options: AppendOptions, ctx: SealContext): SealedBatch {
   const results: Recorded[] = [];
-  const fresh: Recorded[] = [];
+  const fresh: SealedEvent[] = [];
   const seen = new Map<string, Recorded>();
   let { seq, hash } = ctx.head;
+  const at = ctx.now.toISOString();
   for (const event of events) {
     const existing = event.id === undefined ? undefined : (seen.get(event.id) ?? ctx.findById(event.id));
     if (existing) {
@@ -41,14 +49,16 @@ export function sealBatch(events: readonly NewEvent[], options: AppendOptions, c
       id: event.id ?? randomUUID(),
       type: event.type,
       v: EVENT_VERSIONS[event.type],
-      at: ctx.now.toISOString(),
+      at,
       data: event.data,
       prevHash: hash,
     } as Omit<Recorded, 'hash'>;
-    hash = hashEnvelope(envelope);
-    const recorded = { ...envelope, hash } as Recorded;
+    const sealed = sealEnvelope(envelope);
+    hash = sealed.hash;
+    const recorded = envelope as Recorded;
+    recorded.hash = hash;
     seen.set(recorded.id, recorded);
-    fresh.push(recorded);
+    fresh.push({ event: recorded, stored: sealed.stored, named: event.id !== undefined });
     results.push(recorded);
   }
   return { results, fresh };

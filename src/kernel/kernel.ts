@@ -2,13 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import { LmdbEventLog } from '../events/lmdb-log.js';
-import type { EventLog } from '../events/log.js';
+import { registerAuditViews } from '../events/audit-views.js';
+import type { Durability, EventLog } from '../events/log.js';
 import { PublishingEventLog } from '../events/publishing-log.js';
 import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
-import { loadConfig, type ConfigTexts, type InlineConfig, type LoadedConfig } from './config/load.js';
+import { planOf, pluginsForCall, readPlan, writePlan } from './boot-plan.js';
+import { ConfigCache } from './config/config-cache.js';
+import type { ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
+import { parseLogSettings } from './config/log-settings.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
@@ -48,6 +52,13 @@ export interface KernelOptions {
    * is one, still holds the event log; without one the global config dir does.
    */
   inlineConfig?: InlineConfig;
+  /**
+   * Where the normalised config may be cached between processes (the CLI's cache dir), keyed by the
+   * config files' digests and the plugins (`plugins`) that validated it. Without it, every boot parses the files.
+   */
+  cacheDir?: string;
+  /** The one tool this process will call (`factorly call`): with the caches, only the plugins that call needs are loaded. */
+  need?: { tool: string };
 }
 
 export interface Kernel {
@@ -74,6 +85,11 @@ export interface Kernel {
    * without touching the files or the catalogue; throws the `CONFIG_INVALID` error `reload` would.
    */
   checkConfig(texts: ConfigTexts): Promise<void>;
+  /**
+   * Does now what a long-running process's first call would otherwise do: records the boot and
+   * folds the log's persisted projections (from their snapshots), so that call costs what later ones do.
+   */
+  warm(): Promise<void>;
   stop(): Promise<string[]>;
 }
 
@@ -87,18 +103,25 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
+  // Known once the config is loaded; a plugin that opens the log earlier gets the default.
+  let durability: Durability = 'fsync';
   const openLog = (): EventLog => {
-    const inner = options.log ?? openProjectLog(paths);
+    const inner = options.log ?? openProjectLog(paths, durability);
     lifecycle.onStop('event log', () => inner.close());
+    // Every writer keeps the audit view's and the rules' persisted projections folded.
+    registerAuditViews(inner);
+    for (const rule of slots.rules.list()) if (rule.history) inner.project(rule.history);
     return new PublishingEventLog(inner, bus);
   };
   const slots = bindCore(scope, paths, bus, openLog);
   lifecycle.enter(KernelPhase.Register);
-  const plugins = await loadPlugins(options.plugins ?? [], options.inlinePlugins ?? [], scope, lifecycle);
+  const boot = planBoot(paths, options);
+  const plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle);
   lifecycle.enter(KernelPhase.Init);
   let config: LoadedConfig;
   try {
-    config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+    config = boot.config ?? (await loadProjectConfig(paths, slots, options, boot.cache));
+    durability = parseLogSettings(config.settings.log, config.files[0] ?? paths.mainFile).durability;
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
@@ -119,31 +142,77 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const shadow = new ShadowGate(slots.rules, slots.channels);
   const parts = {
     log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
-    boot: new BootRecord(config, plugins), shadow, bounds: () => config.logBounds,
+    boot: new BootRecord(config, boot.recorded(plugins)), shadow, bounds: () => config.logBounds,
   };
   const pipeline = new CallPipeline(parts);
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
   const reload = async (): Promise<boolean> => {
+    const { loadConfig } = await import('./config/load.js');
     const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
     if (next.sha === config.sha) return false;
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
     registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
     config = next;
-    parts.boot = new BootRecord(next, plugins);
+    parts.boot = new BootRecord(next, boot.recorded(plugins));
     return true;
   };
   const checkConfig = async (texts: ConfigTexts): Promise<void> => {
+    const { loadConfig } = await import('./config/load.js');
     const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig, texts);
     await collectTools(next, slots.providers, slots.sources, { expand: false });
   };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
   lifecycle.onStop('config watcher', () => watcher.close());
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all(), watchTools: (listener) => watcher.subscribe(listener) });
+  if (boot.cache && !boot.partial) {
+    const { providers, rules, processors, channels, backends, sources, interfaces, engines, passthroughs } = slots;
+    writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines, passthroughs }));
+  }
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
     interfaces: slots.interfaces, shadow, log, reload, checkConfig, stop: () => lifecycle.stop(),
+    warm: async () => {
+      const current = log();
+      await parts.boot.ensure(current);
+      await shadow.historySnapshot(current);
+    },
   };
+}
+
+/**
+ * Which plugins to load, and the config when the cache has it. For a command that names the one
+ * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
+ * narrow the plugins to those that call needs (`pluginsForCall`); otherwise every plugin loads.
+ */
+function planBoot(paths: ProjectPaths, options: KernelOptions): {
+  sources: readonly PluginSource[];
+  config?: LoadedConfig;
+  cache?: ConfigCache;
+  partial: boolean;
+  /** What the boot record says this process booted with (see `BootPlan.report`). */
+  recorded(loaded: PluginReport): PluginReport;
+} {
+  const sources = options.plugins ?? [];
+  const asLoaded = (loaded: PluginReport): PluginReport => loaded;
+  if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
+  const cache = new ConfigCache(options.cacheDir, sources);
+  const config = cache.read(paths);
+  const plan = config && options.need ? readPlan(options.cacheDir, cache.key) : undefined;
+  const chosen = plan && config ? pluginsForCall(plan, sources, config.tools.find((tool) => tool.name === options.need!.tool), config.overlays.length) : undefined;
+  // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
+  // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
+  const recorded = (loaded: PluginReport): PluginReport => (chosen && plan && loaded.failed.length === 0 ? plan.report : loaded);
+  return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined, recorded };
+}
+
+/** The config parsed and validated from its files (and cached, when there is a cache). */
+async function loadProjectConfig(paths: ProjectPaths, slots: ReturnType<typeof bindCore>, options: KernelOptions, cache?: ConfigCache): Promise<LoadedConfig> {
+  // YAML and the validators are loaded only when the files must be read.
+  const { loadConfig } = await import('./config/load.js');
+  const config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+  cache?.write(paths, config);
+  return config;
 }
 
 /** Where config files live: the main file's directory, the state dir and its tools/ folder. */
@@ -195,7 +264,7 @@ function inlinePaths(options: KernelOptions): ProjectPaths {
   }
 }
 
-function openProjectLog(paths: ProjectPaths): EventLog {
+function openProjectLog(paths: ProjectPaths, durability: Durability): EventLog {
   mkdirSync(paths.stateDir, { recursive: true });
-  return new LmdbEventLog({ path: paths.logPath });
+  return new LmdbEventLog({ path: paths.logPath, durability });
 }

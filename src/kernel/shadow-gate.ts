@@ -6,7 +6,7 @@ import { FactorlyError, messageOf } from './base/errors.js';
 import { raceChannels, STOPPED } from './confirm-race.js';
 import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
 import { DEFAULT_CONFIRM_TIMEOUT_MS } from './contracts/shadow-policy.js';
-import { RuleHistories } from './shadow-history.js';
+import { RuleHistories, type RuleState } from './shadow-history.js';
 import { ASYNC, failed, runRule, runRuleNow } from './shadow-rule-run.js';
 import type { OrderedSlot } from './slots.js';
 import type { Redactor } from './redact.js';
@@ -31,6 +31,9 @@ interface Pass {
   pending: NewEvent[];
   redact?: Redactor;
 }
+
+/** No history rule: nothing to hand a rule but `undefined`. */
+const NO_STATES: ReadonlyMap<ShadowRule, RuleState> = new Map();
 
 /**
  * Runs the shadow rules in order and records each decision (DESIGN.md §4 step 4). When a rule has
@@ -82,16 +85,18 @@ export class ShadowGate {
     return this.rules.list();
   }
 
-  /** Every history rule's state as last folded (tests compare it with a replay from scratch). */
+  /** Every history rule's state as the log has folded it (tests compare it with a replay from scratch). */
   async historySnapshot(log: EventLog): Promise<{ seq: number; states: Record<string, unknown> }> {
-    return this.exclusive(async () => {
-      await this.histories.catchUp(log, (await log.head()).seq, this.clock());
-      return this.histories.snapshot();
-    });
+    return this.exclusive(() => this.histories.snapshot(log));
+  }
+
+  /** Registers the rules' history projections with a log, so its writes keep them folded from the first one on. */
+  registerHistories(log: EventLog): void {
+    this.histories.register(log);
   }
 
   private async decideStateless({ context, pending, redact }: Pass, rules: ShadowRule[]): Promise<Decided[]> {
-    const decided = await this.evaluateGroup(rules, context, redact);
+    const decided = await this.evaluateGroup(rules, context, NO_STATES, redact);
     pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
     return decided;
   }
@@ -113,8 +118,9 @@ export class ShadowGate {
         pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
         return decided;
       }
-      const rebase = (head: number, readFrom: (seq: number) => readonly Recorded[]): NewEvent[] | undefined => {
-        const again = this.histories.foldMoved(head, readFrom) ? this.evaluateNow(group, { ...context, now: this.clock() }, redact) : undefined;
+      // The log has folded the events since into the rules' projections when it calls this.
+      const rebase = (): NewEvent[] | undefined => {
+        const again = this.evaluateNow(group, { ...context, now: this.clock() }, this.histories.folded(log), redact);
         if (again === undefined) return undefined;
         decided = again;
         return [...pending, ...again.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict))];
@@ -125,11 +131,8 @@ export class ShadowGate {
         pending.length = 0;
         return decided;
       } catch (error) {
-        if (!(FactorlyError.isInstance(error) && error.code === 'LOG_CONFLICT')) {
-          // The write failed after folding what it saw: that fold may hold events never committed.
-          this.histories.reset();
-          throw error;
-        }
+        // A failed write is the log's to recover from (it forgets folds that may hold uncommitted events).
+        if (!(FactorlyError.isInstance(error) && error.code === 'LOG_CONFLICT')) throw error;
         if (attempt > 3) await pause(Math.random() * Math.min(attempt, 20));
       }
     }
@@ -139,25 +142,24 @@ export class ShadowGate {
 
   /** The chain decided against the log's head as it is now (history decisions of one process go one at a time). */
   private async decideAtHead(log: EventLog, group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Promise<{ head: number; decided: Decided[] } | { unreadable: string }> {
-    let head: number;
+    let folded: { seq: number; states: Map<ShadowRule, RuleState> };
     try {
-      head = (await log.head()).seq;
-      await this.histories.catchUp(log, head, this.clock());
+      folded = await this.histories.current(log);
     } catch (error) {
       return { unreadable: messageOf(error) };
     }
-    return { head, decided: await this.evaluateGroup(group, { ...context, now: this.clock() }, redact) };
+    return { head: folded.seq, decided: await this.evaluateGroup(group, { ...context, now: this.clock() }, folded.states, redact) };
   }
 
   /**
    * The chain decided again inside a write, synchronously. Undefined when a rule answers with a
    * promise (it cannot be waited for there): the append then conflicts and is retried as a whole.
    */
-  private evaluateNow(group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Decided[] | undefined {
+  private evaluateNow(group: ShadowRule[], context: ShadowContext, states: ReadonlyMap<ShadowRule, RuleState>, redact: Redactor | undefined): Decided[] | undefined {
     const decided: Decided[] = [];
     for (const rule of group) {
-      const broken = this.histories.brokenReason(rule);
-      const verdict = broken === undefined ? runRuleNow(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
+      const state = states.get(rule);
+      const verdict = state && 'broken' in state ? failed(rule, 'could not read its state', state.broken) : runRuleNow(rule, context, state?.state);
       if (verdict === ASYNC) return undefined;
       if (!verdict) continue;
       if (redact?.active && !scrubNow(verdict, redact)) return undefined;
@@ -167,11 +169,11 @@ export class ShadowGate {
     return decided;
   }
 
-  private async evaluateGroup(group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Promise<Decided[]> {
+  private async evaluateGroup(group: ShadowRule[], context: ShadowContext, states: ReadonlyMap<ShadowRule, RuleState>, redact: Redactor | undefined): Promise<Decided[]> {
     const decided: Decided[] = [];
     for (const rule of group) {
-      const broken = this.histories.brokenReason(rule);
-      const verdict = broken === undefined ? await runRule(rule, context, this.histories.stateOf(rule)) : failed(rule, 'could not read its state', broken);
+      const state = states.get(rule);
+      const verdict = state && 'broken' in state ? failed(rule, 'could not read its state', state.broken) : await runRule(rule, context, state?.state);
       if (!verdict) continue;
       if (redact?.active) Object.assign(verdict, { reason: await redact.text(verdict.reason), facts: await redact.value(verdict.facts) });
       decided.push({ rule, verdict });

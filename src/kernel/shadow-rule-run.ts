@@ -9,13 +9,21 @@ export const DEFAULT_RULE_TIMEOUT_MS = 5_000;
  * with a reason naming it (fail closed), unless the rule declared `failOpen`: then it warns.
  */
 export async function runRule(rule: ShadowRule, context: ShadowContext, state: unknown): Promise<ShadowVerdict | undefined> {
+  let answer: unknown;
+  try {
+    answer = rule.evaluate(context, state);
+  } catch (error) {
+    return failed(rule, 'failed', messageOf(error));
+  }
+  // A verdict given at once needs no time budget (and no timer on the hot path).
+  if (!isThenable(answer)) return checkVerdict(rule, answer);
   const timeoutMs = rule.timeoutMs ?? DEFAULT_RULE_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new RuleTimeout(timeoutMs)), timeoutMs);
   });
   try {
-    return checkVerdict(rule, await Promise.race([Promise.resolve().then(() => rule.evaluate(context, state)), timedOut]));
+    return checkVerdict(rule, await Promise.race([answer, timedOut]));
   } catch (error) {
     return error instanceof RuleTimeout ? failed(rule, `timed out after ${timeoutMs}ms`) : failed(rule, 'failed', messageOf(error));
   } finally {

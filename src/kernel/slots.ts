@@ -44,6 +44,11 @@ export class KeyedSlot<T> implements Checkpointed {
   values(): T[] {
     return [...this.entries.values()].map((entry) => entry.value);
   }
+
+  /** Which plugin contributed each key. */
+  ownersByKey(): Map<string, string> {
+    return new Map([...this.entries].map(([key, entry]) => [key, entry.owner]));
+  }
 }
 
 /** An ordered, many-valued extension point (shadow rules, output processors, confirm channels). */
@@ -69,5 +74,10 @@ export class OrderedSlot<T extends { readonly order?: number }> implements Check
 
   ownerOf(value: T): string | undefined {
     return this.entries.find((entry) => entry.value === value)?.owner;
+  }
+
+  /** The plugins that contributed anything here. */
+  owners(): Set<string> {
+    return new Set(this.entries.map((entry) => entry.owner));
   }
 }

@@ -70,6 +70,7 @@ export type { ProjectPaths } from '../kernel/config/paths.js';
 export type { LoadedConfig } from '../kernel/config/load.js';
 export { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_LOOP, DEFAULT_MAX_CALLS, maxCallsOf } from '../kernel/contracts/shadow-policy.js';
 export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowOverlay, ShadowPolicy } from '../kernel/contracts/shadow-policy.js';
-export type { Projection } from '../events/projection.js';
+export type { Folded, Projection, ProjectionView } from '../events/projection.js';
+export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { Recorded } from '../events/envelope.js';
 export type { CallStatus, Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided, StoredText } from '../events/catalog.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/events/hash.js';
+import fc from 'fast-check';
+import type { Recorded } from '../../src/events/envelope.js';
+import { canonicalJson, hashEnvelope, sealEnvelope } from '../../src/events/hash.js';
 
 describe('canonical JSON', () => {
   it('sorts keys at every depth, drops undefined, and writes no whitespace', () => {
@@ -17,5 +19,19 @@ describe('canonical JSON', () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     expect(() => canonicalJson(cycle)).toThrow();
+  });
+});
+
+describe('sealing an envelope', () => {
+  it('writes the canonical JSON of the whole envelope and hashes it as hashEnvelope does, for any data', () => {
+    const json = fc.jsonValue().filter((value) => value !== null && typeof value === 'object' && !Array.isArray(value));
+    fc.assert(
+      fc.property(json, fc.string(), fc.string(), fc.nat(), (data, id, type, seq) => {
+        const envelope = { seq, id, type, v: 1, at: '2026-01-01T00:00:00.000Z', data, prevHash: 'ab'.repeat(32) } as unknown as Omit<Recorded, 'hash'>;
+        const { hash, stored } = sealEnvelope(envelope);
+        expect(hash).toBe(hashEnvelope(envelope));
+        expect(stored).toBe(canonicalJson({ ...envelope, hash }));
+      }),
+    );
   });
 });

@@ -1,10 +1,8 @@
 import type { CallGateway, InterfaceOptions, McpPassthrough, PluginDefinition, SecretScope } from 'factorly';
 import { CODE_TOOL, codeModeTools } from './code-mode.js';
 import { ElicitationChannel } from './elicit-channel.js';
-import { serveHttp } from './http-server.js';
 import { SessionRegistry, type SessionLog } from './session-registry.js';
 import type { SessionContext } from './session.js';
-import { serveStdio } from './stdio-server.js';
 
 /** How long an HTTP session may sit with no request and no open stream before it is closed (its upstream connections with it). */
 const DEFAULT_IDLE_MS = 30 * 60_000;
@@ -56,7 +54,9 @@ async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options
     else void sessions.toolsChanged();
   });
   try {
-    if (!http) return await serveStdio(context, { info }, signal);
+    // The servers (and the SDK and zod under them) are loaded by `serve` only, not by every process that registers the interface.
+    if (!http) return await (await import('./stdio-server.js')).serveStdio(context, { info }, signal);
+    const { serveHttp } = await import('./http-server.js');
     if (!options.token) warn('WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.');
     await serveHttp(context, {
       info,

@@ -56,7 +56,7 @@ export class McpSession {
   ) {
     this.server = server;
     server.setRequestHandler(schemas.ListToolsRequestSchema, () => ({ tools: this.tools() }));
-    server.setRequestHandler(schemas.CallToolRequestSchema, (request, extra) =>
+    schemas.onToolCall(server, (request, extra) =>
       this.context.sessions.track(this.callTool(request.params.name, (request.params.arguments ?? {}) as Params, extra as unknown as Extra)),
     );
     const passthroughOpened = attachPassthrough(server, context.passthrough, id);
@@ -124,4 +124,6 @@ export interface SdkSchemas {
   ListToolsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListToolsRequestSchema;
   CallToolRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolRequestSchema;
   ResultSchema: typeof import('@modelcontextprotocol/sdk/types.js').ResultSchema;
+  /** Answers `tools/call` (see `Sdk.onToolCall`). */
+  onToolCall(server: Server, handler: (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra: unknown) => unknown): void;
 }

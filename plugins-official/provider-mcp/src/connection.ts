@@ -4,7 +4,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { Route } from './route.js';
-import { LooseResult, serverNotificationSchema, serverRequestSchema } from './loose-schemas.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 /** How much of an upstream's stderr is kept, to explain why it died. */
@@ -12,11 +11,14 @@ const STDERR_TAIL = 2_048;
 /** Server-to-client requests a connection answers through its route, and the capability each needs. */
 const CLIENT_REQUESTS = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
 
+type LooseSchemas = typeof import('./loose-schemas.js');
+
 interface Live {
   client: Client;
   closed: boolean;
   stderr: () => string;
   pid?: number;
+  loose: LooseSchemas;
 }
 
 export class UpstreamClosedError extends Error {}
@@ -67,7 +69,7 @@ export class Connection {
       try {
         const withToken = token ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } } : params;
         const sdkOptions = { signal: options.signal, timeout: options.timeoutMs };
-        return (await live.client.request({ method, ...(withToken === undefined ? {} : { params: withToken }) } as never, LooseResult, sdkOptions)) as Record<string, unknown>;
+        return (await live.client.request({ method, ...(withToken === undefined ? {} : { params: withToken }) } as never, live.loose.LooseResult, sdkOptions)) as Record<string, unknown>;
       } catch (error) {
         if (!live.closed) throw error;
         const tail = live.stderr().trim();
@@ -121,12 +123,14 @@ export class Connection {
   private async open(generation: number): Promise<Live> {
     const { transport, stderr } = await this.transport();
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    // Loaded with the SDK (zod comes with them), not when the plugin is: most processes never connect.
+    const loose = await import('./loose-schemas.js');
     const client = new Client({ name: 'factorly', version: '0.1.0' }, { capabilities: this.capabilities });
-    const live: Live = { client, closed: false, stderr };
-    this.answerServerRequests(client);
+    const live: Live = { client, closed: false, stderr, loose };
+    this.answerServerRequests(client, loose);
     // Progress is matched here, not by the SDK: it drops the listener as soon as the response is
     // read, and over stdio a server's last progress and its response often arrive in one chunk.
-    client.setNotificationHandler(serverNotificationSchema('notifications/progress'), async (notification) => {
+    client.setNotificationHandler(loose.serverNotificationSchema('notifications/progress'), async (notification) => {
       const { progressToken, ...progress } = (notification.params ?? {}) as Record<string, unknown>;
       this.progress.get(String(progressToken))?.(progress);
     });
@@ -149,10 +153,10 @@ export class Connection {
   }
 
   /** Requests the server may send are answered by the agent behind the route, for declared capabilities only. */
-  private answerServerRequests(client: Client): void {
+  private answerServerRequests(client: Client, loose: LooseSchemas): void {
     for (const [method, capability] of Object.entries(CLIENT_REQUESTS)) {
       if (this.capabilities[capability] === undefined) continue;
-      client.setRequestHandler(serverRequestSchema(method), (request, extra) =>
+      client.setRequestHandler(loose.serverRequestSchema(method), (request, extra) =>
         this.route.request(this.server, method, (request.params ?? {}) as Record<string, unknown>, extra.signal) as never);
     }
   }

@@ -25,6 +25,8 @@ const atOf = (call: RecentCall): number => call.at;
 /** Loop windows as a fold over the loop rule's own decisions, each carrying the call's fingerprint. */
 export const loopProjection: Projection<LoopWindows> = {
   name: 'shadow.loop.windows',
+  // Snapshots of it are kept beside the log: bump this whenever the fold (or windows.ts) changes.
+  version: 1,
   init: () => ({ repeats: emptyWindows(), recent: emptyWindows<RecentCall>() }),
   evolve(windows, event: Recorded) {
     if (event.type !== 'shadow.decided' || event.data.rule !== LOOP_RULE) return windows;
@@ -46,8 +48,6 @@ export class LoopRule implements ShadowRule<LoopWindows> {
   readonly name = LOOP_RULE;
   readonly order = 40;
   readonly history = loopProjection;
-  /** The longest loop window the config accepts. */
-  readonly historyHorizonMs = 86_400_000;
 
   evaluate({ tool, agentId, fingerprint, now }: ShadowContext, windows: LoopWindows): ShadowVerdict | undefined {
     const loop = tool.shadow?.loop ?? LOOP_DEFAULTS;

@@ -14,6 +14,8 @@ export type Buckets = TimeWindows;
  */
 export const bucketsProjection: Projection<Buckets> = {
   name: 'shadow.rate-limit.buckets',
+  // Snapshots of it are kept beside the log: bump this whenever the fold (or windows.ts) changes.
+  version: 1,
   init: () => emptyWindows(),
   evolve(buckets, event: Recorded) {
     if (event.type !== 'shadow.decided' || event.data.rule !== RATE_LIMIT_RULE || event.data.decision !== 'allow') return buckets;
@@ -33,8 +35,6 @@ export class RateLimitRule implements ShadowRule<Buckets> {
   readonly name = RATE_LIMIT_RULE;
   readonly order = 30;
   readonly history = bucketsProjection;
-  /** The longest window a rate limit can have (`N/day`). */
-  readonly historyHorizonMs = 86_400_000;
 
   evaluate({ tool, agentId, now }: ShadowContext, buckets: Buckets): ShadowVerdict | undefined {
     const policy = tool.shadow;

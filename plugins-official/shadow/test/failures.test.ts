@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Projection, ShadowRule } from 'factorly';
 import type { NewEvent } from '../../../src/events/envelope.js';
-import { MemoryEventLog } from '../../../src/events/memory-log.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
 import { ShadowGate } from '../../../src/kernel/shadow-gate.js';
 import { OrderedSlot } from '../../../src/kernel/slots.js';
 import type { Kernel } from '../../../src/kernel/kernel.js';
@@ -47,7 +50,7 @@ describe('rules that cannot decide', () => {
   it('denies when a rule cannot read its state from the log', async () => {
     const broken: Projection<number> = { name: 'broken', init: () => 0, evolve: () => { throw new Error('cannot fold'); } };
     const { outcome, decided } = await callWith({ name: 'stateful', order: 100, history: broken, evaluate: () => ({ decision: 'allow', reason: 'ok' }) });
-    expect(outcome.error).toBe('rule "stateful" could not read its state (failing closed): cannot fold');
+    expect(outcome.error).toBe('rule "stateful" could not read its state (failing closed): projection "broken" could not fold the log: cannot fold');
     expect(decided.map((d) => `${d.rule}:${d.decision}`)).toEqual(['loop-detection:allow', 'stateful:deny']);
   });
 
@@ -88,24 +91,41 @@ describe('state rebuilt from the log', () => {
   });
 });
 
-describe('cold start at the history horizon', () => {
-  it('folds only the events inside the rules\' horizon when a process starts without state', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
-    const log = new MemoryEventLog(() => new Date(clock));
-    const old = Array.from({ length: 40 }, (_, i): NewEvent => ({ type: 'vault.accessed', data: { op: 'get', key: `k${i}`, tier: 'old' } }));
-    await log.append(old);
-    clock += 3 * 3_600_000;
-    await log.append([{ type: 'vault.accessed', data: { op: 'get', key: 'recent', tier: 'new' } }]);
-    const seen: Projection<string[]> = { name: 'tiers', init: () => [], evolve: (tiers, e) => (e.type === 'vault.accessed' ? [...tiers, e.data.tier] : tiers) };
-    const rule: ShadowRule<string[]> = { name: 'tiers', order: 1, history: seen, historyHorizonMs: 3_600_000, evaluate: (_, tiers) => ({ decision: 'allow', reason: tiers.join(',') }) };
+describe('cold start from the persisted projection', () => {
+  it('a fresh process folds only the events after the newest snapshot, never from seq 1 or from a guessed horizon', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'factorly-cold-')), 'events.lmdb');
+    let folds = 0;
+    const seen: Projection<string[]> = {
+      name: 'tiers',
+      init: () => [],
+      evolve: (tiers, e) => {
+        folds += 1;
+        return e.type === 'vault.accessed' ? [...tiers, e.data.tier] : tiers;
+      },
+    };
+    const writer = new LmdbEventLog({ path });
+    writer.project(seen);
+    const old = Array.from({ length: 400 }, (_, i): NewEvent => ({ type: 'vault.accessed', data: { op: 'get', key: `k${i}`, tier: i % 2 ? 'odd' : 'even' } }));
+    await writer.append(old);
+    await writer.close();
+    folds = 0;
+
+    const log = new LmdbEventLog({ path });
+    const rule: ShadowRule<string[]> = { name: 'tiers', order: 1, history: seen, evaluate: (_, tiers) => ({ decision: 'allow', reason: `${tiers.length} ${tiers.at(-1)}` }) };
     const rules = new OrderedSlot<ShadowRule>();
     rules.add(rule as ShadowRule, 'test');
-    const gate = new ShadowGate(rules, new OrderedSlot(), () => clock);
+    const gate = new ShadowGate(rules, new OrderedSlot());
     const tool = { name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
-    await gate.check(log, { callId: 'c1', tool, params: {}, iface: 'cli' });
-    const decided = (await log.readCall('c1')).find((e) => e.type === 'shadow.decided');
-    expect(decided?.data).toMatchObject({ rule: 'tiers', reason: 'new' });
-    // The decision itself is folded next (it is not a vault event), so the state stays as it was.
-    expect((await gate.historySnapshot(log)).states.tiers).toEqual(['new']);
+    try {
+      await gate.check(log, { callId: 'c1', tool, params: {}, iface: 'cli' });
+      const decided = (await log.readCall('c1')).find((e) => e.type === 'shadow.decided');
+      // Every one of the 400 events counts (the full history, not a window of it) …
+      expect(decided?.data).toMatchObject({ rule: 'tiers', reason: '400 odd' });
+      // … yet this process folded only the one event it appended (its decision): the rest came from the snapshot.
+      expect(folds).toBe(1);
+      expect((await gate.historySnapshot(log)).states.tiers).toEqual(await replay(log, seen));
+    } finally {
+      await log.close();
+    }
   });
 });

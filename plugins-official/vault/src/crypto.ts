@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { hashRaw } from '@node-rs/argon2';
 
 /** Argon2id cost, stored in the vault header so it can be raised later without breaking old files. */
 export interface KdfParams {
@@ -23,6 +22,8 @@ const TAG_BYTES = 16;
 
 /** Argon2id(password, salt) → 32-byte master key. */
 export async function deriveMasterKey(password: Buffer, salt: Buffer, kdf: KdfParams): Promise<Buffer> {
+  // Loaded on use: a native module most processes (a call without secrets) never need.
+  const { hashRaw } = await import('@node-rs/argon2');
   const key = await hashRaw(password, {
     algorithm: 2, // Argon2id
     salt,

@@ -1,7 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { DEFAULT_KDF, deriveMasterKey, freshNonce, open, seal, subKey, weakerThan, type KdfParams } from './crypto.js';
 import { decodeVault, encodeVault, SALT_BYTES, type ParsedVault, type VaultHeader } from './format.js';
 import { VaultError } from './errors.js';
@@ -198,6 +197,8 @@ function readIfExists(path: string): Buffer | undefined {
  */
 async function acquireLock(path: string, shown: string): Promise<{ release: () => Promise<void>; lost: () => boolean }> {
   let lost = false;
+  // Loaded on use: only writers of the vault file take its lock.
+  const { default: lockfile } = await import('proper-lockfile');
   try {
     const release = await lockfile.lock(path, {
       realpath: false,

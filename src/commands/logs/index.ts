@@ -42,6 +42,8 @@ export default class Logs extends FactorlyCommand {
     const print = (entries: AuditEntry[]): void => this.print(entries, flags);
     try {
       const { recentCalls } = await import('../../events/audit-query.js');
+      const { registerAuditViews } = await import('../../events/audit-views.js');
+      registerAuditViews(log);
       const entries = await recentCalls(log, filter, flags.tail);
       if (entries.length === 0 && !flags.json && !flags.follow) this.log('No matching calls.');
       else print(entries);

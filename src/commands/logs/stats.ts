@@ -2,13 +2,26 @@ import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog } from '../../cli/project-log.js';
 import { CALL_STATUSES } from '../../events/catalog.js';
+import type { EventLog } from '../../events/log.js';
 import type { LogStats } from '../../events/projections/stats.js';
+import type { TailReport } from '../../events/tail-check.js';
 import type { ChainReport } from '../../events/verify.js';
 import { printableLine } from '../../kernel/base/printable.js';
 
+/** How many of the newest events `logs stats` checks (hash, link, head record) without `--verify`. */
+const TAIL_CHECKED = 1000;
+
+type ChainStatus = (ChainReport & { scope: 'full' }) | TailReport;
+
 export default class LogsStats extends FactorlyCommand {
   static summary = 'Summarise the log: calls by status and tool, blocked calls by reason, output savings, chain status.';
-  static flags = { json: Flags.boolean({ description: 'Print the summary as JSON.' }) };
+  static description = `The counts come from the log's persisted projection (kept as calls are recorded), so they cost
+the same on any log. The chain status checks the newest ${TAIL_CHECKED} events and the head record; --verify walks
+the whole chain, as \`factorly logs verify\` does.`;
+  static flags = {
+    json: Flags.boolean({ description: 'Print the summary as JSON.' }),
+    verify: Flags.boolean({ description: 'Walk the whole hash chain instead of checking its newest events.' }),
+  };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsStats);
@@ -19,11 +32,9 @@ export default class LogsStats extends FactorlyCommand {
       return;
     }
     try {
-      const { replay } = await import('../../events/projection.js');
-      const { statsProjection } = await import('../../events/projections/stats.js');
-      const { verifyChain } = await import('../../events/verify.js');
-      const stats = await replay(log, statsProjection);
-      const chain = await verifyChain(log.read(), await log.attestedHead?.());
+      const { registerAuditViews } = await import('../../events/audit-views.js');
+      const { state: stats } = await registerAuditViews(log).current();
+      const chain = await chainStatus(log, flags.verify);
       if (flags.json) this.writeJson({ ...stats, chain });
       else this.log(render(stats, chain));
       if (!chain.ok) process.exitCode = 1;
@@ -33,7 +44,24 @@ export default class LogsStats extends FactorlyCommand {
   }
 }
 
-function render(stats: LogStats, chain: ChainReport): string {
+async function chainStatus(log: EventLog, full: boolean): Promise<ChainStatus> {
+  if (full) {
+    const { verifyChain } = await import('../../events/verify.js');
+    return { ...(await verifyChain(log.read(), await log.attestedHead?.())), scope: 'full' };
+  }
+  const { checkTail } = await import('../../events/tail-check.js');
+  return checkTail(log, TAIL_CHECKED);
+}
+
+function chainLine(chain: ChainStatus): string {
+  if (chain.scope === 'full') {
+    return chain.ok ? `${chain.verified} events verified` : `BROKEN at seq ${chain.firstBad!.seq} (${chain.firstBad!.kind}): ${chain.firstBad!.reason}`;
+  }
+  if (!chain.ok) return `BROKEN at seq ${chain.firstBad!.seq}: ${chain.firstBad!.reason} (run factorly logs verify)`;
+  return `newest ${chain.checked} of ${chain.head.seq} events intact, head record matches (the whole chain: factorly logs verify)`;
+}
+
+function render(stats: LogStats, chain: ChainStatus): string {
   const completed = Object.values(stats.byStatus).reduce((a, b) => a + b, 0) || 1;
   const known: readonly string[] = CALL_STATUSES;
   const statuses = [...known, ...Object.keys(stats.byStatus).filter((s) => !known.includes(s))];
@@ -53,7 +81,7 @@ function render(stats: LogStats, chain: ChainReport): string {
     '',
     `Blocked calls: ${totalBlocked === 0 ? 'none' : `${totalBlocked} total (${blocked.map(([why, n]) => `${n} ${why}`).join(', ')})`}`,
     `Output savings: ${processed.calls === 0 ? 'no output processing recorded' : `${processed.calls} calls processed, ${kb(processed.originalBytes)} → ${kb(processed.processedBytes)} (${saved.toFixed(1)}% saved)`}`,
-    `Hash chain: ${chain.ok ? `${chain.verified} events verified` : `BROKEN at seq ${chain.firstBad!.seq} (${chain.firstBad!.kind}): ${chain.firstBad!.reason}`}`,
+    `Hash chain: ${chainLine(chain)}`,
   ].map(printableLine).join('\n');
 }
 

@@ -21,6 +21,9 @@ export type ErrorCode =
   | 'LOG_CORRUPT'
   /** The log file is not something factorly can open at all (not LMDB, cut short): exit 2, not "tampered". */
   | 'LOG_UNREADABLE'
+  | 'PROJECTION_CONFLICT'
+  | 'PROJECTION_BROKEN'
+  | 'PROJECTION_UNKNOWN'
   | 'PROVIDER_MISSING'
   | 'SECRET_NOT_FOUND'
   | 'PROMOTE_FAILED'

@@ -3,7 +3,7 @@ import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition } from '../contracts/tool.js';
 import type { LogBounds } from '../stored-text.js';
 import { configFiles } from './files.js';
-import { readLogBounds } from './log-settings.js';
+import { parseLogSettings } from './log-settings.js';
 import type { ProjectPaths } from './paths.js';
 import { buildTools, type ProviderLookup, type ToolCheck } from './tool-schema.js';
 import { readConfigSource, type ConfigSource } from './yaml-source.js';
@@ -56,7 +56,7 @@ export function loadConfig(
     tools,
     overlays,
     sha: digest.digest('hex'),
-    logBounds: readLogBounds(logSource?.settings.log, logSource?.shown ?? 'config'),
+    logBounds: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config').bounds,
   };
 }
 

@@ -63,7 +63,9 @@ export interface ShadowVerdict {
  * verdict denies it whatever the rule declares.
  *
  * A rule whose decision depends on earlier calls declares `history`: a projection (pure fold over
- * events) the kernel keeps up to date incrementally and hands to `evaluate` as `state`. The kernel
+ * events, with a `version` to bump when the fold changes) that the event log keeps as a persisted
+ * projection: folded in the same write as the events, snapshotted beside them, and handed to
+ * `evaluate` as `state`, up to date with every process's events. The kernel
  * records the verdict only if no event was appended since the state was read (the log's
  * `expectedSeq`); otherwise it folds the new events and asks again. So a decision and the facts it
  * was based on are one atomic step, exact across processes. Because of that retry, `evaluate` may
@@ -80,12 +82,6 @@ export interface ShadowRule<S = unknown> {
   /** When this rule fails or times out, let the call through with a warning instead of denying it. */
   readonly failOpen?: boolean;
   readonly history?: Projection<S>;
-  /**
-   * How far back (ms before now) events can still change this rule's decisions. When every history
-   * rule declares one, a process with no state yet starts its fold at the first event inside the
-   * longest horizon instead of at seq 1, so a one-shot `factorly call` does not read a long log.
-   */
-  readonly historyHorizonMs?: number;
   /** `undefined` = the rule has nothing to say about this call (nothing is recorded). */
   evaluate(context: ShadowContext, state: S): Promise<ShadowVerdict | undefined> | ShadowVerdict | undefined;
 }

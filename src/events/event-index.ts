@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import type { Recorded } from './envelope.js';
+
+/**
+ * A secondary index over events: the keys under which an event can be looked up (`tool` →
+ * `github.search`). A log that keeps indexes (`EventLog.index`) writes an event's keys in the same
+ * write as the event, and keeps a stamp of the seq its indexes cover and the code that made them, so
+ * a reader can use the index up to that seq and read the (short) rest of the log itself. `keys` must
+ * be a pure function of the event. A changed `version` (or code) rebuilds the index from seq 1.
+ */
+export interface EventIndex {
+  readonly name: string;
+  readonly version?: number;
+  keys(event: Recorded): readonly string[];
+}
+
+/** Answers an index lookup: seqs newest first, and how far the index reaches (events after `covered` are not in it). */
+export interface IndexLookup {
+  seqs: Iterable<number>;
+  covered: number;
+}
+
+/** `<version>:<digest of keys>`, as for projections. */
+export function indexStamp(index: EventIndex): string {
+  return `${index.version ?? 1}:${createHash('sha256').update(String(index.keys)).digest('hex').slice(0, 16)}`;
+}
+
+const none: readonly string[] = [];
+
+/** Calls by tool name (their `call.requested`). */
+export const toolIndex: EventIndex = {
+  name: 'tool',
+  keys: (event) => (event.type === 'call.requested' ? [event.data.tool] : none),
+};
+
+/** Calls by agent (their `call.requested`). */
+export const agentIndex: EventIndex = {
+  name: 'agent',
+  keys: (event) => (event.type === 'call.requested' && event.data.agentId !== undefined ? [event.data.agentId] : none),
+};
+
+/** Calls by how they ended (their `call.completed`). */
+export const statusIndex: EventIndex = {
+  name: 'status',
+  keys: (event) => (event.type === 'call.completed' ? [event.data.status] : none),
+};
+
+/** The indexes the audit view reads (`logs --tool/--agent/--status`). */
+export const AUDIT_INDEXES: readonly EventIndex[] = [toolIndex, agentIndex, statusIndex];

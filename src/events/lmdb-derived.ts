@@ -1,0 +1,156 @@
+import type { Database, RootDatabase } from 'lmdb';
+import type { Recorded } from './envelope.js';
+import { indexStamp, type EventIndex, type IndexLookup } from './event-index.js';
+import type { StoredSnapshot } from './projection-set.js';
+
+/** How many events one catch-up write indexes, so a long catch-up never holds the write lock for long. */
+const INDEX_CHUNK = 20_000;
+
+interface IndexCoverage {
+  seq: number;
+  stamps: Record<string, string>;
+}
+
+/**
+ * What the LMDB log derives from its events, in two databases of its own environment:
+ * - `derived`: `state/<name>` → a projection's snapshot; `indexes` → the seq the indexes cover and
+ *   the code that made each (one record, written with every append that indexes);
+ * - `index`: `[index, key]` → seqs (dupSort), the index entries.
+ * Everything here can be dropped and rebuilt from the events (`logs rebuild`).
+ */
+export class LmdbDerived {
+  private readonly derived: Database<Buffer, string>;
+  private readonly entries: Database<number, [string, string]>;
+  private readonly indexes = new Map<string, { index: EventIndex; stamp: string }>();
+  /** The coverage record this process last wrote, as bytes: read back unchanged, it need not be parsed again. */
+  private lastCoverage?: { bytes: Buffer; seq: number };
+
+  constructor(root: RootDatabase) {
+    this.derived = root.openDB<Buffer, string>({ name: 'derived', encoding: 'binary' });
+    this.entries = root.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' });
+  }
+
+  loadSnapshot(name: string): StoredSnapshot | undefined {
+    const bytes = this.derived.getBinary(`state/${name}`);
+    if (!bytes || bytes.length < 4) return undefined;
+    try {
+      const length = bytes.readUInt32LE(0);
+      const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as Omit<StoredSnapshot, 'state'>;
+      return { ...header, state: bytes.subarray(4 + length) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Inside a write. */
+  saveSnapshot(name: string, snapshot: StoredSnapshot): void {
+    const header = Buffer.from(JSON.stringify({ stamp: snapshot.stamp, seq: snapshot.seq, hash: snapshot.hash }), 'utf8');
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(header.length, 0);
+    this.derived.putSync(`state/${name}`, Buffer.concat([length, header, snapshot.state]));
+  }
+
+  /** True when the index is new here. */
+  registerIndex(index: EventIndex): boolean {
+    if (this.indexes.get(index.name)?.index === index) return false;
+    this.indexes.set(index.name, { index, stamp: indexStamp(index) });
+    return true;
+  }
+
+  get indexCount(): number {
+    return this.indexes.size;
+  }
+
+  indexNames(): string[] {
+    return [...this.indexes.keys()];
+  }
+
+  /** The last seq every registered index holds, and whether the entries there were made by this code. */
+  coverage(): { seq: number; ours: boolean } {
+    const bytes = this.derived.getBinary('indexes');
+    if (!bytes) return { seq: 0, ours: true };
+    if (this.lastCoverage?.bytes.equals(bytes)) return { seq: this.lastCoverage.seq, ours: true };
+    let record: IndexCoverage;
+    try {
+      record = JSON.parse(bytes.toString('utf8')) as IndexCoverage;
+    } catch {
+      return { seq: 0, ours: false };
+    }
+    const ours = [...this.indexes].every(([name, { stamp }]) => record.stamps[name] === stamp);
+    return { seq: ours ? record.seq : 0, ours };
+  }
+
+  covered(): number {
+    return this.coverage().seq;
+  }
+
+  /**
+   * Inside a write, before the fresh events of an append: brings the indexes up to `head` (the few
+   * events writers without indexes appended since), then indexes `fresh`, up to `newHead`.
+   */
+  indexUpTo(head: number, readFrom: (from: number) => Iterable<Recorded>, fresh: readonly Recorded[], newHead: number): void {
+    const { seq, ours } = this.coverage();
+    if (!ours) this.clearIndexes();
+    const missed = seq < head ? [...readFrom(seq + 1)] : [];
+    this.indexEvents([...missed, ...fresh], newHead);
+  }
+
+  /** Inside a write: indexes the next chunk of events the indexes lack. True when there is little enough left for an append's own write. */
+  catchUpChunk(head: number, read: (from: number, to: number) => Iterable<Recorded>): boolean {
+    let { seq, ours } = this.coverage();
+    if (!ours) {
+      this.clearIndexes();
+      seq = 0;
+    }
+    if (head - seq <= INDEX_CHUNK / 20) return true;
+    const to = Math.min(head, seq + INDEX_CHUNK);
+    this.indexEvents([...read(seq + 1, to)], to);
+    return to === head;
+  }
+
+  /**
+   * Inside a write: indexes `events` (the next seqs after `covered`) and records the new coverage.
+   * When the indexes were made by other code, their entries are cleared first (the caller then
+   * indexes from seq 1).
+   */
+  indexEvents(events: readonly Recorded[], head: number): void {
+    for (const event of events) {
+      for (const [name, { index }] of this.indexes) for (const key of index.keys(event)) this.entries.putSync([name, key], event.seq);
+    }
+    const stamps = Object.fromEntries([...this.indexes].map(([name, { stamp }]) => [name, stamp]));
+    const bytes = Buffer.from(JSON.stringify({ seq: head, stamps } satisfies IndexCoverage), 'utf8');
+    this.derived.putSync('indexes', bytes);
+    this.lastCoverage = { bytes, seq: head };
+  }
+
+  /** Inside a write: drops every index entry (also of indexes not registered here: the coverage record goes with them). */
+  private clearIndexes(): void {
+    for (const key of this.entries.getKeys()) this.entries.removeSync(key);
+    this.derived.removeSync('indexes');
+  }
+
+  /** Inside a write: every snapshot and index entry gone (`logs rebuild` starts from nothing). */
+  clearAll(): void {
+    this.clearIndexes();
+    for (const key of this.derived.getKeys({ start: 'state/', end: 'state0' })) this.derived.removeSync(key);
+  }
+
+  lookup(name: string, key: string, before?: number): IndexLookup {
+    const covered = this.covered();
+    const start = before === undefined ? undefined : Math.min(before, covered);
+    const seqs = this.entries.getValues([name, key], { reverse: true, ...(start === undefined ? {} : { start }) });
+    return { seqs: filterUpTo(seqs, covered), covered };
+  }
+
+  keysOf(name: string): string[] {
+    return [...this.entries.getKeys({ start: [name, ''], end: [name, '\uffff'] })].map(([, key]) => key);
+  }
+
+  /** How many events the next catch-up write should index. */
+  static readonly chunk = INDEX_CHUNK;
+}
+
+/** Entries written by a writer whose coverage record a later writer replaced are past `covered`: leave them out. */
+function* filterUpTo(seqs: Iterable<number>, covered: number): Iterable<number> {
+  for (const seq of seqs) if (seq <= covered) yield seq;
+}

@@ -1,0 +1,99 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PluginReport } from '../plugins/host.js';
+import type { PluginSource } from '../plugins/manifest.js';
+import type { ToolDefinition } from './contracts/tool.js';
+import type { KeyedSlot, OrderedSlot } from './slots.js';
+
+/** What one plugin contributed at a full boot: `provider:<type>`, `rules`, `processors`, `backends`, … */
+export interface PlannedPlugin {
+  id: string;
+  root: string;
+  owns: string[];
+}
+
+/** Every plugin's contributions, as the last full boot with the same plugins found them. */
+export interface BootPlan {
+  schema: 1;
+  key: string;
+  plugins: PlannedPlugin[];
+  /**
+   * The full boot's plugin report. A start narrowed by this plan records it in its boot record: the
+   * installation is that boot's (same plugins, same code), some of its plugins merely not needed.
+   */
+  report: PluginReport;
+}
+
+type Slot = KeyedSlot<unknown> | OrderedSlot<{ order?: number }>;
+
+/** The slots a plan records, by the name used in `owns`. */
+export type PlanSlots = Record<'rules' | 'processors' | 'channels' | 'backends' | 'listeners' | 'sources' | 'interfaces' | 'engines' | 'passthroughs', Slot> & {
+  providers: KeyedSlot<unknown>;
+};
+
+/** What a full boot saw each loaded plugin contribute. */
+export function planOf(key: string, report: PluginReport, slots: PlanSlots): BootPlan {
+  const owns = new Map<string, string[]>(report.loaded.map((plugin) => [plugin.id, []]));
+  for (const [type, owner] of slots.providers.ownersByKey()) owns.get(owner)?.push(`provider:${type}`);
+  for (const [name, slot] of Object.entries(slots)) {
+    if (name === 'providers') continue;
+    const owners = 'owners' in slot ? slot.owners() : new Set(slot.ownersByKey().values());
+    for (const owner of owners) owns.get(owner)?.push(name);
+  }
+  return { schema: 1, key, plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })), report };
+}
+
+/**
+ * The plugins a `call` of `tool` needs, from a plan: the provider of its type, every rule, every
+ * output processor, and, only when the tool refers to a secret, the plugins that provide secrets
+ * (with their processors: they scrub those secrets), and, only when it asks for confirmation, the
+ * confirm channels. Undefined (load everything) when the plan cannot tell: a plugin it does not
+ * know, a provider that also contributes something else (an upstream server's pass-through, a
+ * tool source), a tool that is not a config entry of its own, or built-in overlays to apply.
+ */
+export function pluginsForCall(plan: BootPlan, sources: readonly PluginSource[], tool: ToolDefinition | undefined, overlays: number): PluginSource[] | undefined {
+  if (!tool || overlays > 0) return undefined;
+  const byRoot = new Map(plan.plugins.map((plugin) => [plugin.root, plugin]));
+  const provider = plan.plugins.find((plugin) => plugin.owns.includes(`provider:${tool.type}`));
+  if (!provider || provider.owns.some((what) => !what.startsWith('provider:'))) return undefined;
+  const secrets = refersToSecrets(tool);
+  const confirm = tool.shadow?.confirm !== undefined && tool.shadow.confirm !== false;
+  const needed = (plugin: PlannedPlugin): boolean => {
+    if (plugin === provider || plugin.owns.includes('rules')) return true;
+    if (plugin.owns.includes('backends') || plugin.owns.includes('listeners')) return secrets;
+    return plugin.owns.includes('processors') || (confirm && plugin.owns.includes('channels'));
+  };
+  const chosen: PluginSource[] = [];
+  for (const source of sources) {
+    if (source.manifest === undefined) continue;
+    const planned = byRoot.get(source.root);
+    if (!planned) return undefined;
+    if (needed(planned)) chosen.push(source);
+  }
+  return chosen;
+}
+
+/** `{{vault:KEY}}`, `{{env:NAME}}`, `{{<backend>:KEY}}` anywhere in the definition, or a parameter that takes references. */
+function refersToSecrets(tool: ToolDefinition): boolean {
+  return /\{\{\s*[A-Za-z_][\w-]*\s*:/.test(JSON.stringify(tool)) || tool.parameters.some((parameter) => parameter.hydrateVaultRefs);
+}
+
+export function readPlan(dir: string, key: string): BootPlan | undefined {
+  try {
+    const plan = JSON.parse(readFileSync(join(dir, 'boot-plan.json'), 'utf8')) as BootPlan;
+    return plan.schema === 1 && plan.key === key && Array.isArray(plan.plugins) && Array.isArray(plan.report?.loaded) ? plan : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writePlan(dir: string, plan: BootPlan): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const temp = join(dir, `boot-plan.json.${process.pid}.tmp`);
+    writeFileSync(temp, JSON.stringify(plan));
+    renameSync(temp, join(dir, 'boot-plan.json'));
+  } catch {
+    // Only a cache.
+  }
+}

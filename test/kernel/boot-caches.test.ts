@@ -1,0 +1,100 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readLaunchCache, writeLaunchCache, launchCacheDir } from '../../src/cli/launch-cache.js';
+import { pluginsForCall, type BootPlan } from '../../src/kernel/boot-plan.js';
+import { ConfigCache } from '../../src/kernel/config/config-cache.js';
+import { loadConfig } from '../../src/kernel/config/load.js';
+import { findConfig } from '../../src/kernel/config/paths.js';
+import type { ToolDefinition, ToolProvider } from '../../src/kernel/contracts/tool.js';
+import type { PluginSource } from '../../src/plugins/manifest.js';
+import { KeyedSlot } from '../../src/kernel/slots.js';
+import { tempProject } from '../helpers/project.js';
+
+const source = (name: string, root = `/plugins/${name}`): PluginSource => ({ name, version: '1.0.0', root, kind: 'core', manifest: { plugin: './p.js', apiVersion: '1' } });
+const SOURCES = ['provider-cli', 'provider-mcp', 'shadow', 'output', 'vault', 'interface-ui', 'builtins'].map((name) => source(name));
+const PLAN: BootPlan = {
+  schema: 1,
+  key: 'k',
+  plugins: [
+    { id: 'provider-cli', root: '/plugins/provider-cli', owns: ['provider:cli'] },
+    { id: 'provider-mcp', root: '/plugins/provider-mcp', owns: ['provider:mcp', 'passthroughs'] },
+    { id: 'shadow', root: '/plugins/shadow', owns: ['rules', 'channels'] },
+    { id: 'output', root: '/plugins/output', owns: ['processors'] },
+    { id: 'vault', root: '/plugins/vault', owns: ['backends', 'processors', 'listeners'] },
+    { id: 'interface-ui', root: '/plugins/interface-ui', owns: ['channels', 'interfaces'] },
+    { id: 'builtins', root: '/plugins/builtins', owns: ['provider:builtin', 'sources'] },
+  ],
+  report: { loaded: [], failed: [] },
+};
+const tool = (over: Partial<ToolDefinition> = {}): ToolDefinition => ({ name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: { command: 'echo', args: ['{{text}}'] }, source: { file: 'f', line: 1 }, ...over });
+const names = (chosen: PluginSource[] | undefined) => chosen?.map((s) => s.name);
+
+describe('the plugins a call needs', () => {
+  it('a cli tool: its provider, the rules and the processors, not the vault, the interfaces or other providers', () => {
+    expect(names(pluginsForCall(PLAN, SOURCES, tool(), 0))).toEqual(['provider-cli', 'shadow', 'output']);
+  });
+
+  it('the secret plugins when the tool refers to a secret or takes references, the channels when it asks for confirmation', () => {
+    expect(names(pluginsForCall(PLAN, SOURCES, tool({ spec: { command: 'curl', args: ['-H', 'x: {{vault:TOKEN}}'] } }), 0))).toContain('vault');
+    expect(names(pluginsForCall(PLAN, SOURCES, tool({ parameters: [{ name: 'q', type: 'string', required: false, hydrateVaultRefs: true }] as ToolDefinition['parameters'] }), 0))).toContain('vault');
+    expect(names(pluginsForCall(PLAN, SOURCES, tool({ shadow: { confirm: true } as ToolDefinition['shadow'] }), 0))).toEqual(['provider-cli', 'shadow', 'output', 'interface-ui']);
+  });
+
+  it('everything when the plan cannot tell: a provider that also serves more, an unknown plugin, no such config entry, overlays', () => {
+    expect(pluginsForCall(PLAN, SOURCES, tool({ type: 'mcp' }), 0)).toBeUndefined();
+    expect(pluginsForCall(PLAN, [...SOURCES, source('new-plugin')], tool(), 0)).toBeUndefined();
+    expect(pluginsForCall(PLAN, SOURCES, undefined, 0)).toBeUndefined();
+    expect(pluginsForCall(PLAN, SOURCES, tool(), 1)).toBeUndefined();
+  });
+});
+
+describe('the normalised config cache', () => {
+  const providers = new KeyedSlot<ToolProvider>('tool type');
+  providers.add('cli', { type: 'cli', keys: ['command', 'args'], execute: async () => ({ output: '', exitCode: 0 }) } as unknown as ToolProvider, 'test');
+  const setup = () => {
+    const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  a: {type: cli, command: echo}\n' });
+    const paths = findConfig({ cwd: root });
+    const cache = new ConfigCache(join(root, 'cache'), [source('provider-cli')]);
+    cache.write(paths, loadConfig(paths, providers));
+    return { root, paths, cache };
+  };
+
+  it('gives back the config while its files are the same, and nothing once a file changes, appears or the plugins differ', () => {
+    const { root, paths, cache } = setup();
+    expect(cache.read(paths)?.tools.map((t) => t.name)).toEqual(['a']);
+    writeFileSync(join(root, '.factorly', 'factorly.yaml'), 'tools:\n  b: {type: cli, command: echo}\n');
+    expect(cache.read(paths)).toBeUndefined();
+    cache.write(paths, loadConfig(paths, providers));
+    expect(cache.read(paths)?.tools.map((t) => t.name)).toEqual(['b']);
+    mkdirSync(join(root, '.factorly', 'tools'), { recursive: true });
+    writeFileSync(join(root, '.factorly', 'tools', 'more.yaml'), 'c: {type: cli, command: echo}\n');
+    expect(cache.read(paths)).toBeUndefined();
+    expect(new ConfigCache(join(root, 'cache'), [source('provider-cli'), source('other')]).read(paths)).toBeUndefined();
+  });
+});
+
+describe('the launch cache', () => {
+  let saved: NodeJS.ProcessEnv;
+  beforeEach(() => {
+    saved = { ...process.env };
+  });
+  afterEach(() => {
+    process.env = saved;
+  });
+
+  it('gives back the plugin list oclif found until a plugin manifest or the environment changes', () => {
+    const root = tempProject({ 'pkg/package.json': '{"name":"factorly"}', 'data/package.json': '{}', 'plug/package.json': '{"name":"p"}' });
+    process.env.XDG_CACHE_HOME = join(root, 'cache');
+    delete process.env.FACTORLY_CACHE_DIR;
+    const sources = [source('p', join(root, 'plug'))];
+    writeLaunchCache(sources, launchCacheDir(), join(root, 'data'), join(root, 'pkg'));
+    expect(readLaunchCache()).toEqual(sources);
+    writeFileSync(join(root, 'plug', 'package.json'), '{"name":"p","version":"2.0.0"}');
+    expect(readLaunchCache()).toBeUndefined();
+    writeLaunchCache(sources, launchCacheDir(), join(root, 'data'), join(root, 'pkg'));
+    expect(readLaunchCache()).toEqual(sources);
+    process.env.XDG_DATA_HOME = join(root, 'elsewhere');
+    expect(readLaunchCache()).toBeUndefined();
+  });
+});
