@@ -4,7 +4,8 @@
  */
 
 export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
-export type CallStatus = 'success' | 'error' | 'blocked';
+/** `cancelled`: the caller gave up (exit 130); `timeout`: the tool's deadline passed (exit 124). */
+export type CallStatus = 'success' | 'error' | 'blocked' | 'cancelled' | 'timeout';
 export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type Params = Record<string, JsonValue>;

@@ -46,7 +46,7 @@ export class CallPipeline {
     await this.parts.boot.ensure(log);
     const callId = randomUUID();
     const opened = this.requested(callId, request);
-    const tool = this.parts.registry.get(request.tool);
+    const tool = this.parts.registry.get(request.tool, request.sessionId);
     if (!tool) {
       const hint = didYouMean(request.tool, this.parts.registry.visible().map((t) => t.name));
       return this.block(log, [opened], callId, 'unknown_tool', `tool "${request.tool}" not found${hint}`, started);
@@ -65,13 +65,13 @@ export class CallPipeline {
     const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId, client: request.client }, opening);
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
-    const result = await this.execute(tool, callId, request, validated.params, secrets);
+    const { result, stopped } = await this.execute(tool, callId, request, validated.params, secrets);
     // Shadow warnings (a possible loop) reach the caller beside the tool's own diagnostics.
     const warned = verdict.warnings.map((warning) => `warning: ${warning}\n`).join('');
     if (warned) result.diagnostics = warned + (result.diagnostics ?? '');
     const standing = this.parts.standing?.resolved();
     const scrub = standing?.size ? new Map([...standing, ...secrets.resolved()]) : secrets.resolved();
-    return this.complete(log, callId, tool, result, scrub, validated.params, started);
+    return this.complete(log, callId, tool, stoppedResult(result, stopped, tool), scrub, validated.params, started, stopped);
   }
 
   /**
@@ -90,20 +90,29 @@ export class CallPipeline {
     return { type: 'call.requested', data: { callId, rootId: request.rootId ?? callId, parentId, tool, params, iface, agentId, sessionId, replayedFrom } };
   }
 
-  private async execute(tool: ToolDefinition, callId: string, request: CallRequest, params: Params, secrets: CallSecretScope): Promise<ToolResult> {
+  /** Runs the provider under the tool's deadline and the caller's cancellation, and says which of them stopped it, if one did. */
+  private async execute(tool: ToolDefinition, callId: string, request: CallRequest, params: Params, secrets: CallSecretScope): Promise<{ result: ToolResult; stopped?: Stopped }> {
     const provider = this.parts.providers.get(tool.type);
-    if (!provider) return { output: '', error: `no provider for tool "${tool.name}" (type ${tool.type})`, exitCode: 1 };
+    if (!provider) return { result: { output: '', error: `no provider for tool "${tool.name}" (type ${tool.type})`, exitCode: 1 } };
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = request.signal ? AbortSignal.any([deadline, request.signal]) : deadline;
+    let result: ToolResult;
     try {
       // Hydrated values go to the provider only: the events above already hold the params as sent.
       const hydrated = await hydrateParams(tool.parameters, params, secrets);
-      return await provider.execute({
+      result = await provider.execute({
         callId, rootId: request.rootId ?? callId, parentId: request.parentId, tool, params: hydrated, iface: request.iface,
-        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal: callSignal(timeoutMs, request.signal), secrets, client: request.client,
+        agentId: request.agentId, sessionId: request.sessionId, timeoutMs, signal, secrets, client: request.client,
       });
     } catch (error) {
-      return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
+      result = { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
     }
+    // A call that finished well is a success even when the caller gave up at the same moment.
+    if (result.exitCode === 0 && !result.error) return { result };
+    // The caller's cancellation is read first: it aborts the combined signal too, with its own reason.
+    if (request.signal?.aborted) return { result, stopped: 'cancelled' };
+    return deadline.aborted ? { result, stopped: 'timeout' } : { result };
   }
 
   private async complete(
@@ -114,15 +123,16 @@ export class CallPipeline {
     secrets: ReadonlyMap<string, string>,
     params: Params,
     started: number,
+    stopped?: Stopped,
   ): Promise<CallOutcome> {
-    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets, params, format: result.outputFormat });
-    const { output, error, diagnostics, structuredContent } = processed;
+    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets, params });
+    const { output, error, diagnostics, content, meta, structuredContent } = processed;
     const durationMs = Math.round(performance.now() - started);
-    const status = result.exitCode !== 0 || error ? 'error' : 'success';
-    const bytes = processed.processed ? { originalBytes: Buffer.byteLength(result.output, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
+    const status = stopped ?? (result.exitCode !== 0 || error ? 'error' : 'success');
+    const bytes = processed.processed ? { originalBytes: Buffer.byteLength(processed.originalOutput, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
     const usage = result.usage;
     await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error, diagnostics, durationMs, usage, ...bytes } }]);
-    const extras = { outputFormat: result.outputFormat, structuredContent };
+    const extras = { content, meta, structuredContent };
     return { callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
   }
 
@@ -136,8 +146,14 @@ export class CallPipeline {
   }
 }
 
-/** The tool's deadline, and the caller's cancellation when it has one: whichever comes first stops the call. */
-function callSignal(timeoutMs: number, caller: AbortSignal | undefined): AbortSignal {
-  const deadline = AbortSignal.timeout(timeoutMs);
-  return caller ? AbortSignal.any([deadline, caller]) : deadline;
+type Stopped = 'cancelled' | 'timeout';
+
+/**
+ * A call the caller cancelled or the deadline stopped says so, whatever words its provider found:
+ * a timeout exits 124, a cancellation 130 (as a process stopped by Ctrl-C). Its own output stays.
+ */
+function stoppedResult(result: ToolResult, stopped: Stopped | undefined, tool: ToolDefinition): ToolResult {
+  if (stopped === 'timeout') return { ...result, exitCode: 124, error: result.error || `timed out after ${(tool.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s` };
+  if (stopped === 'cancelled') return { ...result, exitCode: 130, error: result.error || 'cancelled by the caller' };
+  return result;
 }

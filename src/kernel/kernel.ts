@@ -18,6 +18,7 @@ import type { McpPassthrough } from './contracts/upstream.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
+import { LiveCatalog } from './live-catalog.js';
 import { processErrorText } from './process-output.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
@@ -129,7 +130,12 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
   lifecycle.onStop('config watcher', () => watcher.close());
-  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all(), watchTools: (listener) => watcher.subscribe(listener) });
+  slots.catalog.bind(registry, (name) => config.tools.find((tool) => tool.name === name));
+  const watchTools = (listener: Parameters<ConfigWatcher['subscribe']>[0]): (() => void) => {
+    const unwatch = [watcher.subscribe(listener), slots.catalog.subscribe(listener)];
+    return () => unwatch.forEach((stop) => stop());
+  };
+  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: (sessionId) => registry.catalogueOf(sessionId), watchTools });
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
@@ -154,6 +160,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     configListeners: new OrderedSlot<ConfigListener>(),
     engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
     gateway: new LateGateway(),
+    catalog: new LiveCatalog(),
     passthroughs: new KeyedSlot<McpPassthrough>('mcp pass-through'),
   };
   const standing = new CallSecretScope(slots.backends);
@@ -172,6 +179,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.StandingSecrets, standing);
   scope.registerValue(KernelTokens.SandboxEngines, slots.engines);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
+  scope.registerValue(KernelTokens.ToolCatalog, slots.catalog);
   scope.registerValue(KernelTokens.McpPassthroughs, slots.passthroughs);
   return { ...slots, standing };
 }

@@ -65,7 +65,7 @@ describe('factorly serve (stdio)', () => {
       expect(found).toBeDefined();
       return found!.data as { status: string; exitCode: number; error?: string; output: { text: string } };
     });
-    expect(completed).toMatchObject({ status: 'error', exitCode: 130, error: 'command was cancelled' });
+    expect(completed).toMatchObject({ status: 'cancelled', exitCode: 130, error: 'command was cancelled' });
     expect(completed.output.text).toBe('');
   });
 
