@@ -58,5 +58,5 @@ async function jsonThrough<T extends JsonObject>(processor: OutputProcessor, val
 }
 
 function withheld(type: string): ContentBlock {
-  return { type: 'text', text: `[factorly: a ${type} block was withheld: output processing left it unreadable]` };
+  return { type: 'text', text: `[factorly: withheld one "${type}" block: output processing left it unreadable]` };
 }

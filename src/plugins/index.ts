@@ -23,7 +23,7 @@ export type {
   ToolResult,
   ToolSource,
 } from '../kernel/contracts/tool.js';
-export type { CallGateway, CallOutcome, CallRequest, ClientLink, ToolCatalog } from '../kernel/contracts/gateway.js';
+export type { CallGateway, CallOutcome, CallRequest, CatalogChange, ClientLink, ToolCatalog } from '../kernel/contracts/gateway.js';
 export { FORWARDED_METHODS } from '../kernel/contracts/upstream.js';
 export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities, UpstreamIntroduction } from '../kernel/contracts/upstream.js';
 export type {

@@ -89,7 +89,8 @@ function newAgent(rootsDir: string): Omit<Agent, 'close' | 'stderr' | 'root'> {
   });
   client.setRequestHandler(ElicitRequestSchema, (request) => {
     elicited.push(String(request.params.message));
-    return { action: 'accept', content: { name: 'Ada' } };
+    const asked = (request.params as { requestedSchema?: { properties?: Record<string, unknown> } }).requestedSchema?.properties ?? {};
+    return { action: 'accept', content: 'interpretation' in asked ? { interpretation: 'historical' } : { name: 'Ada' } };
   });
   return { client, sampled, elicited, listChanged };
 }

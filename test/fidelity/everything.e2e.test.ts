@@ -34,7 +34,8 @@ async function bothAnswers(target: string, name: string, args: Record<string, un
   return Promise.all([raw(direct(), 'tools/call', { name, arguments: args }), raw(agent(target), 'tools/call', { name, arguments: args })]);
 }
 
-describe.each(THROUGH_FACTORLY)('server-everything through factorly $name', ({ name }) => {
+// The targets are independent processes: their cases run side by side.
+describe.concurrent.each(THROUGH_FACTORLY)('server-everything through factorly $name', ({ name }) => {
   it('lists every tool exactly as the server does: title, annotations, outputSchema, execution, _meta, in order', async () => {
     const [expected, seen] = await Promise.all([listTools(direct()), listTools(agent(name))]);
     expect(expected.map((tool) => tool.name)).toEqual(expect.arrayContaining(CAPABILITY_TOOLS));
@@ -77,11 +78,11 @@ describe.each(THROUGH_FACTORLY)('server-everything through factorly $name', ({ n
     expect(JSON.stringify(rootsSeen)).toContain(ROOTS);
   });
 
-  it('runs a task-augmented call (taskSupport: required) to the same result', async () => {
+  it('runs a task-augmented call (taskSupport: required) to the same result, the task\'s elicitation reaching the agent', async () => {
     /** The stream's final result, with the id of the task it belongs to (each server numbers its own tasks) as TASK. */
     const run = async (who: Agent): Promise<unknown> => {
       await who.client.listTools(); // the SDK client learns here which tools are task tools
-      const stream = who.client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'fidelity' } }, CallToolResultSchema);
+      const stream = who.client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'fidelity', ambiguous: true } }, CallToolResultSchema);
       let taskId = '';
       let last: unknown;
       for await (const message of stream) {
@@ -93,7 +94,25 @@ describe.each(THROUGH_FACTORLY)('server-everything through factorly $name', ({ n
     };
     const [expected, seen] = await Promise.all([run(direct()), run(agent(name))]);
     expect(seen).toEqual(expected);
-    expect(seen).toMatchObject({ type: 'result', result: { content: [{ type: 'text', text: expect.stringContaining('Research Report: fidelity') }] } });
+    expect(seen).toMatchObject({ type: 'result', result: { content: [{ type: 'text', text: expect.stringContaining('Research Report: fidelity (historical)') }] } });
+  });
+
+  it('stops a task the agent cancels, and records its call as cancelled', async () => {
+    const { client, root } = agent(name);
+    await client.listTools();
+    const stream = client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'to be cancelled' } }, CallToolResultSchema);
+    for await (const message of stream) {
+      if (message.type !== 'taskCreated') continue;
+      expect(await client.experimental.tasks.cancelTask(message.task.taskId)).toMatchObject({ status: 'cancelled' });
+      break;
+    }
+    await vi.waitFor(async () => {
+      const events = await projectEvents(root!);
+      const research = events.filter((event) => event.type === 'call.requested' && (event.data as { params: { topic?: string } }).params.topic === 'to be cancelled');
+      const callIds = research.map((event) => (event.data as { callId: string }).callId);
+      const completed = events.filter((event) => event.type === 'call.completed' && callIds.includes((event.data as { callId: string }).callId));
+      expect(completed.map((event) => (event.data as { status: string }).status)).toEqual(['cancelled']);
+    }, { timeout: 15_000, interval: 100 });
   });
 
   it('records a call the agent cancels as cancelled', async () => {

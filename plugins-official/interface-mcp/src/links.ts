@@ -35,11 +35,16 @@ export function sessionLink(server: Server, sessionId: string, agentId?: string)
   };
 }
 
+/** Runs a request to the client while the task waits for its answer (the task is `input_required` meanwhile). */
+export type Asking = <T>(request: () => Promise<T>) => Promise<T>;
+
 /**
  * A task's channel (a task-augmented call answers at once, then runs): what the call sends is tied
- * to the task, so the client gets it with the task's result stream (`tasks/result`).
+ * to the task, so the client gets it with the task's result stream (`tasks/result`); while a request
+ * waits for the client's answer the task says it needs input, which is what makes the client ask
+ * for that stream.
  */
-export function taskLink(server: Server, sessionId: string, taskId: string, progressToken?: string | number): ClientLink {
+export function taskLink(server: Server, sessionId: string, taskId: string, asking: Asking, progressToken?: string | number): ClientLink {
   const relatedTask = { taskId };
   return {
     sessionId,
@@ -47,6 +52,6 @@ export function taskLink(server: Server, sessionId: string, taskId: string, prog
     capabilities: capabilitiesOf(server),
     notify: (method, params) => server.notification({ method, params } as ServerNotification, { relatedTask }),
     request: (method, params, signal, timeoutMs) =>
-      server.request({ method, params } as ServerRequest, LooseResult, { signal, relatedTask, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) }) as Promise<Record<string, unknown>>,
+      asking(() => server.request({ method, params } as ServerRequest, LooseResult, { signal, relatedTask, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) }) as Promise<Record<string, unknown>>),
   };
 }

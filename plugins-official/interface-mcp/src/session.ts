@@ -3,7 +3,7 @@ import type { CallGateway, CallOutcome, ClientLink, McpPassthrough, Params } fro
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { readCallParams } from './call-params.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
-import { requestLink, sessionLink, taskLink, type Extra } from './links.js';
+import { requestLink, sessionLink, taskLink, type Asking, type Extra } from './links.js';
 import { attachPassthrough } from './passthrough.js';
 import type { Introduction, Sdk } from './sdk.js';
 import type { SessionRegistry } from './session-registry.js';
@@ -103,7 +103,7 @@ export class McpSession {
     const { name, args, task } = readCallParams(request.params);
     const { taskStore } = extra;
     if (task && taskStore) {
-      const link = (taskId: string): ClientLink => taskLink(this.server, this.id, taskId, extra._meta?.progressToken);
+      const link = (taskId: string, asking: Asking): ClientLink => taskLink(this.server, this.id, taskId, asking, extra._meta?.progressToken);
       return this.tasks.start(taskStore, task.ttl, link, (client, signal) => this.context.sessions.track(this.callTool(name, args, client, signal)));
     }
     return this.context.sessions.track(this.callTool(name, args, requestLink(this.server, extra, this.id), extra.signal));

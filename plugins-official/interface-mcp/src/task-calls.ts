@@ -2,6 +2,7 @@ import type { ClientLink } from 'factorly';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { McpCallResult } from './call-result.js';
+import type { Asking } from './links.js';
 
 /** How often a client is told to poll a running task (the SDK's default is 1 s too). */
 const POLL_INTERVAL_MS = 1_000;
@@ -33,13 +34,13 @@ export class TaskCalls {
   async start(
     store: RequestTaskStore,
     ttl: number | undefined,
-    link: (taskId: string) => ClientLink,
+    link: (taskId: string, asking: Asking) => ClientLink,
     call: (client: ClientLink, signal: AbortSignal) => Promise<McpCallResult>,
   ): Promise<{ task: Record<string, unknown> }> {
     const task = await store.createTask({ ...(ttl === undefined ? {} : { ttl }), pollInterval: POLL_INTERVAL_MS });
     const controller = new AbortController();
     this.running.set(task.taskId, controller);
-    void call(link(task.taskId), controller.signal)
+    void call(link(task.taskId, askingFor(store, task.taskId)), controller.signal)
       .then((result) => store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result))
       // A cancelled task is terminal already: its result has nowhere to go, and the call is recorded either way.
       .catch(() => undefined)
@@ -51,4 +52,21 @@ export class TaskCalls {
   abortAll(): void {
     for (const controller of this.running.values()) controller.abort(new Error('the session closed'));
   }
+}
+
+/**
+ * While at least one request of the task waits for the client, the task is `input_required`; then
+ * `working` again. A task cancelled meanwhile stays cancelled (its status can no longer change).
+ */
+function askingFor(store: RequestTaskStore, taskId: string): Asking {
+  let waiting = 0;
+  const set = (status: 'input_required' | 'working'): Promise<void> => store.updateTaskStatus(taskId, status).catch(() => undefined);
+  return async (request) => {
+    if (waiting++ === 0) await set('input_required');
+    try {
+      return await request();
+    } finally {
+      if (--waiting === 0) await set('working');
+    }
+  };
 }

@@ -25,10 +25,10 @@ export function capContent(result: ContentResult, tool: ToolDefinition, maxBytes
   });
   const structuredBytes = result.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.structuredContent), 'utf8');
   if (structuredBytes <= maxBytes) return { ...result, content };
-  const why = `the structured content (${structuredBytes} bytes) is over max_output (${maxBytes} bytes)`;
+  const why = `it is over max_output (${maxBytes} bytes)`;
   const { structuredContent: _dropped, ...rest } = result;
-  const error = tool.outputSchema ? { error: `${why}, so it was dropped; this tool's output schema requires it` } : {};
-  return { ...rest, content: [...content, note(`dropped structured content: ${why}`)], ...error };
+  const error = tool.outputSchema ? { error: `the structured content (${structuredBytes} bytes) was dropped: ${why}, and this tool's output schema requires it` } : {};
+  return { ...rest, content: [...content, note(`dropped the structured content (${structuredBytes} bytes): ${why}`)], ...error };
 }
 
 /** What a block weighs: text in UTF-8 bytes, binary data decoded, anything else as its JSON. */
@@ -44,7 +44,7 @@ function sizeOf(block: ContentBlock): number {
 function describe(block: ContentBlock, size: number): string {
   const resource = block.resource as { uri?: unknown; mimeType?: unknown } | undefined;
   const mimeType = block.mimeType ?? resource?.mimeType;
-  const what = resource?.uri === undefined ? `a ${block.type} block` : `the resource ${String(resource.uri)}`;
+  const what = resource?.uri === undefined ? `${/^[aeiou]/i.test(block.type) ? 'an' : 'a'} ${block.type} block` : `the resource ${String(resource.uri)}`;
   return `${what} (${mimeType === undefined ? '' : `${String(mimeType)}, `}${size} bytes)`;
 }
 
