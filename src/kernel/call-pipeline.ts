@@ -149,11 +149,12 @@ export class CallPipeline {
 type Stopped = 'cancelled' | 'timeout';
 
 /**
- * A call the caller cancelled or the deadline stopped says so, whatever words its provider found:
- * a timeout exits 124, a cancellation 130 (as a process stopped by Ctrl-C). Its own output stays.
+ * A call the caller cancelled or the deadline stopped is recorded as such (its status); the exit code
+ * and error stay its provider's (124 and 130 for commands and upstream calls, 2 for a script), with
+ * 124 or 130 and a plain reason when the provider gave none.
  */
 function stoppedResult(result: ToolResult, stopped: Stopped | undefined, tool: ToolDefinition): ToolResult {
-  if (stopped === 'timeout') return { ...result, exitCode: 124, error: result.error || `timed out after ${(tool.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s` };
-  if (stopped === 'cancelled') return { ...result, exitCode: 130, error: result.error || 'cancelled by the caller' };
+  if (stopped === 'timeout') return { ...result, exitCode: result.exitCode || 124, error: result.error || `timed out after ${(tool.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s` };
+  if (stopped === 'cancelled') return { ...result, exitCode: result.exitCode || 130, error: result.error || 'cancelled by the caller' };
   return result;
 }
