@@ -8,10 +8,9 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { BIN } from '../helpers/project.js';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
+import { BIN, makeProject } from '../helpers/project.js';
 import { isolatedEnv, spawnListening } from '../helpers/listening.js';
 
 /** Results as they came over the wire: no SDK schema strips a field the comparison should see. */
@@ -124,16 +123,28 @@ const made: string[] = [];
 
 /** A project directory that lives as long as the suite (test/helpers' temp projects go after each test). */
 export function project(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'factorly-fidelity-'));
+  const root = makeProject(files);
   made.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
   return root;
 }
 
-/** Removes the suite's projects (call after every agent is closed). */
+/**
+ * Connects an agent to every target before the suite's cases (all at once: each is its own
+ * process) and closes them, and removes the projects, after. Returns the agent of a target by name.
+ */
+export function agentsFor(all: readonly Target[]): (name: string) => Agent {
+  const agents = new Map<string, Agent>();
+  beforeAll(async () => {
+    await Promise.all(all.map(async (target) => agents.set(target.name, await target.connect())));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([...agents.values()].map((each) => each.close()));
+    removeProjects();
+  });
+  return (name) => agents.get(name)!;
+}
+
+/** Removes the suite's projects (for suites that start their processes themselves, after stopping them). */
 export function removeProjects(): void {
   for (const root of made.splice(0)) rmSync(root, { recursive: true, force: true });
 }

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { projectEvents } from '../helpers/events.js';
-import { listTools, raw, removeProjects, SAMPLED_REPLY, targets, type Agent, type RawResult } from './agents.js';
+import { agentsFor, listTools, raw, SAMPLED_REPLY, targets, type Agent, type RawResult } from './agents.js';
 
 // server-everything straight over stdio, and through factorly (`serve` and `wrap`, stdio and
 // Streamable HTTP), driven by an agent that declares sampling, elicitation and roots. What the agent
@@ -16,18 +16,8 @@ const ALL = targets({ serveYaml: SERVE_YAML, command: [process.execPath, EVERYTH
 const THROUGH_FACTORLY = ALL.filter((target) => target.factorly);
 const CAPABILITY_TOOLS = ['trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list'];
 
-const agents = new Map<string, Agent>();
-const agent = (name: string): Agent => agents.get(name)!;
+const agent = agentsFor(ALL);
 const direct = (): Agent => agent('direct');
-
-beforeAll(async () => {
-  await Promise.all(ALL.map(async (target) => agents.set(target.name, await target.connect())));
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([...agents.values()].map((each) => each.close()));
-  removeProjects();
-});
 
 /** A tool's result, asked of the server directly and through the target, as the wire carried them. */
 async function bothAnswers(target: string, name: string, args: Record<string, unknown>): Promise<[RawResult, RawResult]> {
@@ -61,6 +51,23 @@ describe.concurrent.each(THROUGH_FACTORLY)('server-everything through factorly $
     ] as const) {
       const [expected, seen] = await bothAnswers(name, tool, args);
       expect(seen, tool).toEqual(expected);
+    }
+  });
+
+  it('serves resources, resource templates, prompts and completions as the server does', async () => {
+    const ask = (method: string, params: Record<string, unknown> = {}) => Promise.all([raw(direct(), method, params), raw(agent(name), method, params)]);
+    const [resources, seenResources] = await ask('resources/list');
+    expect(seenResources).toEqual(resources);
+    const uri = String((resources.resources as { uri: string }[])[0]!.uri);
+    for (const [method, params] of [
+      ['resources/templates/list', {}],
+      ['resources/read', { uri }],
+      ['prompts/list', {}],
+      ['prompts/get', { name: 'args-prompt', arguments: { city: 'Paris', state: 'Texas' } }],
+      ['completion/complete', { ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } }],
+    ] as const) {
+      const [expected, seen] = await ask(method, params);
+      expect(seen, method).toEqual(expected);
     }
   });
 

@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listTools, project, raw, removeProjects, targets, type Agent } from './agents.js';
+import { describe, expect, it } from 'vitest';
+import { agentsFor, listTools, project, raw, targets } from './agents.js';
 
 // server-filesystem straight over stdio, and through factorly (`serve` and `wrap`, stdio and
 // Streamable HTTP). The agent's roots are the served directory, so the server serves it either way.
@@ -20,17 +20,7 @@ writeFileSync(join(DIR, 'notes.txt'), 'first\n\n\n\n\x1b[31mred\x1b[0m\n{ "prett
 const SERVE_YAML = `tools:\n  fs: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(DIR)}], prefix: false}\n`;
 const ALL = targets({ serveYaml: SERVE_YAML, command: [process.execPath, FILESYSTEM, DIR], rootsDir: DIR });
 
-const agents = new Map<string, Agent>();
-const agent = (name: string): Agent => agents.get(name)!;
-
-beforeAll(async () => {
-  await Promise.all(ALL.map(async (target) => agents.set(target.name, await target.connect())));
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([...agents.values()].map((each) => each.close()));
-  removeProjects();
-});
+const agent = agentsFor(ALL);
 
 describe.each(ALL.filter((target) => target.factorly))('server-filesystem through factorly $name', ({ name }) => {
   it('lists every tool exactly as the server does (serve adds its built-ins after them)', async () => {

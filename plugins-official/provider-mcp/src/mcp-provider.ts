@@ -70,6 +70,8 @@ export class McpProvider implements ToolProvider {
 
   /** A server listed its tools again: for one session, or (no session) for everyone. */
   private listed(upstream: Upstream, sessionId: string | undefined, tools: Tool[]): void {
+    // A listing that lands after its session closed has no one to serve (and would never be dropped).
+    if (sessionId !== undefined && !this.sessions.get(sessionId)) return;
     const definitions = toolDefinitions(upstream.entry, tools);
     const left = sessionId === undefined ? this.catalog.replaceEntry(upstream.name, definitions) : this.catalog.setSessionTools(sessionId, upstream.name, definitions);
     for (const name of left) process.stderr.write(`factorly: upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out\n`);
