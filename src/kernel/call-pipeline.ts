@@ -96,6 +96,7 @@ export class CallPipeline {
     if (!provider) return { result: { output: '', error: `no provider for tool "${tool.name}" (type ${tool.type})`, exitCode: 1 } };
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const deadline = AbortSignal.timeout(timeoutMs);
+    const deadlineAt = performance.now() + timeoutMs;
     const signal = request.signal ? AbortSignal.any([deadline, request.signal]) : deadline;
     let result: ToolResult;
     try {
@@ -112,7 +113,9 @@ export class CallPipeline {
     if (result.exitCode === 0 && !result.error) return { result };
     // The caller's cancellation is read first: it aborts the combined signal too, with its own reason.
     if (request.signal?.aborted) return { result, stopped: 'cancelled' };
-    return deadline.aborted ? { result, stopped: 'timeout' } : { result };
+    // A provider's own watchdog on the same timeout may answer a moment before the deadline's timer
+    // runs; the deadline has passed all the same (timers may fire up to a millisecond early).
+    return deadline.aborted || performance.now() >= deadlineAt - 1 ? { result, stopped: 'timeout' } : { result };
   }
 
   private async complete(
