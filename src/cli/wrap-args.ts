@@ -1,9 +1,13 @@
 import { basename } from 'node:path';
 import { FactorlyError } from '../kernel/base/errors.js';
+import { parseSizeFlag } from './bounds.js';
 
 export const WRAP_USAGE =
-  'usage: factorly wrap [--name NAME] [--env K=V]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] [--timeout 30s]\n' +
-  '                     [--port N [--host H] [--http-token T]] (--url <http-mcp-url> | -- <command> [args...])';
+  'usage: factorly wrap [--name NAME] [--env K=V]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] [--passthrough]\n' +
+  '                     [--timeout 30s] [--max-message-size 4MiB] [--port N [--host H] [--http-token T]] (--url <http-mcp-url> | [--] <command> [args...])';
+
+/** What `wrap` caps a result at unless told otherwise: text cut with a marker, a bigger binary block replaced by a note. */
+export const WRAP_DEFAULT_MAX_OUTPUT = 1024 * 1024;
 
 export interface WrapArgs {
   name: string;
@@ -14,6 +18,8 @@ export interface WrapArgs {
   configPath?: string;
   /** Serve Streamable HTTP on this port instead of stdio. */
   port?: number;
+  /** `--max-message-size`: the largest MCP message read from the agent. */
+  maxMessageBytes?: number;
   host: string;
   token?: string;
   /** The synthetic `mcp` config entry: upstream plus max_output, compress, timeout, env and shadow. */
@@ -25,6 +31,7 @@ interface Parsed extends Omit<WrapArgs, 'name' | 'entry' | 'command' | 'args'> {
   name?: string;
   env: Record<string, string>;
   settings: Record<string, unknown>;
+  passthrough: boolean;
 }
 
 /** Flags that take a value, and where each goes. Limits and sizes are checked by the config loader, as in a file. */
@@ -41,29 +48,57 @@ const FLAGS: Record<string, Setter> = {
   '--max-output': (v, p) => void (p.settings.max_output = /^\d+$/.test(v) ? Number(v) : v),
   '--compress': (v, p) => void (p.settings.compress = v),
   '--timeout': (v, p) => void (p.settings.timeout = v),
+  '--max-message-size': (v, p) => void (p.maxMessageBytes = parseSizeFlag('max-message-size', v)),
 };
 
-/** Splits `wrap` argv at `--`: factorly's flags before it, the server's command line after it (or `--url`). */
+/** Flags that take no value. */
+const SWITCHES: Record<string, (into: Parsed) => void> = {
+  '--passthrough': (p) => void (p.passthrough = true),
+};
+
+/**
+ * Reads `wrap` argv: factorly's flags, then the server's command line, which starts at `--` or at
+ * the first word that is not a flag (so `wrap node server.js --port 1` and `wrap -- node …` are
+ * the same; everything from the command on is the server's), or `--url` instead of a command.
+ */
 export function parseWrapArgs(argv: readonly string[]): WrapArgs {
-  const split = argv.indexOf('--');
-  const own = split === -1 ? argv : argv.slice(0, split);
-  const [command, ...args] = split === -1 ? [] : argv.slice(split + 1);
-  const parsed: Parsed = { host: '127.0.0.1', token: process.env.FACTORLY_HTTP_TOKEN, env: {}, settings: {} };
-  for (let i = 0; i < own.length; i += 1) {
-    const [flag, inline] = own[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const set = FLAGS[flag];
-    if (!set) throw new FactorlyError('USAGE', `unknown flag ${JSON.stringify(flag)} before "--"\n${WRAP_USAGE}`);
-    const value = inline ?? own[++i];
-    if (value === undefined) throw new FactorlyError('USAGE', `${flag} needs a value\n${WRAP_USAGE}`);
-    set(value, parsed);
-  }
+  const parsed: Parsed = { host: '127.0.0.1', token: process.env.FACTORLY_HTTP_TOKEN, env: {}, settings: {}, passthrough: false };
+  const { own, command, args } = splitCommandLine(argv, parsed);
   if ((command === undefined) === (parsed.url === undefined)) throw new FactorlyError('USAGE', WRAP_USAGE);
+  if (parsed.passthrough && ('max_output' in parsed.settings || 'compress' in parsed.settings)) {
+    throw new FactorlyError('USAGE', `--passthrough turns output processing off, so it cannot go with --max-output or --compress\n${WRAP_USAGE}`);
+  }
   if (parsed.port === undefined && own.some((arg) => /^--(host|http-token)\b/.test(arg))) throw new FactorlyError('USAGE', `--host and --http-token need --port\n${WRAP_USAGE}`);
   if (parsed.url !== undefined && Object.keys(parsed.env).length > 0) throw new FactorlyError('USAGE', `--env applies to a command started over stdio, not to --url\n${WRAP_USAGE}`);
-  const { name, env, settings, ...rest } = parsed;
+  const { name, env, settings, passthrough, ...rest } = parsed;
   const upstream = parsed.url !== undefined ? { url: parsed.url } : { command, args, ...(Object.keys(env).length > 0 ? { env } : {}) };
-  const entry = { type: 'mcp', ...upstream, prefix: false, max_output: 50_000, compress: 'all', ...settings };
+  const defaults = passthrough ? {} : { max_output: WRAP_DEFAULT_MAX_OUTPUT };
+  const entry = { type: 'mcp', ...upstream, prefix: false, ...defaults, ...settings };
   return { ...rest, name: name ?? (parsed.url !== undefined ? urlName(parsed.url) : serverName(command!, args)), command, args, entry };
+}
+
+/** Applies factorly's flags to `parsed` and returns them, and the server's command line after them. */
+function splitCommandLine(argv: readonly string[], parsed: Parsed): { own: string[]; command?: string; args: string[] } {
+  const own: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const word = argv[i]!;
+    if (word === '--') return { own, command: argv[i + 1], args: argv.slice(i + 2) };
+    if (!word.startsWith('-')) return { own, command: word, args: argv.slice(i + 1) };
+    own.push(word);
+    const [flag, inline] = word.split(/=(.*)/s, 2) as [string, string | undefined];
+    const toggle = SWITCHES[flag];
+    if (toggle && inline === undefined) {
+      toggle(parsed);
+      continue;
+    }
+    const set = FLAGS[flag];
+    if (!set) throw new FactorlyError('USAGE', `unknown flag ${JSON.stringify(flag)} (the server's command line starts at the first word that is not a flag, or after "--")\n${WRAP_USAGE}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new FactorlyError('USAGE', `${flag} needs a value\n${WRAP_USAGE}`);
+    own.push(value);
+    set(value, parsed);
+  }
+  return { own, args: [] };
 }
 
 function portOf(text: string): number {

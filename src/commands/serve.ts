@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../cli/base-command.js';
-import { parseDurationFlag } from '../cli/bounds.js';
+import { parseDurationFlag, parseSizeFlag } from '../cli/bounds.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
 
 export default class Serve extends FactorlyCommand {
@@ -25,6 +25,7 @@ in-flight calls finish before the log is closed.`;
     'allowed-host': Flags.string({ description: 'An extra Host name (or name:port) requests may be addressed to, e.g. a proxy\'s (repeatable).', multiple: true }),
     'session-idle': Flags.string({ description: 'Close an HTTP session after this long with no request and no open stream (0: never).', default: '30m' }),
     'code-mode': Flags.boolean({ description: 'Expose one "execute" tool (plus search/describe) whose program reaches every tool through tools.*.' }),
+    'max-message-size': Flags.string({ description: 'The largest MCP message read from a client (bigger ones are answered with an error; over HTTP, 413).', default: '4MiB' }),
   };
 
   async run(): Promise<void> {
@@ -33,7 +34,8 @@ in-flight calls finish before the log is closed.`;
     const { runInterface } = await import('../cli/run-interface.js');
     const idleMs = parseDurationFlag('session-idle', flags['session-idle']);
     const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [], allowedHosts: flags['allowed-host'] ?? [], idleMs };
-    const options = { transport: flags.port === undefined ? 'stdio' : 'http', version: this.config.version, codeMode: flags['code-mode'], ...http };
+    const maxMessageBytes = parseSizeFlag('max-message-size', flags['max-message-size']);
+    const options = { transport: flags.port === undefined ? 'stdio' : 'http', version: this.config.version, codeMode: flags['code-mode'], maxMessageBytes, ...http };
     // Agents wait for their first call: do its one-time work now (a failure here is met, and reported, by that call).
     await kernel.warm().catch(() => undefined);
     await runInterface(kernel, 'mcp', options, MCP_PLUGIN);

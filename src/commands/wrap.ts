@@ -1,19 +1,24 @@
 import { FactorlyCommand } from '../cli/base-command.js';
-import { parseWrapArgs, WRAP_USAGE } from '../cli/wrap-args.js';
+import { parseWrapArgs, WRAP_DEFAULT_MAX_OUTPUT, WRAP_USAGE } from '../cli/wrap-args.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
 
 export default class Wrap extends FactorlyCommand {
   static summary = 'Serve one upstream MCP server (a command, or --url) through factorly, with no config file.';
   static description = `${WRAP_USAGE}
 
-The server's tools are served over MCP stdio (or Streamable HTTP with --port, as \`serve\` does) under
-their own names; every call goes through factorly: validated against the tool's schema, governed
-(--rate-limit counts calls to the whole server), output-processed (--max-output 50000 and --compress
-all unless given) and recorded in the event log (the project's when there is one, else the global one).
+The server is served over MCP stdio (or Streamable HTTP with --port, as \`serve\` does) as itself:
+its server info, instructions, capabilities and tools as it declares them, results as it sends them.
+Every call goes through factorly: validated against the tool's schema, governed (--rate-limit counts
+calls to the whole server) and recorded in the event log (the project's when there is one, else the
+global one). Output is capped at ${WRAP_DEFAULT_MAX_OUTPUT} bytes (1 MiB) unless --max-output says otherwise
+(text is cut in the middle with a marker; a bigger image or blob is replaced by a note) and is not
+compressed unless --compress says so; --passthrough turns every output stage off (secrets stay
+redacted). The command line starts at the first word that is not a flag, or after "--".
 --env values may be secret references ({{vault:KEY}}), resolved when the server starts.`;
   static examples = [
-    '<%= config.bin %> wrap -- npx @modelcontextprotocol/server-everything',
+    '<%= config.bin %> wrap npx @modelcontextprotocol/server-everything',
     '<%= config.bin %> wrap --name fs -- node server.js /tmp',
+    '<%= config.bin %> wrap --passthrough npx @modelcontextprotocol/server-filesystem .',
     '<%= config.bin %> wrap --port 3001 --http-token "$T" -- npx @modelcontextprotocol/server-everything',
     '<%= config.bin %> wrap --env GITHUB_TOKEN={{vault:GITHUB_TOKEN}} --rate-limit 100/hour -- npx @modelcontextprotocol/server-github',
     '<%= config.bin %> wrap --url http://127.0.0.1:3001/mcp',
@@ -22,15 +27,16 @@ all unless given) and recorded in the event log (the project's when there is one
 
   async run(): Promise<void> {
     const args = parseWrapArgs(this.argv);
-    // Everything after `--` belongs to the wrapped server, so argv is parsed above; tell oclif so.
+    // Everything from the server's command on belongs to it, so argv is parsed above; tell oclif so.
     (this as unknown as { parsed: boolean }).parsed = true;
     // JSON is YAML: the synthetic config goes through the same validation as a file would.
     const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: args.entry } });
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     const { runInterface } = await import('../cli/run-interface.js');
     const http = args.port === undefined ? {} : { transport: 'http', port: args.port, host: args.host, token: args.token, allowedOrigins: [] };
+    const mcp = { transport: 'stdio', version: this.config.version, mirror: true, ...(args.maxMessageBytes === undefined ? {} : { maxMessageBytes: args.maxMessageBytes }) };
     // Agents wait for their first call: do its one-time work now (a failure here is met, and reported, by that call).
     await kernel.warm().catch(() => undefined);
-    await runInterface(kernel, 'mcp', { transport: 'stdio', version: this.config.version, ...http }, MCP_PLUGIN);
+    await runInterface(kernel, 'mcp', { ...mcp, ...http }, MCP_PLUGIN);
   }
 }

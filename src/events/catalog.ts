@@ -4,9 +4,12 @@
  */
 
 export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
-/** `cancelled`: stopped from outside before its own end (its caller cancelled, or its call tree stopped). */
-export type CallStatus = 'success' | 'error' | 'blocked' | 'cancelled';
-export const CALL_STATUSES: readonly CallStatus[] = ['success', 'error', 'blocked', 'cancelled'];
+/**
+ * `cancelled`: stopped from outside before its own end (its caller cancelled, or its call tree
+ * stopped: exit 130); `timeout`: the tool's own deadline passed (exit 124).
+ */
+export type CallStatus = 'success' | 'error' | 'blocked' | 'cancelled' | 'timeout';
+export const CALL_STATUSES: readonly CallStatus[] = ['success', 'error', 'blocked', 'cancelled', 'timeout'];
 export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
 export const DECISIONS: readonly Decision[] = ['allow', 'warn', 'deny', 'confirm', 'rate_limited', 'loop_blocked', 'invalid'];
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

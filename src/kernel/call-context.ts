@@ -50,6 +50,8 @@ export class CallContext implements CallTreeLink {
   /** This call's number in each ancestor's count, nearest first. */
   private readonly places: number[] = [];
   private deadline?: NodeJS.Timeout;
+  /** When the call's own deadline passes (performance.now()), once armed. */
+  private deadlineAt?: number;
   private detach?: () => void;
 
   private constructor(readonly callId: string, readonly parent: CallContext | undefined, private readonly tree: Tree) {
@@ -89,6 +91,7 @@ export class CallContext implements CallTreeLink {
   start(tool: ToolDefinition, timeoutMs: number): void {
     this.tool = tool;
     if (this.signal.aborted) return;
+    this.deadlineAt = performance.now() + timeoutMs;
     this.deadline = setTimeout(() => this.controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
     this.deadline.unref?.();
   }
@@ -96,6 +99,15 @@ export class CallContext implements CallTreeLink {
   /** Stopped from outside (not by its own deadline): recorded as `cancelled`. */
   get cancelled(): boolean {
     return this.signal.aborted && this.signal.reason instanceof CallCancelled;
+  }
+
+  /**
+   * Stopped by its own deadline. A provider's own watchdog on the same timeout may answer a moment
+   * before the deadline's timer runs (timers may fire up to a millisecond early): that is a timeout too.
+   */
+  get timedOut(): boolean {
+    if (this.signal.aborted) return (this.signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
+    return this.deadlineAt !== undefined && performance.now() >= this.deadlineAt - 1;
   }
 
   stopReason(): string {

@@ -73,7 +73,7 @@ export class CallPipeline {
   private async run(context: CallContext, request: CallRequest, started: number): Promise<CallOutcome> {
     const log = this.parts.log();
     await this.parts.boot.ensure(log);
-    const tool = this.parts.registry.get(request.tool);
+    const tool = this.parts.registry.get(request.tool, request.sessionId);
     const record = new CallRecord(context, request, tool ?? unknownTool(request.tool), () => this.parts.processors.list(), this.parts.bounds());
     const flight: Flight = { log, context, record, request, started };
     // The call's tree stopped before this call could start: it is recorded, and never runs.
@@ -98,13 +98,12 @@ export class CallPipeline {
     if (verdict.blocked && !abandoned) return this.block(flight, [], verdict.decision, verdict.reason, verdict.rule);
     if (verdict.blocked || context.signal.aborted) return this.stopped(flight, []);
     const result = await this.execute(flight, tool, validated.params);
-    const cancelled = context.cancelled && (result.exitCode !== 0 || Boolean(result.error));
+    const stopped = stoppedStatus(context, result);
     await context.settle();
     // Shadow warnings (a possible loop) reach the caller beside the tool's own diagnostics.
     const warned = verdict.warnings.map((warning) => `warning: ${warning}\n`).join('');
     if (warned) result.diagnostics = warned + (result.diagnostics ?? '');
-    if (cancelled) result.error = `cancelled: ${context.stopReason()}`;
-    return this.complete(flight, tool, result, validated.params, cancelled ? 'cancelled' : undefined);
+    return this.complete(flight, tool, stoppedResult(result, stopped, context), validated.params, stopped);
   }
 
   private async execute({ context, request }: Flight, tool: ToolDefinition, params: Params): Promise<ToolResult> {
@@ -127,17 +126,17 @@ export class CallPipeline {
     }
   }
 
-  private async complete(flight: Flight, tool: ToolDefinition, result: ToolResult, params: Params, stopped?: CallStatus): Promise<CallOutcome> {
+  private async complete(flight: Flight, tool: ToolDefinition, result: ToolResult, params: Params, stopped?: Stopped): Promise<CallOutcome> {
     const { log, context, record } = flight;
-    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets: context.scrubList(), params, format: result.outputFormat });
-    const { output, error, diagnostics, structuredContent } = processed;
+    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets: context.scrubList(), params });
+    const { output, error, diagnostics, content, meta, structuredContent } = processed;
     const durationMs = Math.round(performance.now() - flight.started);
     const status = stopped ?? (result.exitCode !== 0 || error ? 'error' : 'success');
-    const bytes = processed.processed ? { originalBytes: Buffer.byteLength(result.output, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
+    const bytes = processed.processed ? { originalBytes: Buffer.byteLength(processed.originalOutput, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
     const usage = result.usage;
     const stored = record.stored(output, error, diagnostics);
     await log.append([{ type: 'call.completed', data: { callId: context.callId, status, exitCode: result.exitCode, ...stored, durationMs, usage, ...bytes } }]);
-    const extras = { outputFormat: result.outputFormat, structuredContent };
+    const extras = { content, meta, structuredContent };
     return { callId: context.callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
   }
 
@@ -160,4 +159,27 @@ export class CallPipeline {
     await log.append([...before, { type: 'call.completed', data: { callId: context.callId, status: 'cancelled', exitCode: 130, ...stored, durationMs } }]);
     return { callId: context.callId, status: 'cancelled', output: '', error, exitCode: 130, durationMs };
   }
+}
+
+type Stopped = Extract<CallStatus, 'cancelled' | 'timeout'>;
+
+/**
+ * What stopped a call that did not finish well: `cancelled` when it was stopped from outside (its
+ * caller, or the call tree it belongs to), `timeout` when its own deadline passed. A call that
+ * finished well is a success even when it was stopped at the same moment.
+ */
+function stoppedStatus(context: CallContext, result: ToolResult): Stopped | undefined {
+  if (result.exitCode === 0 && !result.error) return undefined;
+  if (context.cancelled) return 'cancelled';
+  return context.timedOut ? 'timeout' : undefined;
+}
+
+/**
+ * A stopped call keeps its provider's exit code (124 and 130 for commands and upstream calls, 2 for a
+ * script), with 124 or 130 when the provider gave none; a cancelled one says what stopped it.
+ */
+function stoppedResult(result: ToolResult, stopped: Stopped | undefined, context: CallContext): ToolResult {
+  if (stopped === 'timeout') return { ...result, exitCode: result.exitCode || 124, error: result.error || `timed out after ${(context.tool?.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s` };
+  if (stopped === 'cancelled') return { ...result, exitCode: result.exitCode || 130, error: `cancelled: ${context.stopReason()}` };
+  return result;
 }

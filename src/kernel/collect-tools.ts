@@ -26,9 +26,7 @@ export async function collectTools(
   const all: ToolDefinition[] = [];
   for (const tool of config.tools) {
     const provider = providers.get(tool.type);
-    const expanded = provider?.expand && options.expand ? await expand(provider, tool, options.redact) : [tool];
-    // Rules on a server entry cover its sub-tools unless the provider gave one its own.
-    all.push(...expanded.map((sub) => (sub.shadow || !tool.shadow ? sub : { ...sub, shadow: tool.shadow })));
+    all.push(...(provider?.expand && options.expand ? expandedFrom(tool, await expand(provider, tool, options.redact)) : [tool]));
   }
   const sourced: ToolDefinition[] = [];
   for (const source of sources.list()) sourced.push(...(await source.tools({ settings: config.settings })));
@@ -48,6 +46,14 @@ export async function collectTools(
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
   return [...seen.values()];
+}
+
+/**
+ * The tools an entry expanded into, as the catalogue holds them: each marked with its entry, and
+ * covered by the entry's rules unless the provider gave it its own.
+ */
+export function expandedFrom(entry: ToolDefinition, tools: readonly ToolDefinition[]): ToolDefinition[] {
+  return tools.map((tool) => ({ ...tool, ...(tool.shadow || !entry.shadow ? {} : { shadow: entry.shadow }), expandedFrom: entry.name }));
 }
 
 /**

@@ -2,8 +2,11 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { extname } from 'node:path';
 import { messageOf } from './base/errors.js';
 
-/** What a catalogue watcher reports: the tools changed, or the edited config does not load (the old tools stay). */
-export type CatalogChange = { changed: true } | { error: string };
+/**
+ * What a catalogue watcher reports: the tools changed (for one session only when `sessionId` is
+ * set), or the edited config does not load (the old tools stay).
+ */
+export type CatalogChange = { changed: true; sessionId?: string } | { error: string };
 
 const YAML = new Set(['.yaml', '.yml']);
 const SETTLE_MS = 150;

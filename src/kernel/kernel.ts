@@ -22,6 +22,7 @@ import type { McpPassthrough } from './contracts/upstream.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
+import { LiveCatalog } from './live-catalog.js';
 import { processErrorText } from './process-output.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
@@ -163,7 +164,12 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
   lifecycle.onStop('config watcher', () => watcher.close());
-  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: () => registry.all(), watchTools: (listener) => watcher.subscribe(listener) });
+  slots.catalog.bind(registry, (name) => config.tools.find((tool) => tool.name === name));
+  const watchTools = (listener: Parameters<ConfigWatcher['subscribe']>[0]): (() => void) => {
+    const unwatch = [watcher.subscribe(listener), slots.catalog.subscribe(listener)];
+    return () => unwatch.forEach((stop) => stop());
+  };
+  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: (sessionId) => registry.catalogueOf(sessionId), watchTools });
   if (boot.cache && !boot.partial) {
     const { providers, rules, processors, channels, backends, sources, interfaces, engines, passthroughs } = slots;
     writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines, passthroughs }));
@@ -232,6 +238,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     configListeners: new OrderedSlot<ConfigListener>(),
     engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
     gateway: new LateGateway(),
+    catalog: new LiveCatalog(),
     passthroughs: new KeyedSlot<McpPassthrough>('mcp pass-through'),
   };
   const standing = new CallSecretScope(slots.backends);
@@ -250,6 +257,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.StandingSecrets, standing);
   scope.registerValue(KernelTokens.SandboxEngines, slots.engines);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
+  scope.registerValue(KernelTokens.ToolCatalog, slots.catalog);
   scope.registerValue(KernelTokens.McpPassthroughs, slots.passthroughs);
   return { ...slots, standing };
 }

@@ -17,8 +17,8 @@ export class LateGateway implements CallGateway {
     return this.ready().call(request);
   }
 
-  tools(): ToolDefinition[] {
-    return this.ready().tools();
+  tools(sessionId?: string): ToolDefinition[] {
+    return this.ready().tools(sessionId);
   }
 
   watchTools(listener: (change: CatalogChange) => void): () => void {

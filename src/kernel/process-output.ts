@@ -1,11 +1,16 @@
 import type { JsonValue } from '../events/catalog.js';
 import type { OutputContext, OutputProcessor } from './contracts/extensions.js';
-import type { ToolResult } from './contracts/tool.js';
+import type { ContentBlock, ToolResult } from './contracts/tool.js';
+import { contentText, processContent } from './process-content.js';
 
 export interface ProcessedResult {
   output: string;
+  /** The output before processing (for an MCP result, what its blocks said as text). */
+  originalOutput: string;
   error?: string;
   diagnostics?: string;
+  content?: ContentBlock[];
+  meta?: { [key: string]: JsonValue };
   structuredContent?: { [key: string]: JsonValue };
   /** True when at least one processor ran over the output. */
   processed: boolean;
@@ -14,13 +19,15 @@ export interface ProcessedResult {
 /**
  * Runs every output processor, in order, over each text of a result: output, error, diagnostics,
  * and the JSON text of structured content (so scrubbers see it too). Structured content that a
- * processor leaves unparseable is dropped rather than returned half-scrubbed.
+ * processor leaves unparseable is dropped rather than returned half-scrubbed. An MCP result's
+ * blocks are processed one by one (see processContent); its output is what they then say as text.
  */
 export async function processResult(
   processors: readonly OutputProcessor[],
   result: ToolResult,
   base: Omit<OutputContext, 'stream'>,
 ): Promise<ProcessedResult> {
+  if (result.content) return processMcpResult(processors, { ...result, content: result.content }, base);
   let { output, error, diagnostics } = result;
   let structured = result.structuredContent === undefined ? undefined : JSON.stringify(result.structuredContent);
   for (const processor of processors) {
@@ -31,9 +38,29 @@ export async function processResult(
   }
   return {
     output,
+    originalOutput: result.output,
     error: error || undefined,
     diagnostics: diagnostics || undefined,
     structuredContent: parseObject(structured),
+    processed: processors.length > 0,
+  };
+}
+
+async function processMcpResult(processors: readonly OutputProcessor[], result: ToolResult & { content: ContentBlock[] }, base: Omit<OutputContext, 'stream'>): Promise<ProcessedResult> {
+  let { error, diagnostics } = result;
+  for (const processor of processors) {
+    if (error) error = await processor.process(error, { ...base, stream: 'error' });
+    if (diagnostics) diagnostics = await processor.process(diagnostics, { ...base, stream: 'diagnostics' });
+  }
+  const { content, structuredContent, meta, error: withheld } = await processContent(processors, definedOnly({ content: result.content, structuredContent: result.structuredContent, meta: result.meta }) as { content: ContentBlock[] }, base);
+  return {
+    output: contentText(content),
+    originalOutput: contentText(result.content),
+    error: error || withheld || undefined,
+    diagnostics: diagnostics || undefined,
+    content,
+    meta,
+    structuredContent,
     processed: processors.length > 0,
   };
 }

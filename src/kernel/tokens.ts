@@ -10,7 +10,7 @@ import type {
   ShadowRule,
 } from './contracts/extensions.js';
 import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
-import type { CallGateway } from './contracts/gateway.js';
+import type { CallGateway, ToolCatalog } from './contracts/gateway.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { McpPassthrough } from './contracts/upstream.js';
 import type { Checkpointed, KeyedSlot, OrderedSlot } from './slots.js';
@@ -44,6 +44,8 @@ export const KernelTokens = {
   SandboxEngines: createToken<KeyedSlot<SandboxEngine>>('kernel.sandboxEngines'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
+  /** Changes the catalogue while serving (an entry's tools listed again, tools one session alone sees); usable once the kernel is ready. */
+  ToolCatalog: createToken<ToolCatalog>('kernel.toolCatalog'),
   /**
    * Upstream MCP servers' resources, prompts, completions and log level, by provider name; an MCP
    * interface serves what it finds here next to the tools.

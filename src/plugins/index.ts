@@ -10,8 +10,8 @@ export { KernelTokens } from '../kernel/tokens.js';
 export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 export type {
   CallSource,
+  ContentBlock,
   ParameterSpec,
-  OutputFormat,
   ParamLocation,
   ParamType,
   PreparedDefinition,
@@ -23,9 +23,9 @@ export type {
   ToolResult,
   ToolSource,
 } from '../kernel/contracts/tool.js';
-export type { CallGateway, CallOutcome, CallRequest, CallTreeLink, ClientLink } from '../kernel/contracts/gateway.js';
+export type { CallGateway, CallOutcome, CallRequest, CallTreeLink, CatalogChange, ClientLink, ToolCatalog } from '../kernel/contracts/gateway.js';
 export { FORWARDED_METHODS } from '../kernel/contracts/upstream.js';
-export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities } from '../kernel/contracts/upstream.js';
+export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities, UpstreamIntroduction } from '../kernel/contracts/upstream.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -42,6 +42,7 @@ export type {
   ConfirmAnswer,
   ConfirmChannel,
   ConfirmRequest,
+  ContentResult,
   FactorlyInterface,
   InterfaceOptions,
   OutputContext,

@@ -47,6 +47,24 @@ describe('factorly wrap', () => {
     expect(requested).toEqual(expect.arrayContaining([expect.objectContaining({ tool: 'get-sum', iface: 'mcp' })]));
   });
 
+  it('takes the server\'s command line with or without --: everything from the first word that is not a flag is the server\'s', () => {
+    const plain = parseWrapArgs(['--name', 'fs', 'node', 'srv.js', '--port', '1', '--', 'x']);
+    expect(plain).toMatchObject({ name: 'fs', command: 'node', args: ['srv.js', '--port', '1', '--', 'x'], entry: { command: 'node', args: ['srv.js', '--port', '1', '--', 'x'] } });
+    expect(plain.port).toBeUndefined();
+    expect(parseWrapArgs(['--', 'node', 'srv.js'])).toMatchObject({ command: 'node', args: ['srv.js'] });
+    // MCP Inspector: npx @modelcontextprotocol/inspector --cli … -- node run.js wrap node srv.js
+    expect(parseWrapArgs(['node', 'srv.js'])).toMatchObject({ name: 'srv', command: 'node', args: ['srv.js'] });
+    expect(() => parseWrapArgs(['--nmae', 'x', 'node'])).toThrow(/unknown flag "--nmae" \(the server's command line starts at the first word that is not a flag, or after "--"\)/);
+  });
+
+  it('caps output at 1 MiB and compresses nothing by default; --passthrough turns every output stage off', () => {
+    expect(parseWrapArgs(['srv']).entry).toEqual({ type: 'mcp', command: 'srv', args: [], prefix: false, max_output: 1_048_576 });
+    expect(parseWrapArgs(['--passthrough', 'srv']).entry).toEqual({ type: 'mcp', command: 'srv', args: [], prefix: false });
+    expect(() => parseWrapArgs(['--passthrough', '--compress', 'all', 'srv'])).toThrow('--passthrough turns output processing off, so it cannot go with --max-output or --compress');
+    expect(parseWrapArgs(['--max-message-size', '64KiB', 'srv']).maxMessageBytes).toBe(65_536);
+    expect(() => parseWrapArgs(['--max-message-size', 'huge', 'srv'])).toThrow('--max-message-size: expected a size of at least 1KiB such as 4MiB, 512KiB or 1048576 (bytes), got "huge"');
+  });
+
   it('explains its usage when no command follows --', () => {
     const run = runCli(['wrap', '--name', 'x'], tempProject());
     expect(run.status).toBe(2);

@@ -15,8 +15,14 @@ afterEach(() => {
 
 /** A temp project with the given files (paths relative to its root); removed after the test. */
 export function tempProject(files: Record<string, string> = {}): string {
-  const root = mkdtempSync(join(tmpdir(), 'factorly-test-'));
+  const root = makeProject(files);
   made.push(root);
+  return root;
+}
+
+/** A temp project with the given files that outlives a test (a suite's shared server): its maker removes it. */
+export function makeProject(files: Record<string, string> = {}): string {
+  const root = mkdtempSync(join(tmpdir(), 'factorly-test-'));
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);

@@ -101,10 +101,24 @@ describe('call pipeline', () => {
     expect(outcome.error).toBeUndefined();
   });
 
-  it('stops a command at its timeout with exit code 124', async () => {
-    kernel = (await startTestKernel(YAML)).kernel;
+  it('stops a command at its timeout: status timeout, exit code 124', async () => {
+    const started = await startTestKernel(YAML);
+    kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'slow', params: {}, iface: 'cli' });
-    expect(outcome).toMatchObject({ status: 'error', exitCode: 124, error: 'command timed out after 200ms' });
+    expect(outcome).toMatchObject({ status: 'timeout', exitCode: 124, error: 'command timed out after 200ms' });
+    const completed = (await eventsOf(started.log)).find((event) => event.type === 'call.completed')!.data;
+    expect(completed).toMatchObject({ status: 'timeout', exitCode: 124 });
+  });
+
+  it('records a call its caller cancels as cancelled (exit code 130), not as a timeout', async () => {
+    const started = await startTestKernel(YAML);
+    kernel = started.kernel;
+    const caller = new AbortController();
+    const call = kernel.pipeline.call({ tool: 'slow', params: {}, iface: 'cli', signal: caller.signal });
+    setImmediate(() => caller.abort(new Error('the caller gave up')));
+    expect(await call).toMatchObject({ status: 'cancelled', exitCode: 130 });
+    const completed = (await eventsOf(started.log)).find((event) => event.type === 'call.completed')!.data;
+    expect(completed).toMatchObject({ status: 'cancelled', exitCode: 130 });
   });
 
   it('pipes the stdin template and passes params as single arguments (no shell)', async () => {

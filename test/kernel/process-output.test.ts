@@ -18,13 +18,13 @@ describe('processing a result', () => {
       },
     };
     const result = await processResult([scrub], { output: 'a s3cret', error: 'e s3cret', diagnostics: 'd s3cret', exitCode: 1, structuredContent: { token: 's3cret', n: 1 } }, base);
-    expect(result).toEqual({ output: 'a ****', error: 'e ****', diagnostics: 'd ****', structuredContent: { token: '****', n: 1 }, processed: true });
+    expect(result).toEqual({ output: 'a ****', originalOutput: 'a s3cret', error: 'e ****', diagnostics: 'd ****', structuredContent: { token: '****', n: 1 }, processed: true });
     expect(seen).toEqual(['output', 'error', 'diagnostics', 'structured']);
   });
 
   it('drops structured content that a processor leaves unreadable rather than return it half-processed', async () => {
     const cut: OutputProcessor = { name: 'cut', order: 0, process: (text) => text.slice(0, 5) };
     const result = await processResult([cut], { output: 'hello world', exitCode: 0, structuredContent: { long: 'value' } }, base);
-    expect(result).toEqual({ output: 'hello', processed: true });
+    expect(result).toEqual({ output: 'hello', originalOutput: 'hello world', processed: true });
   });
 });

@@ -79,7 +79,7 @@ describe('factorly.shell', () => {
     expect(await call('factorly.shell', { command: 'echo out; echo err >&2; exit 3' })).toMatchObject({ output: 'out\n', error: 'err\n', exitCode: 3 });
     const marker = join(k.paths.baseDir, 'survivor');
     const slow = await call('factorly.shell', { command: `(sleep 1.5; touch ${marker}) & sleep 10` });
-    expect(slow).toMatchObject({ status: 'error', exitCode: 124, error: 'command timed out after 500ms' });
+    expect(slow).toMatchObject({ status: 'timeout', exitCode: 124, error: 'command timed out after 500ms' });
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(existsSync(marker)).toBe(false);
   });

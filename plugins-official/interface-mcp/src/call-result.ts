@@ -10,25 +10,25 @@ export interface McpCallResult {
 }
 
 /**
- * A call's outcome as an MCP tool result. Output that is MCP content (an upstream tool's images,
- * resources) goes back as that content; text goes back as text. A failed or blocked call is
- * `isError` and keeps its output (unlike the reference, which drops stdout) followed by the error.
+ * A call's outcome as an MCP tool result. An upstream MCP tool's result goes back as it came: its
+ * blocks (after any output processing the tool is configured with), structured content and `_meta`;
+ * a failure says so with `isError`, in the upstream's own words. Any other tool's output goes back
+ * as text; a failed or blocked call is `isError` and keeps its output (unlike the reference, which
+ * drops stdout) followed by the error.
  */
 export function toMcpResult(outcome: CallOutcome): McpCallResult {
-  const content = outputContent(outcome);
+  const failed = outcome.status !== 'success';
+  if (outcome.content) {
+    const extras = { ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}), ...(outcome.meta ? { _meta: outcome.meta } : {}) };
+    // A result that processing made an error (structured content withheld) explains itself in a note of its own.
+    return { content: outcome.content, ...extras, ...(failed ? { isError: true } : {}) };
+  }
+  const content = outcome.output === '' && failed ? [] : [{ type: 'text', text: outcome.output }];
   const structuredContent = outcome.structuredContent ?? jsonObjectOf(outcome);
   const structured = structuredContent ? { structuredContent } : {};
-  if (outcome.status === 'success') return { content, ...structured };
+  if (!failed) return { content, ...structured };
   const error = outcome.error ?? `exit code ${outcome.exitCode}`;
   return { content: [...content, { type: 'text', text: error }], isError: true, ...structured };
-}
-
-function outputContent(outcome: CallOutcome): Content[] {
-  if (outcome.outputFormat === 'mcp-content') {
-    const parsed = parseContent(outcome.output);
-    if (parsed) return parsed;
-  }
-  return outcome.output === '' && outcome.status !== 'success' ? [] : [{ type: 'text', text: outcome.output }];
 }
 
 /**
@@ -36,22 +36,12 @@ function outputContent(outcome: CallOutcome): Content[] {
  * client can use the fields without parsing text (the text stays, for clients that read only it).
  */
 function jsonObjectOf(outcome: CallOutcome): Record<string, unknown> | undefined {
-  if (outcome.status !== 'success' || outcome.outputFormat === 'mcp-content') return undefined;
+  if (outcome.status !== 'success') return undefined;
   const text = outcome.output.trim();
   if (!text.startsWith('{')) return undefined;
   try {
     const value = JSON.parse(text) as unknown;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The content array back from its JSON; undefined when processing (truncation) left it unreadable. */
-function parseContent(text: string): Content[] | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && typeof item.type === 'string') ? (value as Content[]) : undefined;
   } catch {
     return undefined;
   }

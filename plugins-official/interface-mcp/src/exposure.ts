@@ -21,11 +21,15 @@ export function availableOver(tool: ToolDefinition, mode: ExposureMode): boolean
 }
 
 function deniedOutright(tool: ToolDefinition): boolean {
-  const deny = tool.shadow?.deny;
-  if (deny === true) return true;
-  if (!Array.isArray(deny)) return false;
+  return covers(tool, tool.shadow?.deny);
+}
+
+/** Whether a `deny`/`confirm` setting (true, or a list of (sub-)tool names relative to its owner or full) covers the tool. */
+export function covers(tool: ToolDefinition, setting: boolean | string[] | undefined): boolean {
+  if (setting === true) return true;
+  if (!Array.isArray(setting)) return false;
   const relative = tool.name.startsWith(`${tool.shadow!.owner}.`) ? tool.name.slice(tool.shadow!.owner.length + 1) : tool.name;
-  return deny.includes(tool.name) || deny.includes(relative);
+  return setting.includes(tool.name) || setting.includes(relative);
 }
 
 function remoteSafe(tool: ToolDefinition): boolean {

@@ -2,19 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { bindProblem } from '@factorly/net-guard';
+import { checkText, INVALID_REQUEST, type ErrorReply } from './framing.js';
 import { HttpGuard, type GuardOptions } from './http-guard.js';
 import { loadSdk } from './sdk.js';
 import { McpSession, type SessionContext } from './session.js';
 
 export interface HttpOptions extends GuardOptions {
-  info: { name: string; version: string };
   /** Told the address once listening (the port is real even when 0 was asked for). */
   listening(url: string): void;
   /** A session with no request and no open stream for this long is closed (0: never). */
   idleMs: number;
+  /** The largest request body read (`--max-message-size`); a bigger one is answered 413. */
+  maxMessageBytes: number;
+  warn(message: string): void;
 }
-
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface Live {
   session: McpSession;
@@ -40,7 +41,7 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
 
   const open = async (): Promise<Live> => {
     const id = randomUUID();
-    const session = new McpSession(id, context, sdk.newServer(options.info), sdk.schemas);
+    const session = new McpSession(id, context, sdk);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => void live.set(id, entry),
@@ -61,8 +62,8 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
     const refusal = guard!.check(request);
     if (refusal) return plain(response, refusal.status, refusal.message, refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
     if (new URL(request.url ?? '/', 'http://x').pathname !== '/mcp') return plain(response, 404, 'not found: MCP is served at /mcp');
-    const body = request.method === 'POST' ? await readJson(request) : undefined;
-    if (body && 'error' in body) return plain(response, body.status, body.error);
+    const body = request.method === 'POST' ? await readMessage(request, options) : undefined;
+    if (body && 'reply' in body) return jsonRpcReply(response, body.status, body.reply);
     const sessionId = header(request, 'mcp-session-id');
     const known = sessionId === undefined ? undefined : live.get(sessionId);
     if (sessionId !== undefined && !known) return jsonRpcError(response, 404, 'Session not found');
@@ -117,24 +118,40 @@ function listen(server: HttpServer, host: string, port: number): Promise<number>
   });
 }
 
-async function readJson(request: IncomingMessage): Promise<{ value: unknown } | { error: string; status: number }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return { error: `request body over ${MAX_BODY_BYTES} bytes`, status: 413 };
-    chunks.push(chunk);
+/**
+ * A POST body as one checked JSON-RPC message (see framing.ts), or the error to answer with: 413 for
+ * a body over the size limit, 400 with the JSON-RPC error for anything else.
+ */
+async function readMessage(request: IncomingMessage, options: HttpOptions): Promise<{ value: unknown } | { reply: ErrorReply; status: number }> {
+  const body = await readBody(request, options.maxMessageBytes);
+  if (body === undefined) {
+    options.warn(`refused an HTTP request body of more than ${options.maxMessageBytes} bytes (--max-message-size); the session goes on`);
+    return { status: 413, reply: { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: the body is over the limit of ${options.maxMessageBytes} bytes (--max-message-size)` } } };
   }
-  try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
-  } catch {
-    return { error: 'request body is not JSON', status: 400 };
-  }
+  const checked = checkText(body.toString('utf8'));
+  if ('reply' in checked) return { status: 400, reply: checked.reply };
+  if ('drop' in checked) return { status: 400, reply: { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: ${checked.drop}` } } };
+  return { value: checked.message };
+}
+
+/** The whole body, or undefined as soon as it is over `limit` (the rest is read and thrown away, so the answer can still be sent). */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      if (size > limit) return;
+      size += chunk.length;
+      if (size > limit) resolve(undefined);
+      else chunks.push(chunk);
+    });
+    request.on('end', () => size <= limit && resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
 }
 
 function isInitialize(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.some((message) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize');
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {
@@ -147,6 +164,10 @@ function plain(response: ServerResponse, status: number, message: string, header
 }
 
 function jsonRpcError(response: ServerResponse, status: number, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  jsonRpcReply(response, status, { jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+}
+
+function jsonRpcReply(response: ServerResponse, status: number, reply: ErrorReply): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
 }
 

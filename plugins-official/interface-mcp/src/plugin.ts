@@ -1,6 +1,8 @@
 import type { CallGateway, InterfaceOptions, McpPassthrough, PluginDefinition, SecretScope } from 'factorly';
 import { CODE_TOOL, codeModeTools } from './code-mode.js';
 import { ElicitationChannel } from './elicit-channel.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './framing.js';
+import { introductionOf } from './introduction.js';
 import { SessionRegistry, type SessionLog } from './session-registry.js';
 import type { SessionContext } from './session.js';
 
@@ -47,19 +49,21 @@ async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options
   if (codeMode && !gateway.tools().some((tool) => tool.name === CODE_TOOL)) {
     throw new Error(`--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`);
   }
-  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway) : undefined, passthrough };
-  const info = { name: 'factorly', version: String(options.version ?? '0.0.0') };
+  const introduction = introductionOf({ name: 'factorly', version: String(options.version ?? '0.0.0') }, passthrough, options.mirror === true);
+  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway) : undefined, passthrough, introduction };
+  const maxMessageBytes = typeof options.maxMessageBytes === 'number' ? options.maxMessageBytes : DEFAULT_MAX_MESSAGE_BYTES;
   const unwatch = gateway.watchTools((change) => {
     if ('error' in change) warn(`the edited config does not load, still serving the previous tools: ${change.error}`);
-    else void sessions.toolsChanged();
+    else void sessions.toolsChanged(change.sessionId);
   });
   try {
     // The servers (and the SDK and zod under them) are loaded by `serve` only, not by every process that registers the interface.
-    if (!http) return await (await import('./stdio-server.js')).serveStdio(context, { info }, signal);
+    if (!http) return await (await import('./stdio-server.js')).serveStdio(context, { maxMessageBytes, warn }, signal);
     const { serveHttp } = await import('./http-server.js');
     if (!options.token) warn('WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.');
     await serveHttp(context, {
-      info,
+      maxMessageBytes,
+      warn,
       host: String(options.host ?? '127.0.0.1'),
       port: Number(options.port ?? 0),
       token: typeof options.token === 'string' ? options.token : undefined,

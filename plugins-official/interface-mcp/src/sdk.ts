@@ -1,35 +1,41 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { SdkSchemas } from './session.js';
+
+/** What a server says of itself at initialize: its name, what it offers, how to use it. */
+export interface Introduction {
+  info: { name: string; version: string; [key: string]: unknown };
+  capabilities: Record<string, unknown>;
+  instructions?: string;
+}
 
 /** The parts of the MCP SDK a serving interface uses, loaded on first use (not at every CLI boot). */
 export interface Sdk {
   schemas: SdkSchemas;
-  newServer(info: { name: string; version: string }): Server;
+  /** A server for one session; `taskStore` when it takes task-augmented calls. */
+  newServer(introduction: Introduction, taskStore?: TaskStore): Server;
+  /** A task store for one session (see TaskCalls). */
+  newTaskStore(): TaskStore;
 }
 
 let loaded: Promise<Sdk> | undefined;
 
 export function loadSdk(): Promise<Sdk> {
   loaded ??= (async () => {
-    const [{ Server }, { Protocol }, types] = await Promise.all([
+    const [{ Server }, types, tasks] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/index.js'),
-      import('@modelcontextprotocol/sdk/shared/protocol.js'),
       import('@modelcontextprotocol/sdk/types.js'),
+      import('@modelcontextprotocol/sdk/experimental/tasks'),
     ]);
-    const { ListToolsRequestSchema, CallToolRequestSchema, ResultSchema } = types;
     return {
-      schemas: {
-        ListToolsRequestSchema,
-        CallToolRequestSchema,
-        ResultSchema,
-        // The request is parsed once against the SDK's schema (bad input is still refused with
-        // InvalidParams). The SDK Server's own tools/call wrapper would parse it a second time and
-        // then validate the result, which toMcpResult builds to that schema from an outcome the
-        // kernel has already validated: two zod passes per call for nothing, on the hot path.
-        onToolCall: (server, handler) => Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, handler as never),
-      },
-      // list_changed is real: the catalogue is reloaded when the config changes on disk.
-      newServer: (info) => new Server(info, { capabilities: { tools: { listChanged: true } } }),
+      schemas: { ListToolsRequestSchema: types.ListToolsRequestSchema },
+      newServer: ({ info, capabilities, instructions }, taskStore) =>
+        new Server(info, {
+          capabilities,
+          ...(instructions === undefined ? {} : { instructions }),
+          ...(taskStore ? { taskStore, taskMessageQueue: new tasks.InMemoryTaskMessageQueue() } : {}),
+        }),
+      newTaskStore: () => new tasks.InMemoryTaskStore(),
     };
   })();
   return loaded;

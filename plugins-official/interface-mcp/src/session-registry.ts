@@ -51,9 +51,10 @@ export class SessionRegistry {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Tells every session that `tools/list` would now answer differently. */
-  async toolsChanged(): Promise<void> {
-    await Promise.allSettled(this.all().map((session) => session.server.sendToolListChanged()));
+  /** Tells every session (or the one named) that `tools/list` would now answer differently. */
+  async toolsChanged(sessionId?: string): Promise<void> {
+    const told = sessionId === undefined ? this.all() : [this.live.get(sessionId)].filter((session) => session !== undefined);
+    await Promise.allSettled(told.map((session) => session.server.sendToolListChanged()));
   }
 
   private async record(type: 'session.opened' | 'session.closed', data: Record<string, unknown>): Promise<void> {

@@ -1,10 +1,16 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallGateway, CallOutcome, ClientLink, McpPassthrough, Params } from 'factorly';
 import { toMcpResult, type McpCallResult } from './call-result.js';
+import { readCallParams } from './call-params.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
+import { requestLink, sessionLink, taskLink, type Asking, type Extra } from './links.js';
 import { attachPassthrough } from './passthrough.js';
+import type { Introduction, Sdk } from './sdk.js';
 import type { SessionRegistry } from './session-registry.js';
-import { inputSchemaOf } from './tool-schema.js';
+import { TaskCalls } from './task-calls.js';
+import { toolEntry, type McpToolEntry } from './tool-entry.js';
+
+export type { McpToolEntry } from './tool-entry.js';
 
 /** What every session of one `serve` shares. */
 export interface SessionContext {
@@ -17,6 +23,8 @@ export interface SessionContext {
   transport: string;
   /** Upstream MCP servers' resources, prompts, completions and log level, served next to the tools. */
   passthrough?: McpPassthrough;
+  /** What each session's server says of itself at initialize. */
+  introduction: Introduction;
 }
 
 /** The tools code mode shows instead of the catalogue, and how it answers a call to one. */
@@ -25,45 +33,44 @@ export interface CodeModeTools {
   call(name: string, args: Params, session: McpSession, client: ClientLink, signal: AbortSignal): Promise<McpCallResult>;
 }
 
-export interface McpToolEntry {
-  name: string;
-  description?: string;
-  inputSchema: { type: 'object'; [key: string]: unknown };
-}
-
-type Extra = {
-  signal: AbortSignal;
-  requestId: string | number;
-  _meta?: { progressToken?: string | number };
-  sendNotification: (notification: { method: string; params?: Record<string, unknown> }) => Promise<void>;
-  sendRequest: (request: { method: string; params?: Record<string, unknown> }, schema: never, options?: { signal?: AbortSignal; timeout?: number }) => Promise<unknown>;
-};
-
 /**
- * One MCP connection: an SDK `Server` whose `tools/list` shows the exposed catalogue with real
- * schemas and whose `tools/call` goes through the call gateway as this session's agent (the
- * session id is the `agentId`), carrying a `ClientLink` so upstream progress, logs and requests
- * reach this client on the call's own stream.
+ * One MCP connection: an SDK `Server` whose `tools/list` shows the catalogue as this session sees
+ * it (an upstream lists more tools to a client that can sample) and whose `tools/call` goes through
+ * the call gateway as this session's agent (the session id is the `agentId`), carrying a
+ * `ClientLink` so upstream progress, logs and requests reach this client on the call's own stream.
+ * A task-augmented call is answered with a task and runs on (see TaskCalls).
  */
 export class McpSession {
   readonly server: Server;
+  private readonly tasks = new TaskCalls();
+  /** Settles once the upstreams have listed this session's own tools (see McpPassthrough.openSession). */
+  private opened: Promise<void> = Promise.resolve();
+  /** Settles when the connection closes (the client went away or the server closed it). */
+  readonly closed: Promise<void>;
 
   constructor(
     readonly id: string,
     private readonly context: SessionContext,
-    server: Server,
-    private readonly schemas: SdkSchemas,
+    sdk: Sdk,
   ) {
-    this.server = server;
-    server.setRequestHandler(schemas.ListToolsRequestSchema, () => ({ tools: this.tools() }));
-    schemas.onToolCall(server, (request, extra) =>
-      this.context.sessions.track(this.callTool(request.params.name, (request.params.arguments ?? {}) as Params, extra as unknown as Extra)),
-    );
-    const passthroughOpened = attachPassthrough(server, context.passthrough, id);
+    const takesTasks = context.introduction.capabilities.tasks !== undefined;
+    this.server = sdk.newServer(context.introduction, takesTasks ? this.tasks.watch(sdk.newTaskStore()) : undefined);
+    const { server } = this;
+    server.setRequestHandler(sdk.schemas.ListToolsRequestSchema, async () => ({ tools: await this.tools() }));
+    // tools/call is answered here, not through the SDK's handler, which rewrites results to its own schema (dropping fields it does not know).
+    server.fallbackRequestHandler = (request, extra) => this.onRequest(request as { method: string; params?: unknown }, extra as unknown as Extra);
+    attachPassthrough(server, context.passthrough, id);
     server.oninitialized = () => {
-      passthroughOpened();
+      const link = sessionLink(server, id, id);
+      this.opened = context.passthrough?.openSession(link) ?? Promise.resolve();
       void this.context.sessions.opened(this);
     };
+    this.closed = new Promise((resolve) => {
+      server.onclose = () => {
+        this.tasks.abortAll();
+        resolve();
+      };
+    });
   }
 
   /** The client's name and version as it introduced itself. */
@@ -85,45 +92,36 @@ export class McpSession {
     return this.context.gateway.call({ tool, params, iface: 'mcp', sessionId: this.id, agentId: this.id, client, signal });
   }
 
-  private tools(): McpToolEntry[] {
+  private async tools(): Promise<McpToolEntry[]> {
     if (this.context.codeMode) return this.context.codeMode.list();
-    return exposedTools(this.context.gateway.tools(), this.context.mode).map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: inputSchemaOf(tool) as McpToolEntry['inputSchema'],
-    }));
+    await this.opened;
+    return exposedTools(this.context.gateway.tools(this.id), this.context.mode).map(toolEntry);
   }
 
-  private async callTool(name: string, args: Params, extra: Extra): Promise<McpCallResult> {
-    const client = this.linkFor(extra);
-    if (this.context.codeMode) return this.context.codeMode.call(name, args, this, client, extra.signal);
-    const tool = this.context.gateway.tools().find((candidate) => candidate.name === name);
+  private async onRequest(request: { method: string; params?: unknown }, extra: Extra): Promise<Record<string, unknown>> {
+    if (request.method !== 'tools/call') throw Object.assign(new Error('Method not found'), { code: -32601 });
+    const { name, args, task } = readCallParams(request.params);
+    const { taskStore } = extra;
+    if (task && taskStore) {
+      const link = (taskId: string, asking: Asking): ClientLink => taskLink(this.server, this.id, taskId, asking, extra._meta?.progressToken);
+      return this.tasks.start(taskStore, task.ttl, link, (client, signal) => this.context.sessions.track(this.callTool(name, args, client, signal)));
+    }
+    return this.context.sessions.track(this.callTool(name, args, requestLink(this.server, extra, this.id), extra.signal));
+  }
+
+  private async callTool(name: string, args: Params, client: ClientLink, signal: AbortSignal): Promise<McpCallResult> {
+    await this.opened;
+    if (this.context.codeMode) return this.context.codeMode.call(name, args, this, client, signal);
+    const tool = this.context.gateway.tools(this.id).find((candidate) => candidate.name === name);
     // A local-only tool (factorly.shell asked for over HTTP) is refused before anything runs.
     if (tool && !availableOver(tool, this.context.mode)) {
       return { content: [{ type: 'text', text: `tool "${name}" is not available over this interface` }], isError: true };
     }
-    return toMcpResult(await this.callGateway(name, args, client, extra.signal));
-  }
-
-  private linkFor(extra: Extra): ClientLink {
-    return {
-      sessionId: this.id,
-      progressToken: extra._meta?.progressToken,
-      capabilities: (this.server.getClientCapabilities() ?? {}) as Record<string, unknown>,
-      notify: (method, params) => extra.sendNotification({ method, params }),
-      request: async (method, params, signal, timeoutMs) => {
-        const options = { signal: signal ?? extra.signal, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) };
-        return (await extra.sendRequest({ method, params }, this.schemas.ResultSchema as never, options)) as Record<string, unknown>;
-      },
-    };
+    return toMcpResult(await this.callGateway(name, args, client, signal));
   }
 }
 
 /** The SDK's request schemas, imported once per `serve` (the SDK is loaded only when serving). */
 export interface SdkSchemas {
   ListToolsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListToolsRequestSchema;
-  CallToolRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolRequestSchema;
-  ResultSchema: typeof import('@modelcontextprotocol/sdk/types.js').ResultSchema;
-  /** Answers `tools/call` (see `Sdk.onToolCall`). */
-  onToolCall(server: Server, handler: (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra: unknown) => unknown): void;
 }

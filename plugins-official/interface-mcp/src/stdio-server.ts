@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { McpSession, type SessionContext } from './session.js';
 import { loadSdk } from './sdk.js';
+import { FramedStdioTransport } from './stdio-transport.js';
 
 export interface StdioOptions {
-  info: { name: string; version: string };
+  /** The largest message read (`--max-message-size`); a longer line is answered with an error. */
+  maxMessageBytes: number;
+  warn(message: string): void;
   /** Defaults to the process's stdin and stdout. */
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
@@ -16,16 +19,15 @@ export interface StdioOptions {
  */
 export async function serveStdio(context: SessionContext, options: StdioOptions, signal: AbortSignal): Promise<void> {
   const sdk = await loadSdk();
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const session = new McpSession(randomUUID(), context, sdk.newServer(options.info), sdk.schemas);
+  const session = new McpSession(randomUUID(), context, sdk);
   const input = options.input ?? process.stdin;
   const ended = new Promise<void>((resolve) => {
     input.once('end', resolve);
     input.once('close', resolve);
-    session.server.onclose = () => resolve();
+    void session.closed.then(resolve);
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await session.server.connect(new StdioServerTransport(input as never, (options.output ?? process.stdout) as never));
+  await session.server.connect(new FramedStdioTransport(input, options.output ?? process.stdout, options.maxMessageBytes, options.warn));
   await ended;
   await context.sessions.drain();
   await session.server.close();

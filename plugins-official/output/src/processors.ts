@@ -1,6 +1,7 @@
 import type { OutputContext, OutputProcessor, ToolDefinition } from 'factorly';
 import { applyFilter } from './apply-filter.js';
 import { compileFilter, type FilterSpec } from './filter-spec.js';
+import { capContent } from './content-cap.js';
 import { collapseBlankLines, compactJson, foldRepeatedLines, stripAnsi } from './text-stages.js';
 import { truncateMiddle } from './truncate.js';
 
@@ -16,13 +17,14 @@ function shapes(context: OutputContext): boolean {
   return (context.stream ?? 'output') === 'output' && (tool.compress !== undefined || tool.filter !== undefined || tool.maxOutput !== undefined);
 }
 
-const isText = (context: OutputContext): boolean => (context.format ?? 'text') === 'text';
+/** Compression asked for (`none` is no compression: the output stays byte for byte what the tool wrote). */
+const compressing = (context: OutputContext): boolean => context.tool.compress !== undefined && context.tool.compress !== 'none';
 
-/** ANSI stripping and blank-line folding, on every processed text output. */
+/** ANSI stripping and blank-line folding, part of every compression mode. */
 export const cleanProcessor: OutputProcessor = {
   name: 'clean',
   order: ORDER.clean,
-  process: (text, context) => (shapes(context) && isText(context) ? collapseBlankLines(stripAnsi(text)) : text),
+  process: (text, context) => (shapes(context) && compressing(context) ? collapseBlankLines(stripAnsi(text)) : text),
 };
 
 const compiled = new WeakMap<ToolDefinition, FilterSpec>();
@@ -44,7 +46,7 @@ export const filterProcessor: OutputProcessor = {
   prepare: (tool) => (tool.filter ? compileFilter(tool.filter).problems : []),
   // Answers at once when there is nothing to filter, so a scrub inside an event-log write can use it.
   process: (text, context) => {
-    const filter = shapes(context) && isText(context) ? filterOf(context.tool) : undefined;
+    const filter = shapes(context) ? filterOf(context.tool) : undefined;
     return filter ? applyFilter(text, filter) : text;
   },
 };
@@ -55,15 +57,19 @@ export const compressProcessor: OutputProcessor = {
   order: ORDER.compress,
   process: (text, context) => {
     const mode = context.tool.compress;
-    if (!shapes(context) || !isText(context) || mode === undefined || mode === 'none') return text;
+    if (!shapes(context) || !compressing(context)) return text;
     const compacted = mode === 'json' || mode === 'all' ? compactJson(text) : text;
     return mode === 'logs' || mode === 'all' ? foldRepeatedLines(compacted) : compacted;
   },
 };
 
-/** `max_output` bytes, cut in the middle at character boundaries with a marker naming the bytes removed. */
+/**
+ * `max_output` bytes, cut in the middle at character boundaries with a marker naming the bytes
+ * removed; an MCP result's blocks share the budget (see capContent).
+ */
 export const truncateProcessor: OutputProcessor = {
   name: 'truncate',
   order: ORDER.truncate,
   process: (text, context) => (shapes(context) && context.tool.maxOutput !== undefined ? truncateMiddle(text, context.tool.maxOutput) : text),
+  processContent: (result, context) => (context.tool.maxOutput === undefined ? result : capContent(result, context.tool, context.tool.maxOutput)),
 };

@@ -117,6 +117,12 @@ describe('output processing in the pipeline', () => {
     type: cli
     command: printf
     args: ['a\\n\\n\\n\\nb']
+  raw:
+    type: cli
+    command: printf
+    args: ['\\033[32mok\\033[0m\\n\\n\\n\\n{ "a": 1 }\\n']
+    compress: none
+    max_output: 1000
 `, [outputPlugin]);
     kernel = started.kernel;
     const noisy = await kernel.pipeline.call({ tool: 'noisy', params: {}, iface: 'cli' });
@@ -126,6 +132,8 @@ describe('output processing in the pipeline', () => {
     expect(big.output).toMatch(/^(é)+\n\n\[\.\.\. truncated \d+ bytes \.\.\.\]\n\n(é)+$/);
     const plain = await kernel.pipeline.call({ tool: 'plain', params: {}, iface: 'cli' });
     expect(plain.output).toBe('a\n\n\n\nb');
+    // compress: none is no processing at all, even with a max_output the output fits in.
+    expect((await kernel.pipeline.call({ tool: 'raw', params: {}, iface: 'cli' })).output).toBe('\x1b[32mok\x1b[0m\n\n\n\n{ "a": 1 }\n');
     const completed = (await eventsOf(started.log)).filter((e) => e.type === 'call.completed').map((e) => e.data);
     expect(completed[0]).toMatchObject({ originalBytes: 49, processedBytes: 34 });
     expect(completed[1]).toMatchObject({ originalBytes: 400, processedBytes: Buffer.byteLength(big.output) });

@@ -84,8 +84,9 @@ export class CodeHost implements SandboxHost {
     }));
   }
 
+  /** Visible tools by name (the gateway gives catalogue order). */
   private visible(): ToolDefinition[] {
-    return this.gateway.tools().filter((tool) => !tool.hidden);
+    return this.gateway.tools().filter((tool) => !tool.hidden).sort((a, b) => a.name.localeCompare(b.name));
   }
 }
 

@@ -45,7 +45,7 @@ describe('type: code tools', () => {
     expect(await callTool(kernel, 'n')).toMatchObject({ output: '', exitCode: 0 });
     expect(await callTool(kernel, 'j')).toMatchObject({ output: '{"count":42}', exitCode: 0 });
     expect(await callTool(kernel, 't')).toMatchObject({ status: 'error', exitCode: 1, error: 'nope' });
-    expect(await callTool(kernel, 'loop')).toMatchObject({ status: 'error', exitCode: 2, error: 'timed out after 500 ms' });
+    expect(await callTool(kernel, 'loop')).toMatchObject({ status: 'timeout', exitCode: 2, error: 'timed out after 500 ms' });
     expect(await callTool(kernel, 's')).toMatchObject({ output: 'ok' });
   });
 

@@ -23,11 +23,31 @@ interface Live {
 
 export class UpstreamClosedError extends Error {}
 
+/** What a server says of itself when a connection initializes. */
+export interface ServerIntroduction {
+  capabilities: Record<string, unknown>;
+  /** Its `serverInfo`: name, version, title, icons, website. */
+  info?: Record<string, unknown>;
+  instructions?: string;
+}
+
+function send(live: Live, method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; timeout?: number }): Promise<Record<string, unknown>> {
+  return live.client.request({ method, ...(params === undefined ? {} : { params }) } as never, live.loose.LooseResult, options) as Promise<Record<string, unknown>>;
+}
+
 export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   onprogress?: (progress: Record<string, unknown>) => void;
 }
+
+/** What a connection reports about its server besides answers. */
+export interface ConnectionEvents {
+  /** The server said its tool list changed (`notifications/tools/list_changed`). */
+  toolsChanged(connection: Connection): void;
+}
+
+type Sender = (live: Live, params: Record<string, unknown> | undefined, sdkOptions: { signal?: AbortSignal; timeout?: number }) => Promise<Record<string, unknown>>;
 
 /**
  * One client connection to an upstream MCP server (one process for a stdio server, one MCP session
@@ -53,6 +73,7 @@ export class Connection {
     private readonly resolve: (template: string) => Promise<string>,
     readonly capabilities: Readonly<Record<string, unknown>>,
     readonly route: Route,
+    private readonly events?: ConnectionEvents,
   ) {}
 
   get idle(): boolean {
@@ -60,7 +81,31 @@ export class Connection {
   }
 
   /** Sends one request and resolves to the server's result as it came (no schema reshapes it). */
-  async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    return this.exchange(params, options, (live, withToken, sdkOptions) => send(live, method, withToken, sdkOptions));
+  }
+
+  /**
+   * Calls a tool as a task (MCP 2025-11-25), for a tool the server runs no other way: the call
+   * creates the task, `tasks/result` waits for its end and brings the tool's result; cancelling
+   * cancels the task. The progress token stays live until the task ends.
+   */
+  callAsTask(params: Record<string, unknown>, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    return this.exchange(params, options, async (live, withToken, sdkOptions) => {
+      const created = await send(live, 'tools/call', { ...withToken, task: {} }, sdkOptions);
+      const taskId = (created.task as { taskId?: unknown } | undefined)?.taskId;
+      if (typeof taskId !== 'string') return created;
+      const cancel = (): void => void send(live, 'tasks/cancel', { taskId }, {}).catch(() => undefined);
+      options.signal?.addEventListener('abort', cancel, { once: true });
+      try {
+        return await send(live, 'tasks/result', { taskId }, sdkOptions);
+      } finally {
+        options.signal?.removeEventListener('abort', cancel);
+      }
+    });
+  }
+
+  private async exchange(params: Record<string, unknown> | undefined, options: RequestOptions, sender: Sender): Promise<Record<string, unknown>> {
     this.inFlight += 1;
     const token = options.onprogress ? `factorly-${++this.nextToken}` : undefined;
     if (token) this.progress.set(token, options.onprogress!);
@@ -68,8 +113,7 @@ export class Connection {
       const live = await this.connect();
       try {
         const withToken = token ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } } : params;
-        const sdkOptions = { signal: options.signal, timeout: options.timeoutMs };
-        return (await live.client.request({ method, ...(withToken === undefined ? {} : { params: withToken }) } as never, live.loose.LooseResult, sdkOptions)) as Record<string, unknown>;
+        return await sender(live, withToken, { signal: options.signal, timeout: options.timeoutMs });
       } catch (error) {
         if (!live.closed) throw error;
         const tail = live.stderr().trim();
@@ -90,10 +134,13 @@ export class Connection {
     await live?.client.notification({ method, params } as never);
   }
 
-  /** What the server declared at initialization (opens the connection if needed). */
-  async serverCapabilities(): Promise<Record<string, unknown>> {
+  /** What the server said of itself at initialization: capabilities, server info, instructions (opens the connection if needed). */
+  async introduction(): Promise<ServerIntroduction> {
     const live = await this.connect();
-    return (live.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+    const { client } = live;
+    const instructions = client.getInstructions();
+    const info = client.getServerVersion() as Record<string, unknown> | undefined;
+    return { capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>, ...(info ? { info } : {}), ...(instructions === undefined ? {} : { instructions }) };
   }
 
   /** Process id of the running stdio server, if any (for diagnostics and tests). */
@@ -134,6 +181,7 @@ export class Connection {
       const { progressToken, ...progress } = (notification.params ?? {}) as Record<string, unknown>;
       this.progress.get(String(progressToken))?.(progress);
     });
+    client.setNotificationHandler(loose.serverNotificationSchema('notifications/tools/list_changed'), async () => this.events?.toolsChanged(this));
     client.fallbackNotificationHandler = async (notification) => this.route.notify(notification.method, (notification.params ?? {}) as Record<string, unknown>);
     client.onclose = () => {
       live.closed = true;

@@ -1,4 +1,5 @@
-import type { ClientLink, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities } from 'factorly';
+import type { ClientLink, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities, UpstreamIntroduction } from 'factorly';
+import { unionOfCapabilities } from './capabilities.js';
 import { forwardedError } from './forwarded-error.js';
 import { Owners } from './owners.js';
 import type { Sessions } from './sessions.js';
@@ -37,19 +38,20 @@ export class UpstreamForwarding implements McpPassthrough {
   ) {}
 
   capabilities(): UpstreamCapabilities {
-    const declared = this.upstreams().map((upstream) => upstream.capabilities());
-    const merged: UpstreamCapabilities = {};
-    const resources = declared.map((d) => d.resources as { subscribe?: boolean; listChanged?: boolean } | undefined).filter((r) => r !== undefined);
-    if (resources.length > 0) merged.resources = { subscribe: resources.some((r) => r.subscribe === true), listChanged: resources.some((r) => r.listChanged === true) };
-    const prompts = declared.map((d) => d.prompts as { listChanged?: boolean } | undefined).filter((p) => p !== undefined);
-    if (prompts.length > 0) merged.prompts = { listChanged: prompts.some((p) => p.listChanged === true) };
-    if (declared.some((d) => d.completions !== undefined)) merged.completions = {};
-    if (declared.some((d) => d.logging !== undefined)) merged.logging = {};
-    return merged;
+    return unionOfCapabilities(this.upstreams().map((upstream) => upstream.capabilities()));
   }
 
-  openSession(session: McpSessionLink): void {
+  introductions(): UpstreamIntroduction[] {
+    return this.upstreams().map((upstream) => ({ server: upstream.name, ...upstream.introduced() }));
+  }
+
+  /** Opens the session's own connections to servers that offer such a client more; one that fails leaves the session the shared tools, with a word on stderr. */
+  async openSession(session: McpSessionLink): Promise<void> {
     this.sessions.add(session);
+    await Promise.all(this.upstreams().map((upstream) =>
+      upstream.openSession(session.sessionId, session.capabilities).catch((error: unknown) => {
+        process.stderr.write(`factorly: upstream MCP server "${upstream.name}" could not be connected for a new session, which sees its shared tools: ${(error as Error).message}\n`);
+      })));
   }
 
   async closeSession(sessionId: string): Promise<void> {

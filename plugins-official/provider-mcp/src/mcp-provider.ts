@@ -1,19 +1,19 @@
-import type { SecretScope, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import type { SecretScope, ToolCall, ToolCatalog, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { forwardedError } from './forwarded-error.js';
 import { MCP_KEYS, prepareMcp, readTarget, targetTemplates } from './mcp-spec.js';
 import { toToolResult } from './result.js';
-import { parametersFromSchema } from './schema-params.js';
 import type { Sessions } from './sessions.js';
+import { runsAsTask, toolDefinitions } from './tool-definitions.js';
 import { Upstream, UpstreamClosedError } from './upstream.js';
-
-/** Keys of a server entry its sub-tools inherit (the filter stays with the entry, as in the reference). */
-const INHERITED = ['timeoutMs', 'maxOutput', 'compress', 'shadow', 'hidden'] as const;
 
 /**
  * `type: mcp`: an upstream MCP server whose tools become `<entry>.<remote>` tools with their real
  * JSON Schemas. Each server is connected at boot by `expand` (to list its tools); a call from an
  * agent session goes over that session's own connection (see `Upstream`), so the server's progress,
- * log messages and requests reach that agent; arguments are forwarded as typed JSON.
+ * log messages and requests reach that agent; arguments are forwarded as typed JSON. When a server
+ * lists its tools again (it said they changed, or a new session's client can do more), the
+ * catalogue follows.
  */
 export class McpProvider implements ToolProvider {
   readonly type = 'mcp';
@@ -24,6 +24,7 @@ export class McpProvider implements ToolProvider {
   constructor(
     private readonly standing: SecretScope,
     private readonly sessions: Sessions,
+    private readonly catalog: ToolCatalog,
   ) {}
 
   prepare(tool: ToolDefinition) {
@@ -32,18 +33,7 @@ export class McpProvider implements ToolProvider {
 
   async expand(entry: ToolDefinition): Promise<ToolDefinition[]> {
     const upstream = await this.upstreamFor(entry);
-    const remote = await upstream.listTools();
-    return remote.map((tool) => ({
-      ...pick(entry),
-      name: entry.spec.prefix === false ? tool.name : `${entry.name}.${tool.name}`,
-      type: 'mcp',
-      description: tool.description ?? tool.title ?? '',
-      hidden: entry.hidden,
-      parameters: parametersFromSchema(tool.inputSchema),
-      inputSchema: tool.inputSchema as Record<string, unknown>,
-      spec: { ...entry.spec, server: entry.name, remote: tool.name },
-      source: entry.source,
-    }));
+    return toolDefinitions(entry, await upstream.listTools());
   }
 
   /**
@@ -54,9 +44,12 @@ export class McpProvider implements ToolProvider {
     const target = readTarget(entry);
     const prefixed = entry.spec.prefix !== false;
     const existing = this.upstreams.get(entry.name);
-    if (existing && existing.prefixed === prefixed && JSON.stringify(existing.target) === JSON.stringify(target)) return existing;
+    if (existing && existing.prefixed === prefixed && JSON.stringify(existing.target) === JSON.stringify(target)) {
+      existing.entry = entry;
+      return existing;
+    }
     await existing?.stop();
-    const upstream = new Upstream(entry, target, (template) => this.standing.resolve(template), this.sessions, prefixed);
+    const upstream = new Upstream(entry, target, (template) => this.standing.resolve(template), this.sessions, (...listing) => this.listed(...listing), prefixed);
     this.upstreams.set(entry.name, upstream);
     return upstream;
   }
@@ -68,11 +61,20 @@ export class McpProvider implements ToolProvider {
     // Resolve the server's own secret references in this call's scope too, so its output is scrubbed of them.
     for (const template of targetTemplates(readTarget(call.tool))) if (template.includes('{{')) await call.secrets.resolve(template);
     try {
-      const options = { signal: call.signal, timeoutMs: call.timeoutMs, client: call.client };
+      const options = { signal: call.signal, timeoutMs: call.timeoutMs, client: call.client, asTask: runsAsTask(call.tool) };
       return toToolResult(await upstream.call(String(call.tool.spec.remote), call.params, options));
     } catch (error) {
       return failure(error, call, server);
     }
+  }
+
+  /** A server listed its tools again: for one session, or (no session) for everyone. */
+  private listed(upstream: Upstream, sessionId: string | undefined, tools: Tool[]): void {
+    // A listing that lands after its session closed has no one to serve (and would never be dropped).
+    if (sessionId !== undefined && !this.sessions.get(sessionId)) return;
+    const definitions = toolDefinitions(upstream.entry, tools);
+    const left = sessionId === undefined ? this.catalog.replaceEntry(upstream.name, definitions) : this.catalog.setSessionTools(sessionId, upstream.name, definitions);
+    for (const name of left) process.stderr.write(`factorly: upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out\n`);
   }
 
   /** The running upstream for a server entry (tests and diagnostics). */
@@ -92,15 +94,13 @@ export class McpProvider implements ToolProvider {
 
 function failure(error: unknown, call: ToolCall, server: string): ToolResult {
   if (error instanceof UpstreamClosedError) return { output: '', error: error.message, exitCode: 1 };
-  const timedOut = (call.signal.reason as Error | undefined)?.name === 'TimeoutError' || (error as { code?: number }).code === -32001;
-  if (timedOut) return { output: '', error: `upstream MCP server "${server}": call timed out after ${formatMs(call.timeoutMs)}`, exitCode: 124 };
-  if (call.signal.aborted) return { output: '', error: `upstream MCP server "${server}": call was cancelled`, exitCode: 130 };
+  // The signal says who stopped the call (its reason is the deadline's TimeoutError or the caller's);
+  // the SDK's error code says only that the request ended.
+  const deadline = (call.signal.reason as Error | undefined)?.name === 'TimeoutError';
+  if (call.signal.aborted && !deadline) return { output: '', error: `upstream MCP server "${server}": call was cancelled`, exitCode: 130 };
+  if (deadline || (error as { code?: number }).code === -32001) return { output: '', error: `upstream MCP server "${server}": call timed out after ${formatMs(call.timeoutMs)}`, exitCode: 124 };
   // The upstream's own words: without the "MCP error <code>: " our SDK client puts in front of them.
   return { output: '', error: `upstream MCP server "${server}": ${forwardedError(error).message}`, exitCode: 1 };
-}
-
-function pick(entry: ToolDefinition): Partial<ToolDefinition> {
-  return Object.fromEntries(INHERITED.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]));
 }
 
 function formatMs(ms: number): string {

@@ -6,8 +6,8 @@ import { Sessions } from './sessions.js';
 
 /**
  * Registers the `mcp` tool type (upstream MCP servers) and the pass-through of their resources,
- * prompts, completions and log level to MCP interfaces. A session's upstream connections close
- * when the session does (`session.closed`); the kernel stops the provider, and so every server,
+ * prompts, completions and log level to MCP interfaces. A session's upstream connections, and the
+ * tools they listed for it, go when the session does (`session.closed`); the kernel stops the provider, and so every server,
  * when it stops.
  */
 export const plugin: PluginDefinition = {
@@ -16,15 +16,21 @@ export const plugin: PluginDefinition = {
   register(registrar) {
     const { tokens } = registrar;
     registrar.registerInit({
-      deps: { providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: tokens.McpPassthroughs, log: tokens.OpenEventLog, bus: tokens.EventBus, processors: tokens.OutputProcessors },
-      init({ providers, standing, passthroughs, log, bus, processors }, context) {
+      deps: {
+        providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: tokens.McpPassthroughs, log: tokens.OpenEventLog, bus: tokens.EventBus,
+        processors: tokens.OutputProcessors, catalog: tokens.ToolCatalog,
+      },
+      init({ providers, standing, passthroughs, log, bus, processors, catalog }, context) {
         const scrubber = new Scrubber(() => processors.list(), standing);
         const sessions = new Sessions(async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])), scrubber);
-        const provider = new McpProvider(standing, sessions);
+        const provider = new McpProvider(standing, sessions, catalog);
         const forwarding = new UpstreamForwarding(() => provider.all(), sessions);
         providers.add('mcp', provider, context.pluginId);
         passthroughs.add('mcp', forwarding, context.pluginId);
-        const unsubscribe = bus.on('session.closed', (event) => forwarding.closeSession(event.data.sessionId));
+        const unsubscribe = bus.on('session.closed', async (event) => {
+          catalog.dropSession(event.data.sessionId);
+          await forwarding.closeSession(event.data.sessionId);
+        });
         context.onStop(() => unsubscribe());
       },
     });

@@ -1,36 +1,32 @@
-import type { JsonValue, ToolResult } from 'factorly';
-
-interface ContentItem {
-  type: string;
-  text?: string;
-  [key: string]: unknown;
-}
+import type { ContentBlock, JsonValue, ToolResult } from 'factorly';
 
 export interface UpstreamResult {
-  content?: ContentItem[];
+  content?: ContentBlock[];
   structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
   isError?: boolean;
   /** Older servers answer with `toolResult` instead of content. */
   toolResult?: unknown;
 }
 
+type Json = { [key: string]: JsonValue };
+
 /**
- * An upstream `CallToolResult` as a factorly result. Only text → the texts joined by newlines.
- * Anything else (images, audio, resources, resource links) → `outputFormat: 'mcp-content'` with
- * the JSON of the whole content array as output, so nothing is lost and an MCP interface can
- * return the same content. `structuredContent` rides along; `isError` becomes exit code 1 with
- * the text as the error (the output keeps non-text content).
+ * An upstream `CallToolResult` as a factorly result: its content blocks as they came (each with its
+ * annotations and `_meta`), its structured content and `_meta` beside them; the kernel derives the
+ * text output from the blocks. `isError` becomes exit code 1, with the texts as the error.
  */
 export function toToolResult(result: UpstreamResult): ToolResult {
   const content = Array.isArray(result.content) ? result.content : result.toolResult === undefined ? [] : [{ type: 'text', text: JSON.stringify(result.toolResult) }];
-  const onlyText = content.every((item) => item.type === 'text');
-  const text = content.filter((item) => item.type === 'text').map((item) => item.text ?? '').join('\n');
-  const structured = isRecord(result.structuredContent) ? { structuredContent: result.structuredContent as { [key: string]: JsonValue } } : {};
-  const output = onlyText ? { output: text } : { output: JSON.stringify(content), outputFormat: 'mcp-content' as const };
-  if (result.isError) {
-    return { ...output, ...(onlyText ? { output: '' } : {}), error: text || 'the upstream tool reported an error', exitCode: 1, ...structured };
-  }
-  return { ...output, exitCode: 0, ...structured };
+  const parts = {
+    output: '',
+    content,
+    ...(isRecord(result.structuredContent) ? { structuredContent: result.structuredContent as Json } : {}),
+    ...(isRecord(result._meta) ? { meta: result._meta as Json } : {}),
+  };
+  if (!result.isError) return { ...parts, exitCode: 0 };
+  const text = content.filter((block) => block.type === 'text').map((block) => String(block.text ?? '')).join('\n');
+  return { ...parts, error: text || 'the upstream tool reported an error', exitCode: 1 };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

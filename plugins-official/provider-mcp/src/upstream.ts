@@ -1,6 +1,6 @@
 import type { ClientLink, ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Connection, UpstreamClosedError } from './connection.js';
+import { Connection, UpstreamClosedError, type ServerIntroduction } from './connection.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { UpstreamResult } from './result.js';
 import { Route } from './route.js';
@@ -11,29 +11,35 @@ export { UpstreamClosedError };
 /** Client capabilities an upstream connection mirrors from the agent (the ones whose requests it can route). */
 const MIRRORED = ['sampling', 'elicitation', 'roots'] as const;
 
+/** Told each time a connection's tools are listed: for a session, or (no session) for everyone. */
+export type ToolsListed = (upstream: Upstream, sessionId: string | undefined, tools: Tool[]) => void;
+
 /**
- * One upstream MCP server and its connections. Each agent session gets its own connection, opened
- * at its first request and closed when the session ends, so whatever the server sends on a
- * connection (log messages, sampling and elicitation requests, resource updates) belongs to exactly
- * one session, and per-session server state (log level, subscriptions) stays that session's.
- * Calls without a session (CLI, code tools) share one connection, the one opened at start-up to
- * list the tools. The first session adopts that one when it declares the same client capabilities
- * (none); otherwise an idle start-up connection is closed, so `wrap` and a single agent run one
- * server process either way. A session's connection serves all its calls: 1,000 calls, one process.
+ * One upstream MCP server and its connections. Each agent session gets its own connection, closed
+ * when the session ends, so whatever the server sends on a connection (log messages, sampling and
+ * elicitation requests, resource updates, tool list changes) belongs to exactly one session, and
+ * per-session server state (log level, subscriptions, the tools it offers a client that can
+ * sample) stays that session's. Calls without a session (CLI, code tools) share one connection,
+ * the one opened at start-up to list the tools. The first session adopts that one when it declares
+ * the same client capabilities (none); otherwise an idle start-up connection is closed, so `wrap`
+ * and a single agent run one server process either way. A session's connection serves all its calls.
  */
 export class Upstream {
   private shared?: Connection;
   private readonly bySession = new Map<string, Connection>();
-  private declared: Record<string, unknown> = {};
+  private introduction: ServerIntroduction = { capabilities: {} };
   private stopped = false;
+  /** Listings in progress, and whether another was asked for meanwhile (a burst of list_changed lists once more, not once each). */
+  private readonly listings = new Map<Connection, { again: boolean }>();
 
   constructor(
-    /** The server's config entry. */
-    readonly entry: ToolDefinition,
+    /** The server's config entry (the latest, when a reload kept the server running). */
+    public entry: ToolDefinition,
     readonly target: McpTarget,
     /** Resolves `{{backend:KEY}}` in the target's command, args, env, url and headers. */
     private readonly resolve: (template: string) => Promise<string>,
     private readonly sessions: Sessions,
+    private readonly listed: ToolsListed,
     /** Whether names it serves (tools, prompts) carry the `<entry>.` prefix. */
     readonly prefixed = true,
   ) {}
@@ -42,33 +48,44 @@ export class Upstream {
     return this.entry.name;
   }
 
-  /** Lists the tools on the shared connection and remembers the server's capabilities. */
+  /** Lists the tools on the shared connection and remembers what the server said of itself. */
   async listTools(): Promise<Tool[]> {
     const connection = this.sessionless();
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await connection.request('tools/list', cursor === undefined ? undefined : { cursor });
-      tools.push(...((page.tools ?? []) as Tool[]));
-      cursor = page.nextCursor as string | undefined;
-    } while (cursor);
-    this.declared = await connection.serverCapabilities();
+    const tools = await listAll(connection);
+    this.introduction = await connection.introduction();
     return tools;
   }
 
   /** What the server declared when it was listed at start-up. */
   capabilities(): Record<string, unknown> {
-    return this.declared;
+    return this.introduction.capabilities;
+  }
+
+  /** Its server info and instructions, as it gave them at start-up. */
+  introduced(): ServerIntroduction {
+    return this.introduction;
+  }
+
+  /**
+   * A session began. A client that can sample, elicit or list roots gets its own connection at once
+   * and what the server lists on it becomes that session's tools (servers offer more to such clients);
+   * one that declares none sees the shared list until it calls.
+   */
+  async openSession(sessionId: string, capabilities: Readonly<Record<string, unknown>>): Promise<void> {
+    if (Object.keys(mirror(capabilities)).length === 0) return;
+    const connection = this.forSession(sessionId, capabilities);
+    this.listed(this, sessionId, await listAll(connection));
   }
 
   /** Calls a tool on the caller's session connection; its progress reaches the agent under the agent's own token. */
-  async call(remote: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; client?: ClientLink }): Promise<UpstreamResult> {
+  async call(remote: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; client?: ClientLink; asTask?: boolean }): Promise<UpstreamResult> {
     const { client } = options;
     const connection = client ? this.forSession(client.sessionId, client.capabilities) : this.sessionless();
     const end = connection.route.begin(client);
     try {
-      const onprogress = this.progressRelay(client);
-      return (await connection.request('tools/call', { name: remote, arguments: args }, { signal: options.signal, timeoutMs: options.timeoutMs, onprogress })) as UpstreamResult;
+      const params = { name: remote, arguments: args };
+      const request = { signal: options.signal, timeoutMs: options.timeoutMs, onprogress: this.progressRelay(client) };
+      return (await (options.asTask ? connection.callAsTask(params, request) : connection.request('tools/call', params, request))) as UpstreamResult;
     } finally {
       end();
     }
@@ -141,7 +158,7 @@ export class Upstream {
     this.bySession.set(sessionId, connection);
     const level = this.sessions.level(sessionId);
     // Queued before anything else the session sends on this connection.
-    if (level !== undefined && this.declared.logging) void connection.request('logging/setLevel', { level }).catch(() => undefined);
+    if (level !== undefined && this.capabilities().logging) void connection.request('logging/setLevel', { level }).catch(() => undefined);
     return connection;
   }
 
@@ -150,7 +167,24 @@ export class Upstream {
   }
 
   private open(sessionId: string | undefined, capabilities: Record<string, unknown>): Connection {
-    return new Connection(this.name, this.target, this.resolve, capabilities, new Route(this.sessions, this.entry, sessionId));
+    const events = { toolsChanged: (connection: Connection) => this.relist(connection) };
+    return new Connection(this.name, this.target, this.resolve, capabilities, new Route(this.sessions, this.entry, sessionId), events);
+  }
+
+  /** The server said its tools changed on this connection: list them again for whoever the connection serves now. */
+  private relist(connection: Connection): void {
+    const running = this.listings.get(connection);
+    if (running) return void (running.again = true);
+    const state = { again: false };
+    this.listings.set(connection, state);
+    void (async () => {
+      do {
+        state.again = false;
+        this.listed(this, connection.route.sessionId, await listAll(connection));
+      } while (state.again && !this.stopped);
+    })()
+      .catch((error: unknown) => process.stderr.write(`factorly: could not list the tools of upstream MCP server "${this.name}" again: ${(error as Error).message}\n`))
+      .finally(() => this.listings.delete(connection));
   }
 
   /** Relays upstream progress to the agent under the token the agent attached to its request (none: no relay). */
@@ -160,6 +194,18 @@ export class Upstream {
     return (progress) =>
       void this.sessions.scrub.value(progress, this.entry).then((clean) => client.notify('notifications/progress', { ...clean, progressToken })).catch(() => undefined);
   }
+}
+
+/** Every page of a connection's tools/list. */
+async function listAll(connection: Connection): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await connection.request('tools/list', cursor === undefined ? undefined : { cursor });
+    tools.push(...((page.tools ?? []) as Tool[]));
+    cursor = page.nextCursor as string | undefined;
+  } while (cursor);
+  return tools;
 }
 
 function mirror(capabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {

@@ -66,11 +66,11 @@ describe('mcp provider with @modelcontextprotocol/server-everything', () => {
     expect(completed[0]).toMatchObject({ status: 'success', output: { text: 'The sum of 2.5 and 4 is 6.5.' } });
   });
 
-  it('carries images as MCP content JSON and structured content intact', async () => {
+  it('carries images as MCP content blocks (the output is their JSON) and structured content intact', async () => {
     await everything();
     const image = await kernel!.pipeline.call({ tool: 'ev.get-tiny-image', params: {}, iface: 'mcp' });
-    expect(image.outputFormat).toBe('mcp-content');
     const content = JSON.parse(image.output) as { type: string; mimeType?: string; data?: string }[];
+    expect(image.content).toEqual(content);
     expect(content.map((item) => item.type)).toEqual(['text', 'image', 'text']);
     expect(content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
     const weather = await kernel!.pipeline.call({ tool: 'ev.get-structured-content', params: { location: 'Chicago' }, iface: 'mcp' });

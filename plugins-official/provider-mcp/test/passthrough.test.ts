@@ -198,7 +198,7 @@ describe('mcp pass-through: roots', () => {
 describe('mcp pass-through: resources, prompts and completions of several servers', () => {
   it('declares the union of what the servers offer', async () => {
     const { passthrough } = await start();
-    expect(passthrough.capabilities()).toEqual({ resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false }, completions: {}, logging: {} });
+    expect(passthrough.capabilities()).toEqual({ resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} });
   });
 
   it('pages through each server in turn, prefixes prompt names, and routes a prompt back to its server', async () => {

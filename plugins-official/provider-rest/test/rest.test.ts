@@ -165,7 +165,7 @@ describe('rest provider', () => {
   closed: {type: rest, base_url: "http://127.0.0.1:${port}", method: GET}
 `);
     const slow = await kernel!.pipeline.call({ tool: 'slow', params: {}, iface: 'cli' });
-    expect(slow).toMatchObject({ status: 'error', exitCode: 124, error: `GET ${base}/slow: request timed out after 300ms` });
+    expect(slow).toMatchObject({ status: 'timeout', exitCode: 124, error: `GET ${base}/slow: request timed out after 300ms` });
     const closed = await kernel!.pipeline.call({ tool: 'closed', params: {}, iface: 'cli' });
     expect(closed).toMatchObject({ status: 'error', exitCode: 1, error: `GET http://127.0.0.1:${port}/: request failed: connect ECONNREFUSED 127.0.0.1:${port}` });
   });

@@ -1,7 +1,7 @@
 import type { Decision, Interface, JsonValue, Params } from '../../events/catalog.js';
 import type { Projection } from '../../events/projection.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { OutputFormat, ToolDefinition } from './tool.js';
+import type { ContentBlock, ToolDefinition } from './tool.js';
 import type { ClientLink } from './gateway.js';
 
 /** What a shadow rule sees of a call. */
@@ -164,17 +164,34 @@ export interface OutputContext {
    * params, a rule's reason): only scrubbers act on it.
    */
   stream?: 'output' | 'error' | 'diagnostics' | 'structured' | 'event';
-  /** How the output is to be read (see `ToolResult.outputFormat`). */
-  format?: OutputFormat;
   /** The call's validated params (built-in filters pick a filter by a `command` param). */
   params?: Params;
 }
 
-/** Transforms output before it is stored or returned: scrub, compress, filter, truncate. */
+/** An MCP result as output processing sees it: its blocks, its structured content, and whether it is now an error. */
+export interface ContentResult {
+  content: ContentBlock[];
+  structuredContent?: { [key: string]: JsonValue };
+  /** The result's own `_meta`. */
+  meta?: { [key: string]: JsonValue };
+  /** Set by a stage that had to withhold something the result needs (structured content its output schema requires). */
+  error?: string;
+}
+
+/**
+ * Transforms output before it is stored or returned: scrub, compress, filter, truncate. Text goes
+ * through `process`: a tool's output, error and diagnostics, each text block of an MCP result (as
+ * `output`), and, as JSON on the `structured` stream, structured content and every other block.
+ */
 export interface OutputProcessor {
   readonly name: string;
   readonly order: number;
   process(text: string, context: OutputContext): string | Promise<string>;
+  /**
+   * For an MCP result, a stage that must see its blocks together (a size cap they share) takes the
+   * whole result here instead of its text blocks one by one. Binary blocks must never be cut into text.
+   */
+  processContent?(result: ContentResult, context: OutputContext): ContentResult | Promise<ContentResult>;
   /** Checks a tool's definition at load time (e.g. its `filter` stages); problems are short phrases. */
   prepare?(tool: ToolDefinition): string[];
 }

@@ -68,14 +68,33 @@ export interface CallOutcome extends ToolResult {
  */
 export interface CallGateway {
   call(request: CallRequest): Promise<CallOutcome>;
-  /** Every registered tool, hidden ones included. */
-  tools(): ToolDefinition[];
   /**
-   * Calls `listener` after the config changed on disk and the catalogue was reloaded (`tools()`
-   * then returns the new tools), or with the error when the edited config does not load (the old
-   * tools stay). Returns the unsubscribe function; watching runs only while someone listens.
+   * Every registered tool, hidden ones included, in catalogue order; as one session sees them when
+   * `sessionId` is given (see `ToolCatalog.setSessionTools`).
+   */
+  tools(sessionId?: string): ToolDefinition[];
+  /**
+   * Calls `listener` after the catalogue changed: the config changed on disk and was reloaded, or a
+   * provider listed an entry's tools again (for every session, or for the one `sessionId` names);
+   * `tools()` then returns the new tools. With the error when the edited config does not load (the
+   * old tools stay). Returns the unsubscribe function; watching runs only while someone listens.
    */
   watchTools(listener: (change: CatalogChange) => void): () => void;
+}
+
+/**
+ * How a provider changes the catalogue while serving (an upstream MCP server said its tool list
+ * changed, or lists more tools to a client that can sample than to one that cannot). Tools are
+ * given as the provider's `expand` gives them; the entry's rules cover them as at boot. Each method
+ * returns the names it left out because another tool has them. Watchers of `watchTools` are told.
+ */
+export interface ToolCatalog {
+  /** The tools `entry` stands for now, for everyone. */
+  replaceEntry(entry: string, tools: ToolDefinition[]): string[];
+  /** The tools `entry` stands for in one session, instead of the shared ones. */
+  setSessionTools(sessionId: string, entry: string, tools: ToolDefinition[]): string[];
+  /** The session ended: forget what it saw. */
+  dropSession(sessionId: string): void;
 }
 
 export type { CatalogChange } from '../config-watch.js';

@@ -61,6 +61,15 @@ export interface ToolDefinition {
    * the provider checks them as it checks its own tools' keys. None when absent.
    */
   overlayKeys?: readonly string[];
+  /** The JSON Schema its structured results follow, when it declares one (an upstream MCP tool's `outputSchema`). */
+  outputSchema?: Record<string, unknown>;
+  /**
+   * The tool exactly as an upstream MCP server listed it (title, annotations, execution, icons,
+   * `_meta`, and any field a later protocol adds), for an MCP interface to pass on unchanged.
+   */
+  declared?: Record<string, unknown>;
+  /** The config entry this tool was expanded from (an upstream MCP server's entry), when it came from one. */
+  expandedFrom?: string;
 }
 
 /** What a provider receives for one call: params validated, coerced and defaulted. */
@@ -114,11 +123,13 @@ export interface ToolResult {
   /** Diagnostics a tool printed while succeeding (a CLI tool's stderr with exit 0). */
   diagnostics?: string;
   /**
-   * How to read `output`: plain text (the default), or `mcp-content`, the JSON text of an MCP
-   * content array (what an upstream MCP tool returned when it was not only text: images,
-   * resources), so an MCP interface can hand it back as it came.
+   * An MCP result's content blocks as the tool sent them (an upstream MCP tool): text, images,
+   * audio, resources and links, each with its own annotations and `_meta`, so an MCP interface
+   * hands them back as they came. `output` is then what they say as text (see `contentText`).
    */
-  outputFormat?: OutputFormat;
+  content?: ContentBlock[];
+  /** An MCP result's own `_meta`. */
+  meta?: { [key: string]: JsonValue };
   /** An upstream MCP tool's `structuredContent`, carried alongside the output. */
   structuredContent?: { [key: string]: JsonValue };
   /** What the call consumed (a script's duration, inner tool calls, memory), recorded on `call.completed`. */
@@ -135,7 +146,11 @@ export interface CallSource {
   engine?: { name: string; version: string };
 }
 
-export type OutputFormat = 'text' | 'mcp-content';
+/** One block of an MCP result (`text`, `image`, `audio`, `resource`, `resource_link`, …), every field kept. */
+export interface ContentBlock {
+  type: string;
+  [key: string]: JsonValue;
+}
 
 /** What a provider says about a definition at load time. */
 export interface PreparedDefinition {

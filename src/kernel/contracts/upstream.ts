@@ -21,6 +21,17 @@ export interface UpstreamCapabilities {
   prompts?: { listChanged?: boolean };
   completions?: Record<string, never>;
   logging?: Record<string, never>;
+  /** Task-augmented tool calls (MCP 2025-11-25), when an upstream takes them. */
+  tasks?: { list?: Record<string, never>; cancel?: Record<string, never>; requests?: { tools?: { call?: Record<string, never> } } };
+}
+
+/** What an upstream server said of itself when factorly connected at start-up. */
+export interface UpstreamIntroduction {
+  /** The server's config entry name. */
+  server: string;
+  /** Its `serverInfo` (name, version, title, icons, website). */
+  info?: Record<string, unknown>;
+  instructions?: string;
 }
 
 /** The client requests a pass-through forwards to upstream servers. */
@@ -54,8 +65,13 @@ export interface McpPassthrough {
   readonly name: string;
   /** Union of what the connected upstreams declared, known once tools are collected. */
   capabilities(): UpstreamCapabilities;
-  /** A downstream session began: upstream connections made for it mirror its capabilities. */
-  openSession(session: McpSessionLink): void;
+  /** Each upstream's server info and instructions, in config order. */
+  introductions(): UpstreamIntroduction[];
+  /**
+   * A downstream session began: upstream connections made for it mirror its capabilities. Resolves
+   * once the tools the upstreams list to such a client are the session's (see `ToolCatalog`).
+   */
+  openSession(session: McpSessionLink): Promise<void>;
   /** The session ended: its upstream connections are closed. */
   closeSession(sessionId: string): Promise<void>;
   /** A notification from the session's client that upstreams must hear too (`notifications/roots/list_changed`). */

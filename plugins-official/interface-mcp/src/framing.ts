@@ -1,0 +1,86 @@
+/** How big one incoming MCP message may be by default (`--max-message-size`). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+export type RequestId = string | number;
+export interface ErrorReply {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: { code: number; message: string };
+}
+
+/** A message fit to hand to the MCP SDK, or the error to answer with instead. */
+export type Checked = { message: Record<string, unknown> } | { reply: ErrorReply } | { drop: string };
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
+
+/**
+ * One incoming JSON-RPC message, checked as JSON-RPC 2.0 and MCP want it, before the SDK sees it
+ * (which otherwise answers nothing, or ends the session). Text that is not JSON is a parse error
+ * (-32700); a batch (removed from MCP in 2025-06-18), a wrong `jsonrpc`, an id that is neither a
+ * string nor a number, or a method that is not a string is an invalid request (-32600), answered
+ * with the message's id when it has a usable one; params that are not an object are -32602.
+ * A malformed response from the client cannot be answered: it is dropped with the reason.
+ */
+export function checkText(text: string): Checked {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return reply(null, PARSE_ERROR, `Parse error: the message is not JSON (${(error as Error).message})`);
+  }
+  return checkMessage(value);
+}
+
+export function checkMessage(value: unknown): Checked {
+  if (Array.isArray(value)) return reply(null, INVALID_REQUEST, 'Invalid Request: batches are not supported (JSON-RPC batching was removed from MCP in 2025-06-18); send one message at a time');
+  if (typeof value !== 'object' || value === null) return reply(null, INVALID_REQUEST, `Invalid Request: a JSON-RPC message is an object, got ${kind(value)}`);
+  const message = value as Record<string, unknown>;
+  const id = usableId(message.id);
+  if (message.jsonrpc !== '2.0') return reply(id, INVALID_REQUEST, `Invalid Request: "jsonrpc" must be "2.0", got ${kind(message.jsonrpc)}`);
+  if ('id' in message && id === null) return reply(null, INVALID_REQUEST, `Invalid Request: "id" must be a string or a number, got ${kind(message.id)}`);
+  if (!('method' in message)) return checkResponse(message);
+  if (typeof message.method !== 'string') return reply(id, INVALID_REQUEST, `Invalid Request: "method" must be a string, got ${kind(message.method)}`);
+  if ('params' in message && (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))) {
+    return reply(id, INVALID_PARAMS, `Invalid params: "params" of ${message.method} must be an object, got ${kind(message.params)}`);
+  }
+  return { message };
+}
+
+/** The answer to a message too big to read: its id when the head or tail of what was seen shows one. */
+export function oversized(bytes: number, limit: number, seen: { head: string; tail: string }): ErrorReply {
+  const id = idIn(seen.head, /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/) ?? idIn(seen.tail, /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/);
+  return reply(id, INVALID_REQUEST, `Invalid Request: a message of ${bytes} bytes is over the limit of ${limit} bytes (--max-message-size); it was not read`).reply;
+}
+
+function checkResponse(message: Record<string, unknown>): Checked {
+  const answered = ('result' in message) !== ('error' in message);
+  if (usableId(message.id) === null || !answered) return { drop: 'a message with no method that is not a response (an id and either result or error)' };
+  return { message };
+}
+
+function reply(id: RequestId | null, code: number, message: string): { reply: ErrorReply } {
+  return { reply: { jsonrpc: '2.0', id, error: { code, message } } };
+}
+
+function usableId(id: unknown): RequestId | null {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function idIn(text: string, pattern: RegExp): RequestId | null {
+  const match = pattern.exec(text);
+  if (!match) return null;
+  try {
+    return usableId(JSON.parse(match[1]!));
+  } catch {
+    return null;
+  }
+}
+
+function kind(value: unknown): string {
+  if (value === undefined) return 'none';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}

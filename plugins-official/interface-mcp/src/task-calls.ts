@@ -1,0 +1,72 @@
+import type { ClientLink } from 'factorly';
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
+import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { McpCallResult } from './call-result.js';
+import type { Asking } from './links.js';
+
+/** How often a client is told to poll a running task (the SDK's default is 1 s too). */
+const POLL_INTERVAL_MS = 1_000;
+
+type Store = TaskStore;
+
+/**
+ * Task-augmented tool calls (MCP 2025-11-25) for one session: the call is answered at once with a
+ * task, runs through the gateway like any call (governed, recorded, output-processed) and leaves its
+ * result in the task store, where the SDK serves `tasks/get`, `tasks/result` and `tasks/list`.
+ * `tasks/cancel` stops the call, which is then recorded as cancelled.
+ */
+export class TaskCalls {
+  private readonly running = new Map<string, AbortController>();
+
+  /** Wraps the session's store so that cancelling a task aborts the call behind it. */
+  watch(store: Store): Store {
+    const running = this.running;
+    const updateTaskStatus = store.updateTaskStatus.bind(store);
+    return Object.assign(store, {
+      updateTaskStatus: async (...args: Parameters<Store['updateTaskStatus']>) => {
+        await updateTaskStatus(...args);
+        if (args[1] === 'cancelled') running.get(args[0])?.abort(new Error('the task was cancelled'));
+      },
+    });
+  }
+
+  /** Creates the task, starts the call and answers with the task (the result comes by `tasks/result`). */
+  async start(
+    store: RequestTaskStore,
+    ttl: number | undefined,
+    link: (taskId: string, asking: Asking) => ClientLink,
+    call: (client: ClientLink, signal: AbortSignal) => Promise<McpCallResult>,
+  ): Promise<{ task: Record<string, unknown> }> {
+    const task = await store.createTask({ ...(ttl === undefined ? {} : { ttl }), pollInterval: POLL_INTERVAL_MS });
+    const controller = new AbortController();
+    this.running.set(task.taskId, controller);
+    void call(link(task.taskId, askingFor(store, task.taskId)), controller.signal)
+      .then((result) => store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result))
+      // A cancelled task is terminal already: its result has nowhere to go, and the call is recorded either way.
+      .catch(() => undefined)
+      .finally(() => this.running.delete(task.taskId));
+    return { task: task as unknown as Record<string, unknown> };
+  }
+
+  /** Stops every task still running (the session is closing). */
+  abortAll(): void {
+    for (const controller of this.running.values()) controller.abort(new Error('the session closed'));
+  }
+}
+
+/**
+ * While at least one request of the task waits for the client, the task is `input_required`; then
+ * `working` again. A task cancelled meanwhile stays cancelled (its status can no longer change).
+ */
+function askingFor(store: RequestTaskStore, taskId: string): Asking {
+  let waiting = 0;
+  const set = (status: 'input_required' | 'working'): Promise<void> => store.updateTaskStatus(taskId, status).catch(() => undefined);
+  return async (request) => {
+    if (waiting++ === 0) await set('input_required');
+    try {
+      return await request();
+    } finally {
+      if (--waiting === 0) await set('working');
+    }
+  };
+}

@@ -1,0 +1,36 @@
+import type { ToolDefinition } from 'factorly';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { parametersFromSchema } from './schema-params.js';
+
+/** Keys of a server entry its sub-tools inherit (the filter stays with the entry, as in the reference). */
+const INHERITED = ['timeoutMs', 'maxOutput', 'compress', 'shadow', 'hidden'] as const;
+
+/**
+ * An upstream's tools as factorly tools: `<entry>.<remote>` (the remote name with `prefix: false`),
+ * parameters with real types for validation, and the declaration kept whole (`declared`: title,
+ * annotations, output schema, execution, icons, `_meta`) so an MCP interface lists it as the server did.
+ */
+export function toolDefinitions(entry: ToolDefinition, remote: readonly Tool[]): ToolDefinition[] {
+  return remote.map((tool) => ({
+    ...pick(entry),
+    name: entry.spec.prefix === false ? tool.name : `${entry.name}.${tool.name}`,
+    type: 'mcp',
+    description: tool.description ?? tool.title ?? '',
+    hidden: entry.hidden,
+    parameters: parametersFromSchema(tool.inputSchema),
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
+    declared: tool as Record<string, unknown>,
+    spec: { ...entry.spec, server: entry.name, remote: tool.name },
+    source: entry.source,
+  }));
+}
+
+/** Whether the server runs this tool only as a task (MCP 2025-11-25 `execution.taskSupport: required`). */
+export function runsAsTask(tool: ToolDefinition): boolean {
+  return (tool.declared?.execution as { taskSupport?: unknown } | undefined)?.taskSupport === 'required';
+}
+
+function pick(entry: ToolDefinition): Partial<ToolDefinition> {
+  return Object.fromEntries(INHERITED.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]));
+}

@@ -1,0 +1,50 @@
+import { expandedFrom } from './collect-tools.js';
+import type { CatalogChange, ToolCatalog } from './contracts/gateway.js';
+import type { ToolDefinition } from './contracts/tool.js';
+import type { ToolRegistry } from './registry.js';
+
+/**
+ * The `ToolCatalog` providers change while serving, bound to the registry once the kernel has
+ * built it. Each change is laid into the registry under the entry's rules (as at boot) and told to
+ * whoever watches the catalogue. A change for an entry the config no longer has is ignored, as is
+ * one before the kernel is ready (what providers list while the catalogue is built is what `expand`
+ * returns).
+ */
+export class LiveCatalog implements ToolCatalog {
+  private target?: { registry: ToolRegistry; entry: (name: string) => ToolDefinition | undefined };
+  private readonly listeners = new Set<(change: CatalogChange) => void>();
+
+  bind(registry: ToolRegistry, entry: (name: string) => ToolDefinition | undefined): void {
+    this.target = { registry, entry };
+  }
+
+  /** Follows the changes providers make (the kernel's `watchTools` adds the config watcher's). */
+  subscribe(listener: (change: CatalogChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  replaceEntry(entry: string, tools: ToolDefinition[]): string[] {
+    const definition = this.target?.entry(entry);
+    if (!definition) return [];
+    const clashing = this.target!.registry.replaceEntry(entry, expandedFrom(definition, tools));
+    this.tell({ changed: true });
+    return clashing;
+  }
+
+  setSessionTools(sessionId: string, entry: string, tools: ToolDefinition[]): string[] {
+    const definition = this.target?.entry(entry);
+    if (!definition) return [];
+    const clashing = this.target!.registry.setSessionTools(sessionId, entry, expandedFrom(definition, tools));
+    this.tell({ changed: true, sessionId });
+    return clashing;
+  }
+
+  dropSession(sessionId: string): void {
+    this.target?.registry.dropSession(sessionId);
+  }
+
+  private tell(change: CatalogChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+}
