@@ -67,7 +67,7 @@ describe('a call tree shares its deadline and cancellation', () => {
     const done = completions(events);
     const rootCall = requested.find((e) => e.data.tool === 'slow')!;
     // The deadline plus 1 s, as recorded by the process itself (not the machine's start-up time).
-    expect(done.get(rootCall.data.callId)).toMatchObject({ status: 'error', exitCode: 2 });
+    expect(done.get(rootCall.data.callId)).toMatchObject({ status: 'timeout', exitCode: 2 });
     expect(done.get(rootCall.data.callId)!.durationMs).toBeLessThanOrEqual(3_000);
     const inner = requested.filter((e) => e.data.parentId === rootCall.data.callId);
     expect(inner.map((e) => e.data.tool)).toEqual(['nap']);
@@ -183,7 +183,7 @@ describe('a call tree shares its deadline and cancellation', () => {
     const started = await startTestKernel(yaml, [quickjs, code, mcp]);
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'waits', params: {}, iface: 'mcp' });
-    expect(outcome).toMatchObject({ status: 'error', exitCode: 2 });
+    expect(outcome).toMatchObject({ status: 'timeout', exitCode: 2 });
     expect(outcome.durationMs).toBeLessThanOrEqual(2_000);
     const events = await eventsOf(started.log);
     const upstream = byType(events, 'call.requested').find((e) => e.data.tool === 'ev.trigger-long-running-operation')!;
