@@ -3,6 +3,9 @@ import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
 import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
+import { LmdbTree, type TreeGrowth } from './lmdb-tree.js';
+import { rebuiltTree } from './tree-rebuild.js';
+import type { LogTree } from './transparency-tree.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 
 export interface LmdbEventLogOptions {
@@ -11,6 +14,8 @@ export interface LmdbEventLogOptions {
   /** How often `subscribe` looks for events other processes appended (ms). */
   pollMs?: number;
   clock?: () => Date;
+  /** Open without write access (a read-only mount, a copy handed to an auditor): appends are refused. */
+  readOnly?: boolean;
 }
 
 /**
@@ -18,6 +23,8 @@ export interface LmdbEventLogOptions {
  * - `events`: seq (uint32) → JSON bytes of the envelope; the log itself.
  * - `ids`: event id → seq (idempotent appends); `calls`: callId → seqs (dupSort); `latest`: type → seq;
  *   `meta`: the head (seq and hash) written with every append, a witness against truncation.
+ * - `tree`: the RFC 9162 Merkle tree over the chain hashes (see LmdbTree), extended in the same
+ *   transaction.
  * The indexes are written in the same transaction as the events, and the next seq is read inside
  * that transaction, so several processes appending to one file never leave gaps or duplicates.
  */
@@ -28,6 +35,7 @@ export class LmdbEventLog implements EventLog {
   private readonly calls: Database<number, string>;
   private readonly latest: Database<number, string>;
   private readonly meta: Database<LogHead, string>;
+  private readonly merkle: LmdbTree;
   private readonly pollMs: number;
   private readonly clock: () => Date;
   private closed = false;
@@ -35,12 +43,13 @@ export class LmdbEventLog implements EventLog {
   private committedHead?: LogHead;
 
   constructor(options: LmdbEventLogOptions) {
-    this.root = open({ path: options.path, compression: false });
+    this.root = open({ path: options.path, compression: false, readOnly: options.readOnly });
     this.events = this.root.openDB<Buffer, number>({ name: 'events', keyEncoding: 'uint32', encoding: 'binary' });
     this.ids = this.root.openDB<number, string>({ name: 'ids', encoding: 'ordered-binary' });
     this.calls = this.root.openDB<number, string>({ name: 'calls', dupSort: true, encoding: 'ordered-binary' });
     this.latest = this.root.openDB<number, string>({ name: 'latest', encoding: 'ordered-binary' });
     this.meta = this.root.openDB<LogHead, string>({ name: 'meta', encoding: 'json' });
+    this.merkle = new LmdbTree(this.root);
     this.pollMs = options.pollMs ?? 50;
     this.clock = options.clock ?? (() => new Date());
   }
@@ -54,6 +63,7 @@ export class LmdbEventLog implements EventLog {
         findById: (id) => this.byId(id),
         now: this.clock(),
       });
+      const growth = sealed.fresh.length === 0 ? undefined : this.prepareTree(head.seq);
       const latest = new Map<string, number>();
       for (const event of sealed.fresh) {
         this.write(event);
@@ -62,7 +72,11 @@ export class LmdbEventLog implements EventLog {
       for (const [type, seq] of latest) this.latest.putSync(type, seq);
       const last = sealed.fresh.at(-1);
       if (last) this.meta.putSync('head', { seq: last.seq, hash: last.hash });
-      return sealed.results;
+      const frontier = growth && this.merkle.extend(growth, sealed.fresh.map((event) => event.hash));
+      return { results: sealed.results, frontier };
+    }).then(({ results, frontier }) => {
+      if (frontier) this.merkle.committedTo(frontier);
+      return results;
     });
     // Only now (committed): an aborted write must not leave a head that was never stored.
     const last = results.at(-1);
@@ -99,6 +113,12 @@ export class LmdbEventLog implements EventLog {
     return this.readHead();
   }
 
+  async tree(): Promise<LogTree> {
+    this.refresh();
+    const head = this.readHead();
+    return this.merkle.view(head.seq, (seq) => this.bySeq(seq)?.hash) ?? rebuiltTree(this.read({ to: head.seq }), this.merkle.head()?.origin);
+  }
+
   async attestedHead(): Promise<LogHead | undefined> {
     this.refresh();
     return this.meta.get('head');
@@ -132,6 +152,14 @@ export class LmdbEventLog implements EventLog {
     this.ids.putSync(event.id, event.seq);
     const callId = callIdOf(event);
     if (callId !== undefined) this.calls.putSync(callId, event.seq);
+  }
+
+  private prepareTree(seq: number): TreeGrowth {
+    return this.merkle.prepare(seq, (from) => this.hashesBetween(from, seq), (at) => this.bySeq(at)?.hash);
+  }
+
+  private *hashesBetween(from: number, to: number): Iterable<string> {
+    for (const { key, value } of this.events.getRange({ start: from, end: to + 1 })) yield decode(value, key).hash;
   }
 
   private readHead(): LogHead {

@@ -1,5 +1,6 @@
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
+import type { LogTree } from './transparency-tree.js';
 
 /** Inclusive seq range; `limit` caps the count; `reverse` reads newest first. */
 export interface ReadRange {
@@ -60,6 +61,11 @@ export interface EventLog {
    * whose events end before it has been truncated.
    */
   attestedHead?(): Promise<LogHead | undefined>;
+  /**
+   * The RFC 9162 Merkle tree over the chain hashes (leaf i = the hash of the event with seq i + 1),
+   * as of the current head: roots of any size and inclusion and consistency proofs.
+   */
+  tree?(): Promise<LogTree>;
   /** Calls `listener` for every event with seq ≥ `fromSeq`, including ones other processes append. */
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe;
   close(): Promise<void>;

@@ -2,6 +2,8 @@ import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
 import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
+import { CompactRange } from './merkle.js';
+import { MemoryTreeNodes, newOrigin, TransparencyTree, type LogTree } from './transparency-tree.js';
 
 /**
  * The reference implementation of `EventLog`: everything in memory, for unit tests and dry runs.
@@ -11,6 +13,9 @@ export class MemoryEventLog implements EventLog {
   private readonly events: Recorded[] = [];
   private readonly byId = new Map<string, Recorded>();
   private readonly listeners = new Set<(event: Recorded) => void>();
+  private readonly nodes = new MemoryTreeNodes();
+  private readonly frontier = new CompactRange();
+  private readonly origin = newOrigin();
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
@@ -26,6 +31,7 @@ export class MemoryEventLog implements EventLog {
       this.events.push(event);
       this.byId.set(event.id, event);
     }
+    this.treeAt(this.frontier.size).extend(this.frontier, fresh.map((event) => event.hash));
     for (const event of fresh) for (const listener of this.listeners) listener(event);
     return results;
   }
@@ -44,6 +50,14 @@ export class MemoryEventLog implements EventLog {
 
   async head(): Promise<LogHead> {
     return this.headNow();
+  }
+
+  async tree(): Promise<LogTree> {
+    return this.treeAt(this.events.length);
+  }
+
+  private treeAt(size: number): TransparencyTree {
+    return new TransparencyTree(this.nodes, (seq) => this.events[seq - 1]?.hash, { size, origin: this.origin });
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {

@@ -2,6 +2,7 @@ import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { EventBus } from './bus.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
+import type { LogTree } from './transparency-tree.js';
 
 /** Wraps any `EventLog` so that every append is published on the bus once it is stored (log first, bus second). */
 export class PublishingEventLog implements EventLog {
@@ -30,6 +31,15 @@ export class PublishingEventLog implements EventLog {
 
   head(): Promise<LogHead> {
     return this.inner.head();
+  }
+
+  attestedHead(): Promise<LogHead | undefined> {
+    return this.inner.attestedHead?.() ?? Promise.resolve(undefined);
+  }
+
+  tree(): Promise<LogTree> {
+    if (!this.inner.tree) return Promise.reject(new Error('this event log keeps no Merkle tree'));
+    return this.inner.tree();
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {
