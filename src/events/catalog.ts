@@ -166,6 +166,20 @@ export interface McpForwarded {
   durationMs: number;
 }
 
+/**
+ * A signed checkpoint of the log's Merkle tree (C2SP tlog-checkpoint in a signed-note), recorded
+ * after it was written to `.factorly/checkpoints/` and handed to the witnesses. It covers the first
+ * `size` events (those before it, at the time it was signed).
+ */
+export interface LogCheckpointed {
+  size: number;
+  /** The tree's root hash at `size`, hex. */
+  rootHash: string;
+  origin: string;
+  /** The signed note, as written to the checkpoint file. */
+  checkpoint: string;
+}
+
 /** Type → payload, and the schema version currently written for each type. */
 export interface EventMap {
   'call.requested': CallRequested;
@@ -184,6 +198,7 @@ export interface EventMap {
   'session.opened': SessionOpened;
   'session.closed': SessionClosed;
   'mcp.forwarded': McpForwarded;
+  'log.checkpointed': LogCheckpointed;
 }
 
 export type EventType = keyof EventMap;
@@ -205,6 +220,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'session.opened': 1,
   'session.closed': 1,
   'mcp.forwarded': 1,
+  'log.checkpointed': 1,
 };
 
 export function isEventType(value: string): value is EventType {

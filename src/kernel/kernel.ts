@@ -7,6 +7,8 @@ import { PublishingEventLog } from '../events/publishing-log.js';
 import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
+import { Checkpointer } from './checkpointer.js';
+import { parseLogSettings } from './config/log-settings.js';
 import { CallPipeline } from './call-pipeline.js';
 import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
@@ -65,6 +67,8 @@ export interface Kernel {
   readonly interfaces: KeyedSlot<FactorlyInterface>;
   /** The shadow rules' gate (its live rule state is compared with replays in tests). */
   readonly shadow: ShadowGate;
+  /** Signs checkpoints of the log's Merkle tree (every N events, on a timer while serving, at stop). */
+  readonly checkpoints: Checkpointer;
   /** The event log, opened on first use. */
   log(): EventLog;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
@@ -82,10 +86,16 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
+  let published: EventLog | undefined;
+  const checkpoints = new Checkpointer(() => published!, paths.stateDir, parseLogSettings(undefined, paths.baseDir), (message) => process.stderr.write(`warning: ${message}\n`));
   const openLog = (): EventLog => {
     const inner = options.log ?? openProjectLog(paths);
     lifecycle.onStop('event log', () => inner.close());
-    return new PublishingEventLog(inner, bus);
+    // Stop hooks run in reverse: the last checkpoint is signed before the log closes.
+    lifecycle.onStop('checkpoints', () => checkpoints.stop());
+    bus.onAny((event) => checkpoints.observe(event));
+    published = new PublishingEventLog(inner, bus);
+    return published;
   };
   const slots = bindCore(scope, paths, bus, openLog);
   lifecycle.enter(KernelPhase.Register);
@@ -94,6 +104,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let config: LoadedConfig;
   try {
     config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+    checkpoints.configure(parseLogSettings(config.settings.log, paths.baseDir));
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
@@ -121,6 +132,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const reload = async (): Promise<boolean> => {
     const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
     if (next.sha === config.sha) return false;
+    checkpoints.configure(parseLogSettings(next.settings.log, paths.baseDir));
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
     registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
     config = next;
@@ -133,7 +145,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, shadow, log, reload, stop: () => lifecycle.stop(),
+    interfaces: slots.interfaces, shadow, checkpoints, log, reload, stop: () => lifecycle.stop(),
   };
 }
 

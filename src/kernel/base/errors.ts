@@ -19,12 +19,15 @@ export type ErrorCode =
   | 'LIFECYCLE'
   | 'LOG_CONFLICT'
   | 'LOG_CORRUPT'
+  | 'LOG_UNREADABLE'
+  | 'LOG_WRITE_FAILED'
+  | 'LOG_KEY'
   | 'PROVIDER_MISSING'
   | 'SECRET_NOT_FOUND'
   | 'PROMOTE_FAILED';
 
 /** Exit codes the CLI uses for each kind of failure (2 = usage, as oclif does). */
-const EXIT_CODES: Partial<Record<ErrorCode, number>> = { USAGE: 2 };
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = { USAGE: 2, LOG_UNREADABLE: 2 };
 
 export class FactorlyError extends Error {
   readonly [BRAND] = true;

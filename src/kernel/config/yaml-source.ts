@@ -30,7 +30,7 @@ export interface ConfigSource {
 export const TOP_LEVEL_KEYS = [
   'tools', 'tools_dir', 'oauth_providers', 'vault_backends', 'disabled_commands', 'disable_builtins',
   'disabled_builtins', 'name', 'display_name', 'version', 'description', 'category', 'author', 'homepage',
-  'license', 'auth_type', 'auth_guide', 'requires',
+  'license', 'auth_type', 'auth_guide', 'requires', 'log',
 ] as const;
 
 /**

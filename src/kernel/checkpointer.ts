@@ -1,0 +1,105 @@
+import type { Recorded } from '../events/envelope.js';
+import type { EventLog } from '../events/log.js';
+import { messageOf } from './base/errors.js';
+import { signLogCheckpoint, type SignedCheckpoint } from './checkpoint-sign.js';
+import type { LogSettings } from './config/log-settings.js';
+import { deliverCheckpoint, type Witnesses } from './witness.js';
+
+/**
+ * Signs checkpoints without being asked: once `checkpointEvery` events were appended since the
+ * last checkpoint, every `checkpointIntervalMs` while serving (when the log grew), and when the
+ * process stops after appending. Each goes to `.factorly/checkpoints/`, into the log as
+ * `log.checkpointed`, and to the witnesses. Work is queued so checkpoints never overlap; a failure
+ * is reported once as a warning and never fails a call.
+ */
+export class Checkpointer {
+  private lastSize?: number;
+  private appendedSince = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer?: NodeJS.Timeout;
+  private readonly extraDirs: string[] = [];
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly log: () => EventLog,
+    private readonly stateDir: string,
+    private settings: LogSettings,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  configure(settings: LogSettings): void {
+    this.settings = settings;
+  }
+
+  /** Also copy each checkpoint into `dir` (`--witness DIR`). */
+  addWitnessDir(dir: string): void {
+    this.extraDirs.push(dir);
+  }
+
+  /** Called with every event this process appended. */
+  observe(event: Recorded): void {
+    if (event.type === 'log.checkpointed') {
+      this.lastSize = Math.max(this.lastSize ?? 0, event.data.size);
+      return;
+    }
+    this.appendedSince = true;
+    const every = this.settings.checkpointEvery;
+    // Only events that may have reached the next checkpoint queue any work.
+    if (every > 0 && (this.lastSize === undefined || event.seq - this.lastSize >= every)) this.enqueue(async () => {
+      if (event.seq - (await this.lastCheckpointSize()) >= every) await this.sign();
+    });
+  }
+
+  /** While serving: a checkpoint every interval in which the log grew (other writers included). */
+  keepSigning(): void {
+    const interval = this.settings.checkpointIntervalMs;
+    if (interval <= 0 || this.timer) return;
+    this.timer = setInterval(() => this.enqueue(async () => {
+      if ((await this.log().head()).seq > (await this.lastCheckpointSize())) await this.sign();
+    }), interval);
+    this.timer.unref();
+  }
+
+  /** Signs one now (`factorly logs checkpoint`), after any queued one. */
+  now(): Promise<SignedCheckpoint> {
+    return this.enqueue(() => this.sign(), true) as Promise<SignedCheckpoint>;
+  }
+
+  /** At the end of the process: waits for queued work, then signs what this process appended since. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.queue;
+    if (this.appendedSince) await this.enqueue(() => this.sign());
+  }
+
+  private async sign(): Promise<SignedCheckpoint> {
+    this.appendedSince = false;
+    const signed = await signLogCheckpoint(this.log(), this.stateDir);
+    this.lastSize = Math.max(this.lastSize ?? 0, signed.size);
+    for (const failure of await deliverCheckpoint(signed, this.witnesses())) this.warnOnce(failure);
+    return signed;
+  }
+
+  private witnesses(): Witnesses {
+    const dirs = [...(this.settings.witnessDir ? [this.settings.witnessDir] : []), ...this.extraDirs];
+    return { dirs, command: this.settings.witness };
+  }
+
+  private async lastCheckpointSize(): Promise<number> {
+    this.lastSize ??= (await this.log().lastOf('log.checkpointed'))?.data.size ?? 0;
+    return this.lastSize;
+  }
+
+  private enqueue(work: () => Promise<unknown>, rethrow = false): Promise<unknown> {
+    const run = this.queue.then(work);
+    this.queue = run.catch((error: unknown) => this.warnOnce(`checkpoint not signed: ${messageOf(error)}`));
+    return rethrow ? run : this.queue;
+  }
+
+  private warnOnce(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.warn(message);
+  }
+}
