@@ -4,6 +4,7 @@ import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
 import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
 import { LmdbTree, type TreeGrowth } from './lmdb-tree.js';
+import { openLogDatabases } from './lmdb-layout.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree } from './transparency-tree.js';
 import { FactorlyError } from '../kernel/base/errors.js';
@@ -44,11 +45,7 @@ export class LmdbEventLog implements EventLog {
 
   constructor(options: LmdbEventLogOptions) {
     this.root = open({ path: options.path, compression: false, readOnly: options.readOnly });
-    this.events = this.root.openDB<Buffer, number>({ name: 'events', keyEncoding: 'uint32', encoding: 'binary' });
-    this.ids = this.root.openDB<number, string>({ name: 'ids', encoding: 'ordered-binary' });
-    this.calls = this.root.openDB<number, string>({ name: 'calls', dupSort: true, encoding: 'ordered-binary' });
-    this.latest = this.root.openDB<number, string>({ name: 'latest', encoding: 'ordered-binary' });
-    this.meta = this.root.openDB<LogHead, string>({ name: 'meta', encoding: 'json' });
+    ({ events: this.events, ids: this.ids, calls: this.calls, latest: this.latest, meta: this.meta } = openLogDatabases(this.root));
     this.merkle = new LmdbTree(this.root);
     this.pollMs = options.pollMs ?? 50;
     this.clock = options.clock ?? (() => new Date());

@@ -61,15 +61,28 @@ export class CompactRange {
   ) {}
 
   push(leaf: Buffer, completed?: (node: TreeNode) => void): void {
-    let node = leaf;
-    let level = 0;
-    for (let index = this.size; index & 1; index >>>= 1) {
+    this.pushSubtree(leaf, 0, completed);
+  }
+
+  /** Appends a complete subtree of `2 ** level` leaves (the size must be a multiple of it). */
+  pushSubtree(hash: Buffer, level: number, completed?: (node: TreeNode) => void): void {
+    const width = 2 ** level;
+    if (this.size % width !== 0) throw new RangeError(`a subtree of ${width} leaves cannot follow ${this.size} leaves`);
+    let node = hash;
+    let at = level;
+    for (let index = this.size / width; index % 2 === 1; index = Math.floor(index / 2)) {
       node = nodeHash(this.peaks.pop()!, node);
-      level += 1;
-      completed?.({ level, index: index >>> 1, hash: node });
+      at += 1;
+      completed?.({ level: at, index: Math.floor(index / 2), hash: node });
     }
     this.peaks.push(node);
-    this.size += 1;
+    this.size += width;
+  }
+
+  /** Appends another range that starts where this one ends (its peaks, largest first). */
+  append(other: CompactRange): void {
+    const levels = peakLevels(other.size);
+    other.peaks.forEach((peak, i) => this.pushSubtree(peak, levels[i]!));
   }
 
   /** MTH of the leaves pushed so far: the peaks folded from the right. */

@@ -5,6 +5,8 @@ import { signLogCheckpoint, type SignedCheckpoint } from './checkpoint-sign.js';
 import type { LogSettings } from './config/log-settings.js';
 import { deliverCheckpoint, type Witnesses } from './witness.js';
 
+const BOOKKEEPING = new Set<string>(['writer.started']);
+
 /**
  * Signs checkpoints without being asked: once `checkpointEvery` events were appended since the
  * last checkpoint, every `checkpointIntervalMs` while serving (when the log grew), and when the
@@ -42,7 +44,8 @@ export class Checkpointer {
       this.lastSize = Math.max(this.lastSize ?? 0, event.data.size);
       return;
     }
-    this.appendedSince = true;
+    // A process that only recorded itself has nothing worth a checkpoint of its own.
+    if (!BOOKKEEPING.has(event.type)) this.appendedSince = true;
     const every = this.settings.checkpointEvery;
     // Only events that may have reached the next checkpoint queue any work.
     if (every > 0 && (this.lastSize === undefined || event.seq - this.lastSize >= every)) this.enqueue(async () => {

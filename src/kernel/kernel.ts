@@ -86,16 +86,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
-  let published: EventLog | undefined;
-  const checkpoints = new Checkpointer(() => published!, paths.stateDir, parseLogSettings(undefined, paths.baseDir), (message) => process.stderr.write(`warning: ${message}\n`));
+  const checkpoints = new Checkpointer(() => scope.resolve(KernelTokens.EventLog), paths.stateDir, parseLogSettings(undefined, paths.baseDir), (message) => process.stderr.write(`warning: ${message}\n`));
   const openLog = (): EventLog => {
     const inner = options.log ?? openProjectLog(paths);
     lifecycle.onStop('event log', () => inner.close());
     // Stop hooks run in reverse: the last checkpoint is signed before the log closes.
     lifecycle.onStop('checkpoints', () => checkpoints.stop());
     bus.onAny((event) => checkpoints.observe(event));
-    published = new PublishingEventLog(inner, bus);
-    return published;
+    return new PublishingEventLog(inner, bus);
   };
   const slots = bindCore(scope, paths, bus, openLog);
   lifecycle.enter(KernelPhase.Register);

@@ -1,0 +1,153 @@
+import type { RootDatabase } from 'lmdb';
+import { openLogFile } from './lmdb-scan-source.js';
+import { LmdbTree } from './lmdb-tree.js';
+import type { LogDatabases } from './lmdb-layout.js';
+import type { NoteVerifier } from './signed-note.js';
+import { checkTail } from './verify.js';
+import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type CheckpointResult, type Finding, type GivenCheckpoint, type LogFacts } from './verify-checkpoints.js';
+import { joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
+import { planChunks, scanAll } from './verify-parallel.js';
+import type { TransparencyTree } from './transparency-tree.js';
+
+/** What `logs verify` reports: 0 verified, 1 tampered (findings), 2 could not read. */
+export interface LogVerification {
+  ok: boolean;
+  status: 'verified' | 'tampered';
+  /** Events found intact from seq 1 (all of them when ok). */
+  verified: number;
+  /** The highest seq stored. */
+  events: number;
+  /** The first finding (chain breaks come first), for scripts that read one. */
+  firstBad?: Finding;
+  findings: Finding[];
+  tree: { size: number; rootHash: string; origin?: string };
+  checkpoints: CheckpointResult[];
+}
+
+export interface VerifyOptions {
+  checkpoints?: readonly GivenCheckpoint[];
+  verifiers?: readonly NoteVerifier[];
+  threads?: number;
+}
+
+/**
+ * Verifies an LMDB log file, opened read-only: the chain (in parallel chunks, in constant memory),
+ * the indexes against the events, the stored Merkle tree against the one the chain gives, the
+ * log's own checkpoints, and each checkpoint kept elsewhere with a consistency proof.
+ */
+export async function verifyLogFile(path: string, options: VerifyOptions = {}): Promise<LogVerification> {
+  const file = openLogFile(path);
+  try {
+    const last = lastSeq(file.dbs);
+    const given = options.checkpoints ?? [];
+    const sizes = given.map((checkpoint) => sizeOf(checkpoint.note)).filter((size): size is number => size !== undefined);
+    const plan = planChunks(last, [...sizes, last]);
+    const joined = joinChunks(await scanAll(path, file.source, plan, { threads: options.threads }));
+    const findings: Finding[] = [];
+    let verified = joined.verified;
+    let brokenAt: number | undefined;
+    if (joined.brokenNear !== undefined) {
+      const located = locateBreak(file.source, joined.brokenNear, last);
+      verified = located.verified;
+      brokenAt = located.broken.seq;
+      findings.push(located.broken);
+    } else {
+      const tail = checkTail({ seq: verified, hash: joined.lastHash }, file.dbs.meta.get('head'));
+      if (tail) findings.push(tail);
+    }
+    const stored = storedTree(file.root, file.dbs, verified);
+    findings.push(...indexFindings(file.dbs, joined, verified, last, stored, brokenAt));
+    const facts: LogFacts = { verified, brokenAt, origin: stored.origin, roots: rootsBefore(joined, verified), tree: stored.tree, embedded: joined.checkpoints };
+    const verifiers = options.verifiers ?? [];
+    findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
+    const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(given, verifiers, facts);
+    findings.push(...checkpointFindings);
+    const root = facts.roots.get(verified) ?? joined.range.root();
+    return {
+      ok: findings.length === 0, status: findings.length === 0 ? 'verified' : 'tampered', verified, events: last, firstBad: findings[0], findings,
+      tree: { size: verified, rootHash: root.toString('hex'), origin: stored.origin }, checkpoints,
+    };
+  } finally {
+    await file.root.close();
+  }
+}
+
+function lastSeq(dbs: LogDatabases): number {
+  for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key;
+  return 0;
+}
+
+/** The tree size a checkpoint claims, read before its signature is checked (to ask the scan for that root). */
+function sizeOf(note: string): number | undefined {
+  const size = Number(note.split('\n')[1]);
+  return Number.isSafeInteger(size) && size >= 0 ? size : undefined;
+}
+
+function rootsBefore(joined: JoinedScan, verified: number): Map<number, Buffer> {
+  const roots = new Map([...joined.roots].filter(([size]) => size <= verified));
+  if (joined.range.size === verified) roots.set(verified, joined.range.root());
+  return roots;
+}
+
+interface StoredTree {
+  origin?: string;
+  size?: number;
+  /** Set only when its root at the log's size matches the chain's. */
+  tree?: TransparencyTree;
+  rootMatches?: boolean;
+}
+
+function storedTree(root: RootDatabase, dbs: LogDatabases, verified: number): StoredTree {
+  const tree = new LmdbTree(root);
+  const head = tree.head();
+  if (!head) return {};
+  const hashAt = (seq: number): string | undefined => {
+    const bytes = dbs.events.getBinary(seq);
+    return bytes && (JSON.parse(bytes.toString('utf8')) as { hash: string }).hash;
+  };
+  // Proofs come from the stored tree only when it covers exactly the intact chain.
+  const view = head.size === verified ? tree.view(head.size, hashAt) : undefined;
+  return { origin: head.origin, size: head.size, tree: view };
+}
+
+/** The indexes against what the events say they should hold. */
+function indexFindings(dbs: LogDatabases, joined: JoinedScan, verified: number, last: number, stored: StoredTree, brokenAt: number | undefined): Finding[] {
+  // Past a chain break the events themselves are in doubt: their index entries say nothing more.
+  const problems = joined.indexProblems.filter((problem) => brokenAt === undefined || problem.seq < brokenAt);
+  const findings: Finding[] = problems.map((problem) => ({ kind: 'index', where: problem.index, seq: problem.seq, reason: problem.reason }));
+  if (verified !== last) return findings;
+  const ids = entryCount(dbs.ids);
+  if (ids !== last) findings.push({ kind: 'index', where: 'ids', reason: `the ids index holds ${ids} entries for ${last} events` });
+  const calls = entryCount(dbs.calls);
+  if (calls !== joined.withCallId) findings.push({ kind: 'index', where: 'calls', reason: `the calls index holds ${calls} entries for ${joined.withCallId} call events` });
+  for (const { key, value } of dbs.latest.getRange()) {
+    if (joined.latest[key] !== value) findings.push({ kind: 'index', where: 'latest', reason: `the latest index says the newest ${key} is seq ${value}, the events say ${joined.latest[key] ?? 'none'}` });
+  }
+  findings.push(...treeFindings(joined, last, stored));
+  return findings;
+}
+
+function treeFindings(joined: JoinedScan, last: number, stored: StoredTree): Finding[] {
+  if (stored.size === undefined) return [];
+  if (stored.size < last) {
+    return [{ kind: 'appended', where: 'tree', seq: stored.size + 1, reason: `events ${stored.size + 1}–${last} were appended without extending the Merkle tree (written outside factorly)` }];
+  }
+  if (stored.size > last) {
+    return [{ kind: 'truncated', where: 'tree', seq: last + 1, reason: `the Merkle tree covers ${stored.size} events but the log ends at seq ${last}: events were removed` }];
+  }
+  let root: Buffer | undefined;
+  try {
+    root = stored.tree?.root();
+  } catch {
+    root = undefined;
+  }
+  if (!root?.equals(joined.range.root())) {
+    stored.tree = undefined;
+    return [{ kind: 'index', where: 'tree', reason: 'the stored Merkle tree does not match the events: it was changed, or the events were' }];
+  }
+  return [];
+}
+
+function entryCount(db: { getStats(): unknown }): number {
+  return (db.getStats() as { entryCount: number }).entryCount;
+}

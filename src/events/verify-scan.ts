@@ -1,0 +1,119 @@
+import { ChainChecker, type ChainBreak, type ChainEntry } from './chain-check.js';
+import type { LogCheckpointed } from './catalog.js';
+import type { Recorded } from './envelope.js';
+import { chainLeaf, CompactRange } from './merkle.js';
+import { callIdOf } from './seal.js';
+
+/** Raw access to a log for checking it: entries by position, and the indexes when it has them. */
+export interface ScanSource {
+  entries(from: number, to: number): Iterable<{ key: number; value: Uint8Array }>;
+  /** The `ids` index: event id → seq. */
+  seqOfId?(id: string): number | undefined;
+  /** The `calls` index: whether it lists `seq` under `callId`. */
+  callLists?(callId: string, seq: number): boolean;
+}
+
+export interface IndexProblem {
+  index: string;
+  seq: number;
+  reason: string;
+}
+
+/** What one stretch of the log holds, in a form that crosses a worker boundary. */
+export interface ChunkSummary {
+  from: number;
+  /** Events read and found intact, in order from `from`. */
+  count: number;
+  /** The prevHash of the first event (checked against the previous chunk) and the hash of the last. */
+  firstPrevHash?: string;
+  lastHash?: string;
+  /** The first position that did not hold; the chunk stops there. */
+  broken?: ChainBreak;
+  /** The chunk's leaves as a compact range (peaks as hex), and at the requested sizes inside it. */
+  peaks: string[];
+  snapshots: { size: number; peaks: string[] }[];
+  latest: Record<string, number>;
+  withCallId: number;
+  indexProblems: IndexProblem[];
+  /** Calls requested here and not closed here; calls closed here but requested before. */
+  openedCalls: string[];
+  closedCalls: string[];
+  checkpoints: { seq: number; data: LogCheckpointed }[];
+}
+
+const MAX_INDEX_PROBLEMS = 20;
+const CLOSING = new Set(['call.completed', 'call.interrupted']);
+
+/**
+ * Checks the events from `from` to `to` (inclusive): the chain inside the stretch, its leaves,
+ * and every index entry its events should have. Stretches are independent, so a long log is
+ * checked in parallel and the summaries are joined in order (see joinChunks).
+ */
+export function scanChunk(source: ScanSource, from: number, to: number, sizes: readonly number[]): ChunkSummary {
+  const summary: ChunkSummary = { from, count: 0, peaks: [], snapshots: [], latest: {}, withCallId: 0, indexProblems: [], openedCalls: [], closedCalls: [], checkpoints: [] };
+  const checker = ChainChecker.after(from - 1, undefined);
+  const range = new CompactRange();
+  const wanted = new Set(sizes);
+  const open = new Set<string>();
+  for (const { key, value } of source.entries(from, to)) {
+    const entry = parse(key, value);
+    const broken = checker.check(entry, () => undefined);
+    if (broken) {
+      summary.broken = broken;
+      break;
+    }
+    const event = entry.event!;
+    if (summary.count === 0) summary.firstPrevHash = event.prevHash;
+    summary.count += 1;
+    summary.lastHash = event.hash;
+    range.push(chainLeaf(event.hash));
+    if (wanted.has(event.seq)) summary.snapshots.push({ size: event.seq, peaks: hexes(range) });
+    summary.latest[event.type] = event.seq;
+    checkIndexes(source, event, summary);
+    track(event, open, summary);
+  }
+  if (!summary.broken && summary.count < to - from + 1) {
+    const seq = from + summary.count;
+    summary.broken = { seq, kind: 'deleted', reason: `expected seq ${seq}, found none` };
+  }
+  summary.peaks = hexes(range);
+  summary.openedCalls = [...open];
+  return summary;
+}
+
+function parse(key: number, value: Uint8Array): ChainEntry {
+  try {
+    return { key, event: JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as Recorded };
+  } catch {
+    return { key, error: `event log entry ${key} is not valid JSON` };
+  }
+}
+
+function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary): void {
+  const problems = summary.indexProblems;
+  const report = (index: string, reason: string): void => {
+    if (problems.length < MAX_INDEX_PROBLEMS) problems.push({ index, seq: event.seq, reason });
+  };
+  if (source.seqOfId) {
+    const seq = source.seqOfId(event.id);
+    if (seq !== event.seq) report('ids', `event ${event.seq} (id ${event.id}) is ${seq === undefined ? 'missing from' : `listed at seq ${seq} in`} the ids index`);
+  }
+  const callId = callIdOf(event);
+  if (callId === undefined) return;
+  summary.withCallId += 1;
+  if (source.callLists && !source.callLists(callId, event.seq)) {
+    report('calls', `event ${event.seq} (${event.type} of call ${callId}) is missing from the calls index, so the call reads without it`);
+  }
+}
+
+function track(event: Recorded, open: Set<string>, summary: ChunkSummary): void {
+  if (event.type === 'log.checkpointed') summary.checkpoints.push({ seq: event.seq, data: event.data });
+  const callId = callIdOf(event);
+  if (callId === undefined) return;
+  if (event.type === 'call.requested') open.add(callId);
+  else if (CLOSING.has(event.type) && !open.delete(callId)) summary.closedCalls.push(callId);
+}
+
+function hexes(range: CompactRange): string[] {
+  return range.peaks.map((peak) => peak.toString('hex'));
+}
