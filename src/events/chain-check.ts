@@ -50,11 +50,11 @@ export class ChainChecker {
     if (entry.error !== undefined || !entry.event) return { seq: at, kind: 'corrupt', reason: entry.error ?? 'unreadable' };
     const event = entry.event;
     if (at < expected || event.seq !== at) return this.misplaced(expected, event);
-    const { hash, ...rest } = event;
-    if (hashEnvelope(rest) !== hash) return this.changed(expected, event);
+    // hashEnvelope leaves `hash` out itself.
+    if (hashEnvelope(event) !== event.hash) return this.changed(expected, event);
     if (this.previous.hash !== undefined && event.prevHash !== this.previous.hash) return this.relinked(expected, event);
     this.beforePrevious = this.previous.hash;
-    this.previous = { seq: event.seq, hash };
+    this.previous = { seq: event.seq, hash: event.hash };
     this.verified += 1;
     return undefined;
   }

@@ -20,5 +20,6 @@ export function scanSourceOf(dbs: LogDatabases): ScanSource {
     entries: (from, to) => dbs.events.getRange({ start: from, end: to + 1 }).map(({ key, value }) => ({ key, value })),
     seqOfId: (id) => dbs.ids?.get(id),
     callLists: (callId, seq) => dbs.calls?.doesExist(callId, seq) ?? false,
+    callSeqs: (callId) => (dbs.calls ? [...dbs.calls.getValues(callId)] : []),
   };
 }

@@ -11,6 +11,8 @@ export interface ScanSource {
   seqOfId?(id: string): number | undefined;
   /** The `calls` index: whether it lists `seq` under `callId`. */
   callLists?(callId: string, seq: number): boolean;
+  /** The `calls` index: every seq it lists under `callId`. */
+  callSeqs?(callId: string): number[];
 }
 
 export interface IndexProblem {
@@ -55,6 +57,8 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
   const range = new CompactRange();
   const wanted = new Set(sizes);
   const open = new Set<string>();
+  // What the calls index lists for the calls opened in this chunk: one read per call, not per event.
+  const listed = new Map<string, Set<number>>();
   for (const { key, value } of source.entries(from, to)) {
     const entry = parse(key, value);
     const broken = checker.check(entry, () => undefined);
@@ -69,8 +73,9 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
     range.push(chainLeaf(event.hash));
     if (wanted.has(event.seq)) summary.snapshots.push({ size: event.seq, peaks: hexes(range) });
     summary.latest[event.type] = event.seq;
-    checkIndexes(source, event, summary);
+    checkIndexes(source, event, summary, listed);
     track(event, open, summary);
+    if (CLOSING.has(event.type)) listed.delete(callIdOf(event)!);
   }
   if (!summary.broken && summary.count < to - from + 1) {
     const seq = from + summary.count;
@@ -89,7 +94,7 @@ function parse(key: number, value: Uint8Array): ChainEntry {
   }
 }
 
-function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary): void {
+function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary, listed: Map<string, Set<number>>): void {
   const problems = summary.indexProblems;
   const report = (index: string, reason: string): void => {
     if (problems.length < MAX_INDEX_PROBLEMS) problems.push({ index, seq: event.seq, reason });
@@ -101,7 +106,10 @@ function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary
   const callId = callIdOf(event);
   if (callId === undefined) return;
   summary.withCallId += 1;
-  if (source.callLists && !source.callLists(callId, event.seq)) {
+  if (event.type === 'call.requested' && source.callSeqs) listed.set(callId, new Set(source.callSeqs(callId)));
+  const seqs = listed.get(callId);
+  const inIndex = seqs ? seqs.has(event.seq) : (source.callLists?.(callId, event.seq) ?? true);
+  if (!inIndex) {
     report('calls', `event ${event.seq} (${event.type} of call ${callId}) is missing from the calls index, so the call reads without it`);
   }
 }
