@@ -14,23 +14,35 @@ export async function projectLogPaths(configPath: string | undefined): Promise<P
  * Opens the project's event log for reading, without needing a valid tool config (a broken YAML
  * file must not stop anyone from reading or verifying the evidence). Undefined when nothing was
  * recorded yet. A log this process may not write (permissions, a read-only mount, a copy handed to
- * an auditor) is opened read-only.
+ * an auditor) is opened read-only; one it may write first gets the calls of writers that have
+ * ended marked interrupted, so what is shown is what is known.
  */
 export async function openExistingLog(configPath: string | undefined): Promise<EventLog | undefined> {
   const paths = await projectLogPaths(configPath);
   if (!existsSync(paths.logPath)) return undefined;
-  return openLogAt(paths.logPath);
+  const { log, writable } = await openLogFileAt(paths.logPath);
+  if (writable) {
+    const { recoverInterrupted } = await import('../events/recovery.js');
+    // A log that cannot take the marks now (a full disk) is still shown as it is.
+    await recoverInterrupted(log).catch(() => undefined);
+  }
+  return log;
 }
 
 export async function openLogAt(path: string): Promise<EventLog> {
+  return (await openLogFileAt(path)).log;
+}
+
+/** Opens a log file, read-only when it cannot be written here. */
+async function openLogFileAt(path: string): Promise<{ log: EventLog; writable: boolean }> {
   const { LmdbEventLog } = await import('../events/lmdb-log.js');
   try {
-    return new LmdbEventLog({ path });
+    return { log: new LmdbEventLog({ path }), writable: true };
   } catch (error) {
     if (!cannotWrite(error)) throw readableLogError(path, error);
   }
   try {
-    return new LmdbEventLog({ path, readOnly: true });
+    return { log: new LmdbEventLog({ path, readOnly: true }), writable: false };
   } catch (error) {
     throw readableLogError(path, error);
   }

@@ -4,7 +4,7 @@
  */
 
 export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
-export type CallStatus = 'success' | 'error' | 'blocked';
+export type CallStatus = 'success' | 'error' | 'blocked' | 'interrupted';
 export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type Params = Record<string, JsonValue>;
@@ -22,6 +22,8 @@ export interface CallRequested {
   workspace?: string;
   sourceSha?: string;
   replayedFrom?: string;
+  /** v2: the process that recorded the call (its `writer.started`), so a crash can be attributed. */
+  writer?: string;
 }
 
 export interface CallParamsCoerced {
@@ -139,11 +141,42 @@ export interface SessionOpened {
   /** Who the client says it is (MCP `clientInfo`). */
   client?: { name: string; version?: string };
   transport?: string;
+  /** v2: the process serving the session (its `writer.started`). */
+  writer?: string;
 }
 
 export interface SessionClosed {
   sessionId: string;
   iface: Interface;
+  /** v2: why, when it was not closed by its own process (that process ended). */
+  reason?: string;
+}
+
+/**
+ * A process that writes to the log, recorded before its first other event: enough to tell later,
+ * from another process, whether it is still running (same boot, a live pid with the same start).
+ */
+export interface WriterStarted {
+  writer: string;
+  pid: number;
+  /** The kernel's boot id (/proc/sys/kernel/random/boot_id), or "unknown". */
+  bootId: string;
+  host: string;
+  /** When the process started (ISO-8601). */
+  startedAt: string;
+  /** The process start time in clock ticks since boot (/proc/<pid>/stat), where the OS tells. */
+  procStart?: number;
+}
+
+/**
+ * A call whose outcome is not in the log: its process ended before recording it (found when the
+ * log was next opened), or the completion could not be written (a full disk) and the caller was
+ * told so; marked once the log could be written again.
+ */
+export interface CallInterrupted {
+  callId: string;
+  writer?: string;
+  reason: string;
 }
 
 /**
@@ -199,12 +232,14 @@ export interface EventMap {
   'session.closed': SessionClosed;
   'mcp.forwarded': McpForwarded;
   'log.checkpointed': LogCheckpointed;
+  'writer.started': WriterStarted;
+  'call.interrupted': CallInterrupted;
 }
 
 export type EventType = keyof EventMap;
 
 export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
-  'call.requested': 1,
+  'call.requested': 2,
   'call.params_coerced': 1,
   'shadow.decided': 2,
   'confirm.requested': 1,
@@ -217,10 +252,12 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'config.loaded': 1,
   'plugin.loaded': 1,
   'plugin.failed': 1,
-  'session.opened': 1,
-  'session.closed': 1,
+  'session.opened': 2,
+  'session.closed': 2,
   'mcp.forwarded': 1,
   'log.checkpointed': 1,
+  'writer.started': 1,
+  'call.interrupted': 1,
 };
 
 export function isEventType(value: string): value is EventType {

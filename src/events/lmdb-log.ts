@@ -5,9 +5,11 @@ import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from '.
 import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
 import { LmdbTree, type TreeGrowth } from './lmdb-tree.js';
 import { openLogDatabases } from './lmdb-layout.js';
+import { LmdbInflight, writerEventId } from './lmdb-inflight.js';
+import type { Inflight } from './writer.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree } from './transparency-tree.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../kernel/base/errors.js';
 
 export interface LmdbEventLogOptions {
   /** The data file; LMDB keeps its lock file beside it as `<path>-lock`. */
@@ -37,21 +39,31 @@ export class LmdbEventLog implements EventLog {
   private readonly latest: Database<number, string>;
   private readonly meta: Database<LogHead, string>;
   private readonly merkle: LmdbTree;
+  private readonly open: LmdbInflight;
   private readonly pollMs: number;
   private readonly clock: () => Date;
   private closed = false;
+  private readonly path: string;
   /** The newest event this process saw committed (seq and hash), so reading the head need not decode it. */
   private committedHead?: LogHead;
 
   constructor(options: LmdbEventLogOptions) {
+    this.path = options.path;
     this.root = open({ path: options.path, compression: false, readOnly: options.readOnly });
     ({ events: this.events, ids: this.ids, calls: this.calls, latest: this.latest, meta: this.meta } = openLogDatabases(this.root));
     this.merkle = new LmdbTree(this.root);
+    this.open = new LmdbInflight(this.root);
     this.pollMs = options.pollMs ?? 50;
     this.clock = options.clock ?? (() => new Date());
   }
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
+    return this.appendNow(events, options).catch((error: unknown) => {
+      throw FactorlyError.isInstance(error) ? error : new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.path}: ${messageOf(error)}`, { cause: error });
+    });
+  }
+
+  private async appendNow(events: readonly NewEvent[], options: AppendOptions): Promise<Recorded[]> {
     const results = await this.root.transaction(() => {
       const head = this.readHead();
       const batch = rebased(events, options, head, (seq) => this.readSync(seq));
@@ -70,6 +82,7 @@ export class LmdbEventLog implements EventLog {
       const last = sealed.fresh.at(-1);
       if (last) this.meta.putSync('head', { seq: last.seq, hash: last.hash });
       const frontier = growth && this.merkle.extend(growth, sealed.fresh.map((event) => event.hash));
+      this.open.apply(sealed.fresh, (writer) => (this.byId(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data);
       return { results: sealed.results, frontier };
     }).then(({ results, frontier }) => {
       if (frontier) this.merkle.committedTo(frontier);
@@ -114,6 +127,11 @@ export class LmdbEventLog implements EventLog {
     this.refresh();
     const head = this.readHead();
     return this.merkle.view(head.seq, (seq) => this.bySeq(seq)?.hash) ?? rebuiltTree(this.read({ to: head.seq }), this.merkle.head()?.origin);
+  }
+
+  async inflight(): Promise<Inflight> {
+    this.refresh();
+    return this.open.list();
   }
 
   async attestedHead(): Promise<LogHead | undefined> {

@@ -1,6 +1,7 @@
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { LogTree } from './transparency-tree.js';
+import type { Inflight } from './writer.js';
 
 /** Inclusive seq range; `limit` caps the count; `reverse` reads newest first. */
 export interface ReadRange {
@@ -66,6 +67,11 @@ export interface EventLog {
    * as of the current head: roots of any size and inclusion and consistency proofs.
    */
   tree?(): Promise<LogTree>;
+  /**
+   * The calls and sessions open right now, with the writers that opened them (for a log that
+   * outlives its writers: a crashed writer's calls are found here when the log is next opened).
+   */
+  inflight?(): Promise<Inflight>;
   /** Calls `listener` for every event with seq ≥ `fromSeq`, including ones other processes append. */
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe;
   close(): Promise<void>;

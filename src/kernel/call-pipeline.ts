@@ -42,9 +42,15 @@ export class CallPipeline {
 
   async call(request: CallRequest): Promise<CallOutcome> {
     const started = performance.now();
-    const log = this.parts.log();
-    await this.parts.boot.ensure(log);
     const callId = randomUUID();
+    // Nothing runs unrecorded: a log that cannot be opened or written refuses the call up front.
+    let log: EventLog;
+    try {
+      log = this.parts.log();
+      await this.parts.boot.ensure(log);
+    } catch (error) {
+      return unrecorded(callId, `refused before the tool ran: the call could not be recorded (${messageOf(error)})`, started);
+    }
     const opened = this.requested(callId, request);
     const tool = this.parts.registry.get(request.tool);
     if (!tool) {
@@ -62,7 +68,12 @@ export class CallPipeline {
     const { agentId, sessionId, parentId, iface } = request;
     // The shadow gate writes call.requested together with its decisions, before execution.
     const opening = [...this.sourceEvents(tool, validated.params, opened), opened, ...coerced];
-    const verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId, client: request.client }, opening);
+    let verdict: Awaited<ReturnType<ShadowGate['check']>>;
+    try {
+      verdict = await this.parts.shadow.check(log, { callId, tool, params: validated.params, iface, agentId, sessionId, parentId, client: request.client }, opening);
+    } catch (error) {
+      return unrecorded(callId, `refused before the tool ran: the call could not be recorded (${messageOf(error)})`, started);
+    }
     if (verdict.blocked) return this.block(log, [], callId, verdict.rule, verdict.reason, started);
     const secrets = new CallSecretScope(this.parts.backends);
     const result = await this.execute(tool, callId, request, validated.params, secrets);
@@ -121,19 +132,34 @@ export class CallPipeline {
     const status = result.exitCode !== 0 || error ? 'error' : 'success';
     const bytes = processed.processed ? { originalBytes: Buffer.byteLength(result.output, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
     const usage = result.usage;
-    await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error, diagnostics, durationMs, usage, ...bytes } }]);
+    try {
+      await log.append([{ type: 'call.completed', data: { callId, status, exitCode: result.exitCode, output: storedText(output), error, diagnostics, durationMs, usage, ...bytes } }]);
+    } catch (failure) {
+      // The tool ran: the caller hears that its outcome is not on record (the log marks the call
+      // interrupted once it can be written), and gets no output that the log does not hold.
+      return unrecorded(callId, `the tool ran, but its outcome could not be recorded (${messageOf(failure)}); the call is marked interrupted once the log can be written`, started);
+    }
     const extras = { outputFormat: result.outputFormat, structuredContent };
     return { callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
   }
 
   private async block(log: EventLog, before: NewEvent[], callId: string, blockedBy: string, error: string, started: number): Promise<CallOutcome> {
     const durationMs = Math.round(performance.now() - started);
-    await log.append([
-      ...before,
-      { type: 'call.completed', data: { callId, status: 'blocked', exitCode: 1, output: storedText(''), error, blockedBy, durationMs } },
-    ]);
+    try {
+      await log.append([
+        ...before,
+        { type: 'call.completed', data: { callId, status: 'blocked', exitCode: 1, output: storedText(''), error, blockedBy, durationMs } },
+      ]);
+    } catch (failure) {
+      return unrecorded(callId, `${error}; and the refusal could not be recorded (${messageOf(failure)})`, started);
+    }
     return { callId, status: 'blocked', output: '', error, exitCode: 1, durationMs };
   }
+}
+
+/** The answer to a call the log could not take: an error, and no output the log does not hold. */
+function unrecorded(callId: string, error: string, started: number): CallOutcome {
+  return { callId, status: 'error', output: '', error, exitCode: 1, durationMs: Math.round(performance.now() - started) };
 }
 
 /** The tool's deadline, and the caller's cancellation when it has one: whichever comes first stops the call. */

@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { FactorlyError, messageOf } from './base/errors.js';
 import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import { LmdbEventLog } from '../events/lmdb-log.js';
 import type { EventLog } from '../events/log.js';
 import { PublishingEventLog } from '../events/publishing-log.js';
+import { WriterLog } from '../events/writer-log.js';
 import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
@@ -71,6 +73,8 @@ export interface Kernel {
   readonly checkpoints: Checkpointer;
   /** The event log, opened on first use. */
   log(): EventLog;
+  /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
+  recover(): Promise<void>;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
   reload(): Promise<boolean>;
   stop(): Promise<string[]>;
@@ -87,13 +91,15 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const scope = createRootScope();
   const bus = new EventBus();
   const checkpoints = new Checkpointer(() => scope.resolve(KernelTokens.EventLog), paths.stateDir, parseLogSettings(undefined, paths.baseDir), (message) => process.stderr.write(`warning: ${message}\n`));
+  let writer: WriterLog | undefined;
   const openLog = (): EventLog => {
-    const inner = options.log ?? openProjectLog(paths);
-    lifecycle.onStop('event log', () => inner.close());
+    writer = new WriterLog(options.log ?? openProjectLog(paths));
+    const own = writer;
+    lifecycle.onStop('event log', () => own.close());
     // Stop hooks run in reverse: the last checkpoint is signed before the log closes.
     lifecycle.onStop('checkpoints', () => checkpoints.stop());
     bus.onAny((event) => checkpoints.observe(event));
-    return new PublishingEventLog(inner, bus);
+    return new PublishingEventLog(own, bus);
   };
   const slots = bindCore(scope, paths, bus, openLog);
   lifecycle.enter(KernelPhase.Register);
@@ -144,6 +150,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
     interfaces: slots.interfaces, shadow, checkpoints, log, reload, stop: () => lifecycle.stop(),
+    recover: async () => {
+      log();
+      await writer?.recover();
+    },
   };
 }
 
@@ -197,6 +207,10 @@ function inlinePaths(options: KernelOptions): ProjectPaths {
 }
 
 function openProjectLog(paths: ProjectPaths): EventLog {
-  mkdirSync(paths.stateDir, { recursive: true });
-  return new LmdbEventLog({ path: paths.logPath });
+  try {
+    mkdirSync(paths.stateDir, { recursive: true });
+    return new LmdbEventLog({ path: paths.logPath });
+  } catch (error) {
+    throw new FactorlyError('LOG_WRITE_FAILED', `cannot open the event log ${paths.logPath} for writing: ${messageOf(error)}`, { cause: error });
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventLog } from '../../src/events/log.js';
 import type { NewEvent, Recorded } from '../../src/events/envelope.js';
 import { GENESIS_HASH } from '../../src/events/envelope.js';
+import { EVENT_VERSIONS } from '../../src/events/catalog.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { FactorlyError } from '../../src/kernel/base/errors.js';
 import { rfcLeafHash, rfcRoot, rfcVerifyConsistency, rfcVerifyInclusion } from '../helpers/rfc9162.js';
@@ -45,7 +46,7 @@ export function testEventLog(name: string, factory: LogFactory): void {
       expect(a.prevHash).toBe(GENESIS_HASH);
       expect(b.prevHash).toBe(a.hash);
       expect(c.prevHash).toBe(b.hash);
-      expect(a.v).toBe(1);
+      expect(a.v).toBe(EVENT_VERSIONS['call.requested']);
       expect(await log.head()).toEqual({ seq: 3, hash: c.hash });
       expect(await verifyChain(log.read())).toEqual({ ok: true, verified: 3 });
     });

@@ -17,7 +17,7 @@ export default class Logs extends FactorlyCommand {
   static flags = {
     tail: Flags.integer({ char: 'n', aliases: ['lines'], description: 'How many calls to show (newest last).', default: 20, min: 1 }),
     tool: Flags.string({ description: 'Only tools whose name contains this text.' }),
-    status: Flags.string({ description: 'Only calls with this status.', options: ['success', 'error', 'blocked', 'running'] }),
+    status: Flags.string({ description: 'Only calls with this status.', options: ['success', 'error', 'blocked', 'interrupted', 'running'] }),
     interface: Flags.string({ description: 'Only calls that came in this way (cli, mcp, code, ui, …).' }),
     agent: Flags.string({ description: 'Only calls of this agent (MCP session).' }),
     since: Flags.string({ description: 'From this seq, time, or duration ago (1200, 2026-11-30T10:00Z, 15m).' }),

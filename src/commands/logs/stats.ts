@@ -33,7 +33,7 @@ export default class LogsStats extends FactorlyCommand {
 
 function render(stats: LogStats, chain: ChainReport): string {
   const completed = Object.values(stats.byStatus).reduce((a, b) => a + b, 0) || 1;
-  const statuses = ['success', 'error', 'blocked', ...Object.keys(stats.byStatus).filter((s) => !['success', 'error', 'blocked'].includes(s))];
+  const statuses = ['success', 'error', 'blocked', 'interrupted', ...Object.keys(stats.byStatus).filter((s) => !['success', 'error', 'blocked', 'interrupted'].includes(s))];
   const tools = Object.entries(stats.byTool).sort(([, a], [, b]) => b - a).slice(0, 10);
   const blocked = Object.entries(stats.blockedBy).sort(([, a], [, b]) => b - a);
   const totalBlocked = blocked.reduce((a, [, n]) => a + n, 0);

@@ -5,7 +5,7 @@ import { duration, html, pretty, when, type Html } from '../html.js';
 import { badge, layout } from '../layout.js';
 
 const PAGE_SIZE = 100;
-const STATUSES = ['success', 'error', 'blocked', 'running'];
+const STATUSES = ['success', 'error', 'blocked', 'interrupted', 'running'];
 const IFACES = ['cli', 'mcp', 'code', 'ui'];
 
 /** The filters of /history from its query string (empty fields mean "any"). */
