@@ -43,6 +43,7 @@ export class LmdbEventLog implements EventLog {
   private readonly pollMs: number;
   private readonly clock: () => Date;
   private closed = false;
+  private lastCommitFailed = false;
   private readonly path: string;
   /** The newest event this process saw committed (seq and hash), so reading the head need not decode it. */
   private committedHead?: LogHead;
@@ -58,13 +59,26 @@ export class LmdbEventLog implements EventLog {
   }
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
-    return this.appendNow(events, options).catch((error: unknown) => {
-      throw FactorlyError.isInstance(error) ? error : new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.path}: ${messageOf(error)}`, { cause: error });
-    });
+    try {
+      const recorded = await this.appendNow(events, options);
+      this.lastCommitFailed = false;
+      return recorded;
+    } catch (error) {
+      if (FactorlyError.isInstance(error)) throw error;
+      this.lastCommitFailed = true;
+      // lmdb-js rejects a failed commit with a generic error and the cause in a promise of its own,
+      // which would otherwise end the process as an unhandled rejection.
+      const commitError = (error as { commitError?: Promise<never> }).commitError;
+      const cause = commitError ? await commitError.catch((reason: unknown) => reason) : error;
+      // LMDB's C code has printed "Write error: …" to stderr without ending the line: end it, so
+      // the message factorly prints stays a line of its own.
+      if (typeof (cause as { code?: unknown }).code === 'number') process.stderr.write('\n');
+      throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.path}: ${messageOf(cause)}${(cause as { code?: unknown }).code === 5 ? ' (is the disk full?)' : ''}`, { cause });
+    }
   }
 
   private async appendNow(events: readonly NewEvent[], options: AppendOptions): Promise<Recorded[]> {
-    const results = await this.root.transaction(() => {
+    const written = this.root.transaction(() => {
       const head = this.readHead();
       const batch = rebased(events, options, head, (seq) => this.readSync(seq));
       const sealed = sealBatch(batch.events, batch.options, {
@@ -88,6 +102,12 @@ export class LmdbEventLog implements EventLog {
       if (frontier) this.merkle.committedTo(frontier);
       return results;
     });
+    // lmdb-js batches the writes of one event turn under a commit promise of its own, made in an
+    // immediate it queues; a failed commit (a full disk) rejects it with nothing waiting on it,
+    // which would end the process. Once that immediate has run, it gets a handler (the transaction
+    // itself reports the failure).
+    setImmediate(() => (this.root.committed as PromiseLike<unknown>).then(undefined, () => undefined));
+    const results = await written;
     // Only now (committed): an aborted write must not leave a head that was never stored.
     const last = results.at(-1);
     if (last && last.seq > (this.committedHead?.seq ?? 0)) this.committedHead = { seq: last.seq, hash: last.hash };
@@ -158,7 +178,10 @@ export class LmdbEventLog implements EventLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.root.close();
+    // After a failed commit lmdb-js waits forever for that commit's flush when closing: the
+    // environment is then let go without waiting (LMDB needs no clean close to stay intact).
+    if (this.lastCommitFailed) await Promise.race([this.root.close(), new Promise((resolve) => setTimeout(resolve, 200))]);
+    else await this.root.close();
   }
 
   private write(event: Recorded): void {
@@ -207,6 +230,20 @@ export class LmdbEventLog implements EventLog {
     this.root.resetReadTxn();
   }
 }
+
+/**
+ * lmdb-js prints a failed commit's cause with console.error (a stack trace on stderr) before it
+ * rejects the write; `append` reports that cause itself, in one line naming the file. So those
+ * prints, and only those, are dropped.
+ */
+function quietCommitFailures(): void {
+  const print = console.error.bind(console);
+  console.error = (...args: unknown[]) => {
+    if (args.length === 1 && args[0] instanceof Error && /[\\/]lmdb[\\/]write\.js/.test(args[0].stack ?? '')) return;
+    print(...args);
+  };
+}
+quietCommitFailures();
 
 function decode(bytes: Buffer, seq: number): Recorded {
   try {

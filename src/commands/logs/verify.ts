@@ -70,6 +70,10 @@ Exit codes: 0 verified, 1 tampered (what was found is printed), 2 could not read
       if (out.length > 0) this.log(out.join('\n'));
       if (err.length > 0) process.stderr.write(`${err.join('\n')}\n`);
     }
+    // Tampering found is the answer; failing that, a checkpoint that could not be read leaves it open.
+    const unreadable = report.checkpoints.filter((checkpoint) => checkpoint.status === 'unreadable');
+    if (!json) for (const checkpoint of unreadable) process.stderr.write(`Could not read ${checkpoint.reason}\n`);
     if (!report.ok) process.exitCode = 1;
+    else if (unreadable.length > 0) process.exitCode = 2;
   }
 }
