@@ -116,6 +116,21 @@ export interface ConfigLoaded {
   bootSha: string;
   files: string[];
   tools: number;
+  /** v2: the digest of the effective configuration (its text is in `config.recorded`). */
+  configSha?: string;
+  /** v2: the process that loaded it (its `writer.started`). */
+  writer?: string;
+}
+
+/**
+ * The effective configuration, normalised: the settings, every tool as the rules see it (config,
+ * built-ins, upstream tools), the plugins; secrets only as their `{{backend:KEY}}` references.
+ * Recorded once per digest (its id derives from `sha`), so a decision can be re-derived under the
+ * rules in force when it was taken.
+ */
+export interface ConfigRecorded {
+  sha: string;
+  config: JsonValue;
 }
 
 export interface PluginLoaded {
@@ -166,6 +181,8 @@ export interface WriterStarted {
   startedAt: string;
   /** The process start time in clock ticks since boot (/proc/<pid>/stat), where the OS tells. */
   procStart?: number;
+  /** The digest of the configuration it started with (`config.recorded`), when it had one yet. */
+  configSha?: string;
 }
 
 /**
@@ -226,6 +243,7 @@ export interface EventMap {
   'tool.promoted': ToolPromoted;
   'vault.accessed': VaultAccessed;
   'config.loaded': ConfigLoaded;
+  'config.recorded': ConfigRecorded;
   'plugin.loaded': PluginLoaded;
   'plugin.failed': PluginFailed;
   'session.opened': SessionOpened;
@@ -249,7 +267,8 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'source.recorded': 1,
   'tool.promoted': 1,
   'vault.accessed': 1,
-  'config.loaded': 1,
+  'config.loaded': 2,
+  'config.recorded': 1,
   'plugin.loaded': 1,
   'plugin.failed': 1,
   'session.opened': 2,

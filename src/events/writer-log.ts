@@ -7,6 +7,9 @@ import { recoverInterrupted } from './recovery.js';
 import type { LogTree } from './transparency-tree.js';
 import { thisWriter, type Inflight } from './writer.js';
 
+/** What a writer's events carry its id on: its calls, its sessions, the configurations it loads. */
+const STAMPED = new Set<string>(['call.requested', 'session.opened', 'config.loaded']);
+
 /**
  * This process as a writer of a log that outlives it (one that keeps `inflight`): before its first
  * event it records itself (`writer.started`) and closes what writers that are gone left open; its
@@ -21,6 +24,8 @@ export class WriterLog implements EventLog {
   constructor(
     private readonly inner: EventLog,
     readonly identity: WriterStarted = thisWriter(),
+    /** What else the writer's record says, asked at its first append (the configuration it runs). */
+    private readonly describe: () => Partial<WriterStarted> = () => ({}),
   ) {}
 
   private get persistent(): boolean {
@@ -95,11 +100,11 @@ export class WriterLog implements EventLog {
   }
 
   private startEvent(): NewEvent {
-    return { id: writerEventId(this.identity.writer), type: 'writer.started', data: this.identity };
+    return { id: writerEventId(this.identity.writer), type: 'writer.started', data: { ...this.identity, ...this.describe() } };
   }
 
   private stamp(event: NewEvent): NewEvent {
-    if ((event.type === 'call.requested' || event.type === 'session.opened') && event.data.writer === undefined) {
+    if (STAMPED.has(event.type) && (event.data as { writer?: string }).writer === undefined) {
       return { ...event, data: { ...event.data, writer: this.identity.writer } } as NewEvent;
     }
     return event;

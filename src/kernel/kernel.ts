@@ -8,7 +8,7 @@ import { PublishingEventLog } from '../events/publishing-log.js';
 import { WriterLog } from '../events/writer-log.js';
 import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
-import { BootRecord } from './boot-record.js';
+import { BootRecord, type BootSources } from './boot-record.js';
 import { Checkpointer } from './checkpointer.js';
 import { parseLogSettings } from './config/log-settings.js';
 import { CallPipeline } from './call-pipeline.js';
@@ -92,8 +92,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const bus = new EventBus();
   const checkpoints = new Checkpointer(() => scope.resolve(KernelTokens.EventLog), paths.stateDir, parseLogSettings(undefined, paths.baseDir), (message) => process.stderr.write(`warning: ${message}\n`));
   let writer: WriterLog | undefined;
+  let boot: BootRecord | undefined;
   const openLog = (): EventLog => {
-    writer = new WriterLog(options.log ?? openProjectLog(paths));
+    // The writer's record names the configuration it runs with, once the registry is known.
+    writer = new WriterLog(options.log ?? openProjectLog(paths), undefined, () => (boot ? { configSha: boot.configSha } : {}));
     const own = writer;
     lifecycle.onStop('event log', () => own.close());
     // Stop hooks run in reverse: the last checkpoint is signed before the log closes.
@@ -129,8 +131,9 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const shadow = new ShadowGate(slots.rules, slots.channels);
   const parts = {
     log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
-    boot: new BootRecord(config, plugins), shadow,
+    boot: new BootRecord(config, plugins, bootSources(registry, slots.standing, false)), shadow,
   };
+  boot = parts.boot;
   const pipeline = new CallPipeline(parts);
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
   const reload = async (): Promise<boolean> => {
@@ -140,7 +143,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
     registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
     config = next;
-    parts.boot = new BootRecord(next, plugins);
+    parts.boot = new BootRecord(next, plugins, bootSources(registry, slots.standing, true));
+    boot = parts.boot;
     return true;
   };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
@@ -155,6 +159,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
       await writer?.recover();
     },
   };
+}
+
+function bootSources(registry: ToolRegistry, standing: CallSecretScope, reload: boolean): BootSources {
+  return { tools: () => registry.all(), secrets: () => standing.resolved(), reload };
 }
 
 /** Where config files live: the main file's directory, the state dir and its tools/ folder. */
