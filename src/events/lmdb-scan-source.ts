@@ -21,5 +21,6 @@ export function scanSourceOf(dbs: LogDatabases): ScanSource {
     seqOfId: (id) => dbs.ids?.get(id),
     callLists: (callId, seq) => dbs.calls?.doesExist(callId, seq) ?? false,
     callSeqs: (callId) => (dbs.calls ? [...dbs.calls.getValues(callId)] : []),
+    indexEntries: (name) => dbs[name].getRange().map(({ key, value }) => ({ key, value })),
   };
 }

@@ -29,9 +29,12 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
   return hash('sha256', input, 'buffer');
 }
 
-/** The leaf hash of a chain hash given as hex. */
+/** The leaf hash of a chain hash given as hex (written straight into the hash input). */
 export function chainLeaf(chainHashHex: string): Buffer {
-  return leafHash(Buffer.from(chainHashHex, 'hex'));
+  if (chainHashHex.length !== 2 * HASH_BYTES) return leafHash(Buffer.from(chainHashHex, 'hex'));
+  input[0] = 0;
+  if (input.write(chainHashHex, 1, 'hex') !== HASH_BYTES) return leafHash(Buffer.from(chainHashHex, 'hex'));
+  return hash('sha256', input.subarray(0, 1 + HASH_BYTES), 'buffer');
 }
 
 /** k of RFC 9162 §2.1.1: the largest power of two smaller than n (n > 1). */

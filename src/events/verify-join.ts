@@ -3,6 +3,7 @@ import type { LogCheckpointed } from './catalog.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { CompactRange } from './merkle.js';
 import type { ChunkSummary, IndexProblem, ScanSource } from './verify-scan.js';
+import { addDigest, emptyDigest, type Digest } from './index-digest.js';
 
 /** The chunks of a scan joined in order: what the whole log holds, up to its first break. */
 export interface JoinedScan {
@@ -19,12 +20,14 @@ export interface JoinedScan {
   indexProblems: IndexProblem[];
   openCalls: Set<string>;
   checkpoints: { seq: number; data: LogCheckpointed }[];
+  /** What the events call for in each index, summed (see index-digest). */
+  digests: { ids: Digest; calls: Digest };
 }
 
 export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
   const joined: JoinedScan = {
     verified: 0, range: new CompactRange(), roots: new Map(), lastHash: GENESIS_HASH, latest: {}, withCallId: 0,
-    indexProblems: [], openCalls: new Set(), checkpoints: [],
+    indexProblems: [], openCalls: new Set(), checkpoints: [], digests: { ids: emptyDigest(), calls: emptyDigest() },
   };
   for (const chunk of chunks) {
     const linked = chunk.count === 0 || chunk.firstPrevHash === joined.lastHash;
@@ -46,6 +49,10 @@ export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
     for (const callId of chunk.closedCalls) joined.openCalls.delete(callId);
     for (const callId of chunk.openedCalls) joined.openCalls.add(callId);
     joined.checkpoints.push(...chunk.checkpoints);
+    if (chunk.digests) {
+      addDigest(joined.digests.ids, chunk.digests.ids);
+      addDigest(joined.digests.calls, chunk.digests.calls);
+    }
     if (chunk.broken) {
       joined.brokenNear = chunk.broken.seq;
       break;

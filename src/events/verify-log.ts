@@ -6,7 +6,9 @@ import type { NoteVerifier } from './signed-note.js';
 import { checkTail } from './verify.js';
 import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type CheckpointResult, type Finding, type GivenCheckpoint, type LogFacts } from './verify-checkpoints.js';
 import { joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
-import { planChunks, scanAll } from './verify-parallel.js';
+import { planChunks, scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
+import { newSeeds } from './index-digest.js';
+import type { ChunkSummary, ScanSource } from './verify-scan.js';
 import type { TransparencyTree } from './transparency-tree.js';
 
 /** What `logs verify` reports: 0 verified, 1 tampered (findings), 2 could not read. */
@@ -28,6 +30,8 @@ export interface VerifyOptions {
   checkpoints?: readonly GivenCheckpoint[];
   verifiers?: readonly NoteVerifier[];
   threads?: number;
+  /** Events per chunk (a power of two; tests use small ones to cross many chunk boundaries). */
+  chunk?: number;
 }
 
 /**
@@ -41,8 +45,15 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     const last = lastSeq(file.dbs);
     const given = options.checkpoints ?? [];
     const sizes = given.map((checkpoint) => sizeOf(checkpoint.note)).filter((size): size is number => size !== undefined);
-    const plan = planChunks(last, [...sizes, last]);
-    const joined = joinChunks(await scanAll(path, file.source, plan, { threads: options.threads }));
+    const chunks = planChunks(last, [...sizes, last], options.chunk);
+    const seeds = newSeeds();
+    const plan: ScanJob[] = [
+      ...(['ids', 'calls'] as const).map((name): ScanJob => ({ kind: 'index', name, seeds })),
+      ...chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'digest', seeds } })),
+    ];
+    const results = await scanAll(path, file.source, plan, { threads: options.threads, events: last });
+    const [ids, calls] = results.slice(0, 2) as IndexSummary[];
+    const joined = joinChunks(results.slice(2) as ChunkSummary[]);
     const findings: Finding[] = [];
     let verified = joined.verified;
     let brokenAt: number | undefined;
@@ -56,7 +67,9 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       if (tail) findings.push(tail);
     }
     const stored = storedTree(file.root, file.dbs, verified);
-    findings.push(...indexFindings(file.dbs, joined, verified, last, stored, brokenAt));
+    // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
+    const lookedUp = brokenAt === undefined ? await lookedUpIfDiffering(path, file.source, chunks, joined, { ids: ids!, calls: calls! }, options.threads, last) : joined;
+    findings.push(...indexFindings(file.dbs, lookedUp, verified, last, stored));
     const facts: LogFacts = { verified, brokenAt, origin: stored.origin, roots: rootsBefore(joined, verified), tree: stored.tree, embedded: joined.checkpoints };
     const verifiers = options.verifiers ?? [];
     findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
@@ -70,6 +83,23 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
   } finally {
     await file.root.close();
   }
+}
+
+/**
+ * When an index's sum differs from what the events call for, scans again looking every entry up,
+ * so the findings name the events whose entries are wrong (rare, and only then slower).
+ */
+async function lookedUpIfDiffering(path: string, source: ScanSource, chunks: readonly ChunkRequest[], joined: JoinedScan, indexes: Record<'ids' | 'calls', IndexSummary>, threads: number | undefined, last: number): Promise<JoinedScan> {
+  const differs = (name: 'ids' | 'calls') => indexes[name].digest.some((part, i) => part !== joined.digests[name][i]);
+  if (!differs('ids') && !differs('calls')) return joined;
+  const plan = chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'lookup' } }));
+  const precise = joinChunks((await scanAll(path, source, plan, { threads, events: last })) as ChunkSummary[]);
+  for (const name of ['ids', 'calls'] as const) {
+    if (!differs(name) || precise.indexProblems.some((problem) => problem.index === name)) continue;
+    // Every event's entry is there: the index holds something more, or something changed in it.
+    precise.indexProblems.push({ index: name, reason: `the ${name} index (${indexes[name].count} entries) holds an entry the events do not call for, or one was changed` });
+  }
+  return precise;
 }
 
 function lastSeq(dbs: LogDatabases): number {
@@ -111,10 +141,8 @@ function storedTree(root: RootDatabase, dbs: LogDatabases, verified: number): St
 }
 
 /** The indexes against what the events say they should hold. */
-function indexFindings(dbs: LogDatabases, joined: JoinedScan, verified: number, last: number, stored: StoredTree, brokenAt: number | undefined): Finding[] {
-  // Past a chain break the events themselves are in doubt: their index entries say nothing more.
-  const problems = joined.indexProblems.filter((problem) => brokenAt === undefined || problem.seq < brokenAt);
-  const findings: Finding[] = problems.map((problem) => ({ kind: 'index', where: problem.index, seq: problem.seq, reason: problem.reason }));
+function indexFindings(dbs: LogDatabases, joined: JoinedScan, verified: number, last: number, stored: StoredTree): Finding[] {
+  const findings: Finding[] = joined.indexProblems.map((problem) => ({ kind: 'index', where: problem.index, ...(problem.seq === undefined ? {} : { seq: problem.seq }), reason: problem.reason }));
   if (verified !== last) return findings;
   const ids = entryCount(dbs.ids);
   if (ids !== last) findings.push({ kind: 'index', where: 'ids', reason: `the ids index holds ${ids} entries for ${last} events` });

@@ -2,13 +2,32 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ChunkRequest } from './verify-worker.js';
-import { scanChunk, type ChunkSummary, type ScanSource } from './verify-scan.js';
+import { scanChunk, scanIndex, type ChunkSummary, type IndexCheck, type ScanSource } from './verify-scan.js';
+import type { Digest, Seeds } from './index-digest.js';
+
+export interface ChunkRequest {
+  from: number;
+  to: number;
+  sizes: number[];
+}
+
+/** One piece of a scan: a chunk of events, or one index summed as it is stored. */
+export type ScanJob = { kind: 'chunk'; request: ChunkRequest; indexes: IndexCheck } | { kind: 'index'; name: 'ids' | 'calls'; seeds: Seeds };
+export type IndexSummary = { name: string; count: number; digest: Digest };
+export type ScanResult = ChunkSummary | IndexSummary;
+
+export function runScanJob(source: ScanSource, job: ScanJob): ScanResult {
+  return job.kind === 'chunk' ? scanChunk(source, job.request.from, job.request.to, job.request.sizes, job.indexes) : scanIndex(source, job.name, job.seeds);
+}
 
 /** Leaves per chunk: a power of two, so each full chunk is one complete subtree of the tree. */
 export const CHUNK_EVENTS = 2 ** 16;
 /** Below this many events the scan stays on the calling thread (threads cost more than they save). */
 const PARALLEL_FROM = 4 * CHUNK_EVENTS;
+
+function describe(job: ScanJob): string {
+  return job.kind === 'chunk' ? `events ${job.request.from}–${job.request.to}` : `the ${job.name} index`;
+}
 
 export function planChunks(last: number, sizes: readonly number[], chunk = CHUNK_EVENTS): ChunkRequest[] {
   const plan: ChunkRequest[] = [];
@@ -20,22 +39,21 @@ export function planChunks(last: number, sizes: readonly number[], chunk = CHUNK
 }
 
 /**
- * Scans every chunk, on worker threads when the log is long enough and the compiled worker is
- * there (one per core, fed one chunk at a time so a busy core takes fewer), else here. The
- * summaries come back in chunk order; a worker that fails fails the scan.
+ * Runs every job, on worker threads when the log is long enough and the compiled worker is there
+ * (one per core, fed one job at a time so a busy core takes fewer), else here. The results come
+ * back in job order; a worker that fails fails the scan.
  */
-export async function scanAll(path: string, source: ScanSource, plan: readonly ChunkRequest[], options: { threads?: number } = {}): Promise<ChunkSummary[]> {
+export async function scanAll(path: string, source: ScanSource, plan: readonly ScanJob[], options: { threads?: number; events: number }): Promise<ScanResult[]> {
   const worker = new URL('./verify-worker.js', import.meta.url);
-  const events = plan.at(-1)?.to ?? 0;
   const threads = Math.min(options.threads ?? availableParallelism(), plan.length);
-  if (threads < 2 || events < PARALLEL_FROM || !existsSync(fileURLToPath(worker))) {
-    return plan.map((request) => scanChunk(source, request.from, request.to, request.sizes));
+  if (threads < 2 || options.events < PARALLEL_FROM || !existsSync(fileURLToPath(worker))) {
+    return plan.map((job) => runScanJob(source, job));
   }
   return scanOnWorkers(worker, path, plan, threads);
 }
 
-async function scanOnWorkers(script: URL, path: string, plan: readonly ChunkRequest[], threads: number): Promise<ChunkSummary[]> {
-  const results: ChunkSummary[] = new Array(plan.length);
+async function scanOnWorkers(script: URL, path: string, plan: readonly ScanJob[], threads: number): Promise<ScanResult[]> {
+  const results: ScanResult[] = new Array(plan.length);
   let next = 0;
   const run = (): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -45,13 +63,13 @@ async function scanOnWorkers(script: URL, path: string, plan: readonly ChunkRequ
         current = next < plan.length ? next++ : -1;
         worker.postMessage(current < 0 ? null : plan[current]);
       };
-      worker.on('message', (message: { summary?: ChunkSummary; error?: string }) => {
+      worker.on('message', (message: { result?: ScanResult; error?: string }) => {
         if (message.error !== undefined) {
           void worker.terminate();
-          reject(new Error(`verifying events ${plan[current]!.from}–${plan[current]!.to}: ${message.error}`));
+          reject(new Error(`verifying ${describe(plan[current]!)}: ${message.error}`));
           return;
         }
-        results[current] = message.summary!;
+        results[current] = message.result!;
         feed();
       });
       worker.once('error', reject);

@@ -3,6 +3,7 @@ import type { LogCheckpointed } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import { chainLeaf, CompactRange } from './merkle.js';
 import { callIdOf } from './seal.js';
+import { addEntry, emptyDigest, type Digest, type Seeds } from './index-digest.js';
 
 /** Raw access to a log for checking it: entries by position, and the indexes when it has them. */
 export interface ScanSource {
@@ -13,11 +14,21 @@ export interface ScanSource {
   callLists?(callId: string, seq: number): boolean;
   /** The `calls` index: every seq it lists under `callId`. */
   callSeqs?(callId: string): number[];
+  /** Every entry of an index, in its own order: `ids` (id → seq), `calls` (callId → seq). */
+  indexEntries?(name: 'ids' | 'calls'): Iterable<{ key: string; value: number }>;
 }
+
+/**
+ * How a chunk checks the indexes: `digest` sums what the events call for (compared with the same
+ * sum over each index, in one sequential pass of its own); `lookup` looks every entry up, to name
+ * the ones that are wrong.
+ */
+export type IndexCheck = { mode: 'digest'; seeds: Seeds } | { mode: 'lookup' };
 
 export interface IndexProblem {
   index: string;
-  seq: number;
+  /** The event whose entry is wrong, when one is. */
+  seq?: number;
   reason: string;
 }
 
@@ -37,6 +48,8 @@ export interface ChunkSummary {
   latest: Record<string, number>;
   withCallId: number;
   indexProblems: IndexProblem[];
+  /** With `digest`: the sums of (id, seq) and (callId, seq) over the chunk's events. */
+  digests?: { ids: Digest; calls: Digest };
   /** Calls requested here and not closed here; calls closed here but requested before. */
   openedCalls: string[];
   closedCalls: string[];
@@ -51,8 +64,9 @@ const CLOSING = new Set(['call.completed', 'call.interrupted']);
  * and every index entry its events should have. Stretches are independent, so a long log is
  * checked in parallel and the summaries are joined in order (see joinChunks).
  */
-export function scanChunk(source: ScanSource, from: number, to: number, sizes: readonly number[]): ChunkSummary {
+export function scanChunk(source: ScanSource, from: number, to: number, sizes: readonly number[], indexes: IndexCheck = { mode: 'lookup' }): ChunkSummary {
   const summary: ChunkSummary = { from, count: 0, peaks: [], snapshots: [], latest: {}, withCallId: 0, indexProblems: [], openedCalls: [], closedCalls: [], checkpoints: [] };
+  if (indexes.mode === 'digest') summary.digests = { ids: emptyDigest(), calls: emptyDigest() };
   const checker = ChainChecker.after(from - 1, undefined);
   const range = new CompactRange();
   const wanted = new Set(sizes);
@@ -73,7 +87,8 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
     range.push(chainLeaf(event.hash));
     if (wanted.has(event.seq)) summary.snapshots.push({ size: event.seq, peaks: hexes(range) });
     summary.latest[event.type] = event.seq;
-    checkIndexes(source, event, summary, listed);
+    if (indexes.mode === 'digest') digestIndexes(event, summary, indexes.seeds);
+    else checkIndexes(source, event, summary, listed);
     track(event, open, summary);
     if (CLOSING.has(event.type)) listed.delete(callIdOf(event)!);
   }
@@ -88,10 +103,30 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
 
 function parse(key: number, value: Uint8Array): ChainEntry {
   try {
-    return { key, event: JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as Recorded };
+    const text = Buffer.isBuffer(value) ? value.toString('utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+    return { key, event: JSON.parse(text) as Recorded };
   } catch {
     return { key, error: `event log entry ${key} is not valid JSON` };
   }
+}
+
+function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds): void {
+  addEntry(summary.digests!.ids, seeds, event.id, event.seq);
+  const callId = callIdOf(event);
+  if (callId === undefined) return;
+  summary.withCallId += 1;
+  addEntry(summary.digests!.calls, seeds, callId, event.seq);
+}
+
+/** The same sum over an index as it is stored, and how many entries it holds. */
+export function scanIndex(source: ScanSource, name: 'ids' | 'calls', seeds: Seeds): { name: string; count: number; digest: Digest } {
+  const digest = emptyDigest();
+  let count = 0;
+  for (const { key, value } of source.indexEntries?.(name) ?? []) {
+    addEntry(digest, seeds, key, value);
+    count += 1;
+  }
+  return { name, count, digest };
 }
 
 function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary, listed: Map<string, Set<number>>): void {

@@ -1,26 +1,20 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openLogFile } from './lmdb-scan-source.js';
-import { scanChunk } from './verify-scan.js';
+import { runScanJob, type ScanJob } from './verify-parallel.js';
 
 /**
- * A worker thread of `logs verify`: checks the chunks it is handed (each message: from, to, the
- * root sizes wanted in it) and answers with their summaries. LMDB lets threads share the file.
+ * A worker thread of `logs verify`: runs the jobs it is handed (a chunk of events, or one index)
+ * and answers with their results. LMDB lets threads share the file.
  */
-export interface ChunkRequest {
-  from: number;
-  to: number;
-  sizes: number[];
-}
-
 const { path } = workerData as { path: string };
 const file = openLogFile(path);
-parentPort!.on('message', (request: ChunkRequest | null) => {
-  if (request === null) {
+parentPort!.on('message', (job: ScanJob | null) => {
+  if (job === null) {
     void file.root.close().then(() => parentPort!.close());
     return;
   }
   try {
-    parentPort!.postMessage({ summary: scanChunk(file.source, request.from, request.to, request.sizes) });
+    parentPort!.postMessage({ result: runScanJob(file.source, job) });
   } catch (error) {
     parentPort!.postMessage({ error: (error as Error).message });
   }

@@ -1,0 +1,95 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { signCheckpoint } from '../../src/events/checkpoint.js';
+import { LmdbEventLog } from '../../src/events/lmdb-log.js';
+import { newSignerKey, signerFromKey, verifierFromKey } from '../../src/events/signed-note.js';
+import { verifyLogFile } from '../../src/events/verify-log.js';
+import { completed, requested } from '../contracts/event-log.contract.js';
+import { readAt, rehashed } from '../helpers/forger.js';
+import { tempProject } from '../helpers/project.js';
+import { rfcRoot } from '../helpers/rfc9162.js';
+import { open } from 'lmdb';
+import { openLogDatabases, type LogDatabases } from '../../src/events/lmdb-layout.js';
+import type { Recorded } from '../../src/events/envelope.js';
+
+/** A log of `calls` calls (two events each), checked in chunks of 16 so every join is crossed. */
+async function logOf(calls: number): Promise<string> {
+  const path = join(tempProject(), 'events.lmdb');
+  const log = new LmdbEventLog({ path });
+  for (let i = 0; i < calls; i += 10) {
+    const batch = [];
+    for (let j = i; j < Math.min(calls, i + 10); j += 1) batch.push(requested(`c${j}`), completed(`c${j}`));
+    await log.append(batch);
+  }
+  await log.close();
+  return path;
+}
+
+async function edit(path: string, change: (dbs: LogDatabases) => void): Promise<void> {
+  const env = open({ path, compression: false });
+  change(openLogDatabases(env));
+  await env.close();
+}
+
+const CHUNK = 16;
+
+describe('verifyLogFile, chunk by chunk', () => {
+  it('verifies an intact log across chunk boundaries and recomputes its Merkle root', async () => {
+    const path = await logOf(150);
+    const report = await verifyLogFile(path, { chunk: CHUNK });
+    expect(report).toMatchObject({ ok: true, status: 'verified', verified: 300, events: 300, findings: [] });
+    const log = new LmdbEventLog({ path });
+    const leaves: Buffer[] = [];
+    for await (const event of log.read()) leaves.push(Buffer.from(event.hash, 'hex'));
+    await log.close();
+    expect(report.tree.rootHash).toBe(rfcRoot(leaves).toString('hex'));
+  });
+
+  it('names a break on either side of a chunk boundary', async () => {
+    for (const seq of [CHUNK, CHUNK + 1, 3 * CHUNK]) {
+      const path = await logOf(40);
+      await edit(path, (dbs) => dbs.events.putSync(seq, Buffer.from(dbs.events.getBinary(seq)!.toString().replace('"id":"', '"id":"x'))));
+      expect((await verifyLogFile(path, { chunk: CHUNK })).findings).toEqual([expect.objectContaining({ seq, kind: 'modified' })]);
+    }
+    const path = await logOf(40);
+    await edit(path, (dbs) => {
+      const at = CHUNK + 1;
+      for (let seq = 80; seq >= at; seq -= 1) dbs.events.putSync(seq + 1, dbs.events.getBinary(seq)!);
+      dbs.events.putSync(at, Buffer.from(JSON.stringify(rehashed({ ...readAt(dbs, at + 1), id: 'forged', seq: at, prevHash: readAt(dbs, at - 1).hash } as Recorded))));
+    });
+    expect((await verifyLogFile(path, { chunk: CHUNK })).firstBad).toMatchObject({ seq: CHUNK + 1, kind: 'inserted' });
+  });
+
+  it('names an ids entry pointing elsewhere, and a calls entry the events do not call for', async () => {
+    const path = await logOf(40);
+    await edit(path, (dbs) => dbs.ids.putSync(readAt(dbs, 30).id, 31));
+    const id = await idAt(path, 30);
+    expect((await verifyLogFile(path, { chunk: CHUNK })).findings).toEqual([
+      { kind: 'index', where: 'ids', seq: 30, reason: `event 30 (id ${id}) is listed at seq 31 in the ids index` },
+    ]);
+    const other = await logOf(40);
+    await edit(other, (dbs) => dbs.calls.putSync('c3', 77));
+    expect((await verifyLogFile(other, { chunk: CHUNK })).findings).toEqual([
+      { kind: 'index', where: 'calls', reason: 'the calls index (81 entries) holds an entry the events do not call for, or one was changed' },
+      { kind: 'index', where: 'calls', reason: 'the calls index holds 81 entries for 80 call events' },
+    ]);
+  });
+
+  it('checks checkpoints whose sizes fall inside chunks against roots recomputed there', async () => {
+    const path = await logOf(40);
+    const log = new LmdbEventLog({ path });
+    const tree = await log.tree();
+    const signer = signerFromKey(newSignerKey(tree.origin));
+    const given = [21, 64, 80].map((size) => ({ name: `at-${size}`, note: signCheckpoint({ origin: tree.origin, size, rootHash: tree.root(size) }, signer) }));
+    await log.close();
+    const report = await verifyLogFile(path, { chunk: CHUNK, checkpoints: given, verifiers: [verifierFromKey(signer.verifierKey)] });
+    expect(report.checkpoints.map((c) => c.status)).toEqual(['consistent', 'consistent', 'consistent']);
+    expect(report.ok).toBe(true);
+  });
+});
+
+async function idAt(path: string, seq: number): Promise<string> {
+  let id = '';
+  await edit(path, (dbs) => (id = readAt(dbs, seq).id));
+  return id;
+}
