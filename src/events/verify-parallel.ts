@@ -57,7 +57,8 @@ async function scanOnWorkers(script: URL, path: string, plan: readonly ScanJob[]
   let next = 0;
   const run = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const worker = new Worker(script, { workerData: { path } });
+      // A chunk holds little at a time: a small heap keeps the scan's memory the same at any length.
+      const worker = new Worker(script, { workerData: { path }, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 } });
       let current = -1;
       const feed = (): void => {
         current = next < plan.length ? next++ : -1;
