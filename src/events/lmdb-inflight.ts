@@ -30,6 +30,12 @@ export class LmdbInflight {
     }
   }
 
+  /** The call and session keys it holds (`c:<callId>`, `s:<sessionId>`); undefined when it has never been written. */
+  keys(): Set<string> | undefined {
+    if (!this.db) return undefined;
+    return new Set([...this.db.getKeys()].filter((key) => !key.startsWith('w:')));
+  }
+
   list(): Inflight {
     const inflight: Inflight = { calls: [], sessions: [], writers: new Map() };
     for (const { key, value } of this.db?.getRange() ?? []) {

@@ -18,7 +18,8 @@ export interface JoinedScan {
   latest: Record<string, number>;
   withCallId: number;
   indexProblems: IndexProblem[];
-  openCalls: Set<string>;
+  /** What the `inflight` index should hold at the end (see ChunkSummary.opened). */
+  open: Set<string>;
   checkpoints: { seq: number; data: LogCheckpointed }[];
   /** What the events call for in each index, summed (see index-digest). */
   digests: { ids: Digest; calls: Digest };
@@ -27,7 +28,7 @@ export interface JoinedScan {
 export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
   const joined: JoinedScan = {
     verified: 0, range: new CompactRange(), roots: new Map(), lastHash: GENESIS_HASH, latest: {}, withCallId: 0,
-    indexProblems: [], openCalls: new Set(), checkpoints: [], digests: { ids: emptyDigest(), calls: emptyDigest() },
+    indexProblems: [], open: new Set(), checkpoints: [], digests: { ids: emptyDigest(), calls: emptyDigest() },
   };
   for (const chunk of chunks) {
     const linked = chunk.count === 0 || chunk.firstPrevHash === joined.lastHash;
@@ -46,8 +47,8 @@ export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
     Object.assign(joined.latest, chunk.latest);
     joined.withCallId += chunk.withCallId;
     joined.indexProblems.push(...chunk.indexProblems);
-    for (const callId of chunk.closedCalls) joined.openCalls.delete(callId);
-    for (const callId of chunk.openedCalls) joined.openCalls.add(callId);
+    for (const key of chunk.closed) joined.open.delete(key);
+    for (const key of chunk.opened) joined.open.add(key);
     joined.checkpoints.push(...chunk.checkpoints);
     if (chunk.digests) {
       addDigest(joined.digests.ids, chunk.digests.ids);

@@ -1,6 +1,7 @@
 import type { RootDatabase } from 'lmdb';
 import { openLogFile } from './lmdb-scan-source.js';
 import { LmdbTree } from './lmdb-tree.js';
+import { LmdbInflight } from './lmdb-inflight.js';
 import type { LogDatabases } from './lmdb-layout.js';
 import type { NoteVerifier } from './signed-note.js';
 import { checkTail } from './verify.js';
@@ -69,7 +70,7 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     const stored = storedTree(file.root, file.dbs, verified);
     // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
     const lookedUp = brokenAt === undefined ? await lookedUpIfDiffering(path, file.source, chunks, joined, { ids: ids!, calls: calls! }, options.threads, last) : joined;
-    findings.push(...indexFindings(file.dbs, lookedUp, verified, last, stored));
+    findings.push(...indexFindings(file.root, file.dbs, lookedUp, verified, last, stored));
     const facts: LogFacts = { verified, brokenAt, origin: stored.origin, roots: rootsBefore(joined, verified), tree: stored.tree, embedded: joined.checkpoints };
     const verifiers = options.verifiers ?? [];
     findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
@@ -141,7 +142,7 @@ function storedTree(root: RootDatabase, dbs: LogDatabases, verified: number): St
 }
 
 /** The indexes against what the events say they should hold. */
-function indexFindings(dbs: LogDatabases, joined: JoinedScan, verified: number, last: number, stored: StoredTree): Finding[] {
+function indexFindings(root: RootDatabase, dbs: LogDatabases, joined: JoinedScan, verified: number, last: number, stored: StoredTree): Finding[] {
   const findings: Finding[] = joined.indexProblems.map((problem) => ({ kind: 'index', where: problem.index, ...(problem.seq === undefined ? {} : { seq: problem.seq }), reason: problem.reason }));
   if (verified !== last) return findings;
   const ids = entryCount(dbs.ids);
@@ -152,7 +153,23 @@ function indexFindings(dbs: LogDatabases, joined: JoinedScan, verified: number, 
     if (joined.latest[key] !== value) findings.push({ kind: 'index', where: 'latest', reason: `the latest index says the newest ${key} is seq ${value}, the events say ${joined.latest[key] ?? 'none'}` });
   }
   findings.push(...treeFindings(joined, last, stored));
+  findings.push(...inflightFindings(root, joined));
   return findings;
+}
+
+/** The `inflight` index against the calls and sessions the events leave open. */
+function inflightFindings(root: RootDatabase, joined: JoinedScan): Finding[] {
+  const stored = new LmdbInflight(root).keys();
+  if (!stored) return [];
+  const what = (key: string) => `${key.startsWith('c:') ? 'call' : 'session'} ${key.slice(2)}`;
+  const findings: Finding[] = [];
+  for (const key of joined.open) {
+    if (!stored.has(key)) findings.push({ kind: 'index', where: 'inflight', reason: `${what(key)} is open in the events but missing from the inflight index (a crash would leave it running)` });
+  }
+  for (const key of stored) {
+    if (!joined.open.has(key)) findings.push({ kind: 'index', where: 'inflight', reason: `the inflight index lists ${what(key)}, which the events show closed or never opened` });
+  }
+  return findings.slice(0, 20);
 }
 
 function treeFindings(joined: JoinedScan, last: number, stored: StoredTree): Finding[] {

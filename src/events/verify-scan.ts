@@ -50,9 +50,12 @@ export interface ChunkSummary {
   indexProblems: IndexProblem[];
   /** With `digest`: the sums of (id, seq) and (callId, seq) over the chunk's events. */
   digests?: { ids: Digest; calls: Digest };
-  /** Calls requested here and not closed here; calls closed here but requested before. */
-  openedCalls: string[];
-  closedCalls: string[];
+  /**
+   * What the `inflight` index should hold, as its keys (`c:<callId>`, `s:<sessionId>`, for calls
+   * and sessions of a known writer): opened here and not closed here; closed here, opened before.
+   */
+  opened: string[];
+  closed: string[];
   checkpoints: { seq: number; data: LogCheckpointed }[];
 }
 
@@ -65,7 +68,7 @@ const CLOSING = new Set(['call.completed', 'call.interrupted']);
  * checked in parallel and the summaries are joined in order (see joinChunks).
  */
 export function scanChunk(source: ScanSource, from: number, to: number, sizes: readonly number[], indexes: IndexCheck = { mode: 'lookup' }): ChunkSummary {
-  const summary: ChunkSummary = { from, count: 0, peaks: [], snapshots: [], latest: {}, withCallId: 0, indexProblems: [], openedCalls: [], closedCalls: [], checkpoints: [] };
+  const summary: ChunkSummary = { from, count: 0, peaks: [], snapshots: [], latest: {}, withCallId: 0, indexProblems: [], opened: [], closed: [], checkpoints: [] };
   if (indexes.mode === 'digest') summary.digests = { ids: emptyDigest(), calls: emptyDigest() };
   const checker = ChainChecker.after(from - 1, undefined);
   const range = new CompactRange();
@@ -97,7 +100,7 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
     summary.broken = { seq, kind: 'deleted', reason: `expected seq ${seq}, found none` };
   }
   summary.peaks = hexes(range);
-  summary.openedCalls = [...open];
+  summary.opened = [...open];
   return summary;
 }
 
@@ -151,10 +154,27 @@ function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary
 
 function track(event: Recorded, open: Set<string>, summary: ChunkSummary): void {
   if (event.type === 'log.checkpointed') summary.checkpoints.push({ seq: event.seq, data: event.data });
-  const callId = callIdOf(event);
-  if (callId === undefined) return;
-  if (event.type === 'call.requested') open.add(callId);
-  else if (CLOSING.has(event.type) && !open.delete(callId)) summary.closedCalls.push(callId);
+  const item = inflightKey(event);
+  if (!item) return;
+  if (item.opens) open.add(item.key);
+  else if (!open.delete(item.key)) summary.closed.push(item.key);
+}
+
+/** The `inflight` key an event opens or closes (calls and sessions of a known writer). */
+function inflightKey(event: Recorded): { key: string; opens: boolean } | undefined {
+  switch (event.type) {
+    case 'call.requested':
+      return event.data.writer ? { key: `c:${event.data.callId}`, opens: true } : undefined;
+    case 'call.completed':
+    case 'call.interrupted':
+      return { key: `c:${event.data.callId}`, opens: false };
+    case 'session.opened':
+      return event.data.writer ? { key: `s:${event.data.sessionId}`, opens: true } : undefined;
+    case 'session.closed':
+      return { key: `s:${event.data.sessionId}`, opens: false };
+    default:
+      return undefined;
+  }
 }
 
 function hexes(range: CompactRange): string[] {

@@ -9,6 +9,7 @@ import { readAt, rehashed } from '../helpers/forger.js';
 import { tempProject } from '../helpers/project.js';
 import { rfcRoot } from '../helpers/rfc9162.js';
 import { open } from 'lmdb';
+import type { NewEvent } from '../../src/events/envelope.js';
 import { openLogDatabases, type LogDatabases } from '../../src/events/lmdb-layout.js';
 import type { Recorded } from '../../src/events/envelope.js';
 
@@ -72,6 +73,23 @@ describe('verifyLogFile, chunk by chunk', () => {
     expect((await verifyLogFile(other, { chunk: CHUNK })).findings).toEqual([
       { kind: 'index', where: 'calls', reason: 'the calls index (81 entries) holds an entry the events do not call for, or one was changed' },
       { kind: 'index', where: 'calls', reason: 'the calls index holds 81 entries for 80 call events' },
+    ]);
+  });
+
+  it('checks the inflight index against the calls the events leave open', async () => {
+    const path = join(tempProject(), 'events.lmdb');
+    const log = new LmdbEventLog({ path });
+    const writer = { writer: 'w1', pid: 1, bootId: 'b', host: 'h', startedAt: new Date().toISOString() };
+    await log.append([{ id: 'writer-w1', type: 'writer.started', data: writer }]);
+    const requestedByW1 = (callId: string) => ({ type: 'call.requested', data: { ...requested(callId).data, writer: 'w1' } }) as NewEvent;
+    await log.append([requestedByW1('left-open'), requestedByW1('done'), completed('done')]);
+    await log.close();
+    expect((await verifyLogFile(path)).ok).toBe(true);
+    const env = open({ path, compression: false });
+    env.openDB({ name: 'inflight', encoding: 'json' }).removeSync('c:left-open');
+    await env.close();
+    expect((await verifyLogFile(path)).findings).toEqual([
+      { kind: 'index', where: 'inflight', reason: 'call left-open is open in the events but missing from the inflight index (a crash would leave it running)' },
     ]);
   });
 
