@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { verifierFromKey, NoteError, type NoteVerifier } from '../events/signed-note.js';
 import type { GivenCheckpoint } from '../events/verify-checkpoints.js';
 import { FactorlyError } from '../kernel/base/errors.js';
-import { loadLogKey } from '../kernel/log-key.js';
+import { loadLogKey, publishedVerifierKey } from '../kernel/log-key.js';
 
 /** Reads a text file an auditor was handed; anything unreadable is exit 2, naming the file. */
 export function readEvidenceFile(path: string, what: string): string {
@@ -25,12 +25,13 @@ export function readCheckpoints(paths: readonly string[]): GivenCheckpoint[] {
 
 /**
  * The keys checkpoints are checked with: each `--key` (a verifier key file, or the key itself),
- * else the project's own key when it has one.
+ * else the project's own (its key file, or the verifier key it published) when it has one.
  */
 export function readVerifiers(keys: readonly string[], stateDir: string | undefined): NoteVerifier[] {
   if (keys.length === 0) {
-    const own = stateDir === undefined ? undefined : loadLogKey(stateDir, 'unused', { create: false });
-    return own ? [verifierFromKey(own.verifierKey)] : [];
+    if (stateDir === undefined) return [];
+    const own = loadLogKey(stateDir, 'unused', { create: false })?.verifierKey ?? publishedVerifierKey(stateDir);
+    return own ? [verifierFromKey(own)] : [];
   }
   return keys.map((key) => {
     const text = existsSync(key) ? readEvidenceFile(key, 'verifier key') : key;

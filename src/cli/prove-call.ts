@@ -8,6 +8,8 @@ import type { GivenCheckpoint } from '../events/verify-checkpoints.js';
 import type { InclusionProofRecord } from '../events/verify-offline.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 import { signLogCheckpoint } from '../kernel/checkpoint-sign.js';
+import { logKeyPath, publishedVerifierKey } from '../kernel/log-key.js';
+import { existsSync } from 'node:fs';
 
 interface SignedRoot {
   size: number;
@@ -59,6 +61,10 @@ async function coveringRoot(log: EventLog, stateDir: string, tree: LogTree, newe
   const last = await log.lastOf('log.checkpointed');
   if (last && last.data.size >= newest && last.data.size <= tree.size && tree.root(last.data.size).toString('hex') === last.data.rootHash) {
     return { size: last.data.size, rootHash: Buffer.from(last.data.rootHash, 'hex'), note: last.data.checkpoint };
+  }
+  // A key kept in the vault is the kernel's to open: then the checkpoint is signed on request.
+  if (!existsSync(logKeyPath(stateDir)) && publishedVerifierKey(stateDir)) {
+    throw new FactorlyError('USAGE', `no checkpoint covers seq ${newest} yet: sign one (factorly logs checkpoint), then prove again`);
   }
   const signed = await signLogCheckpoint(log, stateDir);
   return { size: signed.size, rootHash: Buffer.from(signed.rootHash, 'hex'), note: signed.checkpoint };

@@ -96,7 +96,7 @@ export class LmdbEventLog implements EventLog {
       const last = sealed.fresh.at(-1);
       if (last) this.meta.putSync('head', { seq: last.seq, hash: last.hash });
       const frontier = growth && this.merkle.extend(growth, sealed.fresh.map((event) => event.hash));
-      this.open.apply(sealed.fresh, (writer) => (this.byId(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data);
+      this.open.apply(sealed.fresh);
       return { results: sealed.results, frontier };
     }).then(({ results, frontier }) => {
       if (frontier) this.merkle.committedTo(frontier);
@@ -151,7 +151,7 @@ export class LmdbEventLog implements EventLog {
 
   async inflight(): Promise<Inflight> {
     this.refresh();
-    return this.open.list();
+    return this.open.list((writer) => (this.byId(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data);
   }
 
   async attestedHead(): Promise<LogHead | undefined> {

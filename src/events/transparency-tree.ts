@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { chainLeaf, CompactRange, peakLevels } from './merkle.js';
+import { chainLeaf, CompactRange, nodeHash, peakLevels } from './merkle.js';
 import { consistencyProof, inclusionProof, rootOf, type NodeSource } from './merkle-proofs.js';
 
 /**
- * Where a log keeps the complete subtrees of its Merkle tree (level ≥ 1; a leaf is rebuilt from
- * the chain hash of its event). Written only inside the log's append, so it always covers exactly
- * the events committed with it.
+ * Where a log keeps the complete subtrees of its Merkle tree: those of `2 ** STORED_FROM` leaves
+ * and up (about one write per eight events); smaller ones are rebuilt from the chain hashes of
+ * their events, at most 15 of them. Written only inside the log's append, so it always covers
+ * exactly the events committed with it.
  */
+export const STORED_FROM = 4;
+
 export interface TreeNodeStore {
   get(level: number, index: number): Buffer | undefined;
   put(level: number, index: number, hash: Buffer): void;
@@ -54,6 +57,7 @@ export class TransparencyTree implements NodeSource, LogTree {
       if (hash === undefined) throw new TreeIncomplete(`event ${index + 1} is missing`);
       return chainLeaf(hash);
     }
+    if (level < STORED_FROM) return nodeHash(this.node(level - 1, 2 * index), this.node(level - 1, 2 * index + 1));
     const stored = this.nodes.get(level, index);
     if (!stored) throw new TreeIncomplete(`node ${level}/${index} is missing`);
     return stored;
@@ -72,7 +76,10 @@ export class TransparencyTree implements NodeSource, LogTree {
 
   /** Adds leaves to `range`, storing every subtree they complete. */
   extend(range: CompactRange, chainHashes: Iterable<string>): CompactRange {
-    for (const hash of chainHashes) range.push(chainLeaf(hash), (node) => this.nodes.put(node.level, node.index, node.hash));
+    const keep = (node: { level: number; index: number; hash: Buffer }): void => {
+      if (node.level >= STORED_FROM) this.nodes.put(node.level, node.index, node.hash);
+    };
+    for (const hash of chainHashes) range.push(chainLeaf(hash), keep);
     return range;
   }
 

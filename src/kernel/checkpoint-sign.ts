@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { signCheckpoint } from '../events/checkpoint.js';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError } from './base/errors.js';
-import { loadLogKey } from './log-key.js';
+import { loadLogKey, type LogSigner } from './log-key.js';
 
 export interface SignedCheckpoint {
   origin: string;
@@ -28,12 +28,13 @@ export function checkpointFileName(size: number): string {
 
 /**
  * Signs the log's tree as it is now, writes the checkpoint file and records `log.checkpointed`.
- * The key is made on first use, named after the log's origin.
+ * The key (`.factorly/log.key` unless `keyFor` gives another) is made on first use, named after the
+ * log's origin.
  */
-export async function signLogCheckpoint(log: EventLog, stateDir: string): Promise<SignedCheckpoint> {
+export async function signLogCheckpoint(log: EventLog, stateDir: string, keyFor: (origin: string) => Promise<LogSigner> = async (origin) => loadLogKey(stateDir, origin)!): Promise<SignedCheckpoint> {
   if (!log.tree) throw new FactorlyError('LOG_CORRUPT', 'this event log keeps no Merkle tree, so it cannot be checkpointed');
   const tree = await log.tree();
-  const signer = loadLogKey(stateDir, tree.origin)!;
+  const signer = await keyFor(tree.origin);
   const root = tree.root();
   const checkpoint = signCheckpoint({ origin: tree.origin, size: tree.size, rootHash: root }, signer);
   const dir = checkpointsDir(stateDir);

@@ -4,6 +4,8 @@ import { messageOf } from './base/errors.js';
 import { signLogCheckpoint, type SignedCheckpoint } from './checkpoint-sign.js';
 import type { LogSettings } from './config/log-settings.js';
 import { deliverCheckpoint, type Witnesses } from './witness.js';
+import type { SecretBackend } from './contracts/extensions.js';
+import { loadLogKey, loadVaultLogKey, type LogSigner } from './log-key.js';
 
 const BOOKKEEPING = new Set<string>(['writer.started']);
 
@@ -22,14 +24,26 @@ export class Checkpointer {
   private readonly extraDirs: string[] = [];
   private readonly warned = new Set<string>();
 
+  private signer?: Promise<LogSigner>;
+
   constructor(
     private readonly log: () => EventLog,
     private readonly stateDir: string,
     private settings: LogSettings,
     private readonly warn: (message: string) => void,
+    /** The project vault, for `log.key: vault`. */
+    private readonly vault: () => SecretBackend | undefined = () => undefined,
   ) {}
 
+  /** The key checkpoints are signed with, as `log.key` says (made on first use). */
+  key(origin: string): Promise<LogSigner> {
+    this.signer ??= this.settings.key === 'vault' ? loadVaultLogKey(this.vault(), this.stateDir, origin) : Promise.resolve(loadLogKey(this.stateDir, origin)!);
+    this.signer.catch(() => (this.signer = undefined));
+    return this.signer;
+  }
+
   configure(settings: LogSettings): void {
+    if (settings.key !== this.settings.key) this.signer = undefined;
     this.settings = settings;
   }
 
@@ -78,7 +92,7 @@ export class Checkpointer {
 
   private async sign(): Promise<SignedCheckpoint> {
     this.appendedSince = false;
-    const signed = await signLogCheckpoint(this.log(), this.stateDir);
+    const signed = await signLogCheckpoint(this.log(), this.stateDir, (origin) => this.key(origin));
     this.lastSize = Math.max(this.lastSize ?? 0, signed.size);
     for (const failure of await deliverCheckpoint(signed, this.witnesses())) this.warnOnce(failure);
     return signed;

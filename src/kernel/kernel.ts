@@ -90,7 +90,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
-  const checkpoints = new Checkpointer(() => scope.resolve(KernelTokens.EventLog), paths.stateDir, parseLogSettings(undefined, paths.baseDir), (message) => process.stderr.write(`warning: ${message}\n`));
+  const checkpoints = new Checkpointer(
+    () => scope.resolve(KernelTokens.EventLog), paths.stateDir, parseLogSettings(undefined, paths.baseDir),
+    (message) => process.stderr.write(`warning: ${message}\n`), () => slots.backends.get('vault'),
+  );
   let writer: WriterLog | undefined;
   let boot: BootRecord | undefined;
   const openLog = (): EventLog => {

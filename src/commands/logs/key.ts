@@ -5,7 +5,8 @@ import { openLogAt, projectLogPaths } from '../../cli/project-log.js';
 
 export default class LogsKey extends FactorlyCommand {
   static summary = "Print the verifier key of the project's checkpoints (C2SP signed-note, Ed25519).";
-  static description = `The key that signs checkpoints is made on first use and kept in .factorly/log.key (mode 0600).
+  static description = `The key that signs checkpoints is made on first use and kept in .factorly/log.key (mode 0600),
+or in the project vault with "log: {key: vault}"; its verifier key is also written to .factorly/log.pub.
 Give the verifier key this prints to whoever keeps or checks your checkpoints: with it, and nothing
 else of the project, they run factorly logs verify --offline ... --key <file>.`;
   static flags = { json: Flags.boolean({ description: 'Print the key, its name, ID and file as JSON.' }) };
@@ -13,11 +14,19 @@ else of the project, they run factorly logs verify --offline ... --key <file>.`;
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsKey);
     const paths = await projectLogPaths(flags.config);
-    const { loadLogKey, logKeyPath } = await import('../../kernel/log-key.js');
+    const { loadLogKey, publishedVerifierKey } = await import('../../kernel/log-key.js');
+    const { verifierFromKey } = await import('../../events/signed-note.js');
+    // The key file, else the published verifier key, else the key as the config keeps it (made now).
+    const verifierKey = loadLogKey(paths.stateDir, 'unused', { create: false })?.verifierKey ?? publishedVerifierKey(paths.stateDir) ?? (await this.madeKey(flags.config, paths.logPath));
+    const { name, keyId } = verifierFromKey(verifierKey);
+    if (flags.json) this.writeJson({ verifierKey, name, keyId: keyId.toString(16).padStart(8, '0') });
+    else this.log(verifierKey);
+  }
+
+  private async madeKey(configPath: string | undefined, logPath: string): Promise<string> {
     const { newOrigin } = await import('../../events/transparency-tree.js');
-    const signer = loadLogKey(paths.stateDir, await this.origin(paths.logPath) ?? newOrigin())!;
-    if (flags.json) this.writeJson({ verifierKey: signer.verifierKey, name: signer.name, keyId: signer.keyId.toString(16).padStart(8, '0'), file: logKeyPath(paths.stateDir) });
-    else this.log(signer.verifierKey);
+    const kernel = await this.kernel(configPath, { expandTools: false });
+    return (await kernel.checkpoints.key((await this.origin(logPath)) ?? newOrigin())).verifierKey;
   }
 
   /** A new key is named after the log it signs for, when there is one. */

@@ -72,7 +72,10 @@ calls and governance decisions, optionally for one --agent.`;
     const kernel = await this.kernel(configPath, { expandTools: false });
     const { recheckDecisions } = await import('../../kernel/shadow-recheck.js');
     const under = current ? 'current' : 'recorded';
-    const report = await recheckDecisions(kernel.log(), kernel.shadow.ruleList(), { current: (name) => kernel.registry.get(name), under });
+    // Read as any read command does: a log this process may not write is opened read-only.
+    const log = await openExistingLog(configPath);
+    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    const report = await recheckDecisions(log, kernel.shadow.ruleList(), { current: (name) => kernel.registry.get(name), under }).finally(() => log.close());
     if (json) this.writeJson({ under, ...report });
     else this.printCheck(report, current);
     if (report.mismatches.length > 0) process.exitCode = 1;

@@ -13,16 +13,18 @@ export interface LogSettings {
   witness?: string | string[];
   /** A directory that receives a copy of each new checkpoint. */
   witnessDir?: string;
+  /** Where the signing key lives: `.factorly/log.key` (0600), or the project vault. */
+  key: 'file' | 'vault';
 }
 
-export const DEFAULT_LOG_SETTINGS: LogSettings = { checkpointEvery: 1000, checkpointIntervalMs: 60_000 };
+export const DEFAULT_LOG_SETTINGS: LogSettings = { checkpointEvery: 1000, checkpointIntervalMs: 60_000, key: 'file' };
 
-const KEYS = ['checkpoint_every', 'checkpoint_interval', 'witness', 'witness_dir'] as const;
+const KEYS = ['checkpoint_every', 'checkpoint_interval', 'witness', 'witness_dir', 'key'] as const;
 
 /** Validates `log:` (relative paths against `baseDir`); a bad value is a config error naming it. */
 export function parseLogSettings(raw: unknown, baseDir: string): LogSettings {
   if (raw === undefined || raw === null) return { ...DEFAULT_LOG_SETTINGS };
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('log', 'expected a mapping of checkpoint_every, checkpoint_interval, witness, witness_dir');
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('log', `expected a mapping of ${KEYS.join(', ')}`);
   const block = raw as Record<string, unknown>;
   for (const key of Object.keys(block)) {
     if (!(KEYS as readonly string[]).includes(key)) throw invalid(`log.${key}`, `unknown key${didYouMean(key, KEYS)}`);
@@ -32,6 +34,7 @@ export function parseLogSettings(raw: unknown, baseDir: string): LogSettings {
     checkpointIntervalMs: duration(block.checkpoint_interval, DEFAULT_LOG_SETTINGS.checkpointIntervalMs),
     witness: command(block.witness),
     witnessDir: typeof block.witness_dir === 'string' && block.witness_dir !== '' ? absolute(block.witness_dir, baseDir) : text(block.witness_dir, 'log.witness_dir'),
+    key: keyPlace(block.key),
   };
 }
 
@@ -54,6 +57,12 @@ function command(value: unknown): string | string[] | undefined {
   if (typeof value === 'string' && value.trim() !== '') return value;
   if (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string')) return value as string[];
   throw invalid('log.witness', 'expected a command line, or a list of the command and its arguments');
+}
+
+function keyPlace(value: unknown): 'file' | 'vault' {
+  if (value === undefined || value === null) return DEFAULT_LOG_SETTINGS.key;
+  if (value === 'file' || value === 'vault') return value;
+  throw invalid('log.key', `${JSON.stringify(value)} is not one of file, vault`);
 }
 
 function text(value: unknown, key: string): undefined {
