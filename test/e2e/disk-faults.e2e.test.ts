@@ -106,7 +106,7 @@ describe('a full disk: calls are refused or answered with an error, nothing is l
 });
 
 describe('a read-only file system', () => {
-  it('logs, show, stats, export and verify read a log they cannot write; a call is refused in one line', () => {
+  it('logs, show, stats, export, verify and replay read a log they cannot write; a call is refused in one line', { timeout: 90_000 }, () => {
     const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  hi: {type: cli, command: echo, args: [hi]}\n' });
     runCli(['call', 'hi'], root);
     const view = readOnlyView(root);
@@ -116,6 +116,7 @@ describe('a read-only file system', () => {
     expect(JSON.parse(runCli(['logs', 'stats', '--json'], view).stdout)).toMatchObject({ calls: 1, chain: { ok: true } });
     expect(runCli(['logs', 'export'], view).stdout.trim().split('\n').length).toBeGreaterThan(3);
     expect(runCli(['logs', 'verify'], view)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Chain verified: \d+ events OK/) });
+    expect(runCli(['logs', 'replay', '--check'], view)).toMatchObject({ status: 0, stdout: 'Re-derived the decisions of 1 calls: 0 mismatch(es)\n' });
     const refused = runCli(['call', 'hi'], view);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/^refused before the tool ran: the call could not be recorded \(cannot open the event log \S+events\.lmdb for writing: .*[Rr]ead-only file system/);
