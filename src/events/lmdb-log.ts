@@ -9,7 +9,8 @@ import { LmdbInflight, writerEventId } from './lmdb-inflight.js';
 import type { Inflight } from './writer.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree } from './transparency-tree.js';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError } from '../kernel/base/errors.js';
+import { closeRoot, commitFailure, guardPendingCommit } from './lmdb-faults.js';
 
 export interface LmdbEventLogOptions {
   /** The data file; LMDB keeps its lock file beside it as `<path>-lock`. */
@@ -66,14 +67,7 @@ export class LmdbEventLog implements EventLog {
     } catch (error) {
       if (FactorlyError.isInstance(error)) throw error;
       this.lastCommitFailed = true;
-      // lmdb-js rejects a failed commit with a generic error and the cause in a promise of its own,
-      // which would otherwise end the process as an unhandled rejection.
-      const commitError = (error as { commitError?: Promise<never> }).commitError;
-      const cause = commitError ? await commitError.catch((reason: unknown) => reason) : error;
-      // LMDB's C code has printed "Write error: …" to stderr without ending the line: end it, so
-      // the message factorly prints stays a line of its own.
-      if (typeof (cause as { code?: unknown }).code === 'number') process.stderr.write('\n');
-      throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.path}: ${messageOf(cause)}${(cause as { code?: unknown }).code === 5 ? ' (is the disk full?)' : ''}`, { cause });
+      throw await commitFailure(this.path, error);
     }
   }
 
@@ -102,11 +96,7 @@ export class LmdbEventLog implements EventLog {
       if (frontier) this.merkle.committedTo(frontier);
       return results;
     });
-    // lmdb-js batches the writes of one event turn under a commit promise of its own, made in an
-    // immediate it queues; a failed commit (a full disk) rejects it with nothing waiting on it,
-    // which would end the process. Once that immediate has run, it gets a handler (the transaction
-    // itself reports the failure).
-    setImmediate(() => (this.root.committed as PromiseLike<unknown>).then(undefined, () => undefined));
+    guardPendingCommit(this.root);
     const results = await written;
     // Only now (committed): an aborted write must not leave a head that was never stored.
     const last = results.at(-1);
@@ -178,10 +168,7 @@ export class LmdbEventLog implements EventLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // After a failed commit lmdb-js waits forever for that commit's flush when closing: the
-    // environment is then let go without waiting (LMDB needs no clean close to stay intact).
-    if (this.lastCommitFailed) await Promise.race([this.root.close(), new Promise((resolve) => setTimeout(resolve, 200))]);
-    else await this.root.close();
+    await closeRoot(this.root, this.lastCommitFailed);
   }
 
   private write(event: Recorded): void {
@@ -230,20 +217,6 @@ export class LmdbEventLog implements EventLog {
     this.root.resetReadTxn();
   }
 }
-
-/**
- * lmdb-js prints a failed commit's cause with console.error (a stack trace on stderr) before it
- * rejects the write; `append` reports that cause itself, in one line naming the file. So those
- * prints, and only those, are dropped.
- */
-function quietCommitFailures(): void {
-  const print = console.error.bind(console);
-  console.error = (...args: unknown[]) => {
-    if (args.length === 1 && args[0] instanceof Error && /[\\/]lmdb[\\/]write\.js/.test(args[0].stack ?? '')) return;
-    print(...args);
-  };
-}
-quietCommitFailures();
 
 function decode(bytes: Buffer, seq: number): Recorded {
   try {

@@ -1,8 +1,8 @@
-import { ChainChecker, type ChainBreak } from './chain-check.js';
+import { ChainChecker, type ChainBreak, type ChainEntry } from './chain-check.js';
 import type { LogCheckpointed } from './catalog.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { CompactRange } from './merkle.js';
-import type { ChunkSummary, IndexProblem, ScanSource } from './verify-scan.js';
+import { parseEntry, type ChunkSummary, type IndexProblem, type ScanSource } from './verify-scan.js';
 import { addDigest, emptyDigest, type Digest } from './index-digest.js';
 
 /** The chunks of a scan joined in order: what the whole log holds, up to its first break. */
@@ -74,13 +74,8 @@ export function locateBreak(source: ScanSource, seq: number, last: number): { ve
   const start = Math.max(1, seq - 2);
   const hashOf = (at: number): string | undefined => (at < 1 ? (at === 0 ? GENESIS_HASH : undefined) : eventAt(source, at)?.hash);
   const checker = ChainChecker.after(start - 1, hashOf(start - 1), hashOf(start - 2));
-  const entries = [...source.entries(start, Math.min(last, seq + 2))].map(({ key, value }) => {
-    try {
-      return { key, event: JSON.parse(Buffer.from(value).toString('utf8')) as Recorded };
-    } catch {
-      return { key, error: `event log entry ${key} is not valid JSON` };
-    }
-  });
+  const entries: ChainEntry[] = [];
+  for (const { key, value } of source.entries(start, Math.min(last, seq + 2))) entries.push(parseEntry(key, value));
   for (const [i, entry] of entries.entries()) {
     const broken = checker.check(entry, () => entries[i + 1]);
     if (broken) return { verified: start - 1 + checker.verified, broken };
@@ -91,6 +86,6 @@ export function locateBreak(source: ScanSource, seq: number, last: number): { ve
 }
 
 function eventAt(source: ScanSource, seq: number): Recorded | undefined {
-  for (const { value } of source.entries(seq, seq)) return JSON.parse(Buffer.from(value).toString('utf8')) as Recorded;
+  for (const { key, value } of source.entries(seq, seq)) return parseEntry(key, value).event;
   return undefined;
 }

@@ -7,6 +7,7 @@ import { addEntry, emptyDigest, type Digest, type Seeds } from './index-digest.j
 
 /** Raw access to a log for checking it: entries by position, and the indexes when it has them. */
 export interface ScanSource {
+  /** Entries in key order; a value may be reused by the next one, so it is read before moving on. */
   entries(from: number, to: number): Iterable<{ key: number; value: Uint8Array }>;
   /** The `ids` index: event id → seq. */
   seqOfId?(id: string): number | undefined;
@@ -77,7 +78,7 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
   // What the calls index lists for the calls opened in this chunk: one read per call, not per event.
   const listed = new Map<string, Set<number>>();
   for (const { key, value } of source.entries(from, to)) {
-    const entry = parse(key, value);
+    const entry = parseEntry(key, value);
     const broken = checker.check(entry, () => undefined);
     if (broken) {
       summary.broken = broken;
@@ -104,7 +105,7 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
   return summary;
 }
 
-function parse(key: number, value: Uint8Array): ChainEntry {
+export function parseEntry(key: number, value: Uint8Array): ChainEntry {
   try {
     const text = Buffer.isBuffer(value) ? value.toString('utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
     return { key, event: JSON.parse(text) as Recorded };
