@@ -61,6 +61,15 @@ describe('verifyLogFile, chunk by chunk', () => {
     expect((await verifyLogFile(path, { chunk: CHUNK })).firstBad).toMatchObject({ seq: CHUNK + 1, kind: 'inserted' });
   });
 
+  it('names a modification even when the event after it cannot be read', async () => {
+    const path = await logOf(40);
+    await edit(path, (dbs) => {
+      dbs.events.putSync(30, Buffer.from(dbs.events.getBinary(30)!.toString().replace('"id":"', '"id":"x')));
+      dbs.events.putSync(31, Buffer.from('{not json'));
+    });
+    expect((await verifyLogFile(path, { chunk: CHUNK })).findings).toEqual([expect.objectContaining({ seq: 30, kind: 'modified' })]);
+  });
+
   it('names an ids entry pointing elsewhere, and a calls entry the events do not call for', async () => {
     const path = await logOf(40);
     await edit(path, (dbs) => dbs.ids.putSync(readAt(dbs, 30).id, 31));
