@@ -1,4 +1,4 @@
-import type { Database, RootDatabase } from 'lmdb';
+import type { Database, RootDatabase, Transaction } from 'lmdb';
 import type { WriterStarted } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import type { Inflight } from './writer.js';
@@ -43,8 +43,8 @@ export class LmdbInflight {
   }
 
   /** The call and session keys it holds; undefined when it has never been written. */
-  keys(): Set<string> | undefined {
-    return this.db ? new Set(this.db.getKeys()) : undefined;
+  keys(transaction?: Transaction): Set<string> | undefined {
+    return this.db ? new Set(this.db.getKeys({ transaction })) : undefined;
   }
 
   /** What is open, with the record of each writer involved (read by `writerEvent`, by writer id). */

@@ -8,7 +8,7 @@ import { openLogDatabases } from './lmdb-layout.js';
 import { LmdbInflight, writerEventId } from './lmdb-inflight.js';
 import type { Inflight } from './writer.js';
 import { rebuiltTree } from './tree-rebuild.js';
-import type { LogTree } from './transparency-tree.js';
+import type { LogTree, TreeHead } from './transparency-tree.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 import { closeRoot, commitFailure, guardPendingCommit } from './lmdb-faults.js';
 
@@ -135,8 +135,19 @@ export class LmdbEventLog implements EventLog {
 
   async tree(): Promise<LogTree> {
     this.refresh();
-    const head = this.readHead();
-    return this.merkle.view(head.seq, (seq) => this.bySeq(seq)?.hash) ?? rebuiltTree(this.read({ to: head.seq }), this.merkle.head()?.origin);
+    // The last seq and the tree's head from one snapshot, so another process's commit in between
+    // cannot make them disagree (a range read takes a snapshot of its own unless given one).
+    this.meta.get('head');
+    const transaction = this.root.useReadTransaction();
+    let seq = 0;
+    let head: TreeHead | undefined;
+    try {
+      for (const key of this.events.getKeys({ reverse: true, limit: 1, transaction })) seq = key;
+      head = this.merkle.head(transaction);
+    } finally {
+      transaction.done();
+    }
+    return this.merkle.view(seq, (at) => this.bySeq(at)?.hash, head) ?? rebuiltTree(this.read({ to: seq }), head?.origin);
   }
 
   async inflight(): Promise<Inflight> {

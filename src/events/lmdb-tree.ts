@@ -1,4 +1,4 @@
-import type { Database, RootDatabase } from 'lmdb';
+import type { Database, RootDatabase, Transaction } from 'lmdb';
 import { FactorlyError } from '../kernel/base/errors.js';
 import type { CompactRange } from './merkle.js';
 import { newOrigin, nodeKey, TransparencyTree, type TreeHead, type TreeNodeStore } from './transparency-tree.js';
@@ -28,8 +28,8 @@ export class LmdbTree {
     this.db = root.openDB<Buffer, number>({ name: 'tree', encoding: 'binary' }) as Database<Buffer, number> | undefined;
   }
 
-  head(): TreeHead | undefined {
-    const bytes = this.db?.getBinary(HEAD_KEY);
+  head(transaction?: Transaction): TreeHead | undefined {
+    const bytes = this.db?.get(HEAD_KEY, { transaction });
     if (bytes === undefined) return undefined;
     const head = JSON.parse(bytes.toString('utf8')) as TreeHead;
     if (!Number.isSafeInteger(head.size) || typeof head.origin !== 'string') throw new FactorlyError('LOG_CORRUPT', 'the Merkle tree head of the event log is not valid');
@@ -37,8 +37,7 @@ export class LmdbTree {
   }
 
   /** The tree as stored, when it covers the events up to `seq` (else undefined: not built yet, or behind). */
-  view(seq: number, chainHashAt: (seq: number) => string | undefined): TransparencyTree | undefined {
-    const head = this.head();
+  view(seq: number, chainHashAt: (seq: number) => string | undefined, head = this.head()): TransparencyTree | undefined {
     if (!this.db || !head || head.size !== seq) return undefined;
     return new TransparencyTree(this.store(this.db), chainHashAt, head);
   }

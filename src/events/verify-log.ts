@@ -10,7 +10,8 @@ import { joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
 import { planChunks, scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
 import { newSeeds } from './index-digest.js';
 import type { ChunkSummary, ScanSource } from './verify-scan.js';
-import type { TransparencyTree } from './transparency-tree.js';
+import type { TransparencyTree, TreeHead } from './transparency-tree.js';
+import type { LogHead } from './log.js';
 
 /** What `logs verify` reports: 0 verified, 1 tampered (findings), 2 could not read. */
 export interface LogVerification {
@@ -43,13 +44,14 @@ export interface VerifyOptions {
 export async function verifyLogFile(path: string, options: VerifyOptions = {}): Promise<LogVerification> {
   const file = openLogFile(path);
   try {
-    const last = lastSeq(file.dbs);
+    const snapshot = snapshotOf(file.root, file.dbs);
+    const { last } = snapshot;
     const given = options.checkpoints ?? [];
     const sizes = given.map((checkpoint) => sizeOf(checkpoint.note)).filter((size): size is number => size !== undefined);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
     const seeds = newSeeds();
     const plan: ScanJob[] = [
-      ...(['ids', 'calls'] as const).map((name): ScanJob => ({ kind: 'index', name, seeds })),
+      ...(['ids', 'calls'] as const).map((name): ScanJob => ({ kind: 'index', name, seeds, upTo: last })),
       ...chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'digest', seeds } })),
     ];
     const results = await scanAll(path, file.source, plan, { threads: options.threads, events: last });
@@ -64,13 +66,13 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       brokenAt = located.broken.seq;
       findings.push(located.broken);
     } else {
-      const tail = checkTail({ seq: verified, hash: joined.lastHash }, file.dbs.meta.get('head'));
+      const tail = checkTail({ seq: verified, hash: joined.lastHash }, snapshot.head);
       if (tail) findings.push(tail);
     }
-    const stored = storedTree(file.root, file.dbs, verified);
+    const stored = storedTree(file.root, file.dbs, verified, snapshot.tree);
     // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
     const lookedUp = brokenAt === undefined ? await lookedUpIfDiffering(path, file.source, chunks, joined, { ids: ids!, calls: calls! }, options.threads, last) : joined;
-    findings.push(...indexFindings(file.root, file.dbs, lookedUp, verified, last, stored));
+    findings.push(...indexFindings(snapshot, lookedUp, verified, stored, { ids: ids!.count, calls: calls!.count }));
     const facts: LogFacts = { verified, brokenAt, origin: stored.origin, roots: rootsBefore(joined, verified), tree: stored.tree, embedded: joined.checkpoints };
     const verifiers = options.verifiers ?? [];
     findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
@@ -103,9 +105,40 @@ async function lookedUpIfDiffering(path: string, source: ScanSource, chunks: rea
   return precise;
 }
 
-function lastSeq(dbs: LogDatabases): number {
-  for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key;
-  return 0;
+/**
+ * What the log's own records say, all read at once, in one read transaction, before the scan: a
+ * log that keeps growing while it is checked (a server writing) is judged as it stood then. (The
+ * scan reads nothing past `last`, and entries and nodes once written never change.)
+ */
+interface Snapshot {
+  last: number;
+  head?: LogHead;
+  tree?: TreeHead;
+  latest: Map<string, number>;
+  inflight?: Set<string>;
+}
+
+function snapshotOf(root: RootDatabase, dbs: LogDatabases): Snapshot {
+  // lmdb-js begins its read transaction lazily (a first read does), opening a database renews it,
+  // and a range takes a snapshot of its own unless given one: so the databases are opened first,
+  // then one transaction is begun, held, and passed to every read.
+  const tree = new LmdbTree(root);
+  const inflight = new LmdbInflight(root);
+  dbs.meta.get('head');
+  const transaction = root.useReadTransaction();
+  try {
+    let last = 0;
+    for (const key of dbs.events.getKeys({ reverse: true, limit: 1, transaction })) last = key;
+    return {
+      last,
+      head: dbs.meta.get('head', { transaction }),
+      tree: tree.head(transaction),
+      latest: new Map([...dbs.latest.getRange({ transaction })].map(({ key, value }) => [key, value])),
+      inflight: inflight.keys(transaction),
+    };
+  } finally {
+    transaction.done();
+  }
 }
 
 /** The tree size a checkpoint claims, read before its signature is checked (to ask the scan for that root). */
@@ -128,38 +161,35 @@ interface StoredTree {
   rootMatches?: boolean;
 }
 
-function storedTree(root: RootDatabase, dbs: LogDatabases, verified: number): StoredTree {
-  const tree = new LmdbTree(root);
-  const head = tree.head();
+function storedTree(root: RootDatabase, dbs: LogDatabases, verified: number, head: TreeHead | undefined): StoredTree {
   if (!head) return {};
+  const tree = new LmdbTree(root);
   const hashAt = (seq: number): string | undefined => {
     const bytes = dbs.events.getBinary(seq);
     return bytes && (JSON.parse(bytes.toString('utf8')) as { hash: string }).hash;
   };
   // Proofs come from the stored tree only when it covers exactly the intact chain.
-  const view = head.size === verified ? tree.view(head.size, hashAt) : undefined;
+  const view = head.size === verified ? tree.view(head.size, hashAt, head) : undefined;
   return { origin: head.origin, size: head.size, tree: view };
 }
 
 /** The indexes against what the events say they should hold. */
-function indexFindings(root: RootDatabase, dbs: LogDatabases, joined: JoinedScan, verified: number, last: number, stored: StoredTree): Finding[] {
+function indexFindings(snapshot: Snapshot, joined: JoinedScan, verified: number, stored: StoredTree, counts: { ids: number; calls: number }): Finding[] {
+  const { last } = snapshot;
   const findings: Finding[] = joined.indexProblems.map((problem) => ({ kind: 'index', where: problem.index, ...(problem.seq === undefined ? {} : { seq: problem.seq }), reason: problem.reason }));
   if (verified !== last) return findings;
-  const ids = entryCount(dbs.ids);
-  if (ids !== last) findings.push({ kind: 'index', where: 'ids', reason: `the ids index holds ${ids} entries for ${last} events` });
-  const calls = entryCount(dbs.calls);
-  if (calls !== joined.withCallId) findings.push({ kind: 'index', where: 'calls', reason: `the calls index holds ${calls} entries for ${joined.withCallId} call events` });
-  for (const { key, value } of dbs.latest.getRange()) {
-    if (joined.latest[key] !== value) findings.push({ kind: 'index', where: 'latest', reason: `the latest index says the newest ${key} is seq ${value}, the events say ${joined.latest[key] ?? 'none'}` });
+  if (counts.ids !== last) findings.push({ kind: 'index', where: 'ids', reason: `the ids index holds ${counts.ids} entries for ${last} events` });
+  if (counts.calls !== joined.withCallId) findings.push({ kind: 'index', where: 'calls', reason: `the calls index holds ${counts.calls} entries for ${joined.withCallId} call events` });
+  for (const [type, seq] of snapshot.latest) {
+    if (joined.latest[type] !== seq) findings.push({ kind: 'index', where: 'latest', reason: `the latest index says the newest ${type} is seq ${seq}, the events say ${joined.latest[type] ?? 'none'}` });
   }
   findings.push(...treeFindings(joined, last, stored));
-  findings.push(...inflightFindings(root, joined));
+  findings.push(...inflightFindings(snapshot.inflight, joined));
   return findings;
 }
 
 /** The `inflight` index against the calls and sessions the events leave open. */
-function inflightFindings(root: RootDatabase, joined: JoinedScan): Finding[] {
-  const stored = new LmdbInflight(root).keys();
+function inflightFindings(stored: Set<string> | undefined, joined: JoinedScan): Finding[] {
   if (!stored) return [];
   const what = (key: string) => `${key.startsWith('c:') ? 'call' : 'session'} ${key.slice(2)}`;
   const findings: Finding[] = [];
@@ -193,6 +223,4 @@ function treeFindings(joined: JoinedScan, last: number, stored: StoredTree): Fin
   return [];
 }
 
-function entryCount(db: { getStats(): unknown }): number {
-  return (db.getStats() as { entryCount: number }).entryCount;
-}
+

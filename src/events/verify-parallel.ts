@@ -12,12 +12,12 @@ export interface ChunkRequest {
 }
 
 /** One piece of a scan: a chunk of events, or one index summed as it is stored. */
-export type ScanJob = { kind: 'chunk'; request: ChunkRequest; indexes: IndexCheck } | { kind: 'index'; name: 'ids' | 'calls'; seeds: Seeds };
+export type ScanJob = { kind: 'chunk'; request: ChunkRequest; indexes: IndexCheck } | { kind: 'index'; name: 'ids' | 'calls'; seeds: Seeds; upTo: number };
 export type IndexSummary = { name: string; count: number; digest: Digest };
 export type ScanResult = ChunkSummary | IndexSummary;
 
 export function runScanJob(source: ScanSource, job: ScanJob): ScanResult {
-  return job.kind === 'chunk' ? scanChunk(source, job.request.from, job.request.to, job.request.sizes, job.indexes) : scanIndex(source, job.name, job.seeds);
+  return job.kind === 'chunk' ? scanChunk(source, job.request.from, job.request.to, job.request.sizes, job.indexes) : scanIndex(source, job.name, job.seeds, job.upTo);
 }
 
 /** Leaves per chunk: a power of two, so each full chunk is one complete subtree of the tree. */

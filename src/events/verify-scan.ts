@@ -122,11 +122,15 @@ function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds): vo
   addEntry(summary.digests!.calls, seeds, callId, event.seq);
 }
 
-/** The same sum over an index as it is stored, and how many entries it holds. */
-export function scanIndex(source: ScanSource, name: 'ids' | 'calls', seeds: Seeds): { name: string; count: number; digest: Digest } {
+/**
+ * The same sum over an index as it is stored, and how many entries it holds, for events up to
+ * `upTo` (a log still being written has entries for later ones by the time this runs).
+ */
+export function scanIndex(source: ScanSource, name: 'ids' | 'calls', seeds: Seeds, upTo: number): { name: string; count: number; digest: Digest } {
   const digest = emptyDigest();
   let count = 0;
   for (const { key, value } of source.indexEntries?.(name) ?? []) {
+    if (value > upTo) continue;
     addEntry(digest, seeds, key, value);
     count += 1;
   }

@@ -6,7 +6,8 @@ import { newSignerKey, signerFromKey, verifierFromKey } from '../../src/events/s
 import { verifyLogFile } from '../../src/events/verify-log.js';
 import { completed, requested } from '../contracts/event-log.contract.js';
 import { readAt, rehashed } from '../helpers/forger.js';
-import { tempProject } from '../helpers/project.js';
+import { REPO, tempProject } from '../helpers/project.js';
+import { spawn } from 'node:child_process';
 import { rfcRoot } from '../helpers/rfc9162.js';
 import { open } from 'lmdb';
 import type { NewEvent } from '../../src/events/envelope.js';
@@ -100,6 +101,21 @@ describe('verifyLogFile, chunk by chunk', () => {
     expect((await verifyLogFile(path)).findings).toEqual([
       { kind: 'index', where: 'inflight', reason: 'call left-open is open in the events but missing from the inflight index (a crash would leave it running)' },
     ]);
+  });
+
+  it('judges a log that another process keeps writing as it stood when the check began', { timeout: 60_000 }, async () => {
+    const path = await logOf(100);
+    const writer = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'append-worker.mjs'), path, 'live', '3000'], { stdio: 'inherit' });
+    const exited = new Promise((resolve) => writer.on('exit', resolve));
+    // Only read-only opens here while the writer runs, as a separate auditor's would be.
+    await expect.poll(async () => (await verifyLogFile(path)).events, { timeout: 30_000, interval: 20 }).toBeGreaterThan(200);
+    const reports = [];
+    do reports.push(await verifyLogFile(path, { chunk: CHUNK }));
+    while (reports.at(-1)!.events < 3200);
+    await exited;
+    for (const report of reports) expect(report.findings).toEqual([]);
+    expect(reports[0]!.verified).toBeGreaterThan(200);
+    expect((await verifyLogFile(path)).verified).toBe(3200);
   });
 
   it('checks checkpoints whose sizes fall inside chunks against roots recomputed there', async () => {
