@@ -2,7 +2,7 @@ import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { messageOf } from './base/errors.js';
 import { signLogCheckpoint, type SignedCheckpoint } from './checkpoint-sign.js';
-import type { LogSettings } from './config/log-settings.js';
+import type { CheckpointSettings } from './config/checkpoint-settings.js';
 import { deliverCheckpoint, type Witnesses } from './witness.js';
 import type { SecretBackend } from './contracts/extensions.js';
 import { loadLogKey, loadVaultLogKey, type LogSigner } from './log-key.js';
@@ -29,7 +29,7 @@ export class Checkpointer {
   constructor(
     private readonly log: () => EventLog,
     private readonly stateDir: string,
-    private settings: LogSettings,
+    private settings: CheckpointSettings,
     private readonly warn: (message: string) => void,
     /** The project vault, for `log.key: vault`. */
     private readonly vault: () => SecretBackend | undefined = () => undefined,
@@ -42,7 +42,7 @@ export class Checkpointer {
     return this.signer;
   }
 
-  configure(settings: LogSettings): void {
+  configure(settings: CheckpointSettings): void {
     if (settings.key !== this.settings.key) this.signer = undefined;
     this.settings = settings;
   }

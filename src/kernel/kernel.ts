@@ -10,7 +10,7 @@ import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord, type BootSources } from './boot-record.js';
 import { Checkpointer } from './checkpointer.js';
-import { parseLogSettings } from './config/log-settings.js';
+import { parseCheckpointSettings } from './config/checkpoint-settings.js';
 import { CallPipeline } from './call-pipeline.js';
 import { loadConfig, type InlineConfig, type LoadedConfig } from './config/load.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
@@ -91,7 +91,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const scope = createRootScope();
   const bus = new EventBus();
   const checkpoints = new Checkpointer(
-    () => scope.resolve(KernelTokens.EventLog), paths.stateDir, parseLogSettings(undefined, paths.baseDir),
+    () => scope.resolve(KernelTokens.EventLog), paths.stateDir, parseCheckpointSettings(undefined, paths.baseDir),
     (message) => process.stderr.write(`warning: ${message}\n`), () => slots.backends.get('vault'),
   );
   let writer: WriterLog | undefined;
@@ -113,7 +113,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let config: LoadedConfig;
   try {
     config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
-    checkpoints.configure(parseLogSettings(config.settings.log, paths.baseDir));
+    checkpoints.configure(parseCheckpointSettings(config.settings.log, paths.baseDir));
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
@@ -142,7 +142,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const reload = async (): Promise<boolean> => {
     const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
     if (next.sha === config.sha) return false;
-    checkpoints.configure(parseLogSettings(next.settings.log, paths.baseDir));
+    checkpoints.configure(parseCheckpointSettings(next.settings.log, paths.baseDir));
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
     registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
     config = next;

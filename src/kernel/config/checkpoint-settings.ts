@@ -3,8 +3,8 @@ import ms from 'ms';
 import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
 
-/** The `log:` block: when checkpoints are signed and where copies of them go. */
-export interface LogSettings {
+/** The checkpoint keys of the `log:` block: when checkpoints are signed, with which key, where copies go. */
+export interface CheckpointSettings {
   /** Sign a checkpoint once this many events were appended since the last one (0: never by count). */
   checkpointEvery: number;
   /** While serving, sign one this often if the log grew (0: never by time). */
@@ -17,21 +17,21 @@ export interface LogSettings {
   key: 'file' | 'vault';
 }
 
-export const DEFAULT_LOG_SETTINGS: LogSettings = { checkpointEvery: 1000, checkpointIntervalMs: 60_000, key: 'file' };
+export const DEFAULT_CHECKPOINT_SETTINGS: CheckpointSettings = { checkpointEvery: 1000, checkpointIntervalMs: 60_000, key: 'file' };
 
 const KEYS = ['checkpoint_every', 'checkpoint_interval', 'witness', 'witness_dir', 'key'] as const;
 
 /** Validates `log:` (relative paths against `baseDir`); a bad value is a config error naming it. */
-export function parseLogSettings(raw: unknown, baseDir: string): LogSettings {
-  if (raw === undefined || raw === null) return { ...DEFAULT_LOG_SETTINGS };
+export function parseCheckpointSettings(raw: unknown, baseDir: string): CheckpointSettings {
+  if (raw === undefined || raw === null) return { ...DEFAULT_CHECKPOINT_SETTINGS };
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('log', `expected a mapping of ${KEYS.join(', ')}`);
   const block = raw as Record<string, unknown>;
   for (const key of Object.keys(block)) {
     if (!(KEYS as readonly string[]).includes(key)) throw invalid(`log.${key}`, `unknown key${didYouMean(key, KEYS)}`);
   }
   return {
-    checkpointEvery: count(block.checkpoint_every, DEFAULT_LOG_SETTINGS.checkpointEvery),
-    checkpointIntervalMs: duration(block.checkpoint_interval, DEFAULT_LOG_SETTINGS.checkpointIntervalMs),
+    checkpointEvery: count(block.checkpoint_every, DEFAULT_CHECKPOINT_SETTINGS.checkpointEvery),
+    checkpointIntervalMs: duration(block.checkpoint_interval, DEFAULT_CHECKPOINT_SETTINGS.checkpointIntervalMs),
     witness: command(block.witness),
     witnessDir: typeof block.witness_dir === 'string' && block.witness_dir !== '' ? absolute(block.witness_dir, baseDir) : text(block.witness_dir, 'log.witness_dir'),
     key: keyPlace(block.key),
@@ -60,7 +60,7 @@ function command(value: unknown): string | string[] | undefined {
 }
 
 function keyPlace(value: unknown): 'file' | 'vault' {
-  if (value === undefined || value === null) return DEFAULT_LOG_SETTINGS.key;
+  if (value === undefined || value === null) return DEFAULT_CHECKPOINT_SETTINGS.key;
   if (value === 'file' || value === 'vault') return value;
   throw invalid('log.key', `${JSON.stringify(value)} is not one of file, vault`);
 }
