@@ -17,6 +17,9 @@ export async function runInterface(kernel: Kernel, name: string, options: Interf
     const known = installed.length > 0 ? ` (installed: ${installed.join(', ')})` : '';
     throw new FactorlyError('PROVIDER_MISSING', `no "${name}" interface is installed${known}; it comes with ${pluginHint}`);
   }
+  // Calls a crashed process left open are marked before anyone is shown the log.
+  await kernel.recover();
+  kernel.checkpoints.keepSigning();
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stop.signal.aborted) process.exit(130);

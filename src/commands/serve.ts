@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../cli/base-command.js';
 import { parseDurationFlag, parseSizeFlag } from '../cli/bounds.js';
@@ -26,11 +27,13 @@ in-flight calls finish before the log is closed.`;
     'session-idle': Flags.string({ description: 'Close an HTTP session after this long with no request and no open stream (0: never).', default: '30m' }),
     'code-mode': Flags.boolean({ description: 'Expose one "execute" tool (plus search/describe) whose program reaches every tool through tools.*.' }),
     'max-message-size': Flags.string({ description: 'The largest MCP message read from a client (bigger ones are answered with an error; over HTTP, 413).', default: '4MiB' }),
+    witness: Flags.string({ description: 'Copy each checkpoint of the log into this directory too (repeatable).', multiple: true }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     const kernel = await this.kernel(flags.config);
+    for (const dir of flags.witness ?? []) kernel.checkpoints.addWitnessDir(resolve(dir));
     const { runInterface } = await import('../cli/run-interface.js');
     const idleMs = parseDurationFlag('session-idle', flags['session-idle']);
     const http = flags.port === undefined ? {} : { port: flags.port, host: flags.host, token: flags['http-token'], allowedOrigins: flags['allowed-origin'] ?? [], allowedHosts: flags['allowed-host'] ?? [], idleMs };

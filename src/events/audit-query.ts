@@ -18,7 +18,7 @@ export interface AuditFilter {
 
 export type Bound = { seq: number } | { time: Date };
 
-const CALL_TYPES = new Set(['call.requested', 'call.params_coerced', 'call.completed', 'shadow.decided']);
+const CALL_TYPES = new Set(['call.requested', 'call.params_coerced', 'call.completed', 'call.interrupted', 'shadow.decided']);
 
 /**
  * The newest `limit` calls matching `filter`, oldest first. With a filter an index answers (tool,

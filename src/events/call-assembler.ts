@@ -2,7 +2,8 @@ import type { Recorded } from './envelope.js';
 import { auditProjection, type AuditEntry, type AuditState } from './projections/audit.js';
 
 /**
- * Folds a live stream of events and hands back each call once it completes (for `logs --follow`
+ * Folds a live stream of events and hands back each call once it completes or is found
+ * interrupted (for `logs --follow`
  * and live views). Completed calls are dropped from memory.
  */
 export class CallAssembler {
@@ -10,7 +11,7 @@ export class CallAssembler {
 
   add(event: Recorded): AuditEntry | undefined {
     this.state = auditProjection.evolve(this.state, event);
-    if (event.type !== 'call.completed') return undefined;
+    if (event.type !== 'call.completed' && event.type !== 'call.interrupted') return undefined;
     const entry = this.state.byId.get(event.data.callId);
     this.state.byId.delete(event.data.callId);
     this.state.order = this.state.order.filter((id) => id !== event.data.callId);

@@ -6,10 +6,12 @@
 export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
 /**
  * `cancelled`: stopped from outside before its own end (its caller cancelled, or its call tree
- * stopped: exit 130); `timeout`: the tool's own deadline passed (exit 124).
+ * stopped: exit 130); `timeout`: the tool's own deadline passed (exit 124); `interrupted`: no
+ * outcome on record, because the process that ran it ended first or could not write its completion
+ * (`call.interrupted`, never a `call.completed` status).
  */
-export type CallStatus = 'success' | 'error' | 'blocked' | 'cancelled' | 'timeout';
-export const CALL_STATUSES: readonly CallStatus[] = ['success', 'error', 'blocked', 'cancelled', 'timeout'];
+export type CallStatus = 'success' | 'error' | 'blocked' | 'cancelled' | 'timeout' | 'interrupted';
+export const CALL_STATUSES: readonly CallStatus[] = ['success', 'error', 'blocked', 'cancelled', 'timeout', 'interrupted'];
 export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
 export const DECISIONS: readonly Decision[] = ['allow', 'warn', 'deny', 'confirm', 'rate_limited', 'loop_blocked', 'invalid'];
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -30,6 +32,8 @@ export interface CallRequested {
   replayedFrom?: string;
   /** v2: the script engine that ran a script (`{name: "quickjs", version: "..."}`), for code tools. */
   engine?: { name: string; version: string };
+  /** v3: the process that recorded the call (its `writer.started`), so a crash can be attributed. */
+  writer?: string;
 }
 
 export interface CallParamsCoerced {
@@ -141,6 +145,21 @@ export interface ConfigLoaded {
   bootSha: string;
   files: string[];
   tools: number;
+  /** v2: the digest of the effective configuration (its text is in `config.recorded`). */
+  configSha?: string;
+  /** v2: the process that loaded it (its `writer.started`). */
+  writer?: string;
+}
+
+/**
+ * The effective configuration, normalised: the settings, every tool as the rules see it (config,
+ * built-ins, upstream tools), the plugins; secrets only as their `{{backend:KEY}}` references.
+ * Recorded once per digest (its id derives from `sha`), so a decision can be re-derived under the
+ * rules in force when it was taken.
+ */
+export interface ConfigRecorded {
+  sha: string;
+  config: JsonValue;
 }
 
 export interface PluginLoaded {
@@ -166,11 +185,44 @@ export interface SessionOpened {
   /** Who the client says it is (MCP `clientInfo`). */
   client?: { name: string; version?: string };
   transport?: string;
+  /** v2: the process serving the session (its `writer.started`). */
+  writer?: string;
 }
 
 export interface SessionClosed {
   sessionId: string;
   iface: Interface;
+  /** v2: why, when it was not closed by its own process (that process ended). */
+  reason?: string;
+}
+
+/**
+ * A process that writes to the log, recorded before its first other event: enough to tell later,
+ * from another process, whether it is still running (same boot, a live pid with the same start).
+ */
+export interface WriterStarted {
+  writer: string;
+  pid: number;
+  /** The kernel's boot id (/proc/sys/kernel/random/boot_id), or "unknown". */
+  bootId: string;
+  host: string;
+  /** When the process started (ISO-8601). */
+  startedAt: string;
+  /** The process start time in clock ticks since boot (/proc/<pid>/stat), where the OS tells. */
+  procStart?: number;
+  /** The digest of the configuration it started with (`config.recorded`), when it had one yet. */
+  configSha?: string;
+}
+
+/**
+ * A call whose outcome is not in the log: its process ended before recording it (found when the
+ * log was next opened), or the completion could not be written (a full disk) and the caller was
+ * told so; marked once the log could be written again.
+ */
+export interface CallInterrupted {
+  callId: string;
+  writer?: string;
+  reason: string;
 }
 
 /**
@@ -193,6 +245,20 @@ export interface McpForwarded {
   durationMs: number;
 }
 
+/**
+ * A signed checkpoint of the log's Merkle tree (C2SP tlog-checkpoint in a signed-note), recorded
+ * after it was written to `.factorly/checkpoints/` and handed to the witnesses. It covers the first
+ * `size` events (those before it, at the time it was signed).
+ */
+export interface LogCheckpointed {
+  size: number;
+  /** The tree's root hash at `size`, hex. */
+  rootHash: string;
+  origin: string;
+  /** The signed note, as written to the checkpoint file. */
+  checkpoint: string;
+}
+
 /** Type → payload, and the schema version currently written for each type. */
 export interface EventMap {
   'call.requested': CallRequested;
@@ -207,18 +273,22 @@ export interface EventMap {
   'tool.promoted': ToolPromoted;
   'vault.accessed': VaultAccessed;
   'config.loaded': ConfigLoaded;
+  'config.recorded': ConfigRecorded;
   'plugin.loaded': PluginLoaded;
   'plugin.failed': PluginFailed;
   'session.opened': SessionOpened;
   'session.closed': SessionClosed;
   'mcp.forwarded': McpForwarded;
   'tool.edited': ToolEdited;
+  'log.checkpointed': LogCheckpointed;
+  'writer.started': WriterStarted;
+  'call.interrupted': CallInterrupted;
 }
 
 export type EventType = keyof EventMap;
 
 export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
-  'call.requested': 2,
+  'call.requested': 3,
   'call.params_coerced': 1,
   'call.params_capped': 1,
   'shadow.decided': 2,
@@ -229,13 +299,17 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'source.recorded': 1,
   'tool.promoted': 1,
   'vault.accessed': 1,
-  'config.loaded': 1,
+  'config.loaded': 2,
+  'config.recorded': 1,
   'plugin.loaded': 1,
   'plugin.failed': 1,
-  'session.opened': 1,
-  'session.closed': 1,
+  'session.opened': 2,
+  'session.closed': 2,
   'mcp.forwarded': 1,
   'tool.edited': 1,
+  'log.checkpointed': 1,
+  'writer.started': 1,
+  'call.interrupted': 1,
 };
 
 export function isEventType(value: string): value is EventType {

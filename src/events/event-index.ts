@@ -39,10 +39,12 @@ export const agentIndex: EventIndex = {
   keys: (event) => (event.type === 'call.requested' && event.data.agentId !== undefined ? [event.data.agentId] : none),
 };
 
-/** Calls by how they ended (their `call.completed`). */
+const interrupted: readonly string[] = ['interrupted'];
+
+/** Calls by how they ended (their `call.completed`, or the `call.interrupted` of one that never did). */
 export const statusIndex: EventIndex = {
   name: 'status',
-  keys: (event) => (event.type === 'call.completed' ? [event.data.status] : none),
+  keys: (event) => (event.type === 'call.completed' ? [event.data.status] : event.type === 'call.interrupted' ? interrupted : none),
 };
 
 /** The indexes the audit view reads (`logs --tool/--agent/--status`). */

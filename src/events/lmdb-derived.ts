@@ -1,4 +1,4 @@
-import type { Database, RootDatabase } from 'lmdb';
+import type { Database, Key, RootDatabase } from 'lmdb';
 import type { Recorded } from './envelope.js';
 import { indexStamp, type EventIndex, type IndexLookup } from './event-index.js';
 import type { StoredSnapshot } from './projection-set.js';
@@ -9,6 +9,20 @@ const INDEX_CHUNK = 20_000;
 interface IndexCoverage {
   seq: number;
   stamps: Record<string, string>;
+}
+
+type IndexEntry = [index: string, key: string, seq: number];
+
+/** What one append writes to the indexes (see `LmdbDerived.planIndex`). */
+export interface IndexPlan {
+  /** The entries there were made by other code: dropped first. */
+  clear: boolean;
+  entries: IndexEntry[];
+}
+
+/** Stands for a database a read-only log does not have: nothing in it, never written. */
+function none<V, K extends Key>(): Database<V, K> {
+  return { getBinary: () => undefined, getKeys: () => [], getValues: () => [] } as unknown as Database<V, K>;
 }
 
 /**
@@ -26,8 +40,10 @@ export class LmdbDerived {
   private lastCoverage?: { bytes: Buffer; seq: number };
 
   constructor(root: RootDatabase) {
-    this.derived = root.openDB<Buffer, string>({ name: 'derived', encoding: 'binary' });
-    this.entries = root.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' });
+    // Opened read-only, a log written before these existed has neither (openDB answers undefined):
+    // it reads as one with no snapshots and no index entries.
+    this.derived = root.openDB<Buffer, string>({ name: 'derived', encoding: 'binary' }) ?? none();
+    this.entries = root.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' }) ?? none();
   }
 
   loadSnapshot(name: string): StoredSnapshot | undefined {
@@ -85,14 +101,24 @@ export class LmdbDerived {
   }
 
   /**
-   * Inside a write, before the fresh events of an append: brings the indexes up to `head` (the few
-   * events writers without indexes appended since), then indexes `fresh`, up to `newHead`.
+   * Inside a write, before anything is written (lmdb-js does not undo the writes of a transaction
+   * that throws): the entries that bring the indexes up to `head` (the few events writers without
+   * indexes appended since) and index `fresh`. `writeIndex` then writes them.
    */
-  indexUpTo(head: number, readFrom: (from: number) => Iterable<Recorded>, fresh: readonly Recorded[], newHead: number): void {
+  planIndex(head: number, readFrom: (from: number) => Iterable<Recorded>, fresh: readonly Recorded[]): IndexPlan {
     const { seq, ours } = this.coverage();
-    if (!ours) this.clearIndexes();
     const missed = seq < head ? [...readFrom(seq + 1)] : [];
-    this.indexEvents([...missed, ...fresh], newHead);
+    return { clear: !ours, entries: this.entriesOf([...missed, ...fresh]) };
+  }
+
+  /** Inside a write: the planned entries, and the new coverage (`head`). */
+  writeIndex(plan: IndexPlan, head: number): void {
+    if (plan.clear) this.clearIndexes();
+    for (const [name, key, seq] of plan.entries) this.entries.putSync([name, key], seq);
+    const stamps = Object.fromEntries([...this.indexes].map(([name, { stamp }]) => [name, stamp]));
+    const bytes = Buffer.from(JSON.stringify({ seq: head, stamps } satisfies IndexCoverage), 'utf8');
+    this.derived.putSync('indexes', bytes);
+    this.lastCoverage = { bytes, seq: head };
   }
 
   /** Inside a write: indexes the next chunk of events the indexes lack. True when there is little enough left for an append's own write. */
@@ -114,13 +140,16 @@ export class LmdbDerived {
    * indexes from seq 1).
    */
   indexEvents(events: readonly Recorded[], head: number): void {
+    this.writeIndex({ clear: false, entries: this.entriesOf(events) }, head);
+  }
+
+  /** Every registered index's entries for `events`, as `[index, key, seq]`. */
+  private entriesOf(events: readonly Recorded[]): IndexEntry[] {
+    const entries: IndexEntry[] = [];
     for (const event of events) {
-      for (const [name, { index }] of this.indexes) for (const key of index.keys(event)) this.entries.putSync([name, key], event.seq);
+      for (const [name, { index }] of this.indexes) for (const key of index.keys(event)) entries.push([name, key, event.seq]);
     }
-    const stamps = Object.fromEntries([...this.indexes].map(([name, { stamp }]) => [name, stamp]));
-    const bytes = Buffer.from(JSON.stringify({ seq: head, stamps } satisfies IndexCoverage), 'utf8');
-    this.derived.putSync('indexes', bytes);
-    this.lastCoverage = { bytes, seq: head };
+    return entries;
   }
 
   /** Inside a write: drops every index entry (also of indexes not registered here: the coverage record goes with them). */

@@ -2,6 +2,8 @@ import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { EventIndex, IndexLookup } from './event-index.js';
 import type { Projection, ProjectionView } from './projection.js';
+import type { LogTree } from './transparency-tree.js';
+import type { Inflight } from './writer.js';
 
 /** Inclusive seq range; `limit` caps the count; `reverse` reads newest first. */
 export interface ReadRange {
@@ -94,6 +96,16 @@ export interface EventLog {
   indexKeys?(name: string): string[];
   /** Recomputes every registered projection and index from seq 1 (`logs rebuild`); `progress` sees events done of total. */
   rebuild?(progress?: (done: number, total: number) => void): Promise<RebuildReport>;
+  /**
+   * The RFC 9162 Merkle tree over the chain hashes (leaf i = the hash of the event with seq i + 1),
+   * as of the current head: roots of any size and inclusion and consistency proofs.
+   */
+  tree?(): Promise<LogTree>;
+  /**
+   * The calls and sessions open right now, with the writers that opened them (for a log that
+   * outlives its writers: a crashed writer's calls are found here when the log is next opened).
+   */
+  inflight?(): Promise<Inflight>;
   /** Calls `listener` for every event with seq ≥ `fromSeq`, including ones other processes append. */
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe;
   close(): Promise<void>;

@@ -4,6 +4,8 @@ import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from '.
 import type { Projection, ProjectionView } from './projection.js';
 import { ProjectionSet, type ProjectionSource } from './projection-set.js';
 import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
+import { CompactRange } from './merkle.js';
+import { MemoryTreeNodes, newOrigin, TransparencyTree, type LogTree } from './transparency-tree.js';
 
 /**
  * The reference implementation of `EventLog`: everything in memory, for unit tests and dry runs.
@@ -20,6 +22,9 @@ export class MemoryEventLog implements EventLog {
     hashAt: () => undefined,
     readRange: (from, to) => selectRange(this.events, { from, to }),
   };
+  private readonly nodes = new MemoryTreeNodes();
+  private readonly frontier = new CompactRange();
+  private readonly origin = newOrigin();
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
@@ -38,6 +43,7 @@ export class MemoryEventLog implements EventLog {
       this.byId.set(event.id, event);
     }
     this.projections.apply(written);
+    this.treeAt(this.frontier.size).extend(this.frontier, written.map((event) => event.hash));
     for (const event of written) for (const listener of this.listeners) listener(event);
     return results;
   }
@@ -61,6 +67,14 @@ export class MemoryEventLog implements EventLog {
 
   async head(): Promise<LogHead> {
     return this.headNow();
+  }
+
+  async tree(): Promise<LogTree> {
+    return this.treeAt(this.events.length);
+  }
+
+  private treeAt(size: number): TransparencyTree {
+    return new TransparencyTree(this.nodes, (seq) => this.events[seq - 1]?.hash, { size, origin: this.origin });
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {

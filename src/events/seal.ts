@@ -98,3 +98,15 @@ export function callIdOf(event: Recorded): string | undefined {
   const data = event.data as { callId?: unknown };
   return typeof data.callId === 'string' ? data.callId : undefined;
 }
+
+const GENERATED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * Whether an id has the form of the ones the log generates (a random v4 UUID), which are never
+ * looked up and so not indexed: verification expects an `ids` entry for every other id. A writer
+ * that chooses a UUID of that form for an event still gets it indexed; verification then checks
+ * that its entry points to it, but cannot tell it missing.
+ */
+export function isGeneratedId(id: string): boolean {
+  return GENERATED_ID.test(id);
+}

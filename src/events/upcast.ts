@@ -10,8 +10,13 @@ export type Upcaster = (data: unknown) => unknown;
 export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   // v2 added the optional `facts`; a v1 decision had none.
   'shadow.decided@1': (data) => data,
-  // v2 added the optional `engine` of a script; a v1 request recorded none.
+  // call.requested v2 added the optional `engine` of a script, v3 the optional `writer`; older requests have none.
   'call.requested@1': (data) => data,
+  'call.requested@2': (data) => data,
+  // v2 added the optional `writer` (and `reason` on session.closed, `configSha` on config.loaded); a v1 event has none.
+  'session.opened@1': (data) => data,
+  'session.closed@1': (data) => data,
+  'config.loaded@1': (data) => data,
 };
 
 export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {

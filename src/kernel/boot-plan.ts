@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PluginReport } from '../plugins/host.js';
+import type { EffectiveRecord } from './boot-record.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import type { ToolDefinition } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
@@ -22,6 +23,8 @@ export interface BootPlan {
    * installation is that boot's (same plugins, same code), some of its plugins merely not needed.
    */
   report: PluginReport;
+  /** The full boot's effective configuration, which a start narrowed by this plan records as its own. */
+  effective?: EffectiveRecord;
 }
 
 type Slot = KeyedSlot<unknown> | OrderedSlot<{ order?: number }>;
@@ -32,7 +35,7 @@ export type PlanSlots = Record<'rules' | 'processors' | 'channels' | 'backends' 
 };
 
 /** What a full boot saw each loaded plugin contribute. */
-export function planOf(key: string, report: PluginReport, slots: PlanSlots): BootPlan {
+export function planOf(key: string, report: PluginReport, slots: PlanSlots, effective?: EffectiveRecord): BootPlan {
   const owns = new Map<string, string[]>(report.loaded.map((plugin) => [plugin.id, []]));
   for (const [type, owner] of slots.providers.ownersByKey()) owns.get(owner)?.push(`provider:${type}`);
   for (const [name, slot] of Object.entries(slots)) {
@@ -40,7 +43,7 @@ export function planOf(key: string, report: PluginReport, slots: PlanSlots): Boo
     const owners = 'owners' in slot ? slot.owners() : new Set(slot.ownersByKey().values());
     for (const owner of owners) owns.get(owner)?.push(name);
   }
-  return { schema: 1, key, plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })), report };
+  return { schema: 1, key, plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })), report, effective };
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallStatus, Params } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
-import { messageOf } from './base/errors.js';
+import { FactorlyError, messageOf } from './base/errors.js';
 import { didYouMean } from './base/suggest.js';
 import type { BootRecord } from './boot-record.js';
 import { CallContext, STOP_GRACE_MS } from './call-context.js';
@@ -71,8 +71,14 @@ export class CallPipeline {
   }
 
   private async run(context: CallContext, request: CallRequest, started: number): Promise<CallOutcome> {
-    const log = this.parts.log();
-    await this.parts.boot.ensure(log);
+    // Nothing runs unrecorded: a log that cannot be opened or written refuses the call up front.
+    let log: EventLog;
+    try {
+      log = this.parts.log();
+      await this.parts.boot.ensure(log);
+    } catch (error) {
+      return unrecorded(context, `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`, started);
+    }
     const tool = this.parts.registry.get(request.tool, request.sessionId);
     const record = new CallRecord(context, request, tool ?? unknownTool(request.tool), () => this.parts.processors.list(), this.parts.bounds());
     const flight: Flight = { log, context, record, request, started };
@@ -92,7 +98,12 @@ export class CallPipeline {
     const { agentId, sessionId, iface, client } = request;
     const gateRequest = { callId: context.callId, tool, params: validated.params, iface, agentId, sessionId, parentId: context.parent?.callId, client, callers: context.callers(), signal: context.signal };
     // The shadow gate writes call.requested together with its decisions, before execution.
-    const verdict = await this.parts.shadow.check(log, gateRequest, opening, record.redactor);
+    let verdict: Awaited<ReturnType<ShadowGate['check']>>;
+    try {
+      verdict = await this.parts.shadow.check(log, gateRequest, opening, record.redactor);
+    } catch (error) {
+      return unrecorded(context, `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`, started);
+    }
     // A confirmation cut short by the tree stopping is a cancellation, not a refusal.
     const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.signal.aborted;
     if (verdict.blocked && !abandoned) return this.block(flight, [], verdict.decision, verdict.reason, verdict.rule);
@@ -135,7 +146,10 @@ export class CallPipeline {
     const bytes = processed.processed ? { originalBytes: Buffer.byteLength(processed.originalOutput, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
     const usage = result.usage;
     const stored = record.stored(output, error, diagnostics);
-    await log.append([{ type: 'call.completed', data: { callId: context.callId, status, exitCode: result.exitCode, ...stored, durationMs, usage, ...bytes } }]);
+    const lost = await appended(log, [{ type: 'call.completed', data: { callId: context.callId, status, exitCode: result.exitCode, ...stored, durationMs, usage, ...bytes } }]);
+    // The tool ran: the caller hears that its outcome is not on record (the log marks the call
+    // interrupted once it can be written), and gets no output that the log does not hold.
+    if (lost) return unrecorded(context, `the tool ran, but its outcome could not be recorded (${lost}); the call is marked interrupted once the log can be written`, flight.started);
     const extras = { content, meta, structuredContent };
     return { callId: context.callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
   }
@@ -146,7 +160,8 @@ export class CallPipeline {
     const error = await record.text(reason);
     const durationMs = Math.round(performance.now() - flight.started);
     const stored = record.stored('', error, undefined);
-    await log.append([...before, { type: 'call.completed', data: { callId: context.callId, status: 'blocked', exitCode: 1, ...stored, blockedBy, durationMs } }]);
+    const refusal = await appended(log, [...before, { type: 'call.completed', data: { callId: context.callId, status: 'blocked', exitCode: 1, ...stored, blockedBy, durationMs } }]);
+    if (refusal) return unrecorded(context, `${error}; and the refusal could not be recorded (${refusal})`, flight.started);
     return { callId: context.callId, status: 'blocked', output: '', error, exitCode: 1, durationMs, blockedBy: rule };
   }
 
@@ -156,12 +171,37 @@ export class CallPipeline {
     const error = await record.text(`cancelled before it ran: ${context.stopReason()}`);
     const durationMs = Math.round(performance.now() - flight.started);
     const stored = record.stored('', error, undefined);
-    await log.append([...before, { type: 'call.completed', data: { callId: context.callId, status: 'cancelled', exitCode: 130, ...stored, durationMs } }]);
+    const refusal = await appended(log, [...before, { type: 'call.completed', data: { callId: context.callId, status: 'cancelled', exitCode: 130, ...stored, durationMs } }]);
+    if (refusal) return unrecorded(context, `${error}; and that could not be recorded (${refusal})`, flight.started);
     return { callId: context.callId, status: 'cancelled', output: '', error, exitCode: 130, durationMs };
   }
 }
 
 type Stopped = Extract<CallStatus, 'cancelled' | 'timeout'>;
+
+/** The answer to a call the log could not take: an error, and no output the log does not hold. */
+function unrecorded(context: CallContext, error: string, started: number): CallOutcome {
+  return { callId: context.callId, status: 'error', output: '', error, exitCode: 1, durationMs: Math.round(performance.now() - started) };
+}
+
+/**
+ * Why the log could not take a write, for the caller's answer. A file that is not a log at all
+ * (`LOG_UNREADABLE`) and anything that is not a failed write stay the errors they are.
+ */
+function writeFailure(error: unknown): string {
+  if (FactorlyError.isInstance(error) && error.code === 'LOG_WRITE_FAILED') return error.message;
+  throw error;
+}
+
+/** Appends `events`; undefined when they are recorded, else why they could not be. */
+async function appended(log: EventLog, events: NewEvent[]): Promise<string | undefined> {
+  try {
+    await log.append(events);
+    return undefined;
+  } catch (error) {
+    return writeFailure(error);
+  }
+}
 
 /**
  * What stopped a call that did not finish well: `cancelled` when it was stopped from outside (its

@@ -1,18 +1,16 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
-import { LmdbEventLog } from '../events/lmdb-log.js';
-import { registerAuditViews } from '../events/audit-views.js';
 import type { Durability, EventLog } from '../events/log.js';
-import { PublishingEventLog } from '../events/publishing-log.js';
+import type { WriterLog } from '../events/writer-log.js';
 import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
-import { BootRecord } from './boot-record.js';
+import { BootRecord, type BootSources, type EffectiveRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
+import { Checkpointer } from './checkpointer.js';
 import { planOf, pluginsForCall, readPlan, writePlan } from './boot-plan.js';
+import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
 import { ConfigCache } from './config/config-cache.js';
 import type { ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
-import { parseLogSettings } from './config/log-settings.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
@@ -24,6 +22,7 @@ import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
 import { LiveCatalog } from './live-catalog.js';
 import { processErrorText } from './process-output.js';
+import { openKernelLog } from './kernel-log.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { ToolRegistry } from './registry.js';
 import { CallSecretScope } from './secret-scope.js';
@@ -77,8 +76,12 @@ export interface Kernel {
   readonly interfaces: KeyedSlot<FactorlyInterface>;
   /** The shadow rules' gate (its live rule state is compared with replays in tests). */
   readonly shadow: ShadowGate;
+  /** Signs checkpoints of the log's Merkle tree (every N events, on a timer while serving, at stop). */
+  readonly checkpoints: Checkpointer;
   /** The event log, opened on first use. */
   log(): EventLog;
+  /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
+  recover(): Promise<void>;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
   reload(): Promise<boolean>;
   /**
@@ -104,15 +107,20 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
-  // Known once the config is loaded; a plugin that opens the log earlier gets the default.
+  const checkpoints = new Checkpointer(
+    () => scope.resolve(KernelTokens.EventLog), paths.stateDir, DEFAULT_CHECKPOINT_SETTINGS,
+    (message) => process.stderr.write(`warning: ${message}\n`), () => slots.backends.get('vault'),
+  );
+  // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
   let durability: Durability = 'fsync';
+  let writer: WriterLog | undefined;
+  let booted: BootRecord | undefined;
   const openLog = (): EventLog => {
-    const inner = options.log ?? openProjectLog(paths, durability);
-    lifecycle.onStop('event log', () => inner.close());
-    // Every writer keeps the audit view's and the rules' persisted projections folded.
-    registerAuditViews(inner);
-    for (const rule of slots.rules.list()) if (rule.history) inner.project(rule.history);
-    return new PublishingEventLog(inner, bus);
+    // The writer's record names the configuration it runs with, once the registry is known.
+    const describe = () => (booted ? { configSha: booted.configSha } : {});
+    const opened = openKernelLog({ paths, given: options.log, durability, lifecycle, bus, rules: slots.rules, checkpoints, describe });
+    writer = opened.writer;
+    return opened.log;
   };
   const slots = bindCore(scope, paths, bus, openLog);
   lifecycle.enter(KernelPhase.Register);
@@ -122,7 +130,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let config: LoadedConfig;
   try {
     config = boot.config ?? (await loadProjectConfig(paths, slots, options, boot.cache));
-    durability = parseLogSettings(config.settings.log, config.files[0] ?? paths.mainFile).durability;
+    durability = config.log.durability;
+    checkpoints.configure(config.log.checkpoints);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
@@ -141,20 +150,24 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   }
   const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
   const shadow = new ShadowGate(slots.rules, slots.channels);
+  const bootSources = (reload: boolean): BootSources => ({ tools: () => registry.all(), secrets: () => slots.standing.resolved(), reload, planned: boot.effective });
   const parts = {
     log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
-    boot: new BootRecord(config, boot.recorded(plugins)), shadow, bounds: () => config.logBounds,
+    boot: new BootRecord(config, boot.recorded(plugins), bootSources(false)), shadow, bounds: () => config.log.bounds,
   };
+  booted = parts.boot;
   const pipeline = new CallPipeline(parts);
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
   const reload = async (): Promise<boolean> => {
     const { loadConfig } = await import('./config/load.js');
     const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
     if (next.sha === config.sha) return false;
+    checkpoints.configure(next.log.checkpoints);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
     registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
     config = next;
-    parts.boot = new BootRecord(next, boot.recorded(plugins));
+    parts.boot = new BootRecord(next, boot.recorded(plugins), bootSources(true));
+    booted = parts.boot;
     return true;
   };
   const checkConfig = async (texts: ConfigTexts): Promise<void> => {
@@ -172,16 +185,21 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: (sessionId) => registry.catalogueOf(sessionId), watchTools });
   if (boot.cache && !boot.partial) {
     const { providers, rules, processors, channels, backends, sources, interfaces, engines, passthroughs } = slots;
-    writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines, passthroughs }));
+    const planned = { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines, passthroughs };
+    writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, planned, parts.boot.record()));
   }
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, shadow, log, reload, checkConfig, stop: () => lifecycle.stop(),
+    interfaces: slots.interfaces, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(),
     warm: async () => {
       const current = log();
       await parts.boot.ensure(current);
       await shadow.historySnapshot(current);
+    },
+    recover: async () => {
+      log();
+      await writer?.recover();
     },
   };
 }
@@ -198,6 +216,8 @@ function planBoot(paths: ProjectPaths, options: KernelOptions): {
   partial: boolean;
   /** What the boot record says this process booted with (see `BootPlan.report`). */
   recorded(loaded: PluginReport): PluginReport;
+  /** The effective configuration of the full boot a narrowed start came from (see `BootPlan.effective`). */
+  effective?: EffectiveRecord;
 } {
   const sources = options.plugins ?? [];
   const asLoaded = (loaded: PluginReport): PluginReport => loaded;
@@ -209,7 +229,7 @@ function planBoot(paths: ProjectPaths, options: KernelOptions): {
   // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
   // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
   const recorded = (loaded: PluginReport): PluginReport => (chosen && plan && loaded.failed.length === 0 ? plan.report : loaded);
-  return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined, recorded };
+  return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined, recorded, effective: chosen ? plan?.effective : undefined };
 }
 
 /** The config parsed and validated from its files (and cached, when there is a cache). */
@@ -270,9 +290,4 @@ function inlinePaths(options: KernelOptions): ProjectPaths {
     const dir = options.globalDir ?? globalConfigDir();
     return { mainFile: join(dir, 'factorly.yaml'), stateDir: dir, baseDir: options.cwd, logPath: join(dir, 'events.lmdb'), global: true, globalDir: dir };
   }
-}
-
-function openProjectLog(paths: ProjectPaths, durability: Durability): EventLog {
-  mkdirSync(paths.stateDir, { recursive: true });
-  return new LmdbEventLog({ path: paths.logPath, durability });
 }

@@ -2,6 +2,7 @@ import type { Params } from '../events/catalog.js';
 import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { upcast } from '../events/upcast.js';
+import { recordedTools } from './effective-config.js';
 import type { CallerRun, ShadowContext, ShadowRule } from './contracts/extensions.js';
 import { maxCallsOf } from './contracts/shadow-policy.js';
 import type { ToolDefinition } from './contracts/tool.js';
@@ -19,9 +20,21 @@ export interface RecheckMismatch {
 export interface RecheckReport {
   /** Calls that reached the shadow rules. */
   checked: number;
-  /** Calls whose tool is not in the current config (nothing to decide with). */
+  /** Calls whose tool is in neither the recorded nor the current config (nothing to decide with). */
   skipped: { callId: string; tool: string }[];
   mismatches: RecheckMismatch[];
+  /** With `under: 'recorded'`: calls from before configurations were recorded, decided under today's. */
+  unrecorded: number;
+}
+
+export interface RecheckOptions {
+  /** The tools as configured today. */
+  current: (name: string) => ToolDefinition | undefined;
+  /**
+   * `recorded` (default): each call under the configuration in force when it was decided, so a
+   * mismatch is tampering or a bug. `current`: every call under today's, listing what would change.
+   */
+  under?: 'recorded' | 'current';
 }
 
 interface Pending {
@@ -34,17 +47,26 @@ interface Pending {
 /**
  * Re-derives every recorded shadow decision from the events before it: the rules' history folds
  * are replayed from the start of the log, and at each call the rules are asked again with the
- * state as it was when the call was decided. A mismatch means the log and the rules disagree: a
- * rule or the config changed since, or an event was forged.
+ * state as it was when the call was decided, and the tools as configured then (`config.recorded`,
+ * found through the writer that took the call) or today. A mismatch means the log and the rules
+ * disagree: under the recorded config, an event was forged (or a rule's code changed); under
+ * today's, what the config change would decide differently.
  */
-export async function recheckDecisions(log: EventLog, rules: readonly ShadowRule[], tools: (name: string) => ToolDefinition | undefined): Promise<RecheckReport> {
+export async function recheckDecisions(log: EventLog, rules: readonly ShadowRule[], options: RecheckOptions): Promise<RecheckReport> {
   const states = new Map(rules.filter((rule) => rule.history).map((rule) => [rule, rule.history!.init()] as [ShadowRule, unknown]));
   const calls = new Map<string, Pending>();
-  const trees = new CallerCounts(tools);
-  const report: RecheckReport = { checked: 0, skipped: [], mismatches: [] };
+  const report: RecheckReport = { checked: 0, skipped: [], mismatches: [], unrecorded: 0 };
+  const configs = new RulesInForce();
+  const trees = new CallerCounts();
   for await (const raw of log.read()) {
     const event = upcast(raw);
-    if (event.type === 'call.requested') await rederive(log, event, rules, states, tools, calls, report, trees.started(event.data));
+    configs.see(event);
+    if (event.type === 'call.requested') {
+      const recorded = options.under === 'current' ? undefined : configs.toolsFor(event.data.writer);
+      if (options.under !== 'current' && !recorded) report.unrecorded += 1;
+      const tools = recorded ? (name: string) => recorded.get(name) : options.current;
+      await rederive(log, event, rules, states, tools, calls, report, trees.started(event.data, tools(event.data.tool)));
+    }
     if (event.type === 'shadow.decided') calls.get(event.data.callId)?.recorded.push(`${event.data.rule}:${event.data.decision}`);
     for (const [rule, state] of states) states.set(rule, rule.history!.evolve(state, event));
   }
@@ -53,6 +75,31 @@ export async function recheckDecisions(log: EventLog, rules: readonly ShadowRule
   }
   report.checked = calls.size;
   return report;
+}
+
+/** Which recorded configuration each writer ran with, as the log tells it. */
+class RulesInForce {
+  private readonly configs = new Map<string, Map<string, ToolDefinition>>();
+  private readonly byWriter = new Map<string, string>();
+  private lastLoaded?: string;
+
+  see(event: Recorded): void {
+    if (event.type === 'config.recorded') {
+      const tools = recordedTools(event.data.config);
+      if (tools) this.configs.set(event.data.sha, tools);
+    } else if (event.type === 'writer.started' && event.data.configSha) {
+      this.byWriter.set(event.data.writer, event.data.configSha);
+    } else if (event.type === 'config.loaded' && event.data.configSha) {
+      if (event.data.writer) this.byWriter.set(event.data.writer, event.data.configSha);
+      this.lastLoaded = event.data.configSha;
+    }
+  }
+
+  /** The writer's configuration; for a call with no writer, the one loaded last before it. */
+  toolsFor(writer: string | undefined): Map<string, ToolDefinition> | undefined {
+    const sha = (writer && this.byWriter.get(writer)) || this.lastLoaded;
+    return sha === undefined ? undefined : this.configs.get(sha);
+  }
 }
 
 async function rederive(
@@ -95,10 +142,8 @@ async function rederive(
 class CallerCounts {
   private readonly nodes = new Map<string, { tool?: ToolDefinition; parentId?: string; started: number }>();
 
-  constructor(private readonly tools: (name: string) => ToolDefinition | undefined) {}
-
-  /** The callers of this call, nearest first; counts it under each of them. */
-  started(data: { callId: string; parentId?: string; tool: string }): CallerRun[] {
+  /** The callers of this call (whose tool, as configured then, is `tool`), nearest first; counts it under each of them. */
+  started(data: { callId: string; parentId?: string }, tool: ToolDefinition | undefined): CallerRun[] {
     const callers: CallerRun[] = [];
     let id = data.parentId;
     while (id !== undefined) {
@@ -108,7 +153,7 @@ class CallerCounts {
       node.started += 1;
       id = node.parentId;
     }
-    this.nodes.set(data.callId, { tool: this.tools(data.tool), parentId: data.parentId, started: 0 });
+    this.nodes.set(data.callId, { tool, parentId: data.parentId, started: 0 });
     return callers;
   }
 }

@@ -5,6 +5,7 @@ import { GENESIS_HASH } from '../../src/events/envelope.js';
 import { EVENT_VERSIONS } from '../../src/events/catalog.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { FactorlyError } from '../../src/kernel/base/errors.js';
+import { rfcLeafHash, rfcRoot, rfcVerifyConsistency, rfcVerifyInclusion } from '../helpers/rfc9162.js';
 
 /** A fresh, empty log per test; `dispose` removes whatever it left behind. */
 export interface LogFactory {
@@ -127,6 +128,26 @@ export function testEventLog(name: string, factory: LogFactory): void {
       await log.append([requested('d')]);
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect(seen).toEqual([2, 3]);
+    });
+
+    it('keeps an RFC 9162 tree over the chain hashes whose proofs an RFC-only verifier accepts', async () => {
+      const log = await factory.create();
+      expect(log.tree).toBeDefined();
+      expect((await log.tree!()).size).toBe(0);
+      for (let i = 0; i < 13; i += 1) await log.append(i % 3 === 0 ? [requested(`t${i}`), completed(`t${i}`)] : [requested(`t${i}`)]);
+      const leaves = (await all(log)).map((event) => Buffer.from(event.hash, 'hex'));
+      const tree = await log.tree!();
+      expect(tree.size).toBe(leaves.length);
+      expect(tree.origin).toMatch(/^[^\s+]+$/);
+      for (let n = 1; n <= leaves.length; n += 1) {
+        const root = rfcRoot(leaves.slice(0, n));
+        expect(tree.root(n).equals(root)).toBe(true);
+        for (const index of new Set([0, n >> 1, n - 1])) {
+          expect(rfcVerifyInclusion(index, n, rfcLeafHash(leaves[index]!), tree.inclusionProof(index, n), root)).toBe(true);
+        }
+        expect(rfcVerifyConsistency(n, leaves.length, root, tree.root(), tree.consistencyProof(n))).toBe(true);
+      }
+      expect(() => tree.root(leaves.length + 1)).toThrow(RangeError);
     });
 
     it('keeps unicode and nested data byte-exact through the hash', async () => {

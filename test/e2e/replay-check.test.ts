@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,7 +62,7 @@ describe('logs replay --check and --until against a live session', () => {
     const statuses = new Set(live.map(([, status]) => status));
     expect(statuses).toEqual(new Set(['success', 'blocked']));
 
-    const report = await recheckDecisions(started.log, kernel.shadow.ruleList(), (name) => kernel!.registry.get(name));
+    const report = await recheckDecisions(started.log, kernel.shadow.ruleList(), { current: (name) => kernel!.registry.get(name) });
     expect(report.mismatches).toEqual([]);
     expect(report.skipped).toEqual([]);
     expect(report.checked).toBeGreaterThan(1000);
@@ -76,6 +77,23 @@ describe('logs replay --check and --until against a live session', () => {
       const outer = timeline.calls.filter(({ entry }) => entry.parentId === undefined).map(({ entry }) => [entry.callId, entry.status]);
       expect(outer).toEqual(snapshot.calls);
     }
+  });
+
+  it('after a config change: --check decides under the rules recorded then, --with-current-config lists what would change', { timeout: 90_000 }, () => {
+    const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  hi: {type: cli, command: echo, args: [hi], shadow: {rate_limit: 2/min}}\n' });
+    for (let i = 0; i < 4; i += 1) runCli(['call', 'hi'], root);
+    writeFileSync(join(root, '.factorly', 'factorly.yaml'), 'tools:\n  hi: {type: cli, command: echo, args: [hi], shadow: {rate_limit: 10/min}}\n');
+    expect(runCli(['logs', 'replay', '--check'], root)).toMatchObject({ status: 0, stdout: 'Re-derived the decisions of 4 calls: 0 mismatch(es)\n' });
+    const current = runCli(['logs', 'replay', '--check', '--with-current-config'], root);
+    expect(current.status).toBe(1);
+    const lines = current.stdout.trim().split('\n');
+    expect(lines[0]).toBe('Under the current config, 2 of 4 calls would be decided differently');
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^ {2}seq \d+ hi \S+: recorded \[rate-limit:rate_limited\], now \[rate-limit:allow, loop-detection:\w+\]$/),
+      expect.stringMatching(/^ {2}seq \d+ hi \S+: recorded \[rate-limit:rate_limited\], now \[rate-limit:allow, loop-detection:\w+\]$/),
+    ]);
+    const json = JSON.parse(runCli(['logs', 'replay', '--check', '--json'], root).stdout);
+    expect(json).toMatchObject({ under: 'recorded', checked: 4, mismatches: [], unrecorded: 0 });
   });
 
   it('factorly logs replay --check: zero mismatches on an honest log, a mismatch on a forged decision', () => {

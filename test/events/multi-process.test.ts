@@ -5,6 +5,7 @@ import type { Recorded } from '../../src/events/envelope.js';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { REPO, tempProject } from '../helpers/project.js';
+import { rfcRoot } from '../helpers/rfc9162.js';
 
 function runNode(args: string[]): Promise<number | null> {
   return new Promise((resolve) => spawn(process.execPath, args, { stdio: 'inherit' }).on('exit', resolve));
@@ -15,8 +16,13 @@ async function readAll(path: string): Promise<Recorded[]> {
   const events: Recorded[] = [];
   for await (const event of log.read()) events.push(event);
   const report = await verifyChain(log.read());
+  // Every writer extended the Merkle tree inside its own append: it covers exactly the chain.
+  const tree = await log.tree();
+  const [size, root] = [tree.size, tree.root()];
   await log.close();
   expect(report).toEqual({ ok: true, verified: events.length });
+  expect(size).toBe(events.length);
+  expect(root.equals(rfcRoot(events.map((e) => Buffer.from(e.hash, 'hex'))))).toBe(true);
   return events;
 }
 

@@ -4,6 +4,8 @@ import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { fold } from '../../src/events/projection.js';
 import { auditProjection } from '../../src/events/projections/audit.js';
 import { verifyChain } from '../../src/events/verify.js';
+import { hashEnvelope } from '../../src/events/hash.js';
+import { FactorlyError } from '../../src/kernel/base/errors.js';
 import { completed, requested } from '../contracts/event-log.contract.js';
 
 async function chain(): Promise<Recorded[]> {
@@ -41,16 +43,40 @@ describe('verifyChain', () => {
     expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 3, kind: 'reordered' });
   });
 
-  it('finds an event inserted with a consistent hash but a renumbered successor', async () => {
+  it('names an event replaced by a self-consistent forgery at its own seq', async () => {
     const events = await chain();
-    // An attacker rewrites seq 3 in place with a self-consistent forged event: seq 4 then points elsewhere.
-    const forged = { ...events[2], id: 'forged' };
-    const { hashEnvelope } = await import('../../src/events/hash.js');
-    const { hash: _h, ...rest } = forged;
-    events[2] = { ...forged, hash: hashEnvelope(rest) } as Recorded;
-    expect((await verifyChain(from(events))).firstBad).toMatchObject({ seq: 4, kind: 'reordered' });
+    // An attacker rewrites seq 3 in place with a forged event that hashes correctly: seq 4 then points elsewhere.
+    events[2] = rehashed({ ...events[2], id: 'forged' } as Recorded);
+    expect(await verifyChain(from(events))).toMatchObject({ ok: false, verified: 2, firstBad: { seq: 3, kind: 'modified', reason: expect.stringContaining('event 3 was replaced') } });
+  });
+
+  it('names an insertion "inserted" at the inserted seq, whether or not the later seqs were renumbered', async () => {
+    const events = await chain();
+    const forged = rehashed({ ...events[2], id: 'forged', prevHash: events[1].hash } as Recorded);
+    // Slipped in before seq 3, the later events keeping their own seqs and hashes.
+    const kept = [...events.slice(0, 2), forged, ...events.slice(2)];
+    expect(await verifyChain(from(kept))).toMatchObject({ ok: false, verified: 2, firstBad: { seq: 3, kind: 'inserted' } });
+    // The later events renumbered (seq + 1) but not re-hashed: still an insertion, not a modification.
+    const renumbered = [...events.slice(0, 2), forged, ...events.slice(2).map((e) => ({ ...e, seq: e.seq + 1 }) as Recorded)];
+    expect(await verifyChain(from(renumbered))).toMatchObject({ ok: false, verified: 2, firstBad: { seq: 3, kind: 'inserted' } });
+  });
+
+  it('reports a modification even when the event after it cannot be read', async () => {
+    const events = await chain();
+    events[2] = { ...events[2], data: { ...events[2].data, tool: 'other' } } as Recorded;
+    async function* unreadableAfter(): AsyncIterable<Recorded> {
+      yield* events.slice(0, 3);
+      throw new FactorlyError('LOG_CORRUPT', 'event log entry 4 is not valid JSON', { data: { seq: 4 } });
+    }
+    expect(await verifyChain(unreadableAfter())).toMatchObject({ ok: false, verified: 2, firstBad: { seq: 3, kind: 'modified' } });
+    expect(await verifyChain((async function* () { yield* (await chain()).slice(0, 3); throw new FactorlyError('LOG_CORRUPT', 'bad', { data: { seq: 4 } }); })())).toMatchObject({ verified: 3, firstBad: { seq: 4, kind: 'corrupt' } });
   });
 });
+
+function rehashed(event: Recorded): Recorded {
+  const { hash: _drop, ...rest } = event;
+  return { ...rest, hash: hashEnvelope(rest as Omit<Recorded, 'hash'>) } as Recorded;
+}
 
 describe('verifyChain against the recorded head', () => {
   it('reports a truncated tail and a replaced last event', async () => {

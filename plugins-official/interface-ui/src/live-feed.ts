@@ -3,7 +3,7 @@ import type { Approvals } from './approvals.js';
 
 export type LiveListener = (update: { kind: 'call'; entry: AuditEntry } | { kind: 'approvals' }) => void;
 
-const CALL_EVENTS = new Set(['call.requested', 'call.completed', 'shadow.decided']);
+const CALL_EVENTS = new Set(['call.requested', 'call.completed', 'call.interrupted', 'shadow.decided']);
 
 /**
  * Follows the event log from where it stood when the UI started, so calls made by any process

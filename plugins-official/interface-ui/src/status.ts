@@ -1,9 +1,9 @@
 /** Statuses with a colour of their own, in the order charts stack them (bottom first). */
-const KNOWN = ['success', 'error', 'blocked', 'running'] as const;
+const KNOWN = ['success', 'error', 'timeout', 'cancelled', 'interrupted', 'blocked', 'running'] as const;
 
 /**
  * The CSS class that colours a status in badges, bars and legends. Statuses this UI does not know
- * (a newer writer's `cancelled`, `interrupted`) get the neutral class rather than an error.
+ * (a newer writer's) get the neutral class rather than an error.
  */
 export function statusClass(status: string): string {
   return (KNOWN as readonly string[]).includes(status) ? `s-${status}` : 's-other';

@@ -104,12 +104,12 @@ describe('charts', () => {
   it('stacks statuses per step, colours unknown ones neutrally, and escapes what it labels', () => {
     const figures = {
       range: '1h', from: 0, to: 120_000, stepMs: 60_000, calls: 3, statuses: [], tools: [], blocked: [], agents: [], agentCount: 0, durations: [],
-      timeline: [{ start: 0, statuses: { success: 2, cancelled: 1 } }, { start: 60_000, statuses: {} }],
+      timeline: [{ start: 0, statuses: { success: 2, 'from-a-newer-writer': 1 } }, { start: 60_000, statuses: {} }],
     } as DashboardFigures;
     const svg = timeChart(figures, (ms) => `<${ms}>`).text;
     expect(svg).toContain('viewBox="0 0 2 100"');
     expect(svg).toContain('<rect class="s-success" x="0.11" y="50" width="0.78" height="50"><title>&lt;0&gt; · success: 2</title></rect>');
-    expect(svg).toContain('<rect class="s-other" x="0.11" y="25" width="0.78" height="25"><title>&lt;0&gt; · cancelled: 1</title></rect>');
+    expect(svg).toContain('<rect class="s-other" x="0.11" y="25" width="0.78" height="25"><title>&lt;0&gt; · from-a-newer-writer: 1</title></rect>');
     expect(svg).not.toContain('<0>');
     expect([1, 2, 3, 9, 10, 11, 45, 140].map(niceMax)).toEqual([2, 2, 4, 10, 10, 20, 60, 200]);
   });

@@ -8,11 +8,14 @@ import type { Recorded } from '../../events/envelope.js';
 import type { EventLog } from '../../events/log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import { printableLine } from '../../kernel/base/printable.js';
+import type { RecheckReport } from '../../kernel/shadow-recheck.js';
 
 export default class LogsReplay extends FactorlyCommand {
   static summary = 'Re-run a recorded call, or rebuild what happened up to a point in the log.';
-  static description = `With --check: re-derives every recorded shadow decision from the events before it (exit 1 on
-a mismatch: a rule or the config changed since, or the log was forged).
+  static description = `With --check: re-derives every recorded shadow decision from the events before it, under the
+configuration in force when it was taken (recorded in the log): exit 1 on a mismatch, which is a forged
+event (or a rule whose code changed). With --check --with-current-config: under today's configuration
+instead, listing every call it would decide differently (exit 1 when there is one).
 With a call (id or hash prefix): runs it again through the full pipeline (rules and secrets
 apply anew); the new call records replayed_from. --param k=v overrides a recorded param; --show only
 prints what would run.
@@ -23,7 +26,8 @@ calls and governance decisions, optionally for one --agent.`;
     param: Flags.string({ description: 'Override a recorded param (k=v); repeatable.', multiple: true }),
     show: Flags.boolean({ description: 'Print the call that would run, without running it.' }),
     until: Flags.string({ description: 'Rebuild state up to this seq, time or duration ago.' }),
-    check: Flags.boolean({ description: 'Re-derive every recorded shadow decision from the events before it; exit 1 on any mismatch.' }),
+    check: Flags.boolean({ description: 'Re-derive every recorded shadow decision under the rules in force then; exit 1 on any mismatch.' }),
+    'with-current-config': Flags.boolean({ description: "With --check: re-derive under today's configuration and list what would change.", dependsOn: ['check'] }),
     agent: Flags.string({ description: 'With --until: only this agent’s calls.' }),
     json: Flags.boolean({ description: 'Print JSON.' }),
   };
@@ -31,7 +35,7 @@ calls and governance decisions, optionally for one --agent.`;
   async run(): Promise<void> {
     const { args, flags } = await this.parse(LogsReplay);
     if ([args.call, flags.until, flags.check || undefined].filter(Boolean).length > 1) throw new FactorlyError('USAGE', 'give one of: a call to re-run, --until, or --check');
-    if (flags.check) return this.check(flags.config, flags.json);
+    if (flags.check) return this.check(flags.config, flags.json, flags['with-current-config']);
     if (!args.call && !flags.until) throw new FactorlyError('USAGE', 'usage: factorly logs replay <call> [--param k=v] [--show]  |  factorly logs replay --until <seq|time> [--agent A]');
     const log = await openExistingLog(flags.config);
     if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
@@ -75,18 +79,28 @@ calls and governance decisions, optionally for one --agent.`;
     process.exitCode = outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
   }
 
-  private async check(configPath: string | undefined, json: boolean): Promise<void> {
+  private async check(configPath: string | undefined, json: boolean, current: boolean): Promise<void> {
     const kernel = await this.kernel(configPath, { expandTools: false });
     const { recheckDecisions } = await import('../../kernel/shadow-recheck.js');
-    const report = await recheckDecisions(kernel.log(), kernel.shadow.ruleList(), (name) => kernel.registry.get(name));
-    if (json) this.writeJson(report);
-    else {
-      this.log(`Re-derived the decisions of ${report.checked} calls: ${report.mismatches.length} mismatch(es)${report.skipped.length ? `, ${report.skipped.length} call(s) skipped (tool not in the current config)` : ''}`);
-      for (const m of report.mismatches.slice(0, 20)) {
-        this.log(printableLine(`  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], re-derived [${m.rederived.join(', ')}]`));
-      }
-    }
+    const under = current ? 'current' : 'recorded';
+    // Read as any read command does: a log this process may not write is opened read-only.
+    const log = await openExistingLog(configPath);
+    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    const report = await recheckDecisions(log, kernel.shadow.ruleList(), { current: (name) => kernel.registry.get(name), under }).finally(() => log.close());
+    if (json) this.writeJson({ under, ...report });
+    else this.printCheck(report, current);
     if (report.mismatches.length > 0) process.exitCode = 1;
+  }
+
+  private printCheck(report: RecheckReport, current: boolean): void {
+    const skipped = report.skipped.length ? `, ${report.skipped.length} call(s) skipped (tool in no known config)` : '';
+    const unrecorded = !current && report.unrecorded ? `, ${report.unrecorded} from before configurations were recorded (checked under the current one)` : '';
+    if (current) this.log(`Under the current config, ${report.mismatches.length} of ${report.checked} calls would be decided differently${skipped}`);
+    else this.log(`Re-derived the decisions of ${report.checked} calls: ${report.mismatches.length} mismatch(es)${skipped}${unrecorded}`);
+    for (const m of report.mismatches.slice(0, 20)) {
+      this.log(printableLine(`  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], ${current ? 'now' : 're-derived'} [${m.rederived.join(', ')}]`));
+    }
+    if (report.mismatches.length > 20) this.log(`  … and ${report.mismatches.length - 20} more (--json lists all)`);
   }
 
   private async timeline(log: EventLog, until: string, agent: string | undefined, json: boolean): Promise<void> {

@@ -1,33 +1,82 @@
+import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { openExistingLog } from '../../cli/project-log.js';
+import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
+import { projectLogPaths } from '../../cli/project-log.js';
+import { renderVerification } from '../../cli/verify-format.js';
+import type { LogVerification } from '../../events/verify-log.js';
+import { FactorlyError } from '../../kernel/base/errors.js';
 import { printableLine } from '../../kernel/base/printable.js';
 
 export default class LogsVerify extends FactorlyCommand {
-  static summary = 'Walk the hash chain of the event log and report the first break.';
-  static description = 'Exits 0 when every event is intact, 1 naming the first bad sequence number (tampered), 2 when the log could not be read (not an LMDB file, cut short, damaged pages).';
-  static flags = { json: Flags.boolean({ description: 'Print the report as JSON.' }) };
+  static summary = 'Verify the event log: its hash chain, its indexes, its Merkle tree and checkpoints kept elsewhere.';
+  static description = `Walks the hash chain and names the first bad event (modified, deleted, inserted, reordered,
+corrupt, truncated); checks every index against the events and the stored Merkle tree against the chain;
+checks the log's own signed checkpoints; and proves the log consistent with each --checkpoint kept
+outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrite or another log.
+With --offline, checks an export (factorly logs export) and/or --proof files without a project.
+Exit codes: 0 verified, 1 tampered (what was found is printed), 2 could not read (the log is not an LMDB
+file, is cut short or has damaged pages; a checkpoint or key that cannot be read).`;
+  static examples = [
+    '<%= config.bin %> logs verify',
+    '<%= config.bin %> logs verify --checkpoint ~/anchors/checkpoint-000000001200.txt',
+    '<%= config.bin %> logs verify --offline export.jsonl --checkpoint c.txt --key log.pub',
+  ];
+  static flags = {
+    checkpoint: Flags.string({ description: 'A checkpoint kept outside the project to prove the log consistent with (repeatable).', multiple: true }),
+    key: Flags.string({ description: 'Verifier key (a file, or the key itself) for the checkpoints; default: the project key (repeatable).', multiple: true }),
+    offline: Flags.string({ description: 'Check this export (jsonl) instead of a project log: needs no project.' }),
+    proof: Flags.string({ description: 'An inclusion proof from `factorly logs prove --json` to check offline (repeatable).', multiple: true }),
+    json: Flags.boolean({ description: 'Print the report as JSON.' }),
+  };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsVerify);
-    const log = await openExistingLog(flags.config, { checkEveryPage: true });
-    if (!log) {
-      if (flags.json) this.writeJson({ ok: true, verified: 0 });
+    if (flags.offline !== undefined || flags.proof) return this.offline(flags);
+    const paths = await projectLogPaths(flags.config);
+    const checkpoints = readCheckpoints(flags.checkpoint ?? []);
+    const verifiers = readVerifiers(flags.key ?? [], paths.stateDir);
+    if (checkpoints.length > 0 && verifiers.length === 0) throw new FactorlyError('LOG_UNREADABLE', 'no verifier key to check the checkpoints with: pass --key FILE');
+    if (!existsSync(paths.logPath)) {
+      if (checkpoints.length > 0) throw new FactorlyError('LOG_UNREADABLE', `no event log at ${paths.logPath} to check the checkpoints against`);
+      if (flags.json) this.writeJson({ ok: true, status: 'verified', verified: 0, events: 0, findings: [], checkpoints: [] });
       else this.log('Chain verified: 0 events OK (nothing recorded yet)');
       return;
     }
-    try {
-      const { verifyChain } = await import('../../events/verify.js');
-      const report = await verifyChain(log.read(), await log.attestedHead?.());
-      if (flags.json) this.writeJson(report);
-      else if (report.ok) this.log(`Chain verified: ${report.verified} events OK`);
-      else {
-        const bad = report.firstBad!;
-        process.stderr.write(`${printableLine(`Chain broken at seq ${bad.seq} (${bad.kind}): ${bad.reason}; ${report.verified} events before it verified`)}\n`);
-      }
-      if (!report.ok) process.exitCode = 1;
-    } finally {
-      await log.close();
+    const { verifyLogFile } = await import('../../events/verify-log.js');
+    const { readableLogError } = await import('../../cli/project-log.js');
+    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers }).catch((error: unknown) => {
+      throw readableLogError(paths.logPath, error);
+    });
+    this.print(report, flags.json);
+  }
+
+  private async offline(flags: { offline?: string; proof?: string[]; checkpoint?: string[]; key?: string[]; json: boolean }): Promise<void> {
+    const { verifyOffline } = await import('../../events/verify-offline.js');
+    const { readEvidenceFile } = await import('../../cli/evidence-files.js');
+    const verifiers = readVerifiers(flags.key ?? [], undefined);
+    if (verifiers.length === 0) throw new FactorlyError('USAGE', 'offline verification needs the verifier key: pass --key FILE (factorly logs key prints it)');
+    const report = await verifyOffline({
+      export: flags.offline,
+      checkpoints: readCheckpoints(flags.checkpoint ?? []),
+      proofs: (flags.proof ?? []).map((path) => ({ name: path, text: readEvidenceFile(path, 'proof') })),
+      verifiers,
+    });
+    this.print(report, flags.json);
+  }
+
+  private print(report: LogVerification, json: boolean): void {
+    if (json) this.writeJson(report);
+    else {
+      // Reasons quote what the log holds (ids, names): printed as one safe line each.
+      const { out, err } = renderVerification(report);
+      if (out.length > 0) this.log(out.map(printableLine).join('\n'));
+      if (err.length > 0) process.stderr.write(`${err.map(printableLine).join('\n')}\n`);
     }
+    // Tampering found is the answer; failing that, a checkpoint that could not be read leaves it open.
+    const unreadable = report.checkpoints.filter((checkpoint) => checkpoint.status === 'unreadable');
+    if (!json) for (const checkpoint of unreadable) process.stderr.write(`${printableLine(`Could not read ${checkpoint.reason}`)}\n`);
+    if (!report.ok) process.exitCode = 1;
+    else if (unreadable.length > 0) process.exitCode = 2;
   }
 }

@@ -36,7 +36,10 @@ export interface AuditState {
   byId: Map<string, AuditEntry>;
 }
 
-/** The audit view: one entry per call, folded from call.requested, shadow.decided and call.completed. */
+/**
+ * The audit view: one entry per call, folded from call.requested, shadow.decided and call.completed
+ * (or call.interrupted, for a call whose outcome was never recorded).
+ */
 export const auditProjection: Projection<AuditState> = {
   name: 'audit',
   init: () => ({ order: [], byId: new Map() }),
@@ -54,6 +57,9 @@ export const auditProjection: Projection<AuditState> = {
         break;
       case 'call.completed':
         update(state, event.data.callId, (entry) => completed(entry, event));
+        break;
+      case 'call.interrupted':
+        update(state, event.data.callId, (entry) => interrupted(entry, event));
         break;
       default:
         break;
@@ -94,6 +100,16 @@ function completed(entry: AuditEntry, event: Recorded<'call.completed'>): void {
   entry.hash = event.hash;
   entry.seq = event.seq;
   if (data.blockedBy !== undefined) entry.shadowAction = data.blockedBy;
+}
+
+/** Only for a call with no outcome yet: a completion recorded after all is the better fact. */
+function interrupted(entry: AuditEntry, event: Recorded<'call.interrupted'>): void {
+  if (entry.status !== undefined) return;
+  entry.status = 'interrupted';
+  entry.error = event.data.reason;
+  entry.completedAt = event.at;
+  entry.hash = event.hash;
+  entry.seq = event.seq;
 }
 
 function update(state: AuditState, callId: string, change: (entry: AuditEntry) => void): void {

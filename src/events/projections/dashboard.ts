@@ -63,11 +63,12 @@ const MAX_REASON_LENGTH = 200;
  */
 export const dashboardProjection: Projection<DashboardState> & { readonly version: number } = {
   name: 'dashboard',
-  version: 1,
+  version: 2,
   init: () => ({ tiers: { '1h': new Map(), '24h': new Map(), '7d': new Map() }, open: new Map(), latest: 0 }),
   evolve(state, event) {
     if (event.type === 'call.requested') requested(state, event);
     else if (event.type === 'call.completed') completed(state, event);
+    else if (event.type === 'call.interrupted') interrupted(state, event);
     return state;
   },
 };
@@ -105,6 +106,19 @@ function completed(state: DashboardState, event: Recorded<'call.completed'>): vo
       const figures = bucket.tools.get(call.tool);
       if (figures) addDuration(figures.durations, durationMs);
     }
+  }
+}
+
+/** A call whose process ended before it completed: no longer running, with no duration to count. */
+function interrupted(state: DashboardState, event: Recorded<'call.interrupted'>): void {
+  const call = state.open.get(event.data.callId);
+  if (!call) return;
+  state.open.delete(event.data.callId);
+  for (const range of RANGE_NAMES) {
+    const bucket = bucketAt(state, range, call.at, false);
+    if (!bucket) continue;
+    bump(bucket.statuses, RUNNING, -1);
+    bump(bucket.statuses, 'interrupted', 1);
   }
 }
 

@@ -23,6 +23,8 @@ export const statsProjection: Projection<LogStats> = {
     if (event.type === 'call.requested') {
       state.calls += 1;
       bump(state.byTool, event.data.tool);
+    } else if (event.type === 'call.interrupted') {
+      bump(state.byStatus, 'interrupted');
     } else if (event.type === 'call.completed') {
       bump(state.byStatus, event.data.status);
       if (event.data.status === 'blocked') bump(state.blockedBy, event.data.blockedBy ?? 'unknown');

@@ -19,8 +19,11 @@ export type ErrorCode =
   | 'LIFECYCLE'
   | 'LOG_CONFLICT'
   | 'LOG_CORRUPT'
-  /** The log file is not something factorly can open at all (not LMDB, cut short): exit 2, not "tampered". */
+  /** The log (or evidence about it: a checkpoint, a key) cannot be read at all (not LMDB, cut short): exit 2, not "tampered". */
   | 'LOG_UNREADABLE'
+  /** An append failed (a full disk, an I/O error, a log opened read-only). */
+  | 'LOG_WRITE_FAILED'
+  | 'LOG_KEY'
   | 'PROJECTION_CONFLICT'
   | 'PROJECTION_BROKEN'
   | 'PROJECTION_UNKNOWN'

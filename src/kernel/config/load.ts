@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ShadowOverlay } from '../contracts/shadow-policy.js';
 import type { ToolDefinition } from '../contracts/tool.js';
-import type { LogBounds } from '../stored-text.js';
 import { configFiles } from './files.js';
-import { parseLogSettings } from './log-settings.js';
+import { parseLogSettings, type LogSettings } from './log-settings.js';
 import type { ProjectPaths } from './paths.js';
 import { buildTools, type ProviderLookup, type ToolCheck } from './tool-schema.js';
 import { readConfigSource, type ConfigSource } from './yaml-source.js';
@@ -18,8 +17,8 @@ export interface LoadedConfig {
   overlays: ShadowOverlay[];
   /** sha256 over every file's name and content: changes whenever the config does. */
   sha: string;
-  /** The `log:` block: how much of each param and output the event log keeps. */
-  logBounds: LogBounds;
+  /** The `log:` block: durability, how much of each param and output the log keeps, checkpoints. */
+  log: LogSettings;
 }
 
 /** A config given as text instead of the project's files (`wrap` describes its one server this way). */
@@ -56,7 +55,7 @@ export function loadConfig(
     tools,
     overlays,
     sha: digest.digest('hex'),
-    logBounds: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config').bounds,
+    log: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config', paths.baseDir),
   };
 }
 

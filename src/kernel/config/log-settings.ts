@@ -2,52 +2,60 @@ import { DURABILITIES, type Durability } from '../../events/log.js';
 import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
 import { DEFAULT_LOG_BOUNDS, type LogBounds } from '../stored-text.js';
+import { CHECKPOINT_KEYS, checkpointSettingsOf, type CheckpointSettings } from './checkpoint-settings.js';
 
 export interface LogSettings {
   durability: Durability;
   /** How big a value the log keeps whole. */
   bounds: LogBounds;
+  /** When checkpoints of the log are signed, with which key, and who else receives them. */
+  checkpoints: CheckpointSettings;
 }
 
 const BOUND_KEYS = { max_param_bytes: 'maxParamBytes', max_output_bytes: 'maxOutputBytes' } as const;
-const KEYS = ['durability', ...Object.keys(BOUND_KEYS)];
+const KEYS: readonly string[] = ['durability', ...Object.keys(BOUND_KEYS), ...CHECKPOINT_KEYS];
 const MIN_BYTES = 1024;
 const MAX_BYTES = 1024 * 1024 * 1024;
 
 /**
  * The config's top-level `log:` block. Anything else than these keys and values is a config error
- * naming the key and the file.
+ * naming the key and the file; relative paths are taken from `baseDir`.
  *
  *     log:
  *       durability: fsync        # the default: an acknowledged append is on disk; `commit`: committed,
  *                                # so it survives the process being killed, but not a power cut
  *       max_param_bytes: 65536   # a call's params, as a whole (bigger values are stored as prefixes)
  *       max_output_bytes: 65536  # a call's output, error and diagnostics, each
+ *       checkpoint_every: 1000   # sign a checkpoint once this many events were appended (0: never)
+ *       checkpoint_interval: 60s # while serving, sign one this often when the log grew (0: never)
+ *       witness: "git -C ~/anchors commit …"  # a command that reads each checkpoint on stdin
+ *       witness_dir: ~/anchors   # a directory that gets a copy of each checkpoint
+ *       key: file                # the signing key: .factorly/log.key (0600), or `vault`
  */
-export function parseLogSettings(raw: unknown, where: string): LogSettings {
-  const settings: LogSettings = { durability: 'fsync', bounds: { ...DEFAULT_LOG_BOUNDS } };
+export function parseLogSettings(raw: unknown, where: string, baseDir: string): LogSettings {
+  const invalid = (message: string): never => {
+    throw new FactorlyError('CONFIG_INVALID', `config: ${message} (${where})`);
+  };
+  const settings: LogSettings = { durability: 'fsync', bounds: { ...DEFAULT_LOG_BOUNDS }, checkpoints: checkpointSettingsOf({}, baseDir, invalid) };
   if (raw === undefined || raw === null) return settings;
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw invalid(`"log" must be a mapping (durability, max_param_bytes, max_output_bytes), got ${JSON.stringify(raw)}`, where);
+    return invalid(`"log" must be a mapping (${KEYS.join(', ')}), got ${JSON.stringify(raw)}`);
   }
   for (const [key, value] of Object.entries(raw)) {
-    if (!KEYS.includes(key)) throw invalid(`unknown key "${key}" in log${didYouMean(key, KEYS)}`, where);
-    if (key === 'durability') settings.durability = durabilityOf(value, where);
-    else settings.bounds[BOUND_KEYS[key as keyof typeof BOUND_KEYS]] = bytesOf(key, value, where);
+    if (!KEYS.includes(key)) invalid(`unknown key "${key}" in log${didYouMean(key, KEYS)}`);
+    if (key === 'durability') settings.durability = durabilityOf(value, invalid);
+    else if (key in BOUND_KEYS) settings.bounds[BOUND_KEYS[key as keyof typeof BOUND_KEYS]] = bytesOf(key, value, invalid);
   }
+  settings.checkpoints = checkpointSettingsOf(raw as Record<string, unknown>, baseDir, invalid);
   return settings;
 }
 
-function durabilityOf(value: unknown, where: string): Durability {
+function durabilityOf(value: unknown, invalid: (message: string) => never): Durability {
   if (DURABILITIES.includes(value as Durability)) return value as Durability;
-  throw invalid(`"log.durability" must be one of ${DURABILITIES.join(', ')}, not ${JSON.stringify(value)}`, where);
+  return invalid(`"log.durability" must be one of ${DURABILITIES.join(', ')}, not ${JSON.stringify(value)}`);
 }
 
-function bytesOf(key: string, value: unknown, where: string): number {
+function bytesOf(key: string, value: unknown, invalid: (message: string) => never): number {
   if (Number.isInteger(value) && (value as number) >= MIN_BYTES && (value as number) <= MAX_BYTES) return value as number;
-  throw invalid(`log.${key} must be a whole number of bytes from ${MIN_BYTES} to ${MAX_BYTES}, got ${JSON.stringify(value)}`, where);
-}
-
-function invalid(message: string, where: string): FactorlyError {
-  return new FactorlyError('CONFIG_INVALID', `config: ${message} (${where})`);
+  return invalid(`log.${key} must be a whole number of bytes from ${MIN_BYTES} to ${MAX_BYTES}, got ${JSON.stringify(value)}`);
 }

@@ -6,7 +6,7 @@ import { duration, html, when, type Html } from '../html.js';
 import { badge, layout } from '../layout.js';
 
 const PAGE_SIZE = 100;
-const STATUSES = ['success', 'error', 'blocked', 'cancelled', 'timeout', 'running'];
+const STATUSES = ['success', 'error', 'blocked', 'cancelled', 'timeout', 'interrupted', 'running'];
 const IFACES = ['cli', 'mcp', 'code', 'ui'];
 /** Agents offered in the filter: the most recent sessions. */
 const AGENT_CHOICES = 50;

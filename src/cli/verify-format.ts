@@ -1,0 +1,26 @@
+import type { Finding } from '../events/verify-checkpoints.js';
+import type { LogVerification } from '../events/verify-log.js';
+
+const CHAIN_KINDS = new Set(['modified', 'deleted', 'inserted', 'reordered', 'corrupt', 'truncated']);
+
+/** Lines for stdout (what holds) and stderr (what does not) of `logs verify`. */
+export function renderVerification(report: LogVerification & { proofs?: { reason: string; ok: boolean }[] }): { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err = report.findings.map((finding, i) => findingLine(finding, i === 0 ? report.verified : undefined));
+  const chainChecked = report.events > 0 || !report.proofs?.length;
+  if (report.ok && chainChecked) out.push(`Chain verified: ${report.verified} events OK`);
+  if (chainChecked && (report.tree.size > 0 || report.ok)) out.push(`Merkle tree: ${report.tree.size} leaves, root ${report.tree.rootHash}${report.tree.origin ? ` (${report.tree.origin})` : ''}`);
+  for (const checkpoint of report.checkpoints) {
+    if (checkpoint.status === 'consistent') out.push(`Checkpoint ${checkpoint.name}: consistent (${checkpoint.size} events${checkpoint.proof ? `, consistency proof of ${checkpoint.proof.length} hashes verified` : ''})`);
+  }
+  for (const proof of report.proofs ?? []) if (proof.ok) out.push(`Proof: ${proof.reason}`);
+  return { out, err };
+}
+
+function findingLine(finding: Finding, verifiedBefore: number | undefined): string {
+  if (CHAIN_KINDS.has(finding.kind) && finding.where === undefined && finding.seq !== undefined) {
+    return `Chain broken at seq ${finding.seq} (${finding.kind}): ${finding.reason}${verifiedBefore === undefined ? '' : `; ${verifiedBefore} events before it verified`}`;
+  }
+  const where = finding.where ? ` [${finding.where}]` : '';
+  return `Tampered (${finding.kind})${where}: ${finding.reason}`;
+}

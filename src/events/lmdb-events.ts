@@ -1,0 +1,95 @@
+import type { RootDatabase } from 'lmdb';
+import type { Recorded } from './envelope.js';
+import { openLogDatabases, type LogDatabases } from './lmdb-layout.js';
+import type { LogHead } from './log.js';
+import { callIdOf, EMPTY_HEAD, type SealedEvent } from './seal.js';
+import { FactorlyError } from '../kernel/base/errors.js';
+
+/**
+ * The events of an LMDB log and their own indexes (see `lmdb-layout`), read and written inside the
+ * caller's transaction: what `LmdbEventLog` builds on. It remembers the newest head this process
+ * committed, and the one it wrote in the running write, so reading the head need not decode it.
+ */
+export class LmdbEvents {
+  readonly dbs: LogDatabases;
+  private committedHead?: LogHead;
+  private writtenHead?: LogHead & { txn: number };
+
+  constructor(private readonly root: RootDatabase) {
+    this.dbs = openLogDatabases(root);
+  }
+
+  head(): LogHead {
+    for (const seq of this.dbs.events.getKeys({ reverse: true, limit: 1 })) {
+      // An event never changes once committed, so its hash is decoded once, not on every append.
+      if (this.committedHead?.seq === seq) return this.committedHead;
+      // Inside a write, the previous write of the same batch (not committed yet) may be the head.
+      if (this.writtenHead?.seq === seq && inWrite(this.root, this.writtenHead.txn)) return { seq, hash: this.writtenHead.hash };
+      const last = this.bySeq(seq)!;
+      return { seq: last.seq, hash: last.hash };
+    }
+    return EMPTY_HEAD;
+  }
+
+  /** Inside a write: the events (in seq order), their ids when the writer chose them, their calls, the newest of each type and the head record. */
+  write(sealed: readonly SealedEvent[]): void {
+    const latest = new Map<string, number>();
+    for (const { event, stored, named } of sealed) {
+      this.dbs.events.putSync(event.seq, Buffer.from(stored, 'utf8'), { append: true });
+      if (named) this.dbs.ids.putSync(event.id, event.seq);
+      const callId = callIdOf(event);
+      if (callId !== undefined) this.dbs.calls.putSync(callId, event.seq);
+      latest.set(event.type, event.seq);
+    }
+    for (const [type, seq] of latest) this.dbs.latest.putSync(type, seq);
+    const last = sealed[sealed.length - 1]!.event;
+    this.dbs.meta.putSync('head', { seq: last.seq, hash: last.hash });
+    this.writtenHead = { seq: last.seq, hash: last.hash, txn: this.root.getWriteTxnId() };
+  }
+
+  /** After the commit: the head this process now knows to be stored. */
+  committed(last: LogHead | undefined): void {
+    if (last && last.seq > (this.committedHead?.seq ?? 0)) this.committedHead = { seq: last.seq, hash: last.hash };
+  }
+
+  /** After a failed write: nothing this process wrote in it is known to be stored. */
+  forgetWritten(): void {
+    this.writtenHead = undefined;
+  }
+
+  /** Events from `from` to `to`, read in the caller's transaction (a write sees its own batch). */
+  *range(from: number, to?: number): Iterable<Recorded> {
+    for (const { key, value } of this.dbs.events.getRange({ start: Math.max(from, 1), end: to === undefined ? undefined : to + 1 })) yield decode(value, key);
+  }
+
+  *hashesBetween(from: number, to: number): Iterable<string> {
+    for (const event of this.range(from, to)) yield event.hash;
+  }
+
+  byId(id: string): Recorded | undefined {
+    const seq = this.dbs.ids.get(id);
+    return seq === undefined ? undefined : this.bySeq(seq);
+  }
+
+  bySeq(seq: number): Recorded | undefined {
+    const bytes = this.dbs.events.getBinary(seq);
+    return bytes === undefined ? undefined : decode(bytes, seq);
+  }
+}
+
+/** Whether `txn` is the write transaction running now (outside one, lmdb-js throws). */
+function inWrite(root: RootDatabase, txn: number): boolean {
+  try {
+    return root.getWriteTxnId() === txn;
+  } catch {
+    return false;
+  }
+}
+
+export function decode(bytes: Buffer, seq: number): Recorded {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as Recorded;
+  } catch (cause) {
+    throw new FactorlyError('LOG_CORRUPT', `event log entry ${seq} is not valid JSON`, { cause, data: { seq } });
+  }
+}
