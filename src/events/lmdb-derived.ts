@@ -1,4 +1,4 @@
-import type { Database, Key, RootDatabase } from 'lmdb';
+import type { Database, Key, RootDatabase, Transaction } from 'lmdb';
 import type { Recorded } from './envelope.js';
 import { indexStamp, type EventIndex, type IndexLookup } from './event-index.js';
 import type { StoredSnapshot } from './projection-set.js';
@@ -11,7 +11,7 @@ interface IndexCoverage {
   stamps: Record<string, string>;
 }
 
-type IndexEntry = [index: string, key: string, seq: number];
+export type IndexEntry = [index: string, key: string, seq: number];
 
 /** What one append writes to the indexes (see `LmdbDerived.planIndex`). */
 export interface IndexPlan {
@@ -22,7 +22,7 @@ export interface IndexPlan {
 
 /** Stands for a database a read-only log does not have: nothing in it, never written. */
 function none<V, K extends Key>(): Database<V, K> {
-  return { getBinary: () => undefined, getKeys: () => [], getValues: () => [] } as unknown as Database<V, K>;
+  return { get: () => undefined, getBinary: () => undefined, getKeys: () => [], getValues: () => [], getRange: () => [], doesExist: () => false } as unknown as Database<V, K>;
 }
 
 /**
@@ -82,8 +82,8 @@ export class LmdbDerived {
   }
 
   /** The last seq every registered index holds, and whether the entries there were made by this code. */
-  coverage(): { seq: number; ours: boolean } {
-    const bytes = this.derived.getBinary('indexes');
+  coverage(transaction?: Transaction): { seq: number; ours: boolean } {
+    const bytes = this.derived.get('indexes', { transaction });
     if (!bytes) return { seq: 0, ours: true };
     if (this.lastCoverage?.bytes.equals(bytes)) return { seq: this.lastCoverage.seq, ours: true };
     let record: IndexCoverage;
@@ -169,6 +169,16 @@ export class LmdbDerived {
     const start = before === undefined ? undefined : Math.min(before, covered);
     const seqs = this.entries.getValues([name, key], { reverse: true, ...(start === undefined ? {} : { start }) });
     return { seqs: filterUpTo(seqs, covered), covered };
+  }
+
+  /** Every index entry, as `[index, key, seq]`, in the store's order (verification sums them). */
+  *allEntries(): Iterable<IndexEntry> {
+    for (const { key, value } of this.entries.getRange()) yield [key[0], key[1], value];
+  }
+
+  /** Whether index `name` lists `seq` under `key`. */
+  lists(name: string, key: string, seq: number): boolean {
+    return this.entries.doesExist([name, key], seq);
   }
 
   keysOf(name: string): string[] {

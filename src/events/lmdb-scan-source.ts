@@ -1,4 +1,6 @@
 import { open, type RootDatabase } from 'lmdb';
+import { AUDIT_INDEXES } from './event-index.js';
+import { LmdbDerived } from './lmdb-derived.js';
 import { openLogDatabases, type LogDatabases } from './lmdb-layout.js';
 import type { ScanSource } from './verify-scan.js';
 
@@ -18,17 +20,23 @@ function* entriesByKey(dbs: LogDatabases, from: number, to: number): Iterable<{ 
 export interface OpenedLogFile {
   root: RootDatabase;
   dbs: LogDatabases;
+  /** The audit view's indexes (`logs --tool/--agent/--status`), registered so their coverage is known. */
+  derived: LmdbDerived;
   source: ScanSource;
 }
 
 export function openLogFile(path: string): OpenedLogFile {
   const root = open({ path, compression: false, readOnly: true });
   const dbs = openLogDatabases(root);
-  return { root, dbs, source: scanSourceOf(dbs) };
+  const derived = new LmdbDerived(root);
+  for (const index of AUDIT_INDEXES) derived.registerIndex(index);
+  return { root, dbs, derived, source: scanSourceOf(dbs, derived) };
 }
 
-export function scanSourceOf(dbs: LogDatabases): ScanSource {
+export function scanSourceOf(dbs: LogDatabases, derived?: LmdbDerived): ScanSource {
   return {
+    auditListed: derived && ((name, key, seq) => derived.lists(name, key, seq)),
+    auditEntries: derived && (() => derived.allEntries()),
     entries: (from, to) => entriesByKey(dbs, from, to),
     seqOfId: (id) => dbs.ids?.get(id),
     callLists: (callId, seq) => dbs.calls?.doesExist(callId, seq) ?? false,

@@ -2,7 +2,9 @@ import { ChainChecker, type ChainBreak, type ChainEntry } from './chain-check.js
 import type { LogCheckpointed } from './catalog.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { CompactRange } from './merkle.js';
-import { parseEntry, type ChunkSummary, type IndexProblem, type ScanSource } from './verify-scan.js';
+import { parseEntry, type ChunkSummary, type IndexName, type IndexProblem, type ScanSource } from './verify-scan.js';
+
+export const INDEX_NAMES: readonly IndexName[] = ['ids', 'calls', 'audit'];
 import { addDigest, emptyDigest, type Digest } from './index-digest.js';
 
 /** The chunks of a scan joined in order: what the whole log holds, up to its first break. */
@@ -23,13 +25,13 @@ export interface JoinedScan {
   open: Set<string>;
   checkpoints: { seq: number; data: LogCheckpointed }[];
   /** What the events call for in each index, summed (see index-digest). */
-  digests: { ids: Digest; calls: Digest };
+  digests: Record<IndexName, Digest>;
 }
 
 export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
   const joined: JoinedScan = {
     verified: 0, range: new CompactRange(), roots: new Map(), lastHash: GENESIS_HASH, latest: {}, withCallId: 0, named: 0,
-    indexProblems: [], open: new Set(), checkpoints: [], digests: { ids: emptyDigest(), calls: emptyDigest() },
+    indexProblems: [], open: new Set(), checkpoints: [], digests: { ids: emptyDigest(), calls: emptyDigest(), audit: emptyDigest() },
   };
   for (const chunk of chunks) {
     const linked = chunk.count === 0 || chunk.firstPrevHash === joined.lastHash;
@@ -53,8 +55,7 @@ export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
     for (const key of chunk.opened) joined.open.add(key);
     joined.checkpoints.push(...chunk.checkpoints);
     if (chunk.digests) {
-      addDigest(joined.digests.ids, chunk.digests.ids);
-      addDigest(joined.digests.calls, chunk.digests.calls);
+      for (const name of INDEX_NAMES) addDigest(joined.digests[name], chunk.digests[name]);
     }
     if (chunk.broken) {
       joined.brokenNear = chunk.broken.seq;

@@ -5,12 +5,14 @@ import { LmdbTree } from './lmdb-tree.js';
 import { LmdbInflight } from './lmdb-inflight.js';
 import type { LogDatabases } from './lmdb-layout.js';
 import type { NoteVerifier } from './signed-note.js';
-import { checkTail } from './verify.js';
+import { checkHeadRecord } from './verify.js';
 import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type CheckpointResult, type Finding, type GivenCheckpoint, type LogFacts } from './verify-checkpoints.js';
-import { joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
+import { INDEX_NAMES, joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
 import { planChunks, scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
 import { newSeeds } from './index-digest.js';
-import type { ChunkSummary, ScanSource } from './verify-scan.js';
+import type { ChunkSummary, IndexName, IndexProblem, ScanSource } from './verify-scan.js';
+import { AUDIT_INDEXES } from './event-index.js';
+import type { LmdbDerived } from './lmdb-derived.js';
 import type { TransparencyTree, TreeHead } from './transparency-tree.js';
 import type { LogHead } from './log.js';
 
@@ -49,19 +51,21 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
   const file = openLogFile(path);
   try {
     walkEveryPage(file.root, path);
-    const snapshot = snapshotOf(file.root, file.dbs);
+    const snapshot = snapshotOf(file.root, file.dbs, file.derived);
     const { last } = snapshot;
+    const auditUpTo = Math.min(snapshot.auditCovered ?? 0, last);
     const given = options.checkpoints ?? [];
     const sizes = given.map((checkpoint) => sizeOf(checkpoint.note)).filter((size): size is number => size !== undefined);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
     const seeds = newSeeds();
     const plan: ScanJob[] = [
-      ...(['ids', 'calls'] as const).map((name): ScanJob => ({ kind: 'index', name, seeds, upTo: last })),
-      ...chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'digest', seeds } })),
+      ...INDEX_NAMES.map((name): ScanJob => ({ kind: 'index', name, seeds, upTo: name === 'audit' ? auditUpTo : last })),
+      ...chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'digest', seeds, auditUpTo } })),
     ];
     const results = await scanAll(path, file.source, plan, { threads: options.threads, events: last });
-    const [ids, calls] = results.slice(0, 2) as IndexSummary[];
-    const joined = joinChunks(results.slice(2) as ChunkSummary[]);
+    const [ids, calls, audit] = results.slice(0, INDEX_NAMES.length) as IndexSummary[];
+    const indexes = { ids: ids!, calls: calls!, audit: audit! };
+    const joined = joinChunks(results.slice(INDEX_NAMES.length) as ChunkSummary[]);
     const findings: Finding[] = [];
     let verified = joined.verified;
     let brokenAt: number | undefined;
@@ -71,12 +75,12 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       brokenAt = located.broken.seq;
       findings.push(located.broken);
     } else {
-      const tail = checkTail({ seq: verified, hash: joined.lastHash }, snapshot.head);
+      const tail = checkHeadRecord({ seq: verified, hash: joined.lastHash }, snapshot.head);
       if (tail) findings.push(tail);
     }
     const stored = storedTree(file.root, file.dbs, verified, snapshot.tree);
     // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
-    const lookedUp = brokenAt === undefined ? await lookedUpIfDiffering(path, file.source, chunks, joined, { ids: ids!, calls: calls! }, options.threads, last) : joined;
+    const lookedUp = brokenAt === undefined ? await lookedUpIfDiffering(path, file.source, chunks, joined, indexes, { threads: options.threads, last, auditUpTo }) : joined;
     if (brokenAt === undefined) lookedUp.indexProblems.push(...ids!.problems, ...calls!.problems);
     findings.push(...indexFindings(snapshot, lookedUp, verified, stored, { ids: ids!.count, calls: calls!.count }));
     const facts: LogFacts = { verified, brokenAt, origin: stored.origin, roots: rootsBefore(joined, verified), tree: stored.tree, embedded: joined.checkpoints };
@@ -98,18 +102,25 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
  * When an index's sum differs from what the events call for, scans again looking every entry up,
  * so the findings name the events whose entries are wrong (rare, and only then slower).
  */
-async function lookedUpIfDiffering(path: string, source: ScanSource, chunks: readonly ChunkRequest[], joined: JoinedScan, indexes: Record<'ids' | 'calls', IndexSummary>, threads: number | undefined, last: number): Promise<JoinedScan> {
-  const differs = (name: 'ids' | 'calls') => indexes[name].digest.some((part, i) => part !== joined.digests[name][i]);
-  if (!differs('ids') && !differs('calls')) return joined;
-  const plan = chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'lookup' } }));
-  const precise = joinChunks((await scanAll(path, source, plan, { threads, events: last })) as ChunkSummary[]);
-  for (const name of ['ids', 'calls'] as const) {
-    if (!differs(name) || precise.indexProblems.some((problem) => problem.index === name)) continue;
+async function lookedUpIfDiffering(
+  path: string, source: ScanSource, chunks: readonly ChunkRequest[], joined: JoinedScan, indexes: Record<IndexName, IndexSummary>,
+  scan: { threads: number | undefined; last: number; auditUpTo: number },
+): Promise<JoinedScan> {
+  const differs = (name: IndexName) => indexes[name].digest.some((part, i) => part !== joined.digests[name][i]);
+  if (!INDEX_NAMES.some(differs)) return joined;
+  const plan = chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'lookup', auditUpTo: scan.auditUpTo } }));
+  const precise = joinChunks((await scanAll(path, source, plan, { threads: scan.threads, events: scan.last })) as ChunkSummary[]);
+  for (const name of INDEX_NAMES) {
+    const named = name === 'audit' ? (problem: IndexProblem) => AUDIT_NAMES.has(problem.index) : (problem: IndexProblem) => problem.index === name;
+    if (!differs(name) || precise.indexProblems.some(named)) continue;
     // Every event's entry is there: the index holds something more, or something changed in it.
-    precise.indexProblems.push({ index: name, reason: `the ${name} index (${indexes[name].count} entries) holds an entry the events do not call for, or one was changed` });
+    const what = name === 'audit' ? `the audit view's indexes (${[...AUDIT_NAMES].join(', ')}: ${indexes.audit.count} entries)` : `the ${name} index (${indexes[name].count} entries)`;
+    precise.indexProblems.push({ index: name, reason: `${what} holds an entry the events do not call for, or one was changed` });
   }
   return precise;
 }
+
+const AUDIT_NAMES = new Set(AUDIT_INDEXES.map((index) => index.name));
 
 /**
  * What the log's own records say, all read at once, in one read transaction, before the scan: a
@@ -122,9 +133,11 @@ interface Snapshot {
   tree?: TreeHead;
   latest: Map<string, number>;
   inflight?: Set<string>;
+  /** The seq the audit view's indexes say they cover, when they were made by this code. */
+  auditCovered?: number;
 }
 
-function snapshotOf(root: RootDatabase, dbs: LogDatabases): Snapshot {
+function snapshotOf(root: RootDatabase, dbs: LogDatabases, derived: LmdbDerived): Snapshot {
   // lmdb-js begins its read transaction lazily (a first read does), opening a database renews it,
   // and a range takes a snapshot of its own unless given one: so the databases are opened first,
   // then one transaction is begun, held, and passed to every read.
@@ -141,6 +154,7 @@ function snapshotOf(root: RootDatabase, dbs: LogDatabases): Snapshot {
       tree: tree.head(transaction),
       latest: new Map([...dbs.latest.getRange({ transaction })].map(({ key, value }) => [key, value])),
       inflight: inflight.keys(transaction),
+      auditCovered: auditCoverage(derived.coverage(transaction)),
     };
   } finally {
     transaction.done();
@@ -159,6 +173,11 @@ function walkEveryPage(root: RootDatabase, path: string): void {
   } finally {
     pin.done();
   }
+}
+
+/** Indexes made by other code are rebuilt by the next writer: only this code's are judged. */
+function auditCoverage({ seq, ours }: { seq: number; ours: boolean }): number | undefined {
+  return ours && seq > 0 ? seq : undefined;
 }
 
 /** The tree size a checkpoint claims, read before its signature is checked (to ask the scan for that root). */
@@ -198,6 +217,9 @@ function indexFindings(snapshot: Snapshot, joined: JoinedScan, verified: number,
   const { last } = snapshot;
   const findings: Finding[] = joined.indexProblems.map((problem) => ({ kind: 'index', where: problem.index, ...(problem.seq === undefined ? {} : { seq: problem.seq }), reason: problem.reason }));
   if (verified !== last) return findings;
+  if ((snapshot.auditCovered ?? 0) > last) {
+    findings.push({ kind: 'index', where: 'audit', reason: `the audit view's indexes say they cover ${snapshot.auditCovered} events, but the log ends at seq ${last}: events were removed` });
+  }
   if (counts.ids !== joined.named) findings.push({ kind: 'index', where: 'ids', reason: `the ids index holds ${counts.ids} entries for ${joined.named} events whose writer chose their id` });
   if (counts.calls !== joined.withCallId) findings.push({ kind: 'index', where: 'calls', reason: `the calls index holds ${counts.calls} entries for ${joined.withCallId} call events` });
   for (const [type, seq] of snapshot.latest) {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { scanChunk, scanIndex, type ChunkSummary, type IndexCheck, type IndexProblem, type ScanSource } from './verify-scan.js';
+import { scanChunk, scanIndex, type ChunkSummary, type IndexCheck, type IndexName, type IndexProblem, type ScanSource } from './verify-scan.js';
 import type { Digest, Seeds } from './index-digest.js';
 
 export interface ChunkRequest {
@@ -12,7 +12,7 @@ export interface ChunkRequest {
 }
 
 /** One piece of a scan: a chunk of events, or one index summed as it is stored. */
-export type ScanJob = { kind: 'chunk'; request: ChunkRequest; indexes: IndexCheck } | { kind: 'index'; name: 'ids' | 'calls'; seeds: Seeds; upTo: number };
+export type ScanJob = { kind: 'chunk'; request: ChunkRequest; indexes: IndexCheck } | { kind: 'index'; name: IndexName; seeds: Seeds; upTo: number };
 export type IndexSummary = { name: string; count: number; digest: Digest; problems: IndexProblem[] };
 export type ScanResult = ChunkSummary | IndexSummary;
 

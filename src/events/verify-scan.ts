@@ -4,6 +4,8 @@ import type { Recorded } from './envelope.js';
 import { chainLeaf, CompactRange } from './merkle.js';
 import { callIdOf, isGeneratedId } from './seal.js';
 import { addEntry, emptyDigest, type Digest, type Seeds } from './index-digest.js';
+import { AUDIT_INDEXES } from './event-index.js';
+import type { IndexEntry } from './lmdb-derived.js';
 
 /** Raw access to a log for checking it: entries by position, and the indexes when it has them. */
 export interface ScanSource {
@@ -17,14 +19,23 @@ export interface ScanSource {
   callSeqs?(callId: string): number[];
   /** Every entry of an index, in its own order: `ids` (id → seq), `calls` (callId → seq). */
   indexEntries?(name: 'ids' | 'calls'): Iterable<{ key: string; value: number }>;
+  /** The audit view's indexes (see AUDIT_INDEXES): whether one lists `seq` under `key`, and all their entries. */
+  auditListed?(index: string, key: string, seq: number): boolean;
+  auditEntries?(): Iterable<IndexEntry>;
 }
+
+/** The indexes verification sums: the log's own two, and the audit view's (one sum for all of them). */
+export type IndexName = 'ids' | 'calls' | 'audit';
 
 /**
  * How a chunk checks the indexes: `digest` sums what the events call for (compared with the same
  * sum over each index, in one sequential pass of its own); `lookup` looks every entry up, to name
  * the ones that are wrong.
  */
-export type IndexCheck = { mode: 'digest'; seeds: Seeds } | { mode: 'lookup' };
+export type IndexCheck = ({ mode: 'digest'; seeds: Seeds } | { mode: 'lookup' }) & {
+  /** The audit view's indexes are checked for events up to this seq (what they say they cover; 0: not at all). */
+  auditUpTo?: number;
+};
 
 export interface IndexProblem {
   index: string;
@@ -51,8 +62,11 @@ export interface ChunkSummary {
   /** Events whose id the writer chose (the ones the `ids` index holds, see isGeneratedId). */
   named: number;
   indexProblems: IndexProblem[];
-  /** With `digest`: the sums of (id, seq) over its named events and (callId, seq) over its call events. */
-  digests?: { ids: Digest; calls: Digest };
+  /**
+   * With `digest`: the sums of (id, seq) over its named events, (callId, seq) over its call events
+   * and (index and key, seq) over the audit view's keys of its events.
+   */
+  digests?: Record<IndexName, Digest>;
   /**
    * What the `inflight` index should hold, as its keys (`c:<callId>`, `s:<sessionId>`, for calls
    * and sessions of a known writer): opened here and not closed here; closed here, opened before.
@@ -72,7 +86,8 @@ const CLOSING = new Set(['call.completed', 'call.interrupted']);
  */
 export function scanChunk(source: ScanSource, from: number, to: number, sizes: readonly number[], indexes: IndexCheck = { mode: 'lookup' }): ChunkSummary {
   const summary: ChunkSummary = { from, count: 0, peaks: [], snapshots: [], latest: {}, withCallId: 0, named: 0, indexProblems: [], opened: [], closed: [], checkpoints: [] };
-  if (indexes.mode === 'digest') summary.digests = { ids: emptyDigest(), calls: emptyDigest() };
+  if (indexes.mode === 'digest') summary.digests = { ids: emptyDigest(), calls: emptyDigest(), audit: emptyDigest() };
+  const auditUpTo = indexes.auditUpTo ?? 0;
   const checker = ChainChecker.after(from - 1, undefined);
   const range = new CompactRange();
   const wanted = new Set(sizes);
@@ -94,8 +109,8 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
     if (wanted.has(event.seq)) summary.snapshots.push({ size: event.seq, peaks: hexes(range) });
     summary.latest[event.type] = event.seq;
     if (!isGeneratedId(event.id)) summary.named += 1;
-    if (indexes.mode === 'digest') digestIndexes(event, summary, indexes.seeds);
-    else checkIndexes(source, event, summary, listed);
+    if (indexes.mode === 'digest') digestIndexes(event, summary, indexes.seeds, auditUpTo);
+    else checkIndexes(source, event, summary, listed, auditUpTo);
     track(event, open, summary);
     if (CLOSING.has(event.type)) listed.delete(callIdOf(event)!);
   }
@@ -117,8 +132,9 @@ export function parseEntry(key: number, value: Uint8Array): ChainEntry {
   }
 }
 
-function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds): void {
+function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds, auditUpTo: number): void {
   if (!isGeneratedId(event.id)) addEntry(summary.digests!.ids, seeds, event.id, event.seq);
+  if (event.seq <= auditUpTo) for (const [index, key] of auditKeys(event)) addEntry(summary.digests!.audit, seeds, `${index}\0${key}`, event.seq);
   const callId = callIdOf(event);
   if (callId === undefined) return;
   summary.withCallId += 1;
@@ -129,11 +145,12 @@ function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds): vo
  * The same sum over an index as it is stored, and how many entries it holds, for events up to
  * `upTo` (a log still being written has entries for later ones by the time this runs).
  */
-export function scanIndex(source: ScanSource, name: 'ids' | 'calls', seeds: Seeds, upTo: number): { name: string; count: number; digest: Digest; problems: IndexProblem[] } {
+export function scanIndex(source: ScanSource, name: IndexName, seeds: Seeds, upTo: number): { name: string; count: number; digest: Digest; problems: IndexProblem[] } {
   const digest = emptyDigest();
   const problems: IndexProblem[] = [];
   let count = 0;
-  for (const { key, value } of source.indexEntries?.(name) ?? []) {
+  const entries = name === 'audit' ? auditEntries(source) : (source.indexEntries?.(name) ?? []);
+  for (const { key, value } of entries) {
     if (value > upTo) continue;
     // An id of the generated form is in the index only when its writer chose it: the events side
     // cannot count it, so its entry is checked against the event it names.
@@ -148,16 +165,30 @@ export function scanIndex(source: ScanSource, name: 'ids' | 'calls', seeds: Seed
   return { name, count, digest, problems };
 }
 
+function* auditEntries(source: ScanSource): Iterable<{ key: string; value: number }> {
+  for (const [index, key, seq] of source.auditEntries?.() ?? []) yield { key: `${index}\0${key}`, value: seq };
+}
+
+/** The audit view's index keys of an event, as `[index, key]`. */
+function* auditKeys(event: Recorded): Iterable<[string, string]> {
+  for (const index of AUDIT_INDEXES) for (const key of index.keys(event)) yield [index.name, key];
+}
+
 function eventIdAt(source: ScanSource, seq: number): string | undefined {
   for (const { key, value } of source.entries(seq, seq)) return parseEntry(key, value).event?.id;
   return undefined;
 }
 
-function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary, listed: Map<string, Set<number>>): void {
+function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary, listed: Map<string, Set<number>>, auditUpTo: number): void {
   const problems = summary.indexProblems;
   const report = (index: string, reason: string): void => {
     if (problems.length < MAX_INDEX_PROBLEMS) problems.push({ index, seq: event.seq, reason });
   };
+  if (event.seq <= auditUpTo && source.auditListed) {
+    for (const [index, key] of auditKeys(event)) {
+      if (!source.auditListed(index, key, event.seq)) report(index, `event ${event.seq} (${event.type}) is missing from the ${index} index under ${JSON.stringify(key)}, so logs --${index} leaves it out`);
+    }
+  }
   if (source.seqOfId) {
     const seq = source.seqOfId(event.id);
     const expected = !isGeneratedId(event.id) || seq !== undefined;

@@ -41,12 +41,12 @@ export async function verifyChain(events: AsyncIterable<Recorded>, attested?: Lo
   } finally {
     await iterator.return?.();
   }
-  const truncated = checkTail(checker.last, attested);
+  const truncated = checkHeadRecord(checker.last, attested);
   return truncated ? { ok: false, verified: checker.verified, firstBad: truncated } : { ok: true, verified: checker.verified };
 }
 
 /** Compares the last event with the separately recorded head, when there is one. */
-export function checkTail(last: { seq: number; hash: string | undefined }, attested: LogHead | undefined): ChainBreak | undefined {
+export function checkHeadRecord(last: { seq: number; hash: string | undefined }, attested: LogHead | undefined): ChainBreak | undefined {
   if (!attested || attested.seq < last.seq) return undefined;
   if (attested.seq > last.seq) {
     return { seq: last.seq + 1, kind: 'truncated' as BreakKind, reason: `the log ends at seq ${last.seq} but its head record says ${attested.seq}` };

@@ -4,6 +4,7 @@ import { signCheckpoint } from '../../src/events/checkpoint.js';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { newSignerKey, signerFromKey, verifierFromKey } from '../../src/events/signed-note.js';
 import { verifyLogFile } from '../../src/events/verify-log.js';
+import { AUDIT_INDEXES } from '../../src/events/event-index.js';
 import { completed, requested } from '../contracts/event-log.contract.js';
 import { readAt, rehashed } from '../helpers/forger.js';
 import { REPO, tempProject } from '../helpers/project.js';
@@ -101,6 +102,22 @@ describe('verifyLogFile, chunk by chunk', () => {
     ]);
   });
 
+  it("checks the audit view's indexes (logs --tool/--agent/--status) up to what they say they cover", async () => {
+    const path = join(tempProject(), 'events.lmdb');
+    const log = new LmdbEventLog({ path });
+    for (const index of AUDIT_INDEXES) log.index(index);
+    await log.append([requested('c1'), completed('c1'), requested('c2'), completed('c2')]);
+    await log.close();
+    expect((await verifyLogFile(path, { chunk: 2 })).findings).toEqual([]);
+    const env = open({ path, compression: false });
+    const entries = env.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' });
+    const [name, key, seq] = (() => { for (const { key, value } of entries.getRange()) return [key[0], key[1], value] as const; throw new Error('no audit entry'); })();
+    entries.removeSync([name, key], seq);
+    await env.close();
+    const findings = (await verifyLogFile(path, { chunk: 2 })).findings;
+    expect(findings).toEqual([expect.objectContaining({ kind: 'index', where: name, seq, reason: expect.stringContaining(`missing from the ${name} index`) })]);
+  });
+
   it('checks the inflight index against the calls the events leave open', async () => {
     const path = join(tempProject(), 'events.lmdb');
     const log = new LmdbEventLog({ path });
@@ -121,13 +138,16 @@ describe('verifyLogFile, chunk by chunk', () => {
   it('judges a log that another process keeps writing as it stood when the check began', { timeout: 60_000 }, async () => {
     const path = await logOf(100);
     const writer = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'append-worker.mjs'), path, 'live', '3000'], { stdio: 'inherit' });
-    const exited = new Promise((resolve) => writer.on('exit', resolve));
+    let exitCode: number | null | undefined;
+    const exited = new Promise((resolve) => writer.on('exit', (code) => resolve((exitCode = code))));
     // Only read-only opens here while the writer runs, as a separate auditor's would be.
     await expect.poll(async () => (await verifyLogFile(path)).events, { timeout: 30_000, interval: 20 }).toBeGreaterThan(200);
     const reports = [];
+    // Until the writer is done (a writer that dies early ends the loop too, and fails below).
     do reports.push(await verifyLogFile(path, { chunk: CHUNK }));
-    while (reports.at(-1)!.events < 3200);
+    while (reports.at(-1)!.events < 3200 && exitCode === undefined);
     await exited;
+    expect(exitCode).toBe(0);
     for (const report of reports) expect(report.findings).toEqual([]);
     expect(reports[0]!.verified).toBeGreaterThan(200);
     expect((await verifyLogFile(path)).verified).toBe(3200);
