@@ -7,9 +7,11 @@ import { auditProjection } from '../events/projections/audit.js';
 import { dashboardProjection } from '../events/projections/dashboard.js';
 import { sessionsProjection } from '../events/projections/sessions.js';
 import { statsProjection } from '../events/projections/stats.js';
-import { verifyLogFile, type LogVerification } from '../events/verify-log.js';
+import { availableParallelism } from 'node:os';
+import type { LogVerification } from '../events/verify-log.js';
+import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
 import type { EvidenceFacts, UiServices } from '../kernel/contracts/ui-services.js';
-import { projectVerifierKey, readVerifiers } from './evidence-files.js';
+import { projectVerifierKey } from './evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { planPromotion, promote } from '../kernel/promote.js';
 import { secretReferences } from '../kernel/secret-scope.js';
@@ -35,7 +37,7 @@ export function uiServices(kernel: Kernel): UiServices {
       }
       return uses;
     },
-    verify: () => verifyProject(kernel),
+    verify: (options) => verifyProject(kernel, options?.background === true),
     evidence: () => evidenceFacts(kernel),
     planPromotion: (request) => planPromotion(kernel, request),
     promote: async (request) => {
@@ -56,11 +58,15 @@ export function uiServices(kernel: Kernel): UiServices {
   };
 }
 
-/** `factorly logs verify` on the project's log, with the project's verifier key for its own checkpoints. */
-function verifyProject(kernel: Kernel): Promise<LogVerification> {
+/**
+ * `factorly logs verify` on the project's log, with the project's verifier key for its own
+ * checkpoints, off the server's thread; a check the server started itself leaves a core free.
+ */
+function verifyProject(kernel: Kernel, background: boolean): Promise<LogVerification> {
   const { logPath, stateDir } = kernel.paths;
   if (!existsSync(logPath)) return Promise.resolve({ ok: true, status: 'verified', verified: 0, events: 0, findings: [], tree: { size: 0, rootHash: '' }, checkpoints: [] });
-  return verifyLogFile(logPath, { verifiers: readVerifiers([], stateDir) });
+  const key = projectVerifierKey(stateDir);
+  return verifyLogFileOffThread(logPath, { verifierKeys: key ? [key] : [], threads: background ? Math.max(1, availableParallelism() - 1) : undefined });
 }
 
 async function evidenceFacts(kernel: Kernel): Promise<EvidenceFacts> {

@@ -40,7 +40,7 @@ export class EvidenceWatch {
       this.scheduleRecheck();
     });
     await this.readFacts();
-    void this.verifyNow().catch(() => undefined);
+    void this.check(true).catch(() => undefined);
   }
 
   stop(): void {
@@ -55,14 +55,18 @@ export class EvidenceWatch {
 
   /** A fresh verification (or the one under way), recorded as the status. */
   verifyNow(): Promise<LogVerification> {
-    this.running ??= this.verify().finally(() => (this.running = undefined));
+    return this.check(false);
+  }
+
+  private check(background: boolean): Promise<LogVerification> {
+    this.running ??= this.verify(background).finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private async verify(): Promise<LogVerification> {
+  private async verify(background: boolean): Promise<LogVerification> {
     this.status = { ...this.status, checking: true };
     try {
-      const report = await this.services.verify();
+      const report = await this.services.verify({ background });
       this.status = { ...this.status, report, checkedAt: new Date(), failure: undefined, checking: false };
       return report;
     } catch (error) {
@@ -84,7 +88,7 @@ export class EvidenceWatch {
     const since = this.status.checkedAt ? Date.now() - this.status.checkedAt.getTime() : this.recheckMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (!this.stopped) void this.verifyNow().catch(() => undefined);
+      if (!this.stopped) void this.check(true).catch(() => undefined);
     }, Math.max(0, this.recheckMs - since));
     this.timer.unref();
   }

@@ -37,8 +37,11 @@ export interface UiServices {
   agents(): Promise<AgentDirectory>;
   /** Which config entries refer to each secret (`vault:KEY` → tool names). */
   secretUses(): Map<string, string[]>;
-  /** Verifies the log as `factorly logs verify` does: chain, indexes, Merkle tree, its own checkpoints. */
-  verify(): Promise<LogVerification>;
+  /**
+   * Verifies the log as `factorly logs verify` does (chain, indexes, Merkle tree, its own
+   * checkpoints), off the server's thread; `background`: a check nobody waits for, on fewer cores.
+   */
+  verify(options?: { background?: boolean }): Promise<LogVerification>;
   /** The newest checkpoint the log holds (`log.checkpointed`) and the verifier key that checks it. */
   evidence(): Promise<EvidenceFacts>;
   /** What promoting a factorly.code run would write, with the reasons it cannot yet (`tools promote`). */
