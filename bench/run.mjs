@@ -8,7 +8,7 @@
 //  5. sandbox: a warm script run with 3 tool calls on SES and QuickJS, next to the 3 calls made directly.
 //  6. mcp: tools/call latency and throughput through `factorly serve`/`wrap`, next to the same echo
 //     server called directly and behind the npm bridges mcp-proxy and supergateway.
-//  7. audit and history: logs verify/stats/--tail/--tool on 1M events, factorly call on 300k events of
+//  7. audit and history: logs verify/stats/--tail/--tool and the web UI's /dashboard on 1M events, factorly call on 300k events of
 //     6 h next to an empty log, serve's first call on 1M events next to its later ones.
 // BENCH_ONLY=mcp,shadow runs only the named sections (log, cli, audit, history, vault, shadow, sandbox, mcp).
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.

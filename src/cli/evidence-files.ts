@@ -27,10 +27,14 @@ export function readCheckpoints(paths: readonly string[]): GivenCheckpoint[] {
  * The keys checkpoints are checked with: each `--key` (a verifier key file, or the key itself),
  * else the project's own (its key file, or the verifier key it published) when it has one.
  */
+/** The project's verifier key: from its signing key when this process can read it, else the published one. */
+export function projectVerifierKey(stateDir: string): string | undefined {
+  return loadLogKey(stateDir, 'unused', { create: false })?.verifierKey ?? publishedVerifierKey(stateDir);
+}
+
 export function readVerifiers(keys: readonly string[], stateDir: string | undefined): NoteVerifier[] {
   if (keys.length === 0) {
-    if (stateDir === undefined) return [];
-    const own = loadLogKey(stateDir, 'unused', { create: false })?.verifierKey ?? publishedVerifierKey(stateDir);
+    const own = stateDir === undefined ? undefined : projectVerifierKey(stateDir);
     return own ? [verifierFromKey(own)] : [];
   }
   return keys.map((key) => {

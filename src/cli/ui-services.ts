@@ -1,14 +1,17 @@
 import { matches, recentCalls } from '../events/audit-query.js';
 import { callTree } from '../events/call-tree.js';
 import { dashboardFigures } from '../events/dashboard-figures.js';
+import { existsSync } from 'node:fs';
 import { fold } from '../events/projection.js';
-import { ProjectionFollower } from '../events/projection-follower.js';
 import { auditProjection } from '../events/projections/audit.js';
 import { dashboardProjection } from '../events/projections/dashboard.js';
 import { sessionsProjection } from '../events/projections/sessions.js';
 import { statsProjection } from '../events/projections/stats.js';
-import { verifyChain } from '../events/verify.js';
-import type { UiServices } from '../kernel/contracts/ui-services.js';
+import { availableParallelism } from 'node:os';
+import type { LogVerification } from '../events/verify-log.js';
+import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
+import type { EvidenceFacts, UiServices } from '../kernel/contracts/ui-services.js';
+import { projectVerifierKey } from './evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { planPromotion, promote } from '../kernel/promote.js';
 import { secretReferences } from '../kernel/secret-scope.js';
@@ -17,9 +20,6 @@ import { editableTool, saveToolEdit } from '../kernel/tool-edit.js';
 /** The kernel's audit queries and promotion, bound for the web UI (the same functions the CLI runs). */
 export function uiServices(kernel: Kernel): UiServices {
   const log = () => kernel.log();
-  // Folded in this process from the log, then advanced by what was appended since each read.
-  const dashboard = new ProjectionFollower(log(), dashboardProjection);
-  const sessions = new ProjectionFollower(log(), sessionsProjection);
   return {
     recentCalls: (filter, limit) => recentCalls(log(), filter, limit),
     call: async (callId) => fold(await log().readCall(callId), auditProjection).byId.get(callId),
@@ -27,8 +27,9 @@ export function uiServices(kernel: Kernel): UiServices {
     callTree: (callId) => callTree(log(), callId),
     // From the persisted projection (a copy: the log keeps folding its own).
     stats: async () => structuredClone((await log().project(statsProjection).current()).state),
-    dashboard: async (range) => dashboardFigures((await dashboard.current()).state, range, Date.now()),
-    agents: async () => (await sessions.current()).state,
+    // Persisted projections every writer keeps folded (registerAuditViews): a big log opens from its snapshot.
+    dashboard: async (range) => dashboardFigures((await log().project(dashboardProjection).current()).state, range, Date.now()),
+    agents: async () => structuredClone((await log().project(sessionsProjection).current()).state),
     secretUses: () => {
       const uses = new Map<string, string[]>();
       for (const tool of kernel.config.tools) {
@@ -36,7 +37,8 @@ export function uiServices(kernel: Kernel): UiServices {
       }
       return uses;
     },
-    verify: async () => verifyChain(log().read(), await log().attestedHead?.()),
+    verify: (options) => verifyProject(kernel, options?.background === true),
+    evidence: () => evidenceFacts(kernel),
     planPromotion: (request) => planPromotion(kernel, request),
     promote: async (request) => {
       const plan = await promote(kernel, request);
@@ -54,4 +56,22 @@ export function uiServices(kernel: Kernel): UiServices {
       return saveToolEdit(kernel, name, edit);
     },
   };
+}
+
+/**
+ * `factorly logs verify` on the project's log, with the project's verifier key for its own
+ * checkpoints, off the server's thread; a check the server started itself leaves a core free.
+ */
+function verifyProject(kernel: Kernel, background: boolean): Promise<LogVerification> {
+  const { logPath, stateDir } = kernel.paths;
+  if (!existsSync(logPath)) return Promise.resolve({ ok: true, status: 'verified', verified: 0, events: 0, findings: [], tree: { size: 0, rootHash: '' }, checkpoints: [] });
+  const key = projectVerifierKey(stateDir);
+  return verifyLogFileOffThread(logPath, { verifierKeys: key ? [key] : [], threads: background ? Math.max(1, availableParallelism() - 1) : undefined });
+}
+
+async function evidenceFacts(kernel: Kernel): Promise<EvidenceFacts> {
+  const last = await kernel.log().lastOf('log.checkpointed');
+  const verifierKey = projectVerifierKey(kernel.paths.stateDir);
+  const checkpoint = last && { size: last.data.size, rootHash: last.data.rootHash, origin: last.data.origin, note: last.data.checkpoint, at: last.at };
+  return { ...(checkpoint ? { checkpoint } : {}), ...(verifierKey ? { verifierKey } : {}) };
 }

@@ -53,7 +53,7 @@ export type {
   ShadowRule,
   ShadowVerdict,
 } from '../kernel/contracts/extensions.js';
-export type { UiServices } from '../kernel/contracts/ui-services.js';
+export type { EvidenceFacts, UiServices } from '../kernel/contracts/ui-services.js';
 export type { PromoteRequest, PromotionPlan } from '../kernel/promote.js';
 export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../kernel/tool-edit.js';
 export type { DashboardFigures } from '../events/dashboard-figures.js';
@@ -65,6 +65,8 @@ export type { AuditEntry } from '../events/projections/audit.js';
 export type { CallNode, CallTree, ScriptSource } from '../events/call-tree.js';
 export type { LogStats } from '../events/projections/stats.js';
 export type { ChainReport } from '../events/verify.js';
+export type { LogVerification } from '../events/verify-log.js';
+export type { CheckpointResult, Finding } from '../events/verify-checkpoints.js';
 export type { EventLog, Unsubscribe } from '../events/log.js';
 export type { EventBus } from '../events/bus.js';
 export type { ProjectPaths } from '../kernel/config/paths.js';

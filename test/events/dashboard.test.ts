@@ -4,7 +4,10 @@ import { dashboardFigures } from '../../src/events/dashboard-figures.js';
 import { binOf, quantile } from '../../src/events/duration-histogram.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { fold, replay } from '../../src/events/projection.js';
-import { ProjectionFollower } from '../../src/events/projection-follower.js';
+import { registerAuditViews } from '../../src/events/audit-views.js';
+import { LmdbEventLog } from '../../src/events/lmdb-log.js';
+import { tempProject } from '../helpers/project.js';
+import { join } from 'node:path';
 import { dashboardProjection, DASHBOARD_RANGES, OTHER_REASONS } from '../../src/events/projections/dashboard.js';
 import { sessionsProjection } from '../../src/events/projections/sessions.js';
 import { eventsOf } from '../helpers/kernel.js';
@@ -99,18 +102,37 @@ describe('the dashboard projection', () => {
     expect([...state.tiers['1h'].values()][0].blocked.get('rate_limit')!.size).toBe(21);
   });
 
-  it('followed incrementally, equals the fold from scratch', async () => {
+  it('kept by the log as calls are appended, equals the fold from scratch, read concurrently', async () => {
     const { log, call } = timedLog();
-    const follower = new ProjectionFollower(log, dashboardProjection);
+    const view = log.project(dashboardProjection);
     await call(T0, 'a', { status: 'success', durationMs: 3 });
     const running = await call(T0 + 1_000, 'b');
-    expect((await follower.current()).seq).toBe(3);
+    expect((await view.current()).seq).toBe(3);
     await log.append([{ type: 'call.completed', data: { callId: running, status: 'error', exitCode: 1, output: { text: '', bytes: 0, sha256: '', truncated: false }, durationMs: 9 } }]);
     await call(T0 + 2 * MINUTE, 'c', { status: 'blocked', blockedBy: 'invalid', error: 'bad' });
-    const [first, second] = await Promise.all([follower.current(), follower.current()]);
+    const [first, second] = await Promise.all([view.current(), view.current()]);
     expect(second.seq).toBe(first.seq);
     expect(first.state).toEqual(fold(await eventsOf(log), dashboardProjection));
     expect(first.state.open.size).toBe(0);
+  });
+
+  it('persisted by every writer of an LMDB log: a process opening it later reads the same figures', async () => {
+    const path = join(tempProject(), 'events.lmdb');
+    const writer = new LmdbEventLog({ path });
+    registerAuditViews(writer);
+    for (let i = 0; i < 300; i += 1) {
+      await writer.append([
+        { type: 'call.requested', data: { callId: `c${i}`, rootId: `c${i}`, tool: `t${i % 7}`, params: {}, iface: 'cli' } },
+        { type: 'call.completed', data: { callId: `c${i}`, status: i % 5 === 0 ? 'blocked' : 'success', exitCode: 0, output: { text: '', bytes: 0, sha256: '', truncated: false }, durationMs: i } },
+      ]);
+    }
+    await writer.close();
+    const reader = new LmdbEventLog({ path });
+    registerAuditViews(reader);
+    const kept = (await reader.project(dashboardProjection).current()).state;
+    expect(kept).toEqual(fold(await eventsOf(reader), dashboardProjection));
+    expect(dashboardFigures(kept, '1h', Date.now()).tools.reduce((n, tool) => n + tool.calls, 0)).toBe(300);
+    await reader.close();
   });
 });
 

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Recorded } from '../../src/events/envelope.js';
+import type { EventLog } from '../../src/events/log.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
 import type { PluginDefinition } from '../../src/plugins/define-plugin.js';
@@ -26,7 +27,7 @@ export async function startTestKernel(yaml: string, plugins: PluginDefinition[] 
   return { kernel, log };
 }
 
-export async function eventsOf(log: MemoryEventLog): Promise<Recorded[]> {
+export async function eventsOf(log: Pick<EventLog, 'read'>): Promise<Recorded[]> {
   const out: Recorded[] = [];
   for await (const event of log.read()) out.push(event);
   return out;

@@ -1,5 +1,6 @@
 import type { CallGateway, EventLog, KeyedSlot, ProjectPaths, SecretBackend, UiServices } from 'factorly';
 import type { Approvals } from './approvals.js';
+import type { EvidenceWatch } from './evidence-watch.js';
 import type { LiveFeed } from './live-feed.js';
 import type { PageContext } from './layout.js';
 
@@ -13,6 +14,8 @@ export interface AppDeps {
   backends: KeyedSlot<SecretBackend>;
   approvals: Approvals;
   live: LiveFeed;
+  /** The chain status and newest checkpoint the header shows. */
+  evidence: EvidenceWatch;
   page: () => PageContext;
   /** Aborted when the server shuts down (ends the event streams). */
   closing: AbortSignal;

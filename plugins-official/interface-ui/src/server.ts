@@ -7,6 +7,8 @@ import { serve } from '@hono/node-server';
 import type { CallGateway, EventLog, InterfaceOptions, KeyedSlot, ProjectPaths, SecretBackend, UiServices } from 'factorly';
 import { createApp } from './app.js';
 import { Approvals } from './approvals.js';
+import { EvidenceWatch } from './evidence-watch.js';
+import { evidenceBadges } from './evidence-view.js';
 import { LiveFeed } from './live-feed.js';
 import { newSession } from './security.js';
 import { removeLock, writeLock } from './ui-lock.js';
@@ -34,15 +36,18 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   const approvals = new Approvals(log);
   const live = new LiveFeed(log, services, approvals);
   await live.start();
+  const evidence = new EvidenceWatch(log, services);
+  await evidence.start();
   const session = newSession(randomBytes(16).toString('hex'));
   const closing = new AbortController();
-  const page = () => ({ csrf: session.csrf, pending: approvals.list().length });
+  const page = () => ({ csrf: session.csrf, pending: approvals.list().length, badges: evidenceBadges(evidence.current()) });
   let hosts: ReadonlySet<string> = new Set();
-  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, page, closing: closing.signal }, session, () => hosts);
+  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, evidence, page, closing: closing.signal }, session, () => hosts);
   let server: Server;
   try {
     server = await listen(app.fetch, host, port);
   } catch (error) {
+    evidence.stop();
     await live.stop();
     throw error;
   }
@@ -61,6 +66,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   } finally {
     removeLock(kernel.paths.stateDir);
     closing.abort();
+    evidence.stop();
     await live.stop();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -91,3 +97,4 @@ function openBrowser(url: string): void {
     // No opener installed.
   }
 }
+

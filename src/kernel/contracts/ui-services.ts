@@ -5,9 +5,16 @@ import type { AuditEntry } from '../../events/projections/audit.js';
 import type { DashboardRange } from '../../events/projections/dashboard.js';
 import type { AgentDirectory } from '../../events/projections/sessions.js';
 import type { LogStats } from '../../events/projections/stats.js';
-import type { ChainReport } from '../../events/verify.js';
+import type { LogVerification } from '../../events/verify-log.js';
 import type { PromoteRequest, PromotionPlan } from '../promote.js';
 import type { EditableTool, ToolEdit, ToolEditPlan } from '../tool-edit.js';
+
+/** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
+export interface EvidenceFacts {
+  checkpoint?: { size: number; rootHash: string; origin: string; note: string; at: string };
+  /** The verifier key (`factorly logs key`), when one was published. */
+  verifierKey?: string;
+}
 
 /**
  * What `factorly ui` hands the `ui` interface (as `options.services`): the audit queries and the
@@ -30,8 +37,13 @@ export interface UiServices {
   agents(): Promise<AgentDirectory>;
   /** Which config entries refer to each secret (`vault:KEY` → tool names). */
   secretUses(): Map<string, string[]>;
-  /** Walks the hash chain (`factorly logs verify`). */
-  verify(): Promise<ChainReport>;
+  /**
+   * Verifies the log as `factorly logs verify` does (chain, indexes, Merkle tree, its own
+   * checkpoints), off the server's thread; `background`: a check nobody waits for, on fewer cores.
+   */
+  verify(options?: { background?: boolean }): Promise<LogVerification>;
+  /** The newest checkpoint the log holds (`log.checkpointed`) and the verifier key that checks it. */
+  evidence(): Promise<EvidenceFacts>;
   /** What promoting a factorly.code run would write, with the reasons it cannot yet (`tools promote`). */
   planPromotion(request: PromoteRequest): Promise<PromotionPlan>;
   /** Writes the promoted tool (as `factorly tools promote` does) and serves it at once. */

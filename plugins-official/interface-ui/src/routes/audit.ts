@@ -1,18 +1,19 @@
 import { stream } from 'hono/streaming';
 import type { Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
-import { html } from '../html.js';
+import { html, type Html } from '../html.js';
+import type { EvidenceFacts, LogVerification } from 'factorly';
+import { brokenAt } from '../evidence-view.js';
 import { badge, layout } from '../layout.js';
 
 export function registerAudit(app: Hono, deps: AppDeps): void {
   app.get('/audit', async (c) => {
-    const [chain, stats] = await Promise.all([deps.services.verify(), deps.services.stats()]);
+    const [chain, stats, facts] = await Promise.all([deps.evidence.verifyNow(), deps.services.stats(), deps.services.evidence()]);
     const tools = Object.entries(stats.byTool).sort(([, a], [, b]) => b - a).slice(0, 10);
     const blocked = Object.entries(stats.blockedBy).sort(([, a], [, b]) => b - a);
     const body = html`<h1>Audit</h1>
-<section class="chain ${chain.ok ? 'chain-ok' : 'chain-bad'}"><h2>Hash chain ${badge(chain.ok ? 'intact' : 'broken', chain.ok ? 'success' : 'error')}</h2>
-<p>${chain.ok ? `${chain.verified} events verified.` : `Broken at seq ${chain.firstBad!.seq} (${chain.firstBad!.kind}): ${chain.firstBad!.reason}; ${chain.verified} events before it verified.`}</p>
-<p><a class="button" href="/audit/export" download>Export the log (JSONL)</a></p></section>
+${chainSection(chain)}
+${checkpointSection(facts)}
 <section><h2>Calls</h2><dl class="stats">
 <dt>Events</dt><dd>${stats.events}</dd><dt>Calls</dt><dd>${stats.calls}</dd>
 ${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd>${n}</dd>`)}
@@ -20,6 +21,20 @@ ${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd
 <section><h2>Top tools</h2>${tools.length === 0 ? html`<p class="muted">No calls yet.</p>` : html`<ul class="bars">${tools.map(([tool, n]) => html`<li><span>${tool}</span><b>${n}</b></li>`)}</ul>`}</section>
 <section><h2>Blocked</h2>${blocked.length === 0 ? html`<p class="muted">Nothing was blocked.</p>` : html`<ul class="bars">${blocked.map(([why, n]) => html`<li><span>${why}</span><b>${n}</b></li>`)}</ul>`}</section>`;
     return c.html(layout('Audit', '/audit', body, deps.page(), '').text);
+  });
+
+  // What an auditor takes elsewhere to check a copy of the log: the newest checkpoint and its key.
+  app.get('/audit/checkpoint.txt', async (c) => {
+    const { checkpoint } = await deps.services.evidence();
+    if (!checkpoint) return c.text('The log holds no signed checkpoint yet (factorly logs checkpoint signs one).\n', 404);
+    c.header('Content-Disposition', `attachment; filename="checkpoint-${checkpoint.size}.txt"`);
+    return c.text(checkpoint.note);
+  });
+  app.get('/audit/log.pub', async (c) => {
+    const { verifierKey } = await deps.services.evidence();
+    if (!verifierKey) return c.text('No verifier key was published yet (factorly logs key makes one).\n', 404);
+    c.header('Content-Disposition', 'attachment; filename="log.pub"');
+    return c.text(`${verifierKey}\n`);
   });
 
   // The raw envelopes with their hashes, one per line, as `factorly logs export` writes them.
@@ -33,4 +48,23 @@ ${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd
       }
     });
   });
+}
+
+function chainSection(chain: LogVerification): Html {
+  const summary = chain.ok
+    ? `${chain.verified} events verified.`
+    : `Broken at seq ${brokenAt(chain)}${chain.firstBad ? ` (${chain.firstBad.kind}): ${chain.firstBad.reason}` : ''}; ${chain.verified} events before it verified.`;
+  return html`<section class="chain ${chain.ok ? 'chain-ok' : 'chain-bad'}"><h2>Hash chain ${badge(chain.ok ? 'intact' : 'broken', chain.ok ? 'success' : 'error')}</h2>
+<p>${summary}</p>
+${chain.findings.length > 1 ? html`<ul class="findings">${chain.findings.map((finding) => html`<li>${finding.kind}${finding.seq === undefined ? '' : ` at seq ${finding.seq}`}: ${finding.reason}</li>`)}</ul>` : ''}
+${chain.tree.size > 0 ? html`<p class="muted">Merkle tree over ${chain.tree.size} events, root <code>${chain.tree.rootHash}</code>.</p>` : ''}
+<p><a class="button" href="/audit/export" download>Export the log (JSONL)</a></p></section>`;
+}
+
+function checkpointSection({ checkpoint, verifierKey }: EvidenceFacts): Html {
+  if (!checkpoint) return html`<section id="checkpoint"><h2>Signed checkpoint</h2><p class="muted">None yet: <code>factorly logs checkpoint</code> signs one.</p></section>`;
+  return html`<section id="checkpoint"><h2>Signed checkpoint</h2>
+<dl class="stats"><dt>Events</dt><dd>${checkpoint.size}</dd><dt>Signed</dt><dd><time datetime="${checkpoint.at}">${checkpoint.at}</time></dd><dt>Log</dt><dd>${checkpoint.origin}</dd><dt>Root</dt><dd><code>${checkpoint.rootHash}</code></dd></dl>
+<p><a class="button" href="/audit/checkpoint.txt" download>Download the checkpoint</a>${verifierKey ? html` <a class="button" href="/audit/log.pub" download>Download the verifier key</a>` : ''}</p>
+<p class="muted">Kept elsewhere, they prove later that this log was not rewritten: <code>factorly logs verify --checkpoint checkpoint-${checkpoint.size}.txt --key log.pub</code>.</p></section>`;
 }

@@ -1,0 +1,43 @@
+// `factorly ui` in a project: the first GET /dashboard once the UI printed its address (the
+// dashboard's persisted projection opened from its snapshot, the evidence check starting beside
+// it), then the median of later ones, each page read to its end.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { now, round, summarize } from './stats.mjs';
+
+export async function dashboardLatencies({ repo, cwd, requests }) {
+  const child = spawn(process.execPath, [join(repo, 'bin', 'run.js'), 'ui', '--port', '0', '--no-open'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    const started = now();
+    const url = await new Promise((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`factorly ui exited with ${code}: ${stderr}`)));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const match = /^factorly ui: (http:\/\/\S+)$/.exec(line);
+        if (match) resolve(new URL(match[1]));
+      });
+    });
+    const startMs = now() - started;
+    const login = await fetch(url, { redirect: 'manual' });
+    const cookie = login.headers.get('set-cookie')?.split(';')[0];
+    if (!cookie) throw new Error(`the UI set no session cookie (status ${login.status})`);
+    const page = async () => {
+      const t = now();
+      const response = await fetch(new URL('/dashboard', url.origin), { headers: { cookie } });
+      const body = await response.text();
+      const ms = now() - t;
+      if (response.status !== 200 || !body.includes('<svg')) throw new Error(`/dashboard answered ${response.status}: ${body.slice(0, 200)}`);
+      return ms;
+    };
+    const firstMs = await page();
+    const later = [];
+    for (let k = 0; k < requests; k += 1) later.push(await page());
+    return { startMs: round(startMs, 1), firstMs: round(firstMs, 1), later: summarize(later) };
+  } finally {
+    child.kill('SIGINT');
+    await exited;
+  }
+}
