@@ -22,8 +22,7 @@ calls finish before the log is closed.`;
     const { flags } = await this.parse(Ui);
     const kernel = await this.kernel(flags.config);
     const { runInterface } = await import('../cli/run-interface.js');
-    const { uiServices } = await import('../cli/ui-services.js');
-    const options = { port: flags.port, host: flags.host, open: flags.open, allowedHosts: flags['allowed-host'] ?? [], version: this.config.version, services: uiServices(kernel) };
+    const options = { port: flags.port, host: flags.host, open: flags.open, allowedHosts: flags['allowed-host'] ?? [], version: this.config.version };
     await runInterface(kernel, 'ui', options, UI_PLUGIN);
   }
 }

@@ -29,6 +29,14 @@ export class KeyedSlot<T> implements Checkpointed {
     return this.entries.get(key)?.value;
   }
 
+  /** Withdraws a contribution (a backend the config no longer lists); only the plugin that added it may. */
+  remove(key: string, owner: string): void {
+    const existing = this.entries.get(key);
+    if (!existing) return;
+    if (existing.owner !== owner) throw new FactorlyError('EXTENSION_CONFLICT', `${this.what} "${key}" belongs to plugin "${existing.owner}", not to plugin "${owner}"`);
+    this.entries.delete(key);
+  }
+
   /** Removes, when called, every key added since. */
   checkpoint(): () => void {
     const before = new Set(this.entries.keys());
