@@ -7,7 +7,9 @@ import type { EventLog } from '../events/log.js';
 import { MemoryEventLog } from '../events/memory-log.js';
 import type { CallOutcome } from '../kernel/contracts/gateway.js';
 import type { Params } from '../events/catalog.js';
+import { lateHostServices } from '../cli/host-services.js';
 import { createKernel, type Kernel } from '../kernel/kernel.js';
+import { HostTokens } from '../plugins/plugin-tokens.js';
 import type { PluginDefinition } from '../plugins/define-plugin.js';
 import type { LoadablePlugin } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
@@ -51,12 +53,18 @@ export async function startTestKernel(yaml: string, plugins: readonly PluginDefi
   const log = options.log ?? new MemoryEventLog();
   const remove = () => made && rmSync(root, { recursive: true, force: true });
   let kernel: Kernel;
+  // As the CLI does: the host's audit queries, promotion and editing, for interfaces that use them.
+  const host = lateHostServices();
   try {
-    kernel = await createKernel({ cwd: root, globalDir: join(root, '.no-global'), log, plugins: officialPlugins(options.official ?? ['provider-cli']), inlinePlugins: plugins.map(inline) });
+    kernel = await createKernel({
+      cwd: root, globalDir: join(root, '.no-global'), log, plugins: officialPlugins(options.official ?? ['provider-cli']), inlinePlugins: plugins.map(inline),
+      hostTokens: [[HostTokens.Services, host.services]],
+    });
   } catch (error) {
     remove();
     throw error;
   }
+  host.bind(kernel);
   return {
     kernel, log, root,
     events: async () => {

@@ -4,7 +4,7 @@ import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { fold } from '../../src/events/projection.js';
 import { auditProjection } from '../../src/events/projections/audit.js';
 import { verifyChain } from '../../src/events/verify.js';
-import { completed, requested } from '../contracts/event-log.contract.js';
+import { completed, requested } from '../../src/testing/contracts/event-log.js';
 
 async function chain(): Promise<Recorded[]> {
   const log = new MemoryEventLog();
