@@ -6,6 +6,7 @@ import { registerAuditViews } from '../events/audit-views.js';
 import type { Durability, EventLog } from '../events/log.js';
 import { PublishingEventLog } from '../events/publishing-log.js';
 import { loadPlugins, type LoadablePlugin, type LoadedPlugins, type PluginReport } from '../plugins/host.js';
+import { inventoryOf, type PluginInventory } from '../plugins/inventory.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
@@ -82,6 +83,8 @@ export interface Kernel {
   readonly shadow: ShadowGate;
   /** The event log, opened on first use. */
   log(): EventLog;
+  /** Every plugin, loaded or failed, with what it contributes, provides and declares (`plugins inspect`). */
+  inventory(): PluginInventory[];
   /** The value a plugin (or the host) provided under `token` (`registrar.provide`), if one did. */
   provided<T>(token: Token<T>): T | undefined;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
@@ -197,7 +200,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, shadow, log, reload, checkConfig, stop: () => lifecycle.stop(),
+    interfaces: slots.interfaces, shadow, log, reload, checkConfig, stop: () => lifecycle.stop(), inventory: () => inventoryOf(plugins, slots),
     provided: <T>(token: Token<T>) => plugins.provided.find((entry) => entry.token === token)?.value as T | undefined,
     warm: async () => {
       const current = log();

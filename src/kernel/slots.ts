@@ -84,6 +84,11 @@ export class OrderedSlot<T extends { readonly order?: number }> implements Check
     return this.entries.find((entry) => entry.value === value)?.owner;
   }
 
+  /** Every contribution with the plugin that made it, in registration order. */
+  contributions(): { value: T; owner: string }[] {
+    return this.entries.map(({ value, owner }) => ({ value, owner }));
+  }
+
   /** The plugins that contributed anything here. */
   owners(): Set<string> {
     return new Set(this.entries.map((entry) => entry.owner));

@@ -60,6 +60,12 @@ export class ConfigDeclarations {
     return this.own.get(key);
   }
 
+  /** Every key a plugin declared, by place (its own block among the settings). */
+  keysOf(plugin: string): Record<KeyPlace, string[]> {
+    const of = (place: KeyPlace) => [...this.places[place]].filter(([, owners]) => owners.some((owner) => owner.plugin === plugin)).map(([key]) => key);
+    return { settings: of('settings'), tool: of('tool'), shadow: of('shadow') };
+  }
+
   /** The key of a plugin's own block. */
   blockOf(plugin: string): string | undefined {
     for (const [key, owner] of this.own) if (owner === plugin) return key;
