@@ -49,6 +49,12 @@ export interface PluginRegistrar {
    * fails to load withdraws it. Export the token and its type from the package (an `api` entry).
    */
   provide<T>(token: Token<T>, value: T): void;
+  /**
+   * Adds an event type of this plugin's to the catalogue, `<plugin-id>.<name>`, written at `version`;
+   * `upcasters[n]` turns the data of a v`n` event into v`n+1` data, so readers (projections, rules'
+   * history) always see the current shape. Returns the type to append (`log.append([{ type, data }])`).
+   */
+  eventType(name: string, definition: { version: number; upcasters?: Readonly<Record<number, (data: unknown) => unknown>> }): string;
   /** A dependency this plugin can do without (the plugin that provides it may not be installed). */
   optional<T>(token: Token<T>): OptionalToken<T>;
   /** A new keyed extension point (one contribution per key) to `provide`; a failed plugin's contributions are rolled back. */

@@ -1,3 +1,4 @@
+import { pluginEventTypes } from '../events/plugin-event-types.js';
 import type { KeyPlace } from '../kernel/config/declared.js';
 import type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 import type { LoadedPlugins } from './host.js';
@@ -14,7 +15,7 @@ export interface PluginInventory {
   /** Why it did not load, with the error code. */
   reason?: string;
   code?: string;
-  /** What it added to each extension point, by point: tool types, rules, engines, interfaces … */
+  /** What it added to each extension point, by point: tool types, rules, engines, interfaces … and its event types (`<type>@<version>`). */
   contributes: Record<string, string[]>;
   /** Tokens it provides to other plugins (`<plugin-id>.<name>`). */
   provides: string[];
@@ -55,6 +56,7 @@ export function inventoryOf(plugins: LoadedPlugins, slots: InventorySlots): Plug
     if ('ownersByKey' in slot) for (const [key, owner] of slot.ownersByKey()) add(owner, point, key);
     else for (const { value, owner } of slot.contributions()) add(owner, point, value.name ?? value.type ?? '(unnamed)');
   }
+  for (const { type, version, owner } of pluginEventTypes()) add(owner, 'eventTypes', `${type}@${version}`);
   const provides = (id: string) => plugins.provided.filter((token) => token.owner === id).map((token) => token.id);
   const loaded = plugins.loaded.map((plugin): PluginInventory => ({
     id: plugin.id, root: plugin.root, version: plugin.version, source: plugin.source, status: 'loaded',

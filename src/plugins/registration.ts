@@ -1,3 +1,4 @@
+import { registerEventType } from '../events/plugin-event-types.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 import type { Token } from '../kernel/base/token.js';
 import type { Scope } from '../kernel/container.js';
@@ -30,6 +31,7 @@ export function registerPlugin(plugin: LoadablePlugin, provided: ProvidedTokens)
       init = value as unknown as PluginInit<Record<string, Dependency>>;
     },
     provide: (token, value) => void offers.push([token, value]),
+    eventType: (name, { version, upcasters }) => registerEventType(id, name, version, upcasters),
     optional: <T>(token: Token<T>): OptionalToken<T> => ({ optional: token }),
     keyedSlot: <T>(what: string) => new KeyedSlot<T>(what),
     orderedSlot: <T extends { readonly order?: number }>() => new OrderedSlot<T>(),

@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'LOG_CORRUPT'
   /** The log file is not something factorly can open at all (not LMDB, cut short): exit 2, not "tampered". */
   | 'LOG_UNREADABLE'
+  /** An append of an event type neither factorly nor a plugin declared. */
+  | 'EVENT_UNKNOWN'
   | 'PROJECTION_CONFLICT'
   | 'PROJECTION_BROKEN'
   | 'PROJECTION_UNKNOWN'
