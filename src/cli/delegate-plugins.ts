@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Config } from '@oclif/core';
+import { FactorlyError, messageOf } from '../kernel/base/errors.js';
 import { checkInstallable, readPluginPackage } from './plugin-package.js';
 
 /**
@@ -22,4 +23,35 @@ export async function runOclifPluginsCommand(config: Config, id: string, argv: s
   if (!manager) throw new Error('the plugin manager (@oclif/plugin-plugins) is not installed');
   const command = await manager.findCommand(id, { must: true });
   await command.run(argv, config);
+}
+
+/**
+ * Installs through oclif, then checks every package the install added or changed that could not be
+ * read beforehand (a registry name, a URL): one built for another plugin API, or for other factorly
+ * versions, is uninstalled again and refused, naming both versions. (npm has run its install
+ * scripts by then; a local package is checked before that, by `checkedLocalArgs`.)
+ */
+export async function installChecked(config: Config, argv: string[]): Promise<void> {
+  const before = installedVersions(config);
+  await runOclifPluginsCommand(config, 'plugins:install', argv);
+  const added = Object.entries(installedVersions(config)).filter(([name, spec]) => before[name] !== spec).map(([name]) => name);
+  for (const name of added) {
+    try {
+      checkInstallable(readPluginPackage(join(config.dataDir, 'node_modules', name)), config.version, 'uninstalled again');
+    } catch (error) {
+      await runOclifPluginsCommand(config, 'plugins:uninstall', [name]).catch((cause: unknown) => {
+        throw new FactorlyError('PLUGIN_API_MISMATCH', `${messageOf(error)}, but removing it failed: ${messageOf(cause)}`);
+      });
+      throw error;
+    }
+  }
+}
+
+/** The user plugins' package specs, from the package.json oclif keeps in its data dir. */
+function installedVersions(config: Config): Record<string, string> {
+  try {
+    return (JSON.parse(readFileSync(join(config.dataDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+  } catch {
+    return {};
+  }
 }

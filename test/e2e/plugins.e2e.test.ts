@@ -2,6 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
+import { pack } from '../helpers/installed.js';
 import { REPO, runCli, tempProject } from '../helpers/project.js';
 import { projectEvents } from '../helpers/events.js';
 
@@ -80,5 +81,19 @@ describe('plugins discovered through oclif', () => {
     expect(run.stderr).toContain('no "telnet" interface is installed (installed: mcp, ui)');
     const bad = runCli(['serve', '--interface', 'ui', '--set', 'novalue'], root);
     expect(bad.stderr).toContain('--set "novalue" must be key=value');
+  });
+
+  it('uninstalls again and refuses a package it could only read once npm fetched it (a URL), when its engines.factorly excludes this factorly', () => {
+    const root = tempProject({ '.factorly/factorly.yaml': SAY });
+    const copy = join(root, 'echo');
+    cpSync(join(FIXTURES, 'echo-provider'), copy, { recursive: true });
+    const pkg = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));
+    writeFileSync(join(copy, 'package.json'), JSON.stringify({ ...pkg, engines: { factorly: '>=9.0.0' } }));
+    const tarball = pack(copy, root, process.env as Record<string, string>);
+    const install = runCli(['plugins', 'install', `file:${tarball}`], root);
+    expect(install.status).not.toBe(0);
+    expect(install.stderr).toContain('plugin package "factorly-plugin-echo-fixture@1.2.3" requires factorly >=9.0.0, but this is factorly 0.1.0; uninstalled again');
+    expect(runCli(['plugins', 'inspect', '--json'], root).stdout).not.toContain('echo-fixture');
+    expect(runCli(['call', 'say', '--n', '1'], root).stderr).toContain('unknown type "echo"');
   });
 });
