@@ -10,6 +10,8 @@ import { REPO } from '../helpers/project.js';
 // One packed tarball and one global install for the whole file: packing and installing are the slow part.
 const FIXTURES = join(REPO, 'test', 'fixtures', 'plugins');
 const EXAMPLES = ['amount-limit', 'upper-output', 'kit-engine', 'plain-http'] as const;
+/** Every fixture with a contract suite of its own. */
+const SUITES = [...EXAMPLES, 'echo-provider', 'param-guard'] as const;
 let installed: Installed;
 
 beforeAll(() => {
@@ -63,12 +65,12 @@ describe('factorly installed from its npm pack tarball', () => {
       writeFileSync(join(author, 'package.json'), JSON.stringify({ name: 'plugins-of-mine', private: true, type: 'module' }));
       npm(['install', '--save-dev', installed.tarball], author, installed.env);
       const bundled = join(author, 'node_modules', 'factorly', 'node_modules');
-      for (const name of EXAMPLES) cpSync(join(FIXTURES, name), join(author, name), { recursive: true });
+      for (const name of SUITES) cpSync(join(FIXTURES, name), join(author, name), { recursive: true });
       // What `npm install @factorly/sandbox-kit ses` gives the engine (this machine has no registry).
       for (const name of ['@factorly/sandbox-kit', 'ses']) copyPackage(name, bundled, join(author, 'kit-engine', 'node_modules'));
     }, 300_000);
 
-    it.each(EXAMPLES)('%s passes its contract suite from factorly/testing (node:test)', async (name) => {
+    it.each(SUITES)('%s passes its contract suite from factorly/testing (node:test)', async (name) => {
       const run = await runAsync(process.execPath, ['--test', '--test-timeout=60000'], join(author, name), installed.env);
       // Every case ran and passed (node:test's summary), none skipped.
       const count = (what: string) => Number(new RegExp(`# ${what} (\\d+)`).exec(run.stdout)?.[1]);
