@@ -5,7 +5,7 @@ import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { newSignerKey, signerFromKey, verifierFromKey } from '../../src/events/signed-note.js';
 import { verifyLogFile } from '../../src/events/verify-log.js';
 import { AUDIT_INDEXES } from '../../src/events/event-index.js';
-import { completed, requested } from '../contracts/event-log.contract.js';
+import { completed, requested } from '../../src/testing/contracts/event-log.js';
 import { readAt, rehashed } from '../helpers/forger.js';
 import { REPO, tempProject } from '../helpers/project.js';
 import { spawn } from 'node:child_process';

@@ -9,7 +9,7 @@ import { verifyChain } from '../../../src/events/verify.js';
 import { createKernel } from '../../../src/kernel/kernel.js';
 import { inline } from '../../../test/helpers/kernel.js';
 import { tempProject } from '../../../test/helpers/project.js';
-import { plugin as cliPlugin } from '../../provider-cli/src/plugin.js';
+import { plugin as cliPlugin } from '@factorly/plugin-provider-cli';
 import { plugin as shadowPlugin } from '../src/plugin.js';
 import { contribute } from './helpers.js';
 import { loopProjection } from '../src/loop-rule.js';
