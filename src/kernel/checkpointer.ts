@@ -5,7 +5,7 @@ import { signLogCheckpoint, type SignedCheckpoint } from './checkpoint-sign.js';
 import type { CheckpointSettings } from './config/checkpoint-settings.js';
 import { deliverCheckpoint, type Witnesses } from './witness.js';
 import type { SecretBackend } from './contracts/extensions.js';
-import { loadLogKey, loadVaultLogKey, type LogSigner } from './log-key.js';
+import { loadBackendLogKey, loadLogKey, type LogSigner } from './log-key.js';
 
 const BOOKKEEPING = new Set<string>(['writer.started']);
 
@@ -34,13 +34,13 @@ export class Checkpointer {
     private readonly stateDir: string,
     private settings: CheckpointSettings,
     private readonly warn: (message: string) => void,
-    /** The project vault, for `log.key: vault`. */
-    private readonly vault: () => SecretBackend | undefined = () => undefined,
+    /** The installed secret backend of a name, for `log.key: <backend>`. */
+    private readonly backend: (name: string) => SecretBackend | undefined = () => undefined,
   ) {}
 
   /** The key checkpoints are signed with, as `log.key` says (made on first use). */
   key(origin: string): Promise<LogSigner> {
-    this.signer ??= this.settings.key === 'vault' ? loadVaultLogKey(this.vault(), this.stateDir, origin) : Promise.resolve(loadLogKey(this.stateDir, origin)!);
+    this.signer ??= this.settings.key === 'file' ? Promise.resolve(loadLogKey(this.stateDir, origin)!) : loadBackendLogKey(this.backend(this.settings.key), this.settings.key, this.stateDir, origin);
     this.signer.catch(() => (this.signer = undefined));
     return this.signer;
   }

@@ -117,7 +117,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const bus = new EventBus();
   const checkpoints = new Checkpointer(
     () => scope.resolve(KernelTokens.EventLog), paths.stateDir, DEFAULT_CHECKPOINT_SETTINGS,
-    (message) => process.stderr.write(`warning: ${message}\n`), () => slots.backends.get('vault'),
+    (message) => process.stderr.write(`warning: ${message}\n`), (name) => slots.backends.get(name),
   );
   // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
   let durability: Durability = 'fsync';

@@ -22,24 +22,24 @@ export function publishedVerifierKey(stateDir: string): string | undefined {
   return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined;
 }
 
-/** The vault entry that holds the signing key when `log.key: vault`. */
-export const VAULT_KEY_NAME = 'FACTORLY_LOG_KEY';
+/** The entry that holds the signing key when `log.key` names a secret backend. */
+export const LOG_KEY_ENTRY = 'FACTORLY_LOG_KEY';
 
 /**
- * The signing key kept in the project vault instead of a file (`log.key: vault`): read from the
- * vault, or made and stored there on first use. Its verifier key is published in `.factorly/log.pub`.
+ * The signing key kept in a secret backend instead of a file (`log.key: <backend>`): read from its
+ * project tier, or made and stored there on first use. Its verifier key is published in `.factorly/log.pub`.
  */
-export async function loadVaultLogKey(vault: SecretBackend | undefined, stateDir: string, name: string): Promise<LogSigner> {
-  if (!vault?.read || !vault.write) throw new FactorlyError('LOG_KEY', 'log.key is "vault", but no writable vault is installed');
-  const stored = (await vault.read(VAULT_KEY_NAME, { tier: 'project' })).value;
+export async function loadBackendLogKey(backend: SecretBackend | undefined, backendName: string, stateDir: string, name: string): Promise<LogSigner> {
+  if (!backend?.read || !backend.write) throw new FactorlyError('LOG_KEY', `log.key is "${backendName}", but no writable secret backend of that name is installed`);
+  const stored = (await backend.read(LOG_KEY_ENTRY, { tier: 'project' })).value;
   const text = stored ?? newSignerKey(name);
   let signer: LogSigner;
   try {
     signer = signerFromKey(text);
   } catch (error) {
-    throw new FactorlyError('LOG_KEY', `vault entry ${VAULT_KEY_NAME} is not a factorly log key: ${(error as Error).message}`);
+    throw new FactorlyError('LOG_KEY', `${backendName} entry ${LOG_KEY_ENTRY} is not a factorly log key: ${(error as Error).message}`);
   }
-  if (stored === undefined) await vault.write(VAULT_KEY_NAME, text, { tier: 'project' });
+  if (stored === undefined) await backend.write(LOG_KEY_ENTRY, text, { tier: 'project' });
   publish(stateDir, signer);
   return signer;
 }
@@ -56,7 +56,7 @@ function publish(stateDir: string, signer: LogSigner): void {
 /**
  * Loads the signing key, making one named `name` (the log's origin) when there is none yet. The
  * file is created exclusively, so two processes signing their first checkpoint at once end up
- * with the same key. A key file others can read is refused, as the vault's key file is.
+ * with the same key. A key file others can read is refused.
  */
 export function loadLogKey(stateDir: string, name: string, options: { create: boolean } = { create: true }): LogSigner | undefined {
   const path = logKeyPath(stateDir);

@@ -30,7 +30,7 @@ describe('the log: block', () => {
     expect(() => parse({ checkpoint_interval: 'soon' })).toThrow('config: log.checkpoint_interval: "soon" is not a duration');
     expect(() => parse({ witness: [1] })).toThrow('config: log.witness: expected a command line');
     expect(() => parse({ witness_dir: 3 })).toThrow('config: log.witness_dir: expected a directory path');
-    expect(() => parse({ key: 'hsm' })).toThrow('config: log.key: "hsm" is not one of file, vault');
+    expect(() => parse({ key: 42 })).toThrow('config: log.key: 42 is not file or the name of a secret backend');
     expect(() => parse({ durability: 'sometimes' })).toThrow('config: "log.durability" must be one of fsync, commit, not "sometimes" (f.yaml)');
     expect(() => parse('yes')).toThrow('config: "log" must be a mapping (durability, max_param_bytes, max_output_bytes, checkpoint_every, checkpoint_interval, witness, witness_dir, key), got "yes" (f.yaml)');
   });

@@ -11,8 +11,8 @@ export interface CheckpointSettings {
   witness?: string | string[];
   /** A directory that receives a copy of each new checkpoint. */
   witnessDir?: string;
-  /** Where the signing key lives: `.factorly/log.key` (0600), or the project vault. */
-  key: 'file' | 'vault';
+  /** Where the signing key lives: `file` (`.factorly/log.key`, 0600), or the name of a writable secret backend. */
+  key: string;
 }
 
 export const DEFAULT_CHECKPOINT_SETTINGS: CheckpointSettings = { checkpointEvery: 1000, checkpointIntervalMs: 60_000, key: 'file' };
@@ -57,10 +57,11 @@ function command(value: unknown, invalid: Invalid): string | string[] | undefine
   return invalid('log.witness: expected a command line, or a list of the command and its arguments');
 }
 
-function keyPlace(value: unknown, invalid: Invalid): 'file' | 'vault' {
+/** `file`, or a secret backend's name (whether one is installed is known when a key is needed). */
+function keyPlace(value: unknown, invalid: Invalid): string {
   if (value === undefined || value === null) return DEFAULT_CHECKPOINT_SETTINGS.key;
-  if (value === 'file' || value === 'vault') return value;
-  return invalid(`log.key: ${JSON.stringify(value)} is not one of file, vault`);
+  if (typeof value === 'string' && /^[a-z][a-z0-9_-]*$/.test(value)) return value;
+  return invalid(`log.key: ${JSON.stringify(value)} is not file or the name of a secret backend`);
 }
 
 function directory(value: unknown, baseDir: string, invalid: Invalid): string | undefined {

@@ -30,7 +30,7 @@ const MAX_BYTES = 1024 * 1024 * 1024;
  *       checkpoint_interval: 60s # while serving, sign one this often when the log grew (0: never)
  *       witness: "git -C ~/anchors commit …"  # a command that reads each checkpoint on stdin
  *       witness_dir: ~/anchors   # a directory that gets a copy of each checkpoint
- *       key: file                # the signing key: .factorly/log.key (0600), or `vault`
+ *       key: file                # the signing key: .factorly/log.key (0600), or a secret backend's name
  */
 export function parseLogSettings(raw: unknown, where: string, baseDir: string): LogSettings {
   const invalid = (message: string): never => {
