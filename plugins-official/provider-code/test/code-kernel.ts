@@ -3,10 +3,10 @@ import { afterEach } from 'vitest';
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import type { MemoryEventLog } from '../../../src/events/memory-log.js';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
-import { plugin as quickjs } from '../../engine-quickjs/src/plugin.js';
-import { plugin as ses } from '../../engine-ses/src/plugin.js';
+import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
+import { plugin as ses } from '@factorly/plugin-engine-ses';
 import { plugin as code } from '../src/plugin.js';
-import { plugin as shadow } from '../../shadow/src/plugin.js';
+import { plugin as shadow } from '@factorly/plugin-shadow';
 
 const started: Kernel[] = [];
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SandboxEngine } from 'factorly';
 import { describe, expect, it } from 'vitest';
 import { KeyedSlot } from '../../../src/kernel/slots.js';
-import { createQuickJsEngine } from '../../engine-quickjs/src/plugin.js';
+import { createQuickJsEngine } from '@factorly/plugin-engine-quickjs';
 import { CodeProvider } from '../src/code-provider.js';
 import { eventsOf } from '../../../test/helpers/kernel.js';
 import { callTool, GREET, startCodeKernel } from './code-kernel.js';

@@ -5,7 +5,7 @@ import type { ClientLink, McpPassthrough, McpSessionLink } from '../../../src/pl
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { REPO } from '../../../test/helpers/project.js';
-import { plugin as vaultPlugin } from '../../vault/src/plugin.js';
+import { plugin as vaultPlugin } from '@factorly/plugin-vault';
 import { plugin as mcpPlugin } from '../src/plugin.js';
 import { childProcesses } from './processes.js';
 
