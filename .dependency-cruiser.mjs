@@ -36,14 +36,14 @@ export default {
     {
       name: 'plugin-sdk-only',
       severity: 'error',
-      comment: "A plugin reaches factorly only through the SDK entry points (`factorly`, `factorly/events`).",
+      comment: 'A plugin reaches factorly only through the SDK entry points (`factorly`, `factorly/events`).',
       from: { path: '^plugins-official/[^/]+/src/' },
       to: { path: '^(src|test|bench|scripts)/', pathNot: '^src/(plugins|events)/index\\.ts$' },
     },
     {
       name: 'plugin-no-other-plugin-internals',
       severity: 'error',
-      comment: "A plugin imports another workspace package by its package name, never a path into its files.",
+      comment: 'A plugin imports another workspace package by its package name, never a path into its files.',
       from: { path: '^plugins-official/([^/]+)/(src|test)/' },
       to: {
         path: '^plugins-official/',
