@@ -7,6 +7,7 @@ import { upcast } from './upcast.js';
 /** Rebuilds a projection from the log (optionally only a range of it). */
 export async function replay<S>(log: EventLog, projection: Projection<S>, range: ReadRange = {}): Promise<S> {
   let state = projection.init();
-  for await (const event of log.read({ from: range.from, to: range.to })) state = projection.evolve(state, upcast(event));
+  for await (const event of log.read({ from: range.from, to: range.to }))
+    state = projection.evolve(state, upcast(event));
   return state;
 }
