@@ -1,6 +1,14 @@
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Plugin tests import factorly as a plugin project outside the repo does (`factorly/testing`); here it is this checkout's source.
+  resolve: {
+    alias: [
+      { find: /^factorly\/testing$/, replacement: resolve(import.meta.dirname, 'src/testing/index.ts') },
+      { find: /^factorly\/events$/, replacement: resolve(import.meta.dirname, 'src/events/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts', 'plugins-official/*/test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -20,7 +20,11 @@ export abstract class FactorlyCommand extends Command {
   /** Builds the kernel lazily (it imports LMDB, YAML and the plugins: keep `--version` fast). */
   protected async kernel(configPath: string | undefined, extra: Partial<KernelOptions> = {}): Promise<Kernel> {
     const { createKernel } = await import('../kernel/kernel.js');
-    this.kernelInstance = await createKernel({ cwd: process.cwd(), configPath, plugins: this.pluginSources(), ...extra });
+    const { lateHostServices } = await import('./host-services.js');
+    const { HostTokens } = await import('../plugins/plugin-tokens.js');
+    const host = lateHostServices();
+    this.kernelInstance = await createKernel({ cwd: process.cwd(), configPath, plugins: this.pluginSources(), hostTokens: [[HostTokens.Services, host.services]], ...extra });
+    host.bind(this.kernelInstance);
     for (const failed of this.kernelInstance.plugins.failed) this.warnLine(`plugin ${failed.id} not loaded: ${failed.reason}`);
     return this.kernelInstance;
   }

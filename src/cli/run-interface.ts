@@ -2,13 +2,34 @@ import { FactorlyError } from '../kernel/base/errors.js';
 import type { InterfaceOptions } from '../kernel/contracts/extensions.js';
 import type { Kernel } from '../kernel/kernel.js';
 
+/** The package that ships the `mcp` interface, named when it is missing. */
+export const MCP_PLUGIN = '@factorly/plugin-interface-mcp';
+
+/** `--set key=value` pairs as interface options: a value that parses as JSON is that value, else the string. */
+export function interfaceSettings(pairs: readonly string[]): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new FactorlyError('USAGE', `--set ${JSON.stringify(pair)} must be key=value`);
+    const raw = pair.slice(at + 1);
+    settings[pair.slice(0, at)] = parseLoosely(raw);
+  }
+  return settings;
+}
+
+function parseLoosely(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
 /**
  * Runs the interface registered under `name` until it ends by itself or the process gets SIGINT or
  * SIGTERM; either signal lets in-flight calls finish (the interface resolves once they have), after
  * which the command's `finally` stops the kernel and so flushes the log. A second signal exits at once.
  */
-/** The package that ships the `mcp` interface, named when it is missing. */
-export const MCP_PLUGIN = '@factorly/plugin-interface-mcp';
 
 export async function runInterface(kernel: Kernel, name: string, options: InterfaceOptions, pluginHint: string): Promise<void> {
   const iface = kernel.interfaces.get(name);

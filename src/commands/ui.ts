@@ -5,7 +5,7 @@ import { FactorlyCommand } from '../cli/base-command.js';
 const UI_PLUGIN = '@factorly/plugin-interface-ui';
 
 export default class Ui extends FactorlyCommand {
-  static summary = 'Open the web UI: dashboard, live call history and call trees, approvals, tools (with editing), the vault and the audit chain.';
+  static summary = 'Open the web UI (the `ui` interface, as `serve --interface ui` runs it): dashboard, live call history and call trees, approvals, tools (with editing), the vault and the audit chain.';
   static description = `Serves the UI on http://<host>:<port>/, bound to 127.0.0.1 unless --host says otherwise, and
 prints its address with a session token (the first visit trades it for a cookie). Every call made
 from the UI goes through the same pipeline as any other (iface "ui"); SIGINT/SIGTERM let in-flight
@@ -22,8 +22,7 @@ calls finish before the log is closed.`;
     const { flags } = await this.parse(Ui);
     const kernel = await this.kernel(flags.config);
     const { runInterface } = await import('../cli/run-interface.js');
-    const { uiServices } = await import('../cli/ui-services.js');
-    const options = { port: flags.port, host: flags.host, open: flags.open, allowedHosts: flags['allowed-host'] ?? [], version: this.config.version, services: uiServices(kernel) };
+    const options = { port: flags.port, host: flags.host, open: flags.open, allowedHosts: flags['allowed-host'] ?? [], version: this.config.version };
     await runInterface(kernel, 'ui', options, UI_PLUGIN);
   }
 }

@@ -1,8 +1,9 @@
-import { open, type RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
 import type { EventType } from './catalog.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import type { EventIndex, IndexLookup } from './event-index.js';
 import { LmdbDerived } from './lmdb-derived.js';
+import { openLogRoot } from './lmdb-env.js';
 import { closeRoot, commitFailure, guardPendingCommit } from './lmdb-faults.js';
 import { checkLmdbFile } from './lmdb-file-check.js';
 import { LmdbInflight, writerEventId } from './lmdb-inflight.js';
@@ -73,7 +74,7 @@ export class LmdbEventLog implements EventLog {
     checkLmdbFile(options.path);
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
-    this.root = open({ path: options.path, compression: false, readOnly: this.readOnly });
+    this.root = openLogRoot(options.path, this.readOnly);
     this.store = new LmdbEvents(this.root);
     this.derived = new LmdbDerived(this.root);
     this.merkle = new LmdbTree(this.root);

@@ -59,7 +59,7 @@ export interface RebuildReport {
 
 /**
  * The append-only, hash-chained event log. Every implementation (LMDB, memory, a networked one)
- * passes `test/contracts/event-log.contract.ts` unchanged.
+ * passes `eventLogContract` (factorly/testing) unchanged.
  *
  * Guarantees:
  * - `append` is atomic for the batch: all events get consecutive seqs or none is written.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { FactorlyError } from '../kernel/base/errors.js';
-import { EVENT_VERSIONS } from './catalog.js';
+import { eventVersion } from './plugin-event-types.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import { sealEnvelope } from './hash.js';
 import type { AppendOptions, LogHead } from './log.js';
@@ -48,7 +48,7 @@ export function sealBatch(events: readonly NewEvent[], options: AppendOptions, c
       seq,
       id: event.id ?? randomUUID(),
       type: event.type,
-      v: EVENT_VERSIONS[event.type],
+      v: eventVersion(event.type),
       at,
       data: event.data,
       prevHash: hash,

@@ -29,5 +29,13 @@ export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event:
   };
 }
 
-/** Upcasts with factorly's own table. The hash stays the stored one: verification uses the stored form. */
-export const upcast = createUpcast(UPCASTERS);
+/** factorly's table and the plugins' event types' (see plugin-event-types.ts). */
+const LIVE: Record<string, Upcaster> = { ...UPCASTERS };
+
+/** Adds the upcasters of a plugin's event type. */
+export function addUpcasters(entries: Readonly<Record<string, Upcaster>>): void {
+  Object.assign(LIVE, entries);
+}
+
+/** Upcasts with factorly's own table and the plugins'. The hash stays the stored one: verification uses the stored form. */
+export const upcast = createUpcast(LIVE);

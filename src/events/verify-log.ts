@@ -166,6 +166,9 @@ function snapshotOf(root: RootDatabase, dbs: LogDatabases, derived: LmdbDerived)
  * read of the main database (whose root the first check vouched for) begins the read transaction.
  */
 function walkEveryPage(root: RootDatabase, path: string): void {
+  // lmdb-js keeps one read transaction per file within a process and renews it only after this
+  // process writes: reset it, or a log another process appended to is judged as it stood earlier.
+  root.resetReadTxn();
   root.get('factorly:pin');
   const pin = root.useReadTransaction();
   try {

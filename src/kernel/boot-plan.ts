@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PluginReport } from '../plugins/host.js';
+import type { LoadedPlugins, PluginReport } from '../plugins/host.js';
 import type { EffectiveRecord } from './boot-record.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import type { ToolDefinition } from './contracts/tool.js';
@@ -30,20 +30,31 @@ export interface BootPlan {
 type Slot = KeyedSlot<unknown> | OrderedSlot<{ order?: number }>;
 
 /** The slots a plan records, by the name used in `owns`. */
-export type PlanSlots = Record<'rules' | 'processors' | 'channels' | 'backends' | 'listeners' | 'sources' | 'interfaces' | 'engines' | 'passthroughs', Slot> & {
+export type PlanSlots = Record<'rules' | 'processors' | 'channels' | 'backends' | 'listeners' | 'sources' | 'interfaces' | 'engines', Slot> & {
   providers: KeyedSlot<unknown>;
 };
 
-/** What a full boot saw each loaded plugin contribute. */
-export function planOf(key: string, report: PluginReport, slots: PlanSlots, effective?: EffectiveRecord): BootPlan {
+/**
+ * What a full boot saw each loaded plugin contribute: to the kernel's extension points, and to the
+ * ones plugins provide (`token:<id>`), and which tokens each provides (`provides:<id>`).
+ */
+export function planOf(key: string, plugins: LoadedPlugins, slots: PlanSlots, effective?: EffectiveRecord): BootPlan {
+  const report: PluginReport = { loaded: plugins.loaded, failed: plugins.failed };
   const owns = new Map<string, string[]>(report.loaded.map((plugin) => [plugin.id, []]));
   for (const [type, owner] of slots.providers.ownersByKey()) owns.get(owner)?.push(`provider:${type}`);
-  for (const [name, slot] of Object.entries(slots)) {
-    if (name === 'providers') continue;
-    const owners = 'owners' in slot ? slot.owners() : new Set(slot.ownersByKey().values());
-    for (const owner of owners) owns.get(owner)?.push(name);
-  }
+  const named: [string, Slot][] = [...Object.entries(slots).filter(([name]) => name !== 'providers'), ...plugins.provided.filter(({ value }) => isSlot(value)).map(({ id, value }): [string, Slot] => [`token:${id}`, value as Slot])];
+  for (const [name, slot] of named) for (const owner of ownersOf(slot)) owns.get(owner)?.push(name);
+  for (const { id, owner } of plugins.provided) owns.get(owner)?.push(`provides:${id}`);
+  for (const [plugin, needs] of plugins.needs) owns.get(plugin)?.push(...needs.map((id) => `needs:${id}`));
   return { schema: 1, key, plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })), report, effective };
+}
+
+function isSlot(value: unknown): boolean {
+  return typeof (value as { owners?: unknown } | null)?.owners === 'function' || typeof (value as { ownersByKey?: unknown } | null)?.ownersByKey === 'function';
+}
+
+function ownersOf(slot: Slot): Set<string> {
+  return 'owners' in slot ? slot.owners() : new Set(slot.ownersByKey().values());
 }
 
 /**
@@ -58,25 +69,37 @@ export function pluginsForCall(plan: BootPlan, sources: readonly PluginSource[],
   if (!tool || overlays > 0) return undefined;
   const byRoot = new Map(plan.plugins.map((plugin) => [plugin.root, plugin]));
   const provider = plan.plugins.find((plugin) => plugin.owns.includes(`provider:${tool.type}`));
-  if (!provider || provider.owns.some((what) => !what.startsWith('provider:'))) return undefined;
+  if (!provider || provider.owns.some((what) => !/^(provider|provides|needs):/.test(what))) return undefined;
   const secrets = refersToSecrets(tool);
-  const confirm = tool.shadow?.confirm !== undefined && tool.shadow.confirm !== false;
+  // Any shadow setting may make a rule ask a person (the kernel cannot tell which do): then the channels load too.
+  const confirm = Object.keys(tool.shadow ?? {}).length > 0;
   const needed = (plugin: PlannedPlugin): boolean => {
     if (plugin === provider || plugin.owns.includes('rules')) return true;
     if (plugin.owns.includes('backends') || plugin.owns.includes('listeners')) return secrets;
     return plugin.owns.includes('processors') || (confirm && plugin.owns.includes('channels'));
   };
-  const chosen: PluginSource[] = [];
+  const chosen = new Set<PlannedPlugin>();
   for (const source of sources) {
     if (source.manifest === undefined) continue;
     const planned = byRoot.get(source.root);
     if (!planned) return undefined;
-    if (needed(planned)) chosen.push(source);
+    if (needed(planned)) chosen.add(planned);
   }
-  return chosen;
+  withProviders(plan, chosen);
+  return sources.filter((source) => source.manifest !== undefined && chosen.has(byRoot.get(source.root)!));
 }
 
-/** `{{vault:KEY}}`, `{{env:NAME}}`, `{{<backend>:KEY}}` anywhere in the definition, or a parameter that takes references. */
+/** Adds, to the plugins chosen, those that provide a token one of them cannot do without (and so on). */
+function withProviders(plan: BootPlan, chosen: Set<PlannedPlugin>): void {
+  for (const plugin of chosen) {
+    for (const need of plugin.owns.filter((what) => what.startsWith('needs:'))) {
+      const provider = plan.plugins.find((other) => other.owns.includes(`provides:${need.slice('needs:'.length)}`));
+      if (provider) chosen.add(provider);
+    }
+  }
+}
+
+/** A `{{<backend>:KEY}}` reference anywhere in the definition, or a parameter that takes references. */
 function refersToSecrets(tool: ToolDefinition): boolean {
   return /\{\{\s*[A-Za-z_][\w-]*\s*:/.test(JSON.stringify(tool)) || tool.parameters.some((parameter) => parameter.hydrateVaultRefs);
 }

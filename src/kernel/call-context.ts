@@ -1,7 +1,6 @@
 import { FactorlyError } from './base/errors.js';
 import type { CallerRun, SecretBackend } from './contracts/extensions.js';
 import type { CallTreeLink } from './contracts/gateway.js';
-import { maxCallsOf } from './contracts/shadow-policy.js';
 import type { SecretScope, ToolDefinition } from './contracts/tool.js';
 import { CallSecretScope } from './secret-scope.js';
 import type { KeyedSlot } from './slots.js';
@@ -126,7 +125,7 @@ export class CallContext implements CallTreeLink {
     const out: CallerRun[] = [];
     let index = 0;
     for (let above = this.parent; above; above = above.parent) {
-      out.push({ callId: above.callId, tool: above.tool!, innerCalls: this.places[index++], maxCalls: maxCallsOf(above.tool!) });
+      out.push({ callId: above.callId, tool: above.tool!, innerCalls: this.places[index++] });
     }
     return out;
   }

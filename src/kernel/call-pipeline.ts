@@ -124,7 +124,7 @@ export class CallPipeline {
     context.start(tool, timeoutMs);
     try {
       // Hydrated values go to the provider only: the events above already hold the params as sent.
-      const hydrated = await hydrateParams(tool.parameters, params, context.secrets);
+      const hydrated = await hydrateParams(tool.parameters, params, context.secrets, this.parts.backends);
       const { iface, agentId, sessionId, client } = request;
       const work = provider.execute({
         callId: context.callId, rootId: context.rootId, parentId: context.parent?.callId, tool, params: hydrated, iface,

@@ -1,10 +1,9 @@
 import { FactorlyError, messageOf } from './base/errors.js';
 import type { LoadedConfig } from './config/load.js';
-import { overlayPolicy, type ShadowOverlay } from './contracts/shadow-policy.js';
-import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
+import type { ToolDefinition, ToolOverlay, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import { toolNameProblem } from './config/tool-name.js';
-import { OVERLAY_SETTINGS } from './config/tool-schema.js';
+import { BUILTIN_PREFIX, OVERLAY_SETTINGS } from './config/tool-schema.js';
 
 export interface CollectOptions {
   expand: boolean;
@@ -71,14 +70,14 @@ async function expand(provider: ToolProvider, tool: ToolDefinition, redact: Coll
   }
 }
 
-/** Lays each `factorly.*` shadow overlay from the config over the built-in tool it names. */
+/** Lays each entry that adjusts a built-in over the built-in tool it names (each `shadow` key the user set wins). */
 function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[], providers: KeyedSlot<ToolProvider>): ToolDefinition[] {
   const byName = new Map(sourced.map((tool) => [tool.name, tool]));
   const problems: string[] = [];
   for (const overlay of config.overlays) {
     const tool = byName.get(overlay.name);
     if (!tool) {
-      const builtins = [...byName.keys()].filter((name) => name.startsWith('factorly.'));
+      const builtins = [...byName.keys()].filter((name) => name.startsWith(BUILTIN_PREFIX));
       problems.push(
         `config: tool "${overlay.name}" adjusts a built-in tool, but no built-in tool has that name (${overlay.source.file}:${overlay.source.line}; built-in tools: ${builtins.join(', ') || 'none'})`,
       );
@@ -87,7 +86,7 @@ function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[], provider
     const { shadow, timeoutMs, maxOutput, hidden } = overlay;
     const adjusted: ToolDefinition = {
       ...tool,
-      ...(shadow ? { shadow: overlayPolicy(tool.shadow, shadow) } : {}),
+      ...(shadow ? { shadow: { ...tool.shadow, ...shadow } } : {}),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxOutput === undefined ? {} : { maxOutput }),
       ...(hidden === undefined ? {} : { hidden }),
@@ -101,7 +100,7 @@ function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[], provider
 }
 
 /** Provider keys on an overlay: only those the built-in lists, checked by its provider like a tool's own. */
-function overlaySpecProblems(overlay: ShadowOverlay, tool: ToolDefinition, providers: KeyedSlot<ToolProvider>): string[] {
+function overlaySpecProblems(overlay: ToolOverlay, tool: ToolDefinition, providers: KeyedSlot<ToolProvider>): string[] {
   if (!overlay.spec) return [];
   const allowed = tool.overlayKeys ?? [];
   const at = (key?: string) => `${overlay.source.file}:${(key && overlay.specLines?.[key]) ?? overlay.source.line}`;

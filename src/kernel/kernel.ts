@@ -2,7 +2,8 @@ import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import type { Durability, EventLog } from '../events/log.js';
 import type { WriterLog } from '../events/writer-log.js';
-import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
+import { loadPlugins, type LoadablePlugin, type LoadedPlugins, type PluginReport } from '../plugins/host.js';
+import { inventoryOf, type PluginInventory } from '../plugins/inventory.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { BootRecord, type BootSources, type EffectiveRecord } from './boot-record.js';
 import { CallPipeline } from './call-pipeline.js';
@@ -10,13 +11,13 @@ import { Checkpointer } from './checkpointer.js';
 import { planOf, pluginsForCall, readPlan, writePlan } from './boot-plan.js';
 import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
 import { ConfigCache } from './config/config-cache.js';
-import type { ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
+import type { ConfigDeclarations } from './config/declared.js';
+import type { ConfigSettings, ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
-import type { McpPassthrough } from './contracts/upstream.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
@@ -28,6 +29,7 @@ import { ToolRegistry } from './registry.js';
 import { CallSecretScope } from './secret-scope.js';
 import { ShadowGate } from './shadow-gate.js';
 import { KeyedSlot, OrderedSlot } from './slots.js';
+import type { Token } from './base/token.js';
 import { KernelTokens } from './tokens.js';
 
 export interface KernelOptions {
@@ -42,7 +44,7 @@ export interface KernelOptions {
   /**
    * false: serve config entries as written, without asking providers to expand them (no upstream
    * MCP server is started). For commands that manage the project rather than call tools, such as
-   * `vault set`, which must work before the secrets an upstream server needs exist.
+   * setting a secret, which must work before the secrets an upstream server needs exist.
    */
   expandTools?: boolean;
   /** Use this log instead of the project's LMDB file (tests, dry runs). */
@@ -59,6 +61,8 @@ export interface KernelOptions {
   cacheDir?: string;
   /** The one tool this process will call (`factorly call`): with the caches, only the plugins that call needs are loaded. */
   need?: { tool: string };
+  /** Tokens the host running the kernel provides to plugins (`[token, value]`, ids `host.<name>`), as plugins provide theirs. */
+  hostTokens?: readonly (readonly [symbol, unknown])[];
 }
 
 export interface Kernel {
@@ -70,7 +74,7 @@ export interface Kernel {
   readonly bus: EventBus;
   /** Tool providers by type (read them; plugins register them). */
   readonly providers: KeyedSlot<ToolProvider>;
-  /** Installed secret backends by name (`vault`, `env`, configured CLI-backed ones). */
+  /** Installed secret backends by name, as plugins registered them. */
   readonly backends: KeyedSlot<SecretBackend>;
   /** Ways in (`mcp`, `ui`) by name, as plugins registered them. */
   readonly interfaces: KeyedSlot<FactorlyInterface>;
@@ -82,6 +86,10 @@ export interface Kernel {
   log(): EventLog;
   /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
   recover(): Promise<void>;
+  /** Every plugin, loaded or failed, with what it contributes, provides and declares (`plugins inspect`). */
+  inventory(): PluginInventory[];
+  /** The value a plugin (or the host) provided under `token` (`registrar.provide`), if one did. */
+  provided<T>(token: Token<T>): T | undefined;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
   reload(): Promise<boolean>;
   /**
@@ -125,11 +133,25 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const slots = bindCore(scope, paths, bus, openLog);
   lifecycle.enter(KernelPhase.Register);
   const boot = planBoot(paths, options);
-  const plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle);
+  let read: ConfigSettings | undefined;
+  // The settings are read once the plugins that own their keys are known, before any initialises.
+  const readSettings = async (declared: ConfigDeclarations): Promise<Record<string, unknown>> => {
+    if (boot.config) return boot.config.settings;
+    const load = await import('./config/load.js');
+    read = load.readSettings(paths, declared, options.inlineConfig);
+    return read.settings;
+  };
+  let plugins: LoadedPlugins;
+  try {
+    plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle, { readSettings, hostTokens: options.hostTokens });
+  } catch (error) {
+    await lifecycle.stop();
+    throw error;
+  }
   lifecycle.enter(KernelPhase.Init);
   let config: LoadedConfig;
   try {
-    config = boot.config ?? (await loadProjectConfig(paths, slots, options, boot.cache));
+    config = boot.config ?? (await buildProjectConfig(paths, read!, slots, plugins.declared, boot.cache));
     durability = config.log.durability;
     checkpoints.configure(config.log.checkpoints);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
@@ -160,9 +182,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
   const reload = async (): Promise<boolean> => {
     const { loadConfig } = await import('./config/load.js');
-    const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+    const next = loadConfig(paths, slots.providers, plugins.declared, options.inlineConfig);
     if (next.sha === config.sha) return false;
     checkpoints.configure(next.log.checkpoints);
+    await plugins.reconfigure(next.settings);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
     registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
     config = next;
@@ -172,7 +195,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
   const checkConfig = async (texts: ConfigTexts): Promise<void> => {
     const { loadConfig } = await import('./config/load.js');
-    const next = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig, texts);
+    const next = loadConfig(paths, slots.providers, plugins.declared, options.inlineConfig, texts);
     await collectTools(next, slots.providers, slots.sources, { expand: false });
   };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
@@ -184,14 +207,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
   slots.gateway.bind({ call: (request) => pipeline.call(request), tools: (sessionId) => registry.catalogueOf(sessionId), watchTools });
   if (boot.cache && !boot.partial) {
-    const { providers, rules, processors, channels, backends, sources, interfaces, engines, passthroughs } = slots;
-    const planned = { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines, passthroughs };
-    writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, planned, parts.boot.record()));
+    const { providers, rules, processors, channels, backends, sources, interfaces, engines } = slots;
+    writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines }, parts.boot.record()));
   }
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(),
+    interfaces: slots.interfaces, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(), inventory: () => inventoryOf(plugins, slots),
+    provided: <T>(token: Token<T>) => plugins.provided.find((entry) => entry.token === token)?.value as T | undefined,
     warm: async () => {
       const current = log();
       await parts.boot.ensure(current);
@@ -232,11 +255,11 @@ function planBoot(paths: ProjectPaths, options: KernelOptions): {
   return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined, recorded, effective: chosen ? plan?.effective : undefined };
 }
 
-/** The config parsed and validated from its files (and cached, when there is a cache). */
-async function loadProjectConfig(paths: ProjectPaths, slots: ReturnType<typeof bindCore>, options: KernelOptions, cache?: ConfigCache): Promise<LoadedConfig> {
+/** The tools of the config whose settings were read, validated (and the whole cached, when there is a cache). */
+async function buildProjectConfig(paths: ProjectPaths, read: ConfigSettings, slots: ReturnType<typeof bindCore>, declared: ConfigDeclarations, cache?: ConfigCache): Promise<LoadedConfig> {
   // YAML and the validators are loaded only when the files must be read.
-  const { loadConfig } = await import('./config/load.js');
-  const config = loadConfig(paths, slots.providers, slots.processors.list(), options.inlineConfig);
+  const { buildConfig } = await import('./config/load.js');
+  const config = buildConfig(paths, read, slots.providers, declared);
   cache?.write(paths, config);
   return config;
 }
@@ -259,7 +282,6 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
     gateway: new LateGateway(),
     catalog: new LiveCatalog(),
-    passthroughs: new KeyedSlot<McpPassthrough>('mcp pass-through'),
   };
   const standing = new CallSecretScope(slots.backends);
   scope.registerValue(KernelTokens.EventBus, bus);
@@ -278,7 +300,6 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.SandboxEngines, slots.engines);
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   scope.registerValue(KernelTokens.ToolCatalog, slots.catalog);
-  scope.registerValue(KernelTokens.McpPassthroughs, slots.passthroughs);
   return { ...slots, standing };
 }
 

@@ -7,7 +7,7 @@ type JsonObject = { [key: string]: JsonValue };
 
 /**
  * Output processing for an MCP result, block by block: each text block's text is processed as
- * output text (so a filter or compression works on one block, never across two), every other part
+ * output text (so a shaping stage works on one block, never across two), every other part
  * (the rest of a text block, image/audio/resource blocks, structured content, the result's `_meta`)
  * as JSON on the `structured` stream, which shaping stages leave alone and scrubbers read. A stage
  * that declares `processContent` sees the whole result instead. A part a processor leaves

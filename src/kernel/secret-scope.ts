@@ -58,7 +58,7 @@ export class CallSecretScope implements SecretScope {
 }
 
 /**
- * The secrets a value refers to (`vault:KEY`, one per reference), searched through every string
+ * The secrets a value refers to (`<backend>:KEY`, one per reference), searched through every string
  * it holds: what a tool's config entry needs from the backends.
  */
 export function secretReferences(value: unknown, into = new Set<string>()): Set<string> {
@@ -72,27 +72,26 @@ export function secretReferences(value: unknown, into = new Set<string>()): Set<
   return into;
 }
 
-/** Backends an opted-in parameter may use: the vault only, never `env` (that would hand the agent the host's environment). */
-const HYDRATABLE = new Set(['vault']);
-
 /**
- * The params a provider receives: `{{vault:KEY}}` in the value of a parameter declared with
- * `hydrate_vault_refs: true` is resolved (and so scrubbed afterwards); everything else an agent
- * sends stays literal. Events keep the params as sent, so they hold the template, never the value.
+ * The params a provider receives: a `{{backend:KEY}}` reference in the value of a parameter declared
+ * with `hydrate_vault_refs: true` is resolved when its backend lets agents name its keys
+ * (`SecretBackend.hydratable`), and so scrubbed afterwards; everything else an agent sends stays
+ * literal. Events keep the params as sent, so they hold the template, never the value.
  */
-export async function hydrateParams(parameters: readonly ParameterSpec[], params: Params, scope: CallSecretScope): Promise<Params> {
+export async function hydrateParams(parameters: readonly ParameterSpec[], params: Params, scope: CallSecretScope, backends: KeyedSlot<SecretBackend>): Promise<Params> {
   const opted = parameters.filter((p) => p.hydrateVaultRefs && params[p.name] !== undefined);
   if (opted.length === 0) return params;
+  const hydratable = new Set(backends.keys().filter((name) => backends.get(name)?.hydratable === true));
   const out: Params = { ...params };
-  for (const parameter of opted) out[parameter.name] = await hydrateValue(params[parameter.name], scope);
+  for (const parameter of opted) out[parameter.name] = await hydrateValue(params[parameter.name], scope, hydratable);
   return out;
 }
 
-async function hydrateValue(value: JsonValue, scope: CallSecretScope): Promise<JsonValue> {
-  if (typeof value === 'string') return scope.resolveFrom(value, HYDRATABLE);
-  if (Array.isArray(value)) return Promise.all(value.map((item) => hydrateValue(item, scope)));
+async function hydrateValue(value: JsonValue, scope: CallSecretScope, hydratable: ReadonlySet<string>): Promise<JsonValue> {
+  if (typeof value === 'string') return scope.resolveFrom(value, hydratable);
+  if (Array.isArray(value)) return Promise.all(value.map((item) => hydrateValue(item, scope, hydratable)));
   if (value !== null && typeof value === 'object') {
-    const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await hydrateValue(v, scope)] as const));
+    const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await hydrateValue(v, scope, hydratable)] as const));
     return Object.fromEntries(entries);
   }
   return value;

@@ -5,7 +5,6 @@ import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from './base/errors.js';
 import { raceChannels, STOPPED } from './confirm-race.js';
 import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
-import { DEFAULT_CONFIRM_TIMEOUT_MS } from './contracts/shadow-policy.js';
 import { RuleHistories, type RuleState } from './shadow-history.js';
 import { ASYNC, failed, runRule, runRuleNow } from './shadow-rule-run.js';
 import type { OrderedSlot } from './slots.js';
@@ -16,6 +15,8 @@ export type GateResult = { blocked: false; warnings: string[] } | { blocked: tru
 export type GateRequest = Omit<ShadowContext, 'fingerprint' | 'now'>;
 
 export const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
+/** How long a confirmation waits for a person when the rule that asked for it named no time. */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 60_000;
 /** Attempts at recording a history-dependent decision before giving up (failing closed). */
 const MAX_ATTEMPTS = 100;
 

@@ -4,7 +4,6 @@ import type { EventLog } from '../events/log.js';
 import { upcast } from '../events/upcast.js';
 import { recordedTools } from './effective-config.js';
 import type { CallerRun, ShadowContext, ShadowRule } from './contracts/extensions.js';
-import { maxCallsOf } from './contracts/shadow-policy.js';
 import type { ToolDefinition } from './contracts/tool.js';
 import { BLOCKING, fingerprintOf } from './shadow-gate.js';
 import { runRule } from './shadow-rule-run.js';
@@ -149,7 +148,7 @@ class CallerCounts {
     while (id !== undefined) {
       const node = this.nodes.get(id);
       if (!node) break;
-      if (node.tool) callers.push({ callId: id, tool: node.tool, innerCalls: node.started, maxCalls: maxCallsOf(node.tool) });
+      if (node.tool) callers.push({ callId: id, tool: node.tool, innerCalls: node.started });
       node.started += 1;
       id = node.parentId;
     }

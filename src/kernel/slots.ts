@@ -29,6 +29,14 @@ export class KeyedSlot<T> implements Checkpointed {
     return this.entries.get(key)?.value;
   }
 
+  /** Withdraws a contribution (a backend the config no longer lists); only the plugin that added it may. */
+  remove(key: string, owner: string): void {
+    const existing = this.entries.get(key);
+    if (!existing) return;
+    if (existing.owner !== owner) throw new FactorlyError('EXTENSION_CONFLICT', `${this.what} "${key}" belongs to plugin "${existing.owner}", not to plugin "${owner}"`);
+    this.entries.delete(key);
+  }
+
   /** Removes, when called, every key added since. */
   checkpoint(): () => void {
     const before = new Set(this.entries.keys());
@@ -74,6 +82,11 @@ export class OrderedSlot<T extends { readonly order?: number }> implements Check
 
   ownerOf(value: T): string | undefined {
     return this.entries.find((entry) => entry.value === value)?.owner;
+  }
+
+  /** Every contribution with the plugin that made it, in registration order. */
+  contributions(): { value: T; owner: string }[] {
+    return this.entries.map(({ value, owner }) => ({ value, owner }));
   }
 
   /** The plugins that contributed anything here. */

@@ -12,12 +12,14 @@ import type {
 import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { CallGateway, ToolCatalog } from './contracts/gateway.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
-import type { McpPassthrough } from './contracts/upstream.js';
 import type { Checkpointed, KeyedSlot, OrderedSlot } from './slots.js';
 import type { Token } from './base/token.js';
 import type { ProjectPaths } from './config/paths.js';
 
-/** Core services and extension points. Plugins receive these through `registerInit({ deps })`. */
+/**
+ * Core services and extension points. Plugins receive these through `registerInit({ deps })`; a
+ * contract between two plugins is a token one of them provides (`registrar.provide`), not one of these.
+ */
 export const KernelTokens = {
   EventLog: createToken<EventLog>('kernel.eventLog'),
   /** The event log opened on first call: for plugins that append only while serving (resolving `EventLog` at init opens it at every boot). */
@@ -40,17 +42,12 @@ export const KernelTokens = {
   StandingSecrets: createToken<SecretScope>('kernel.standingSecrets'),
   /** Run once the config is loaded, before tools are collected. */
   ConfigListeners: createToken<OrderedSlot<ConfigListener>>('kernel.configListeners'),
-  /** Script engines by name (`engine: quickjs`). */
+  /** Script engines by name, for providers that run scripts. */
   SandboxEngines: createToken<KeyedSlot<SandboxEngine>>('kernel.sandboxEngines'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
   /** Changes the catalogue while serving (an entry's tools listed again, tools one session alone sees); usable once the kernel is ready. */
   ToolCatalog: createToken<ToolCatalog>('kernel.toolCatalog'),
-  /**
-   * Upstream MCP servers' resources, prompts, completions and log level, by provider name; an MCP
-   * interface serves what it finds here next to the tools.
-   */
-  McpPassthroughs: createToken<KeyedSlot<McpPassthrough>>('kernel.mcpPassthroughs'),
 } as const;
 
 export type KernelTokens = typeof KernelTokens;
@@ -59,5 +56,5 @@ export type KernelTokens = typeof KernelTokens;
 export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
   KernelTokens.ToolProviders, KernelTokens.ShadowRules, KernelTokens.OutputProcessors, KernelTokens.ConfirmChannels,
   KernelTokens.SecretBackends, KernelTokens.Interfaces, KernelTokens.ToolSources, KernelTokens.ConfigListeners,
-  KernelTokens.SandboxEngines, KernelTokens.McpPassthroughs,
+  KernelTokens.SandboxEngines,
 ];

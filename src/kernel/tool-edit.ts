@@ -18,7 +18,7 @@ export interface ToolEdit {
   parameters?: ParameterEdit[];
   /** The `shadow` block as YAML; empty removes it. */
   shadow?: string;
-  /** Code tools: the script. */
+  /** The tool's script, for a type whose provider names its `scriptKey`. */
   code?: string;
   /** Built-ins (overlay entries): `timeout` and `max_output` as typed, empty removes them. */
   timeout?: string;
@@ -71,11 +71,12 @@ export async function planToolEdit(kernel: Kernel, name: string, edit: ToolEdit)
   const problems: string[] = editor.doc.errors.map((error) => `${target.file}: ${error.message.split('\n')[0]}`);
   const entry = problems.length > 0 ? undefined : entryFor(editor, name, target.kind === 'overlay');
   if (!entry && problems.length === 0) problems.push(`${target.file} no longer holds an entry "${name}"; reload the page`);
-  if (entry) applyEdit(editor, entry, target, edit, problems);
+  if (entry) applyEdit(editor, entry, target, edit, problems, scriptKeyOf(kernel, target.tool));
   const text = editor.render(before);
   const plan = { name, file: target.file, text, changed: editor.changed, problems };
   if (problems.length > 0 || editor.changed.length === 0) return plan;
-  if (edit.code !== undefined && editor.changed.includes('code')) problems.push(...scriptProblems(kernel, target.tool, edit.code));
+  const key = scriptKeyOf(kernel, target.tool);
+  if (edit.code !== undefined && key && editor.changed.includes(key)) problems.push(...scriptProblems(kernel, target.tool, key, edit.code));
   // A script that does not compile is reported once, here (loading it would warn about it again).
   if (problems.length === 0) problems.push(...(await configProblems(kernel, target.path, text)));
   return plan;
@@ -135,11 +136,11 @@ function entryFor(editor: YamlEditor, name: string, create: boolean): YAMLMap | 
   return tools ? mapAt(editor.doc, tools, name, true) : undefined;
 }
 
-function applyEdit(editor: YamlEditor, entry: YAMLMap, target: Target, edit: ToolEdit, problems: string[]): void {
+function applyEdit(editor: YamlEditor, entry: YAMLMap, target: Target, edit: ToolEdit, problems: string[], scriptKey: string | undefined): void {
   if (target.kind === 'definition') {
     if (edit.description !== undefined) editor.set(entry, 'description', edit.description.trim() || undefined, 'description', 'type');
     if (edit.parameters) applyParameters(editor, entry, edit.parameters, target.tool.parameters, problems);
-    if (edit.code !== undefined && target.tool.type === 'code') editor.setScript(entry, 'code', lines(edit.code), 'code');
+    if (edit.code !== undefined && scriptKey) editor.setScript(entry, scriptKey, lines(edit.code), scriptKey);
   } else {
     if (edit.timeout !== undefined) editor.set(entry, 'timeout', numberOrText(edit.timeout), 'timeout');
     if (edit.maxOutput !== undefined) editor.set(entry, 'max_output', numberOrText(edit.maxOutput), 'max_output');
@@ -152,10 +153,15 @@ function applyEdit(editor: YamlEditor, entry: YAMLMap, target: Target, edit: Too
   }
 }
 
-function scriptProblems(kernel: Kernel, tool: ToolDefinition, code: string): string[] {
-  const provider = kernel.providers.get('code');
+/** The provider key holding the tool's script, when its type has one. */
+function scriptKeyOf(kernel: Kernel, tool: ToolDefinition): string | undefined {
+  return kernel.providers.get(tool.type)?.scriptKey;
+}
+
+function scriptProblems(kernel: Kernel, tool: ToolDefinition, key: string, code: string): string[] {
+  const provider = kernel.providers.get(tool.type);
   if (!provider?.diagnose) return [];
-  return provider.diagnose({ ...tool, spec: { ...tool.spec, code: lines(code) } }).map((problem) => `script doesn't compile: ${problem}`);
+  return provider.diagnose({ ...tool, spec: { ...tool.spec, [key]: lines(code) } }).map((problem) => `script doesn't compile: ${problem}`);
 }
 
 async function configProblems(kernel: Kernel, path: string, text: string): Promise<string[]> {

@@ -2,13 +2,16 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { PluginFailed, PluginLoaded } from '../events/catalog.js';
 import { FactorlyError, messageOf } from '../kernel/base/errors.js';
-import type { Token } from '../kernel/base/token.js';
+import type { ConfigDeclarations } from '../kernel/config/declared.js';
 import type { Scope } from '../kernel/container.js';
 import type { Lifecycle } from '../kernel/lifecycle.js';
-import { EXTENSION_POINTS, KernelTokens } from '../kernel/tokens.js';
-import type { PluginDefinition, PluginInit } from './define-plugin.js';
+import { EXTENSION_POINTS } from '../kernel/tokens.js';
+import type { PluginDefinition } from './define-plugin.js';
 import { checkApiVersion, checkManifest, type PluginSource } from './manifest.js';
 import { orderPlugins, type LoadablePlugin } from './order.js';
+import { declareConfig, PluginConfigs } from './plugin-configs.js';
+import { ProvidedTokens, type ProvidedToken } from './provided.js';
+import { registerPlugin, resolveDeps, type Registered } from './registration.js';
 
 /** Callers hand loadPlugins these; the type lives with the ordering that consumes it. */
 export type { LoadablePlugin };
@@ -18,23 +21,45 @@ export interface PluginReport {
   failed: PluginFailed[];
 }
 
+/** The plugins as loaded: what they report, what they declared and provided, and how to hand them a reloaded config. */
+export interface LoadedPlugins extends PluginReport {
+  /** The config keys of the plugins that loaded (a failed plugin's keys are unknown, so a tool using them does not load). */
+  declared: ConfigDeclarations;
+  /** The tokens the loaded plugins (and the host) provide. */
+  provided: readonly ProvidedToken[];
+  /** The tokens each loaded plugin cannot do without, beyond the kernel's (by token id). */
+  needs: ReadonlyMap<string, readonly string[]>;
+  /** Hands every plugin whose block changed its new value (`PluginContext.onConfig`). */
+  reconfigure(settings: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * Reads the config's settings once the plugins that may own its keys are known and before any of
+ * them initialises (each is handed its block); throws when they do not check.
+ */
+export type SettingsReader = (declared: ConfigDeclarations) => Promise<Record<string, unknown>>;
+
+export interface LoadOptions {
+  readSettings?: SettingsReader;
+  /** Tokens the host running the kernel provides (the CLI's `HostServices`), as `[token, value]`. */
+  hostTokens?: readonly (readonly [symbol, unknown])[];
+}
+
 /**
  * Loads plugins the way DESIGN.md §2 describes: manifest and apiVersion checked before any code
- * runs, modules imported, ordered by `requires`, then registered and initialised one by one.
+ * runs, modules imported, ordered by `requires`, every plugin registered (its config keys and the
+ * tokens it provides known), the config's settings read, then each initialised in order.
  * A plugin that fails is reported (with everything that requires it) and the rest keep working.
- * Loading one plugin is a transaction: when its `register` or `init` throws, everything it added to
- * any extension point is removed again, so a half-initialised plugin never decides or serves anything.
+ * Initialising one plugin is a transaction: when its `init` throws, everything it added to any
+ * extension point is removed again, so a half-initialised plugin never decides or serves anything.
  */
-export async function loadPlugins(
-  sources: readonly PluginSource[],
-  inline: readonly LoadablePlugin[],
-  scope: Scope,
-  lifecycle: Lifecycle,
-): Promise<PluginReport> {
+export async function loadPlugins(sources: readonly PluginSource[], inline: readonly LoadablePlugin[], scope: Scope, lifecycle: Lifecycle, options: LoadOptions = {}): Promise<LoadedPlugins> {
   const report: PluginReport = { loaded: [], failed: [] };
+  const failedIds = new Set<string>();
   const fail = (source: PluginSource, id: string, error: unknown): void => {
     const code = FactorlyError.isInstance(error) ? error.code : 'PLUGIN_INIT_FAILED';
     report.failed.push({ id, root: source.root, reason: messageOf(error), code });
+    failedIds.add(id);
   };
   const candidates = [...inline];
   for (const source of sources.filter((s) => s.manifest !== undefined)) {
@@ -46,31 +71,44 @@ export async function loadPlugins(
   }
   const { ordered, refused } = orderPlugins(candidates);
   for (const { plugin, error } of refused) fail(plugin.source, plugin.definition.id, error);
-  const failedIds = new Set(report.failed.map((f) => f.id));
-  for (const plugin of ordered) {
-    const missing = (plugin.definition.requires ?? []).find((id) => failedIds.has(id));
-    if (missing) {
-      fail(plugin.source, plugin.definition.id, new FactorlyError('PLUGIN_DEPENDENCY', `plugin "${plugin.definition.id}" requires plugin "${missing}", which failed to load`));
-      failedIds.add(plugin.definition.id);
-      continue;
-    }
-    const rollback = checkpoint(scope);
+  const provided = new ProvidedTokens();
+  for (const [token, value] of options.hostTokens ?? []) provided.provide('host', token as never, value);
+  const registered = registerAll(declareConfig(ordered, (plugin, error) => fail(plugin.source, plugin.definition.id, error)).plugins, provided, fail);
+  const { declared } = declareConfig(registered.map((each) => each.plugin));
+  const configs = new PluginConfigs(declared, await (options.readSettings ?? (async () => ({})))(declared));
+  for (const each of registered) {
+    const { source, definition } = each.plugin;
+    const missing = (definition.requires ?? []).find((id) => failedIds.has(id));
     try {
-      await initPlugin(plugin, scope.child(), lifecycle);
-      const { source, definition } = plugin;
+      if (missing) throw new FactorlyError('PLUGIN_DEPENDENCY', `plugin "${definition.id}" requires plugin "${missing}", which failed to load`);
+      await initPlugin(each, scope, lifecycle, configs, provided);
       report.loaded.push({ id: definition.id, version: source.version, root: source.root, source: source.kind });
     } catch (error) {
-      rollback();
-      fail(plugin.source, plugin.definition.id, error);
-      failedIds.add(plugin.definition.id);
+      provided.withdraw(definition.id);
+      fail(source, definition.id, error);
     }
   }
-  return report;
+  const loaded = declareConfig(registered.filter((each) => !failedIds.has(each.plugin.definition.id)).map((each) => each.plugin)).declared;
+  const needs = new Map(registered.filter((each) => !failedIds.has(each.plugin.definition.id)).map((each) => [each.plugin.definition.id, each.needs]));
+  return { ...report, declared: loaded, provided: provided.list(), needs, reconfigure: (next) => configs.reconfigure(next) };
 }
 
-/** One undo for every extension point of the scope. (Stop hooks a failed plugin registered stay: they release what it started.) */
-function checkpoint(scope: Scope): () => void {
-  const undo = EXTENSION_POINTS.filter((token) => scope.isRegistered(token)).map((token) => scope.resolve(token).checkpoint());
+function registerAll(plugins: readonly LoadablePlugin[], provided: ProvidedTokens, fail: (source: PluginSource, id: string, error: unknown) => void): Registered[] {
+  const registered: Registered[] = [];
+  for (const plugin of plugins) {
+    try {
+      registered.push(registerPlugin(plugin, provided));
+    } catch (error) {
+      fail(plugin.source, plugin.definition.id, error);
+    }
+  }
+  return registered;
+}
+
+/** One undo for every extension point of the scope and every slot a plugin provided. (Stop hooks a failed plugin registered stay: they release what it started.) */
+function checkpoint(scope: Scope, provided: ProvidedTokens): () => void {
+  const points = [...EXTENSION_POINTS.filter((token) => scope.isRegistered(token)).map((token) => scope.resolve(token)), ...provided.checkpointed()];
+  const undo = points.map((point) => point.checkpoint());
   return () => {
     for (const step of undo) step();
   };
@@ -87,21 +125,22 @@ async function importDefinition(source: PluginSource): Promise<PluginDefinition>
   return definition;
 }
 
-async function initPlugin(plugin: LoadablePlugin, scope: Scope, lifecycle: Lifecycle): Promise<void> {
+async function initPlugin({ plugin, init }: Registered, scope: Scope, lifecycle: Lifecycle, configs: PluginConfigs, provided: ProvidedTokens): Promise<void> {
   const { id } = plugin.definition;
-  let init: PluginInit<Record<string, Token<unknown>>> | undefined;
-  plugin.definition.register({
-    tokens: KernelTokens,
-    registerInit(value) {
-      if (init) throw new FactorlyError('PLUGIN_INVALID', `plugin "${id}" called registerInit twice`);
-      init = value as unknown as PluginInit<Record<string, Token<unknown>>>;
+  const deps = resolveDeps(id, init.deps, provided, scope.child());
+  const rollback = checkpoint(scope, provided);
+  const context = {
+    pluginId: id,
+    get config() {
+      return configs.of(id);
     },
-  });
-  if (!init) throw new FactorlyError('PLUGIN_INVALID', `plugin "${id}" did not call registerInit`);
-  const deps = Object.fromEntries(Object.entries(init.deps).map(([name, token]) => [name, scope.resolve(token)]));
+    onConfig: (listener: (value: unknown) => void | Promise<void>) => configs.listen(id, listener),
+    onStop: (hook: () => Promise<void> | void) => lifecycle.onStop(`plugin ${id}`, hook),
+  };
   try {
-    await init.init(deps as never, { pluginId: id, onStop: (hook) => lifecycle.onStop(`plugin ${id}`, hook) });
+    await init.init(deps as never, context);
   } catch (error) {
+    rollback();
     if (FactorlyError.isInstance(error)) throw error;
     throw new FactorlyError('PLUGIN_INIT_FAILED', `plugin "${id}" failed to initialise: ${messageOf(error)}`, { cause: error });
   }

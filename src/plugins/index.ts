@@ -1,6 +1,6 @@
 // The plugin SDK: everything a factorly plugin may rely on. Named exports only.
 export { definePlugin, PLUGIN_API_VERSION } from './define-plugin.js';
-export type { PluginContext, PluginDefinition, PluginInit, PluginRegistrar } from './define-plugin.js';
+export type { Dependency, OptionalToken, PluginContext, PluginDefinition, PluginInit, PluginRegistrar } from './define-plugin.js';
 export type { PluginManifest, PluginSource } from './manifest.js';
 export { createToken } from '../kernel/base/token.js';
 export type { Token } from '../kernel/base/token.js';
@@ -15,17 +15,18 @@ export type {
   ParamLocation,
   ParamType,
   PreparedDefinition,
+  PromotableRun,
+  PromotedTool,
   SecretScope,
   SourceLocation,
   ToolCall,
   ToolDefinition,
+  ToolOverlay,
   ToolProvider,
   ToolResult,
   ToolSource,
 } from '../kernel/contracts/tool.js';
 export type { CallGateway, CallOutcome, CallRequest, CallTreeLink, CatalogChange, ClientLink, ToolCatalog } from '../kernel/contracts/gateway.js';
-export { FORWARDED_METHODS } from '../kernel/contracts/upstream.js';
-export type { ForwardedError, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities, UpstreamIntroduction } from '../kernel/contracts/upstream.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -53,13 +54,15 @@ export type {
   ShadowRule,
   ShadowVerdict,
 } from '../kernel/contracts/extensions.js';
-export type { EvidenceFacts, UiServices } from '../kernel/contracts/ui-services.js';
+export type { EvidenceFacts, HostServices } from './host-services.js';
+export { HostTokens } from './plugin-tokens.js';
+export type { PluginTokens } from './plugin-tokens.js';
 export type { PromoteRequest, PromotionPlan } from '../kernel/promote.js';
 export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../kernel/tool-edit.js';
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';
 export type { AgentDirectory, AgentIdentity } from '../events/projections/sessions.js';
-export type { CodeRun } from '../events/code-runs.js';
+export type { RecordedRun } from '../kernel/recorded-run.js';
 export type { AuditFilter } from '../events/audit-query.js';
 export type { AuditEntry } from '../events/projections/audit.js';
 export type { CallNode, CallTree, ScriptSource } from '../events/call-tree.js';
@@ -71,8 +74,7 @@ export type { EventLog, Unsubscribe } from '../events/log.js';
 export type { EventBus } from '../events/bus.js';
 export type { ProjectPaths } from '../kernel/config/paths.js';
 export type { LoadedConfig } from '../kernel/config/load.js';
-export { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_LOOP, DEFAULT_MAX_CALLS, maxCallsOf } from '../kernel/contracts/shadow-policy.js';
-export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowOverlay, ShadowPolicy } from '../kernel/contracts/shadow-policy.js';
+export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../kernel/contracts/config.js';
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { Recorded } from '../events/envelope.js';

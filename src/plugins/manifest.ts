@@ -31,7 +31,7 @@ export function checkManifest(source: PluginSource): PluginManifest {
 }
 
 /** Accepts "1", "1.x", "^1", "~1.2", "1.0.0": the same major as this factorly's plugin API. */
-export function checkApiVersion(declared: string, where: string): void {
+export function checkApiVersion(declared: string, where: string, consequence = 'it was not loaded'): void {
   const major = /^[\^~]?(\d+)(?:\.[\dx*]+)*$/.exec(declared.trim())?.[1];
   if (major === undefined) {
     throw new FactorlyError('PLUGIN_INVALID', `${where}: apiVersion ${JSON.stringify(declared)} is not a version (expected "${PLUGIN_API_VERSION}")`);
@@ -39,7 +39,7 @@ export function checkApiVersion(declared: string, where: string): void {
   if (major !== PLUGIN_API_VERSION) {
     throw new FactorlyError(
       'PLUGIN_API_MISMATCH',
-      `${where} targets plugin API ${major}, but this factorly provides plugin API ${PLUGIN_API_VERSION}; it was not loaded`,
+      `${where} targets plugin API ${major}, but this factorly provides plugin API ${PLUGIN_API_VERSION}; ${consequence}`,
     );
   }
 }

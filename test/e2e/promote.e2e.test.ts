@@ -57,7 +57,7 @@ describe('tools promote (found through factorly logs)', () => {
     );
     expect(runCli(['tools', 'promote', '--from-sha', 'abc', '--name', 'x'], root).stderr).toBe('Error: sha prefix "abc" is too short (need at least 4 hex chars)\n');
     const unknown = [...'0123456789abcdef'].map((d) => d.repeat(8)).find((p) => !p.startsWith(prefix))!;
-    expect(runCli(['tools', 'promote', '--from-sha', unknown, '--name', 'x'], root).stderr).toBe(`Error: no factorly.code entry found with source_sha prefix "${unknown}"\n`);
+    expect(runCli(['tools', 'promote', '--from-sha', unknown, '--name', 'x'], root).stderr).toBe(`Error: no recorded run found with source_sha prefix "${unknown}"\n`);
     expect(existsSync(join(root, '.factorly', 'x.yaml'))).toBe(false);
   });
 });
@@ -67,7 +67,7 @@ describe('the seed’s oversight block for factorly.code', () => {
     const yaml = 'tools:\n  factorly.code:\n    type: builtin\n    timeout: 5s\n    shadow:\n      confirm: true\n      max_calls: 50\n      rate_limit: 10/min\n';
     const root = tempProject({ '.factorly/factorly.yaml': yaml });
     const shown = JSON.parse(runCli(['tools', 'show', 'factorly.code', '--json'], root).stdout);
-    expect(shown).toMatchObject({ name: 'factorly.code', type: 'code', timeoutMs: 5000, shadow: { confirm: true, maxCalls: 50, rateLimit: { count: 10, unit: 'min' } } });
+    expect(shown).toMatchObject({ name: 'factorly.code', type: 'code', timeoutMs: 5000, shadow: { confirm: true, max_calls: 50, rate_limit: '10/min' } });
     // confirm: true and no terminal: the call is denied, and says why.
     expect(runCli(['call', 'factorly.code', '--code', 'async function run() { return 1; }'], root)).toMatchObject({ status: 1, stdout: '' });
   });

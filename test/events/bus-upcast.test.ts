@@ -4,7 +4,7 @@ import type { Recorded } from '../../src/events/envelope.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { PublishingEventLog } from '../../src/events/publishing-log.js';
 import { createUpcast } from '../../src/events/upcast.js';
-import { requested } from '../contracts/event-log.contract.js';
+import { requested } from '../../src/testing/contracts/event-log.js';
 
 describe('event bus', () => {
   it('delivers stored events by type and to onAny, and isolates a throwing listener', async () => {

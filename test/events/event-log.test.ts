@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import type { EventLog } from '../../src/events/log.js';
-import { testEventLog } from '../contracts/event-log.contract.js';
+import { eventLogContract } from '../../src/testing/contracts/event-log.js';
 
 const opened: EventLog[] = [];
 const dirs: string[] = [];
@@ -15,13 +15,13 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-testEventLog('memory', {
+eventLogContract({ describe, it }, 'memory', {
   async create() {
     return new MemoryEventLog();
   },
 });
 
-testEventLog('lmdb', {
+eventLogContract({ describe, it }, 'lmdb', {
   async create() {
     const dir = mkdtempSync(join(tmpdir(), 'factorly-log-'));
     dirs.push(dir);

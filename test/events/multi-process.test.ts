@@ -27,6 +27,25 @@ async function readAll(path: string): Promise<Recorded[]> {
 }
 
 describe('LMDB log shared by several processes', () => {
+  it('loses nothing another process appends while this one opens and closes the log again and again', { timeout: 60_000 }, async () => {
+    const path = join(tempProject(), 'events.lmdb');
+    let exitCode: number | null | undefined;
+    const writer = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'append-worker.mjs'), path, 'steady', '3000'], { stdio: 'inherit' });
+    const exited = new Promise((resolve) => writer.on('exit', (code) => resolve((exitCode = code))));
+    let reopened = 0;
+    while (exitCode === undefined) {
+      const log = new LmdbEventLog({ path });
+      await log.head();
+      await log.close();
+      reopened += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await exited;
+    expect(exitCode).toBe(0);
+    expect(reopened).toBeGreaterThan(1);
+    expect(await readAll(path)).toHaveLength(3000);
+  });
+
   it('four processes appending at once leave a gap-free, duplicate-free, verifiable chain', async () => {
     const path = join(tempProject(), 'events.lmdb');
     const worker = join(REPO, 'test', 'fixtures', 'append-worker.mjs');

@@ -5,7 +5,7 @@ import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { newSignerKey, signerFromKey, verifierFromKey } from '../../src/events/signed-note.js';
 import { verifyLogFile } from '../../src/events/verify-log.js';
 import { AUDIT_INDEXES } from '../../src/events/event-index.js';
-import { completed, requested } from '../contracts/event-log.contract.js';
+import { completed, requested } from '../../src/testing/contracts/event-log.js';
 import { readAt, rehashed } from '../helpers/forger.js';
 import { REPO, tempProject } from '../helpers/project.js';
 import { spawn } from 'node:child_process';
@@ -143,9 +143,12 @@ describe('verifyLogFile, chunk by chunk', () => {
     // Only read-only opens here while the writer runs, as a separate auditor's would be.
     await expect.poll(async () => (await verifyLogFile(path)).events, { timeout: 30_000, interval: 20 }).toBeGreaterThan(200);
     const reports = [];
-    // Until the writer is done (a writer that dies early ends the loop too, and fails below).
-    do reports.push(await verifyLogFile(path, { chunk: CHUNK }));
-    while (reports.at(-1)!.events < 3200 && exitCode === undefined);
+    // Until the writer is done (a writer that dies early ends the loop too, and fails below). A
+    // short log is checked on this thread: each turn yields so the writer's exit can be seen.
+    do {
+      reports.push(await verifyLogFile(path, { chunk: CHUNK }));
+      await new Promise((resolve) => setImmediate(resolve));
+    } while (reports.at(-1)!.events < 3200 && exitCode === undefined);
     await exited;
     expect(exitCode).toBe(0);
     for (const report of reports) expect(report.findings).toEqual([]);

@@ -6,7 +6,7 @@ import { auditProjection } from '../../src/events/projections/audit.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { hashEnvelope } from '../../src/events/hash.js';
 import { FactorlyError } from '../../src/kernel/base/errors.js';
-import { completed, requested } from '../contracts/event-log.contract.js';
+import { completed, requested } from '../../src/testing/contracts/event-log.js';
 
 async function chain(): Promise<Recorded[]> {
   const log = new MemoryEventLog();

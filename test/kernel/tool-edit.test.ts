@@ -7,6 +7,7 @@ import type { PluginDefinition } from '../../src/plugins/define-plugin.js';
 import { plugin as builtins } from '../../plugins-official/builtins/src/plugin.js';
 import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plugin.js';
 import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
+import { plugin as shadow } from '../../plugins-official/shadow/src/plugin.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 import { tempProject } from '../helpers/project.js';
 
@@ -31,7 +32,7 @@ const contributed: PluginDefinition = {
 
 async function kernelWith(files: Record<string, string>) {
   const root = tempProject(Object.fromEntries(Object.entries(files).filter(([path]) => path !== 'main')));
-  const { kernel, log } = await startTestKernel(files.main, [quickjs, code, builtins, contributed], root);
+  const { kernel, log } = await startTestKernel(files.main, [quickjs, code, builtins, shadow, contributed], root);
   started.push(kernel);
   return { kernel, log, root, read: (file = '.factorly/factorly.yaml') => readFileSync(join(root, file), 'utf8') };
 }
@@ -126,7 +127,7 @@ describe('editing a tool in its YAML file', () => {
     expect(editableTool(kernel, 'factorly.code')).toMatchObject({ kind: 'overlay', file: '.factorly/factorly.yaml', written: { shadow: '' } });
     expect((await saveToolEdit(kernel, 'factorly.code', { shadow: 'max_calls: 5', timeout: '20s', description: 'ignored' } as never)).changed).toEqual(['timeout', 'shadow']);
     expect(read()).toBe(`${MAIN}  factorly.code:\n    timeout: 20s\n    shadow:\n      max_calls: 5\n`);
-    expect(kernel.registry.get('factorly.code')!.shadow?.maxCalls).toBe(5);
+    expect(kernel.registry.get('factorly.code')!.shadow?.max_calls).toBe(5);
     expect(editableTool(kernel, 'factorly.code').written).toEqual({ shadow: 'max_calls: 5', timeout: '20s', maxOutput: '', hidden: false });
   });
 

@@ -93,3 +93,46 @@ describe('plugin host', () => {
     expect(() => checkApiVersion('latest', 'plugin "p"')).toThrow('apiVersion "latest" is not a version');
   });
 });
+
+describe('tokens plugins provide', () => {
+  const GREETING = Symbol.for('factorly:greeter.greeting') as import('../../src/kernel/base/token.js').Token<{ hello(): string }>;
+  const greeter = definePlugin({
+    id: 'greeter',
+    apiVersion: '1',
+    register(reg) {
+      reg.provide(GREETING, { hello: () => 'hello from greeter' });
+      reg.registerInit({ deps: {}, init: () => undefined });
+    },
+  });
+  function consumer(id: string, optional: boolean, seen: unknown[]): PluginDefinition {
+    return definePlugin({
+      id,
+      apiVersion: '1',
+      register(reg) {
+        reg.registerInit({ deps: { greeting: optional ? reg.optional(GREETING) : GREETING }, init: ({ greeting }) => void seen.push((greeting as { hello(): string } | undefined)?.hello() ?? 'nobody greets') });
+      },
+    });
+  }
+
+  it('hands a provided value to every plugin that names its token, whatever their order', async () => {
+    const seen: unknown[] = [];
+    // "aaa" initialises before "greeter": every plugin registers before any initialises.
+    const { report } = await load([consumer('aaa', false, seen), greeter, consumer('zzz', true, seen)]);
+    expect(report.failed).toEqual([]);
+    expect(seen).toEqual(['hello from greeter', 'hello from greeter']);
+    expect(report.provided.map((entry) => [entry.id, entry.owner])).toEqual([['greeter.greeting', 'greeter']]);
+  });
+
+  it('gives an optional dependency nothing provides as undefined, and fails a required one, naming the token', async () => {
+    const seen: unknown[] = [];
+    const { report } = await load([consumer('needs', false, seen), consumer('copes', true, seen)]);
+    expect(seen).toEqual(['nobody greets']);
+    expect(report.failed).toEqual([expect.objectContaining({ id: 'needs', code: 'PLUGIN_DEPENDENCY', reason: 'plugin "needs" needs "greeter.greeting" (as deps.greeting), which no installed plugin provides' })]);
+  });
+
+  it('refuses a token named after another plugin', async () => {
+    const squatter = definePlugin({ id: 'squatter', apiVersion: '1', register: (reg) => { reg.provide(GREETING, { hello: () => 'fake' }); reg.registerInit({ deps: {}, init: () => undefined }); } });
+    const { report } = await load([greeter, squatter]);
+    expect(report.failed).toEqual([expect.objectContaining({ id: 'squatter', code: 'PLUGIN_INVALID', reason: 'plugin "squatter" provides token "greeter.greeting": a plugin\'s tokens are named "squatter.<name>"' })]);
+  });
+});

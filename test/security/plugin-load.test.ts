@@ -1,20 +1,35 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { definePlugin, type PluginDefinition, type PluginRegistrar } from '../../src/plugins/define-plugin.js';
+import type { Token } from '../../src/kernel/base/token.js';
+import type { KeyedSlot } from '../../src/kernel/slots.js';
 import { KernelTokens } from '../../src/kernel/tokens.js';
 import { startTestKernel } from '../helpers/kernel.js';
 
 const YAML = 'tools:\n  t: {type: cli, command: echo, args: [ran]}\n';
-const NAMES = { rule: 'half-rule', type: 'half', engine: 'half-engine', processor: 'half-processor', face: 'half-ui', backend: 'half-secrets', channel: 'half-channel', source: 'half-source', listener: 'half-listener', passthrough: 'half-pass' };
+const NAMES = { rule: 'half-rule', type: 'half', engine: 'half-engine', processor: 'half-processor', face: 'half-ui', backend: 'half-secrets', channel: 'half-channel', source: 'half-source', listener: 'half-listener', thing: 'half-thing' };
+
+/** An extension point a plugin provides (as the MCP interface provides its pass-throughs), and a token the failing plugin offers. */
+const THINGS = Symbol.for('factorly:slot-owner.things') as Token<KeyedSlot<object>>;
+const OFFER = Symbol.for('factorly:half-loaded.offer') as Token<string>;
+const slotOwner = definePlugin({
+  id: 'slot-owner',
+  apiVersion: '1',
+  register(registrar) {
+    registrar.provide(THINGS, registrar.keyedSlot<object>('thing'));
+    registrar.registerInit({ deps: {}, init: () => undefined });
+  },
+});
 
 /** Adds one contribution to every extension point, then fails: in `init` (awaited) or in `register`. */
 function halfLoaded(failIn: 'init' | 'register'): PluginDefinition {
-  const { ShadowRules, ToolProviders, SandboxEngines, OutputProcessors, Interfaces, SecretBackends, ConfirmChannels, ToolSources, ConfigListeners, McpPassthroughs } = KernelTokens;
-  const deps = { rules: ShadowRules, providers: ToolProviders, engines: SandboxEngines, processors: OutputProcessors, faces: Interfaces, backends: SecretBackends, channels: ConfirmChannels, sources: ToolSources, listeners: ConfigListeners, passthroughs: McpPassthroughs };
+  const { ShadowRules, ToolProviders, SandboxEngines, OutputProcessors, Interfaces, SecretBackends, ConfirmChannels, ToolSources, ConfigListeners } = KernelTokens;
+  const deps = { rules: ShadowRules, providers: ToolProviders, engines: SandboxEngines, processors: OutputProcessors, faces: Interfaces, backends: SecretBackends, channels: ConfirmChannels, sources: ToolSources, listeners: ConfigListeners, things: THINGS };
   return definePlugin({
     id: 'half-loaded',
     apiVersion: '1',
     register(registrar: PluginRegistrar) {
+      registrar.provide(OFFER, 'from a plugin that did not load');
       registrar.registerInit({
         deps,
         async init(all, { pluginId }) {
@@ -27,7 +42,7 @@ function halfLoaded(failIn: 'init' | 'register'): PluginDefinition {
           all.channels.add({ name: NAMES.channel, ask: async () => ({ approved: true }) }, pluginId);
           all.sources.add({ name: NAMES.source, tools: () => [] }, pluginId);
           all.listeners.add({ name: NAMES.listener, configLoaded: () => undefined }, pluginId);
-          all.passthroughs.add(NAMES.passthrough, {} as never, pluginId);
+          all.things.add(NAMES.thing, {}, pluginId);
           await Promise.resolve();
           if (failIn === 'init') throw new Error('init failed half-way');
         },
@@ -39,14 +54,18 @@ function halfLoaded(failIn: 'init' | 'register'): PluginDefinition {
 
 /** Captures the kernel's extension points, to look for what the failed plugin left behind. */
 let seen: Record<string, { keys?: () => string[]; list?: () => { name: string }[] }> = {};
+let offered: string | undefined;
 const probe = definePlugin({
   id: 'probe',
   apiVersion: '1',
   register(registrar) {
-    const { ShadowRules, ToolProviders, SandboxEngines, OutputProcessors, Interfaces, SecretBackends, ConfirmChannels, ToolSources, ConfigListeners, McpPassthroughs } = registrar.tokens;
+    const { ShadowRules, ToolProviders, SandboxEngines, OutputProcessors, Interfaces, SecretBackends, ConfirmChannels, ToolSources, ConfigListeners } = registrar.tokens;
     registrar.registerInit({
-      deps: { rules: ShadowRules, providers: ToolProviders, engines: SandboxEngines, processors: OutputProcessors, faces: Interfaces, backends: SecretBackends, channels: ConfirmChannels, sources: ToolSources, listeners: ConfigListeners, passthroughs: McpPassthroughs },
-      init: (all) => void (seen = all as never),
+      deps: { rules: ShadowRules, providers: ToolProviders, engines: SandboxEngines, processors: OutputProcessors, faces: Interfaces, backends: SecretBackends, channels: ConfirmChannels, sources: ToolSources, listeners: ConfigListeners, things: THINGS, offer: registrar.optional(OFFER) },
+      init: ({ offer, ...all }) => {
+        seen = all as never;
+        offered = offer;
+      },
     });
   },
 });
@@ -65,9 +84,11 @@ afterEach(async () => {
 describe('plugin load is transactional', () => {
   for (const failIn of ['init', 'register'] as const) {
     it(`leaves nothing registered by a plugin whose ${failIn} throws, and its rule never decides`, async () => {
-      kernel = (await startTestKernel(YAML, [halfLoaded(failIn), probe])).kernel;
+      offered = 'not set';
+      kernel = (await startTestKernel(YAML, [halfLoaded(failIn), slotOwner, probe])).kernel;
       expect(kernel.plugins.failed).toEqual([expect.objectContaining({ id: 'half-loaded', reason: expect.stringContaining('failed') })]);
       expect(leftBehind()).toEqual([]);
+      expect(offered).toBeUndefined();
       expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({ status: 'success', output: 'ran\n' });
     });
   }
@@ -87,7 +108,7 @@ describe('plugin load is transactional', () => {
         });
       },
     });
-    kernel = (await startTestKernel(YAML, [clash, probe])).kernel;
+    kernel = (await startTestKernel(YAML, [clash, slotOwner, probe])).kernel;
     expect(kernel.plugins.failed.map((f) => f.id)).toEqual(['clash']);
     expect(leftBehind()).toEqual([]);
     expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({ status: 'success', output: 'ran\n' });

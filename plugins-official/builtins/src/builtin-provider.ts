@@ -13,6 +13,8 @@ export class BuiltinProvider implements ToolProvider, ToolSource {
   readonly type = 'builtin';
   readonly name = 'builtins';
   readonly keys = [] as const;
+  /** `factorly.shell: {type: builtin, …}` adjusts the built-in, as an entry without a type does. */
+  readonly adjustsOnly = true;
 
   constructor(private readonly paths: ProjectPaths) {}
 
@@ -25,17 +27,17 @@ export class BuiltinProvider implements ToolProvider, ToolSource {
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {
-    const shadow = call.tool.shadow;
+    const allowed = (key: 'allow_urls' | 'allow_patterns' | 'allow_paths'): string[] => list(call.tool.shadow?.[key]);
     const project = this.paths.baseDir;
     switch (call.tool.name) {
       case 'factorly.fetch':
-        return fetchTool(call, shadow?.allowUrls ?? []);
+        return fetchTool(call, allowed('allow_urls'));
       case 'factorly.shell':
-        return shellTool(call, project, shadow?.allowPatterns ?? []);
+        return shellTool(call, project, allowed('allow_patterns'));
       case 'factorly.file.read':
-        return readTool(call, project, shadow?.allowPaths ?? []);
+        return readTool(call, project, allowed('allow_paths'));
       case 'factorly.file.write':
-        return writeTool(call, project, shadow?.allowPaths ?? []);
+        return writeTool(call, project, allowed('allow_paths'));
       default:
         return { output: '', error: `builtin: unknown tool "${call.tool.name}"`, exitCode: 1 };
     }

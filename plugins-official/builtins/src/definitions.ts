@@ -1,7 +1,7 @@
 import type { ParameterSpec, ToolDefinition } from 'factorly';
 
 const SOURCE = { file: 'built-in', line: 0 };
-const SHAPED = { maxOutput: 50_000, compress: 'all' as const };
+const SHAPED = { maxOutput: 50_000, settings: { compress: 'all' } };
 
 function tool(name: string, description: string, parameters: ParameterSpec[], extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return { name, type: 'builtin', description, hidden: false, parameters, spec: {}, source: SOURCE, ...extra };
@@ -16,13 +16,13 @@ export function builtinDefinitions(): ToolDefinition[] {
     ], SHAPED),
     tool('factorly.shell', 'Run a shell command in the project.\nsh -c in the project directory; needs confirmation by default; dangerous commands are refused.', [
       { name: 'command', type: 'text', required: true, description: 'the command line' },
-    ], { ...SHAPED, shadow: { owner: 'factorly.shell', confirm: true } }),
+    ], { ...SHAPED, shadow: { confirm: true } }),
     tool('factorly.file.read', 'Read a file in the project.', [
       { name: 'path', type: 'string', required: true, description: 'path relative to the project directory' },
     ], SHAPED),
     tool('factorly.file.write', 'Write a file in the project.\nParent directories are created; needs confirmation by default.', [
       { name: 'path', type: 'string', required: true, description: 'path relative to the project directory' },
       { name: 'content', type: 'text', required: true },
-    ], { shadow: { owner: 'factorly.file.write', confirm: true } }),
+    ], { shadow: { confirm: true } }),
   ];
 }

@@ -1,10 +1,20 @@
-import type { PluginDefinition } from 'factorly';
+import type { ConfigBlock, PluginDefinition } from 'factorly';
 import { BuiltinProvider } from './builtin-provider.js';
 
-/** Registers the `builtin` tool type and the `factorly.*` tools as a tool source. */
+const names = (what: string): ConfigBlock => ({ schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: `a list of ${what}` } });
+
+/**
+ * Registers the `builtin` tool type and the `factorly.*` tools as a tool source. Its config: the
+ * top-level `disable_builtins: true` / `disabled_builtins: [names]`, and per tool the guards'
+ * exceptions `shadow.allow_urls` (factorly.fetch), `allow_patterns` (shell) and `allow_paths` (file).
+ */
 export const plugin: PluginDefinition = {
   id: 'builtins',
   apiVersion: '1',
+  config: {
+    settings: { disable_builtins: { schema: { type: 'boolean' } }, disabled_builtins: names('built-in tool names') },
+    shadow: { allow_urls: names('URLs'), allow_patterns: names('regular expressions'), allow_paths: names('paths') },
+  },
   register(registrar) {
     registrar.registerInit({
       deps: { providers: registrar.tokens.ToolProviders, sources: registrar.tokens.ToolSources, paths: registrar.tokens.ProjectPaths },

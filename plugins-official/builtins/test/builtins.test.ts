@@ -74,7 +74,7 @@ describe('factorly.shell', () => {
   it('runs in the project, asks for confirmation by default, and kills the whole process group on timeout', async () => {
     const k = await start(`tools:\n  factorly.shell: {type: builtin, timeout: 500ms, shadow: {allow_patterns: ["rm -rf ./tmp"]}}\n`);
     const tool = k.registry.get('factorly.shell')!;
-    expect(tool.shadow).toEqual({ owner: 'factorly.shell', confirm: true, allowPatterns: ['rm -rf ./tmp'] });
+    expect(tool.shadow).toEqual({ confirm: true, allow_patterns: ['rm -rf ./tmp'] });
     expect(await call('factorly.shell', { command: 'mkdir -p tmp && rm -rf ./tmp && pwd' })).toMatchObject({ status: 'success', output: `${k.paths.baseDir}\n` });
     expect(await call('factorly.shell', { command: 'echo out; echo err >&2; exit 3' })).toMatchObject({ output: 'out\n', error: 'err\n', exitCode: 3 });
     const marker = join(k.paths.baseDir, 'survivor');

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { hostExitsAfterRunaway, sandboxEngineContract } from '../../../test/contracts/sandbox-engine.contract.js';
+import { sandboxEngineContract } from 'factorly/testing';
+import { afterAll, describe, it } from 'vitest';
 import { createQuickJsEngine } from '../src/plugin.js';
 
-sandboxEngineContract('quickjs', () => createQuickJsEngine());
-hostExitsAfterRunaway('quickjs', join(import.meta.dirname, '..', 'dist', 'src', 'plugin.js'), 'createQuickJsEngine');
+sandboxEngineContract({ describe, it, afterAll }, { name: 'quickjs', create: () => createQuickJsEngine(), module: { path: join(import.meta.dirname, '..', 'dist', 'src', 'plugin.js'), factory: 'createQuickJsEngine' } });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { hostExitsAfterRunaway, sandboxEngineContract } from '../../../test/contracts/sandbox-engine.contract.js';
+import { sandboxEngineContract } from 'factorly/testing';
+import { afterAll, describe, it } from 'vitest';
 import { createSesEngine } from '../src/plugin.js';
 
-sandboxEngineContract('ses', () => createSesEngine());
-hostExitsAfterRunaway('ses', join(import.meta.dirname, '..', 'dist', 'src', 'plugin.js'), 'createSesEngine');
+sandboxEngineContract({ describe, it, afterAll }, { name: 'ses', create: () => createSesEngine(), module: { path: join(import.meta.dirname, '..', 'dist', 'src', 'plugin.js'), factory: 'createSesEngine' } });

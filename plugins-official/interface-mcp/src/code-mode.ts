@@ -1,10 +1,12 @@
+import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
+import { CODE_TOOL } from '@factorly/plugin-provider-code/api';
 import type { CallGateway, ClientLink, Params } from 'factorly';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { exposedTools } from './exposure.js';
 import type { CodeModeTools, McpSession, McpToolEntry } from './session.js';
 
-/** The built-in that runs scripts; code mode is a front for it, so every run is an ordinary, promotable factorly.code call. */
-export const CODE_TOOL = 'factorly.code';
+// Code mode is a front for CODE_TOOL, so every run is an ordinary, promotable script call.
+export { CODE_TOOL };
 const CATALOG_CHARS = 2_000;
 const DECLARES_RUN = /\basync\s+function\s+run\s*\(/;
 
@@ -14,9 +16,9 @@ const DECLARES_RUN = /\basync\s+function\s+run\s*\(/;
  * Each is a `factorly.code` run through the gateway, so governance, budgets and the log apply as
  * for any script, and a good `execute` can be saved as a tool.
  */
-export function codeModeTools(gateway: CallGateway): CodeModeTools {
+export function codeModeTools(gateway: CallGateway, policies?: ShadowPolicies): CodeModeTools {
   return {
-    list: () => entries(gateway),
+    list: () => entries(gateway, policies),
     call: (name, args, session, client, signal) => callCodeMode(name, args, session, client, signal),
   };
 }
@@ -46,11 +48,11 @@ function refused(text: string): McpCallResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-function entries(gateway: CallGateway): McpToolEntry[] {
+function entries(gateway: CallGateway, policies?: ShadowPolicies): McpToolEntry[] {
   return [
     {
       name: 'execute',
-      description: executeDescription(gateway),
+      description: executeDescription(gateway, policies),
       inputSchema: {
         type: 'object',
         properties: { code: { type: 'string', maxLength: 65_536, description: 'JavaScript: a program body (top-level await and return work) or a script declaring async function run(params).' } },
@@ -79,8 +81,8 @@ function entries(gateway: CallGateway): McpToolEntry[] {
 }
 
 /** How to write a program, then as much of the catalogue as fits a small budget (search finds the rest). */
-function executeDescription(gateway: CallGateway): string {
-  const names = exposedTools(gateway.tools(), 'local').map((tool) => tool.name).filter((name) => name !== CODE_TOOL);
+function executeDescription(gateway: CallGateway, policies?: ShadowPolicies): string {
+  const names = exposedTools(gateway.tools(), 'local', policies).map((tool) => tool.name).filter((name) => name !== CODE_TOOL);
   let catalog = '';
   for (const [index, name] of names.entries()) {
     const next = `${catalog}${catalog ? ', ' : ''}${name}`;

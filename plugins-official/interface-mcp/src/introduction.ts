@@ -1,4 +1,4 @@
-import type { McpPassthrough } from 'factorly';
+import type { McpPassthrough } from './api.js';
 import type { Introduction } from './sdk.js';
 
 /**

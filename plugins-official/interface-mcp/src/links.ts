@@ -1,4 +1,5 @@
-import type { ClientLink, McpSessionLink } from 'factorly';
+import type { ClientLink } from 'factorly';
+import type { McpSessionLink } from './api.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';

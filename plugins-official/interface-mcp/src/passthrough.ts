@@ -1,4 +1,4 @@
-import type { ForwardedMethod, McpPassthrough, UpstreamCapabilities } from 'factorly';
+import type { ForwardedMethod, McpPassthrough, UpstreamCapabilities } from './api.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
 import { requestLink, type Extra } from './links.js';

@@ -1,4 +1,6 @@
-import type { CallGateway, InterfaceOptions, McpPassthrough, PluginDefinition, SecretScope } from 'factorly';
+import { ShadowTokens, type ShadowPolicies } from '@factorly/plugin-shadow/api';
+import type { CallGateway, InterfaceOptions, PluginDefinition, SecretScope } from 'factorly';
+import { McpTokens, type McpPassthrough } from './api.js';
 import { CODE_TOOL, codeModeTools } from './code-mode.js';
 import { ElicitationChannel } from './elicit-channel.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing.js';
@@ -13,12 +15,16 @@ const warn = (message: string): void => void process.stderr.write(`factorly: ${m
 
 /**
  * Registers the `mcp` interface (`factorly serve` runs it over stdio or HTTP, `factorly wrap` over
- * stdio) and the elicitation confirm channel that asks its clients.
+ * stdio) and the elicitation confirm channel that asks its clients. Provides `McpTokens.Passthroughs`,
+ * where providers of upstream servers put what those serve besides tools; reads the shadow plugin's
+ * policies, when it is installed, to leave denied tools out of the list and mark governed ones.
  */
 export const plugin: PluginDefinition = {
   id: 'interface-mcp',
   apiVersion: '1',
   register(registrar) {
+    const passthroughs = registrar.keyedSlot<McpPassthrough>('mcp pass-through');
+    registrar.provide(McpTokens.Passthroughs, passthroughs);
     registrar.registerInit({
       deps: {
         interfaces: registrar.tokens.Interfaces,
@@ -26,12 +32,14 @@ export const plugin: PluginDefinition = {
         channels: registrar.tokens.ConfirmChannels,
         openLog: registrar.tokens.OpenEventLog,
         standing: registrar.tokens.StandingSecrets,
-        passthroughs: registrar.tokens.McpPassthroughs,
+        policies: registrar.optional(ShadowTokens.Policies),
       },
-      init({ interfaces, gateway, channels, openLog, standing, passthroughs }, context) {
+      init({ interfaces, gateway, channels, openLog, standing, policies }, context) {
         const sessions = new SessionRegistry(() => openLog() as unknown as SessionLog, warn);
         channels.add(new ElicitationChannel(sessions), context.pluginId);
-        interfaces.add('mcp', { name: 'mcp', serve: async (options, signal) => serveMcp(gateway, sessions, { ...options, token: await tokenOf(options, standing) }, signal, passthroughs.get('mcp')) }, context.pluginId);
+        const serve = async (options: InterfaceOptions, signal: AbortSignal) =>
+          serveMcp({ gateway, sessions, passthrough: passthroughs.get('mcp'), policies }, { ...options, token: await tokenOf(options, standing) }, signal);
+        interfaces.add('mcp', { name: 'mcp', serve }, context.pluginId);
       },
     });
   },
@@ -43,14 +51,21 @@ async function tokenOf(options: InterfaceOptions, standing: SecretScope): Promis
   return token?.includes('{{') ? standing.resolve(token) : token;
 }
 
-async function serveMcp(gateway: CallGateway, sessions: SessionRegistry, options: InterfaceOptions, signal: AbortSignal, passthrough?: McpPassthrough): Promise<void> {
+interface Parts {
+  gateway: CallGateway;
+  sessions: SessionRegistry;
+  passthrough?: McpPassthrough;
+  policies?: ShadowPolicies;
+}
+
+async function serveMcp({ gateway, sessions, passthrough, policies }: Parts, options: InterfaceOptions, signal: AbortSignal): Promise<void> {
   const http = options.transport === 'http';
   const codeMode = options.codeMode === true;
   if (codeMode && !gateway.tools().some((tool) => tool.name === CODE_TOOL)) {
     throw new Error(`--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`);
   }
   const introduction = introductionOf({ name: 'factorly', version: String(options.version ?? '0.0.0') }, passthrough, options.mirror === true);
-  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway) : undefined, passthrough, introduction };
+  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway, policies) : undefined, passthrough, introduction, policies };
   const maxMessageBytes = typeof options.maxMessageBytes === 'number' ? options.maxMessageBytes : DEFAULT_MAX_MESSAGE_BYTES;
   const unwatch = gateway.watchTools((change) => {
     if ('error' in change) warn(`the edited config does not load, still serving the previous tools: ${change.error}`);

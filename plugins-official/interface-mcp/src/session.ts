@@ -1,5 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallGateway, CallOutcome, ClientLink, McpPassthrough, Params } from 'factorly';
+import type { CallGateway, CallOutcome, ClientLink, Params } from 'factorly';
+import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
+import type { McpPassthrough } from './api.js';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { readCallParams } from './call-params.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
@@ -25,6 +27,8 @@ export interface SessionContext {
   passthrough?: McpPassthrough;
   /** What each session's server says of itself at initialize. */
   introduction: Introduction;
+  /** The shadow rules' policies, when the shadow plugin is installed: denied tools are not listed, governed ones marked. */
+  policies?: ShadowPolicies;
 }
 
 /** The tools code mode shows instead of the catalogue, and how it answers a call to one. */
@@ -95,7 +99,8 @@ export class McpSession {
   private async tools(): Promise<McpToolEntry[]> {
     if (this.context.codeMode) return this.context.codeMode.list();
     await this.opened;
-    return exposedTools(this.context.gateway.tools(this.id), this.context.mode).map(toolEntry);
+    const { policies } = this.context;
+    return exposedTools(this.context.gateway.tools(this.id), this.context.mode, policies).map((tool) => toolEntry(tool, policies));
   }
 
   private async onRequest(request: { method: string; params?: unknown }, extra: Extra): Promise<Record<string, unknown>> {

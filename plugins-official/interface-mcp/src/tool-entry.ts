@@ -1,5 +1,5 @@
+import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type { ToolDefinition } from 'factorly';
-import { covers } from './exposure.js';
 import { inputSchemaOf } from './tool-schema.js';
 
 export interface McpToolEntry {
@@ -16,19 +16,19 @@ export interface McpToolEntry {
  * namespaced in `_meta`: `factorly/confirm` when a person must approve each call, `factorly/rateLimit`
  * with the limit that applies.
  */
-export function toolEntry(tool: ToolDefinition): McpToolEntry {
+export function toolEntry(tool: ToolDefinition, policies?: ShadowPolicies): McpToolEntry {
   const entry: McpToolEntry = tool.declared
     ? { ...(tool.declared as McpToolEntry), name: tool.name }
     : { name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) as McpToolEntry['inputSchema'] };
-  const governance = governanceOf(tool);
+  const governance = policies ? governanceOf(tool, policies) : {};
   if (Object.keys(governance).length === 0) return entry;
   return { ...entry, _meta: { ...(entry._meta as Record<string, unknown> | undefined), ...governance } };
 }
 
-function governanceOf(tool: ToolDefinition): Record<string, unknown> {
-  const policy = tool.shadow;
+function governanceOf(tool: ToolDefinition, policies: ShadowPolicies): Record<string, unknown> {
+  const { rateLimit } = policies.of(tool);
   return {
-    ...(covers(tool, policy?.confirm) ? { 'factorly/confirm': true } : {}),
-    ...(policy?.rateLimit ? { 'factorly/rateLimit': policy.rateLimit.text } : {}),
+    ...(policies.confirms(tool) ? { 'factorly/confirm': true } : {}),
+    ...(rateLimit ? { 'factorly/rateLimit': rateLimit.text } : {}),
   };
 }

@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../../../src/plugins/index.js';
 import { checkMessage, checkText, oversized } from '../src/framing.js';
 import { FramedStdioTransport } from '../src/stdio-transport.js';
 import { toolEntry } from '../src/tool-entry.js';
+import { shadowPolicies } from './policies.js';
 
 describe('checking incoming JSON-RPC messages', () => {
   it('passes requests, notifications and responses through as they are', () => {
@@ -46,10 +47,10 @@ describe('MCP over stdio, framed', () => {
 
 describe('a tool as tools/list shows it', () => {
   const base: ToolDefinition = { name: 'up.echo', type: 'mcp', description: 'Echo', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
-  it('is an upstream tool exactly as declared, under factorly\'s name, with factorly\'s governance namespaced in _meta', () => {
+  it('is an upstream tool exactly as declared, under factorly\'s name, with factorly\'s governance namespaced in _meta', async () => {
     const declared = { name: 'echo', title: 'Echo', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true }, _meta: { 'vendor/x': 1 } };
     expect(toolEntry({ ...base, declared })).toEqual({ ...declared, name: 'up.echo' });
-    const governed = { ...base, declared, shadow: { owner: 'up', confirm: ['echo'], rateLimit: { count: 10, unit: 'min' as const, windowMs: 60_000, text: '10/min' } } };
-    expect(toolEntry(governed)._meta).toEqual({ 'vendor/x': 1, 'factorly/confirm': true, 'factorly/rateLimit': '10/min' });
+    const governed = { ...base, declared, expandedFrom: 'up', shadow: { confirm: ['echo'], rate_limit: '10/min' } };
+    expect(toolEntry(governed, await shadowPolicies())._meta).toEqual({ 'vendor/x': 1, 'factorly/confirm': true, 'factorly/rateLimit': '10/min' });
   });
 });

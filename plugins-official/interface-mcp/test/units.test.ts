@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../../../src/plugins/index.js';
 import { asScript } from '../src/code-mode.js';
 import { messageFor } from '../src/elicit-channel.js';
 import { exposedTools } from '../src/exposure.js';
+import { shadowPolicies } from './policies.js';
 import { HttpGuard } from '../src/http-guard.js';
 
 const request = (headers: Record<string, string>): IncomingMessage => ({ headers }) as unknown as IncomingMessage;
@@ -48,21 +49,21 @@ describe('exposedTools', () => {
   const tools = [
     tool('a'),
     tool('hidden', { hidden: true }),
-    tool('gone', { shadow: { owner: 'gone', deny: true } }),
-    tool('gh.delete_repo', { shadow: { owner: 'gh', deny: ['delete_repo'] } }),
-    tool('gh.list', { shadow: { owner: 'gh', deny: ['delete_repo'] } }),
+    tool('gone', { shadow: { deny: true } }),
+    tool('gh.delete_repo', { expandedFrom: 'gh', shadow: { deny: ['delete_repo'] } }),
+    tool('gh.list', { expandedFrom: 'gh', shadow: { deny: ['delete_repo'] } }),
     tool('factorly.fetch'),
     tool('factorly.shell'),
     tool('factorly.code', { spec: { localOnly: true } }),
     tool('scripts.local', { spec: { localOnly: true } }),
   ];
 
-  it('shows visible tools minus denied ones (by full or relative name) to local clients', () => {
-    expect(exposedTools(tools, 'local').map((t) => t.name)).toEqual(['a', 'gh.list', 'factorly.fetch', 'factorly.shell', 'factorly.code', 'scripts.local']);
+  it('shows visible tools minus denied ones (by full or relative name) to local clients', async () => {
+    expect(exposedTools(tools, 'local', await shadowPolicies()).map((t) => t.name)).toEqual(['a', 'gh.list', 'factorly.fetch', 'factorly.shell', 'factorly.code', 'scripts.local']);
   });
 
-  it('shows remote clients factorly.fetch as the only built-in and no local-only tool', () => {
-    expect(exposedTools(tools, 'remote').map((t) => t.name)).toEqual(['a', 'gh.list', 'factorly.fetch']);
+  it('shows remote clients factorly.fetch as the only built-in and no local-only tool', async () => {
+    expect(exposedTools(tools, 'remote', await shadowPolicies()).map((t) => t.name)).toEqual(['a', 'gh.list', 'factorly.fetch']);
   });
 });
 

@@ -1,4 +1,5 @@
-import type { CallGateway, EventLog, KeyedSlot, ProjectPaths, SecretBackend, UiServices } from 'factorly';
+import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
+import type { CallGateway, EventLog, KeyedSlot, ProjectPaths, SecretBackend, HostServices } from 'factorly';
 import type { Approvals } from './approvals.js';
 import type { EvidenceWatch } from './evidence-watch.js';
 import type { LiveFeed } from './live-feed.js';
@@ -6,12 +7,14 @@ import type { PageContext } from './layout.js';
 
 /** What the routes share: the kernel's services and the UI's own state. */
 export interface AppDeps {
-  services: UiServices;
+  services: HostServices;
   gateway: CallGateway;
   log: EventLog;
   paths: ProjectPaths;
   /** The installed secret backends; the vault page manages `vault` through the `SecretBackend` contract. */
   backends: KeyedSlot<SecretBackend>;
+  /** The shadow rules' policies, when the shadow plugin is installed (a tool page says when calls wait for approval). */
+  policies?: ShadowPolicies;
   approvals: Approvals;
   live: LiveFeed;
   /** The chain status and newest checkpoint the header shows. */
@@ -22,4 +25,4 @@ export interface AppDeps {
 }
 
 /** The tool agents run ad-hoc scripts through, whose successful runs can be saved as tools. */
-export const CODE_TOOL = 'factorly.code';
+export { CODE_TOOL } from '@factorly/plugin-provider-code/api';

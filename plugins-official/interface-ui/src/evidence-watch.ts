@@ -1,4 +1,4 @@
-import type { EventLog, EvidenceFacts, LogVerification, UiServices, Unsubscribe } from 'factorly';
+import type { EventLog, EvidenceFacts, LogVerification, HostServices, Unsubscribe } from 'factorly';
 
 /** What the header badge shows: the last verification's outcome, when it ran, and the newest checkpoint. */
 export interface EvidenceStatus {
@@ -29,7 +29,7 @@ export class EvidenceWatch {
 
   constructor(
     private readonly log: EventLog,
-    private readonly services: UiServices,
+    private readonly services: HostServices,
     private readonly recheckMs = RECHECK_MS,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { AuditEntry, EventLog, Recorded, UiServices, Unsubscribe } from 'factorly';
+import type { AuditEntry, EventLog, Recorded, HostServices, Unsubscribe } from 'factorly';
 import type { Approvals } from './approvals.js';
 
 export type LiveListener = (update: { kind: 'call'; entry: AuditEntry } | { kind: 'approvals' }) => void;
@@ -18,7 +18,7 @@ export class LiveFeed {
 
   constructor(
     private readonly log: EventLog,
-    private readonly services: UiServices,
+    private readonly services: HostServices,
     private readonly approvals: Approvals,
   ) {
     approvals.onChange(() => this.emit({ kind: 'approvals' }));

@@ -1,3 +1,4 @@
+import { ShadowTokens } from '@factorly/plugin-shadow/api';
 import type { InterfaceOptions, PluginDefinition } from 'factorly';
 import { UiConfirmChannel } from './confirm-channel.js';
 
@@ -17,15 +18,17 @@ export const plugin: PluginDefinition = {
         paths: registrar.tokens.ProjectPaths,
         backends: registrar.tokens.SecretBackends,
         openLog: registrar.tokens.OpenEventLog,
+        services: registrar.optional(registrar.tokens.HostServices),
+        policies: registrar.optional(ShadowTokens.Policies),
       },
-      init({ interfaces, channels, gateway, paths, backends, openLog }, context) {
+      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies }, context) {
         channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add('ui', {
           name: 'ui',
           // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
           serve: async (options: InterfaceOptions, signal: AbortSignal) => {
             const { serveUi } = await import('./server.js');
-            await serveUi(options, { gateway, paths, backends, openLog }, signal);
+            await serveUi(options, { services, policies, gateway, paths, backends, openLog }, signal);
           },
         }, context.pluginId);
       },

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { servedHosts } from '@factorly/net-guard';
 import { serve } from '@hono/node-server';
-import type { CallGateway, EventLog, InterfaceOptions, KeyedSlot, ProjectPaths, SecretBackend, UiServices } from 'factorly';
+import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
+import type { CallGateway, EventLog, InterfaceOptions, KeyedSlot, ProjectPaths, SecretBackend, HostServices } from 'factorly';
 import { createApp } from './app.js';
 import { Approvals } from './approvals.js';
 import { EvidenceWatch } from './evidence-watch.js';
@@ -14,6 +15,9 @@ import { newSession } from './security.js';
 import { removeLock, writeLock } from './ui-lock.js';
 
 export interface UiKernel {
+  /** The host's audit queries, promotion and editing (absent when the kernel runs under another host than the CLI). */
+  services?: HostServices;
+  policies?: ShadowPolicies;
   gateway: CallGateway;
   paths: ProjectPaths;
   backends: KeyedSlot<SecretBackend>;
@@ -28,8 +32,8 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
  * shutdown ends the event streams, lets in-flight requests finish and withdraws the announcement.
  */
 export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signal: AbortSignal): Promise<void> {
-  const services = options.services as UiServices | undefined;
-  if (!services) throw new Error('the ui interface needs the services `factorly ui` hands it; start it with `factorly ui`');
+  const { services } = kernel;
+  if (!services) throw new Error('the ui interface needs the host services the factorly CLI provides; start it with `factorly ui`');
   const host = String(options.host ?? '127.0.0.1');
   const port = Number(options.port ?? 3741);
   const log = kernel.openLog();
@@ -42,7 +46,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   const closing = new AbortController();
   const page = () => ({ csrf: session.csrf, pending: approvals.list().length, badges: evidenceBadges(evidence.current()) });
   let hosts: ReadonlySet<string> = new Set();
-  const app = createApp({ services, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, evidence, page, closing: closing.signal }, session, () => hosts);
+  const app = createApp({ services, policies: kernel.policies, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, evidence, page, closing: closing.signal }, session, () => hosts);
   let server: Server;
   try {
     server = await listen(app.fetch, host, port);

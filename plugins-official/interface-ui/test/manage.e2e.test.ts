@@ -174,6 +174,6 @@ describe('editing a tool', () => {
       max_calls: 5
 `);
     await page.goto(`${ui.origin}/tools/factorly.code`);
-    expect(await page.locator('dl.rules').innerText()).toContain('maxCalls\n5');
+    expect(await page.locator('dl.rules').innerText()).toContain('max_calls\n5');
   });
 });

@@ -136,7 +136,10 @@ describe('factorly ui in a browser', () => {
     const broken = 'async function run( { return 1; }';
     const sha = createHash('sha256').update(broken).digest('hex');
     const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });
-    await log.append([{ type: 'call.requested', data: { callId: 'broken-run', rootId: 'broken-run', tool: 'factorly.code', params: { code: broken }, iface: 'cli', sourceSha: sha } }]);
+    await log.append([
+      { type: 'source.recorded', data: { sha, language: 'javascript', source: broken } },
+      { type: 'call.requested', data: { callId: 'broken-run', rootId: 'broken-run', tool: 'factorly.code', params: { code: broken }, iface: 'cli', sourceSha: sha } },
+    ]);
     await log.close();
     await page.goto(`${ui.origin}/tools/promote?from-sha=${sha.slice(0, 8)}`);
     expect(await page.getByRole('alert').innerText()).toMatch(/^script doesn't compile, refusing to write a broken tool: .+/);

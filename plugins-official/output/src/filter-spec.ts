@@ -24,9 +24,9 @@ type Raw = Record<string, unknown>;
 /** Compiles a `filter:` block, collecting every problem as a short phrase naming the stage. */
 export function compileFilter(raw: Raw): { filter: FilterSpec; problems: string[] } {
   const problems: string[] = [];
-  const problem = (message: string): void => void problems.push(`has a filter whose ${message}`);
+  const problem = (message: string): void => void problems.push(message);
   for (const key of Object.keys(raw)) {
-    if (!(FILTER_KEYS as readonly string[]).includes(key)) problems.push(`has a filter with unknown stage "${key}" (valid: ${FILTER_KEYS.join(', ')})`);
+    if (!(FILTER_KEYS as readonly string[]).includes(key)) problems.push(`unknown stage "${key}" (valid: ${FILTER_KEYS.join(', ')})`);
   }
   const filter: FilterSpec = {
     matchOutput: list(raw.match_output, 'match_output', problem).flatMap((item, i) => {

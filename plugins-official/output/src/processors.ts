@@ -11,14 +11,20 @@ import { truncateMiddle } from './truncate.js';
  */
 export const ORDER = { clean: 100, filter: 200, compress: 300, truncate: 900 } as const;
 
+export const COMPRESS_MODES = ['json', 'logs', 'all', 'none'] as const;
+type CompressMode = (typeof COMPRESS_MODES)[number];
+
+/** The tool's `compress:` setting (checked against COMPRESS_MODES when the config loaded). */
+const compressOf = (tool: ToolDefinition): CompressMode | undefined => tool.settings?.compress as CompressMode | undefined;
+
 /** Output processing runs for a tool that asks for it: `compress`, `filter` or `max_output`. */
 function shapes(context: OutputContext): boolean {
   const { tool } = context;
-  return (context.stream ?? 'output') === 'output' && (tool.compress !== undefined || tool.filter !== undefined || tool.maxOutput !== undefined);
+  return (context.stream ?? 'output') === 'output' && (compressOf(tool) !== undefined || tool.settings?.filter !== undefined || tool.maxOutput !== undefined);
 }
 
 /** Compression asked for (`none` is no compression: the output stays byte for byte what the tool wrote). */
-const compressing = (context: OutputContext): boolean => context.tool.compress !== undefined && context.tool.compress !== 'none';
+const compressing = (context: OutputContext): boolean => compressOf(context.tool) !== undefined && compressOf(context.tool) !== 'none';
 
 /** ANSI stripping and blank-line folding, part of every compression mode. */
 export const cleanProcessor: OutputProcessor = {
@@ -30,20 +36,20 @@ export const cleanProcessor: OutputProcessor = {
 const compiled = new WeakMap<ToolDefinition, FilterSpec>();
 
 function filterOf(tool: ToolDefinition): FilterSpec | undefined {
-  if (!tool.filter) return undefined;
+  const written = tool.settings?.filter as Record<string, unknown> | undefined;
+  if (!written) return undefined;
   let filter = compiled.get(tool);
   if (!filter) {
-    filter = compileFilter(tool.filter).filter;
+    filter = compileFilter(written).filter;
     compiled.set(tool, filter);
   }
   return filter;
 }
 
-/** The tool's `filter:` stages; checks them at load time so a bad regex or JSONPath is a config error. */
+/** The tool's `filter:` stages (checked at load time, see plugin.ts, so a bad regex or JSONPath is a config error). */
 export const filterProcessor: OutputProcessor = {
   name: 'filter',
   order: ORDER.filter,
-  prepare: (tool) => (tool.filter ? compileFilter(tool.filter).problems : []),
   // Answers at once when there is nothing to filter, so a scrub inside an event-log write can use it.
   process: (text, context) => {
     const filter = shapes(context) ? filterOf(context.tool) : undefined;
@@ -56,7 +62,7 @@ export const compressProcessor: OutputProcessor = {
   name: 'compress',
   order: ORDER.compress,
   process: (text, context) => {
-    const mode = context.tool.compress;
+    const mode = compressOf(context.tool);
     if (!shapes(context) || !compressing(context)) return text;
     const compacted = mode === 'json' || mode === 'all' ? compactJson(text) : text;
     return mode === 'logs' || mode === 'all' ? foldRepeatedLines(compacted) : compacted;

@@ -14,12 +14,12 @@ const run = (settings: Partial<ToolDefinition>, content: ContentBlock[], structu
 describe('output processing of MCP results', () => {
   it('leaves every block byte for byte alone with compress: none, and with max_output only (no cleaning)', async () => {
     const content: ContentBlock[] = [{ type: 'text', text: 'a\n\n\n\n\x1b[31mred\x1b[0m { "x": 1 }\nsame\nsame' }, image(10)];
-    expect((await run({ compress: 'none' }, content)).content).toEqual(content);
+    expect((await run({ settings: { compress: 'none' } }, content)).content).toEqual(content);
     expect((await run({ maxOutput: 10_000 }, content)).content).toEqual(content);
   });
 
   it('compresses each text block on its own: a JSON block is compacted even beside prose', async () => {
-    const result = await run({ compress: 'all' }, [{ type: 'text', text: '{ "a": [1, 2] }' }, { type: 'text', text: 'x\nx\nx\n\n\n\ny' }, image(4)]);
+    const result = await run({ settings: { compress: 'all' } }, [{ type: 'text', text: '{ "a": [1, 2] }' }, { type: 'text', text: 'x\nx\nx\n\n\n\ny' }, image(4)]);
     expect(result.content).toEqual([{ type: 'text', text: '{"a":[1,2]}' }, { type: 'text', text: 'x [repeated 3 times]\n\ny' }, image(4)]);
   });
 

@@ -67,11 +67,11 @@ describe('filter stages', () => {
 
   it('reports every bad stage by name', () => {
     expect(compileFilter({ keep_lines: ['('], json_path: '$[', head_lines: -1, pipe: {}, sort: true }).problems).toEqual([
-      'has a filter with unknown stage "sort" (valid: match_output, keep_lines, strip_lines, replace, head_lines, tail_lines, max_lines, json_path, pipe)',
-      'has a filter whose keep_lines[0] is not a valid regular expression (Invalid regular expression: /(/mu: Unterminated group)',
-      'has a filter whose head_lines is not a whole number of lines',
-      expect.stringMatching(/^has a filter whose json_path "\$\[" is not a valid JSONPath \(RFC 9535\): /),
-      'has a filter whose pipe has no command (pipe: {command: jq, args: [".items"]})',
+      'unknown stage "sort" (valid: match_output, keep_lines, strip_lines, replace, head_lines, tail_lines, max_lines, json_path, pipe)',
+      'keep_lines[0] is not a valid regular expression (Invalid regular expression: /(/mu: Unterminated group)',
+      'head_lines is not a whole number of lines',
+      expect.stringMatching(/^json_path "\$\[" is not a valid JSONPath \(RFC 9535\): /),
+      'pipe has no command (pipe: {command: jq, args: [".items"]})',
     ]);
   });
 });
@@ -147,6 +147,6 @@ describe('output processing in the pipeline', () => {
     command: echo
     compress: zip
     filter: {json_path: "$["}
-`, [outputPlugin])).rejects.toThrow(/^config: tool "a" has compress "zip" \(valid: json, logs, all, none\) \(\.factorly\/factorly\.yaml:5\)\nconfig: tool "a" has a filter whose json_path "\$\[" is not a valid JSONPath/);
+`, [outputPlugin])).rejects.toThrow(/^config: tool "a" has an invalid compress: "zip" is not one of json, logs, all, none \(\.factorly\/factorly\.yaml:5\)\nconfig: tool "a" has an invalid filter: json_path "\$\[" is not a valid JSONPath/);
   });
 });

@@ -1,6 +1,7 @@
 import type { ToolDefinition, ToolSource } from 'factorly';
 
-export const CODE_BUILTIN = 'factorly.code';
+import { CODE_TOOL } from './api.js';
+
 export const CODE_BUILTIN_MAX_OUTPUT = 50_000;
 
 /**
@@ -13,10 +14,10 @@ export const codeBuiltin: ToolSource = {
     // The config's `disable_builtins: true` or `disabled_builtins: [factorly.code]` turns it off (wrap does).
     const settings = context?.settings ?? {};
     const disabled = Array.isArray(settings.disabled_builtins) ? settings.disabled_builtins.map(String) : [];
-    if (settings.disable_builtins === true || disabled.includes(CODE_BUILTIN)) return [];
+    if (settings.disable_builtins === true || disabled.includes(CODE_TOOL)) return [];
     return [
       {
-        name: CODE_BUILTIN,
+        name: CODE_TOOL,
         type: 'code',
         description:
           'Run a JavaScript sandbox script: async function run(params)\n' +
@@ -28,7 +29,7 @@ export const codeBuiltin: ToolSource = {
           { name: 'code', type: 'text', required: true, description: 'The script; it must declare async function run(params).' },
           { name: 'params', type: 'json', required: false, description: 'A JSON object passed to run(params).' },
         ],
-        spec: { builtin: CODE_BUILTIN, localOnly: true },
+        spec: { builtin: CODE_TOOL, localOnly: true },
         // `factorly.code: {engine: ses, memory_mb: 128}` in the config picks how agents' scripts run.
         overlayKeys: ['engine', 'memory_mb'],
         source: { file: '<builtin>', line: 0 },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CallGateway, CallSource, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
-import { CODE_BUILTIN } from './builtin.js';
+import { CODE_TOOL } from './api.js';
+import { promoteRun } from './promotion.js';
 import { CodeHost } from './code-host.js';
 import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, readCodeSpec } from './code-spec.js';
 import { MAX_SCRIPT_DEPTH, ScriptNesting } from './nesting.js';
@@ -18,6 +19,8 @@ const DEFAULT_OUTPUT_BUDGET = 65_536;
 export class CodeProvider implements ToolProvider {
   readonly type = 'code';
   readonly keys = CODE_KEYS;
+  readonly scriptKey = 'code';
+  readonly promote = promoteRun;
   private readonly compiled = new Map<string, CompileResult>();
   private readonly nesting = new ScriptNesting();
   /** The config's `defaults.engine`, for scripts whose tool names none. */
@@ -62,7 +65,7 @@ export class CodeProvider implements ToolProvider {
 
   async execute(call: ToolCall): Promise<ToolResult> {
     const source = sourceText(call.tool, call.params);
-    if (source === undefined) return { output: '', error: `${CODE_BUILTIN} needs the code parameter`, exitCode: 1 };
+    if (source === undefined) return { output: '', error: `${CODE_TOOL} needs the code parameter`, exitCode: 1 };
     const params = scriptParams(call);
     if (params === undefined) return { output: '', error: 'params must be a JSON object, e.g. {"who":"world"}', exitCode: 1 };
     const engine = this.engineFor(call.tool);
@@ -108,12 +111,12 @@ export class CodeProvider implements ToolProvider {
 }
 
 function sourceText(tool: ToolDefinition, params: Params): string | undefined {
-  if (tool.spec.builtin === CODE_BUILTIN) return typeof params.code === 'string' ? params.code : undefined;
+  if (tool.spec.builtin === CODE_TOOL) return typeof params.code === 'string' ? params.code : undefined;
   return typeof tool.spec.code === 'string' ? tool.spec.code : undefined;
 }
 
 function scriptParams(call: ToolCall): JsonValue | undefined {
-  if (call.tool.spec.builtin !== CODE_BUILTIN) return call.params;
+  if (call.tool.spec.builtin !== CODE_TOOL) return call.params;
   const params = call.params.params ?? {};
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? params : undefined;
 }

@@ -27,19 +27,12 @@ export function checkCodeSpec(tool: ToolDefinition, engines: readonly string[]):
   return { problems };
 }
 
-/** Keys of the config's top-level `defaults` block (project-wide settings of code tools). */
-export const DEFAULTS_KEYS = ['engine'] as const;
-
 /**
- * The project-wide engine from the config's `defaults: {engine: ses}`, checked against the
- * installed engines; throws a config error naming the mistake.
+ * The project-wide engine from the config's `defaults: {engine: ses}` block (its shape checked by
+ * the plugin's schema), checked against the installed engines; throws a config error naming the mistake.
  */
-export function readDefaultEngine(settings: Record<string, unknown>, engines: readonly string[]): string | undefined {
-  const defaults = settings.defaults;
+export function readDefaultEngine(defaults: unknown, engines: readonly string[]): string | undefined {
   if (defaults === undefined || defaults === null) return undefined;
-  if (typeof defaults !== 'object' || Array.isArray(defaults)) throw new Error('config: "defaults" must be a mapping, e.g. defaults: {engine: ses}');
-  const unknown = Object.keys(defaults).filter((key) => !(DEFAULTS_KEYS as readonly string[]).includes(key));
-  if (unknown.length > 0) throw new Error(`config: "defaults" has unknown key "${unknown[0]}" (valid: ${DEFAULTS_KEYS.join(', ')})`);
   const { engine } = defaults as { engine?: unknown };
   if (engine === undefined) return undefined;
   if (typeof engine !== 'string' || !engines.includes(engine)) {

@@ -44,7 +44,7 @@ describe('engines are a choice, and recorded', () => {
     expect(await refusal('tools:\n  factorly.code:\n    engine: v8\n')).toBe(
       'config: tool "factorly.code" engine "v8" is not installed; installed engines: quickjs, ses (.factorly/factorly.yaml:3)');
     expect(await refusal('defaults: {engine: v8}\n')).toBe('config: defaults.engine "v8" is not installed; installed engines: quickjs, ses');
-    expect(await refusal('defaults: {engin: ses}\n')).toBe('config: "defaults" has unknown key "engin" (valid: engine)');
+    expect(await refusal('defaults: {engin: ses}\n')).toBe('config: unknown key "defaults.engin"; did you mean "engine"? (.factorly/factorly.yaml:1)');
     expect(await refusal('tools:\n  factorly.code: {shadow: {confirm: true}, colour: red}\n')).toBe(
       'config: tool "factorly.code" has key "colour", but an entry for a built-in tool may only hold shadow, timeout, hidden, max_output, engine, memory_mb (.factorly/factorly.yaml:2)');
   });

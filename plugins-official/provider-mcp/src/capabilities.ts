@@ -1,4 +1,4 @@
-import type { UpstreamCapabilities } from 'factorly';
+import type { UpstreamCapabilities } from '@factorly/plugin-interface-mcp/api';
 
 type Flags = Record<string, unknown> | undefined;
 

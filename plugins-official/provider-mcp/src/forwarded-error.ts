@@ -1,4 +1,4 @@
-import type { ForwardedError } from 'factorly';
+import type { ForwardedError } from '@factorly/plugin-interface-mcp/api';
 
 const SDK_PREFIX = /^MCP error -?\d+: /;
 

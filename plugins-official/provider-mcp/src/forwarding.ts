@@ -1,4 +1,5 @@
-import type { ClientLink, ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities, UpstreamIntroduction } from 'factorly';
+import type { ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities, UpstreamIntroduction } from '@factorly/plugin-interface-mcp/api';
+import type { ClientLink } from 'factorly';
 import { unionOfCapabilities } from './capabilities.js';
 import { forwardedError } from './forwarded-error.js';
 import { Owners } from './owners.js';

@@ -1,3 +1,4 @@
+import { McpTokens } from '@factorly/plugin-interface-mcp/api';
 import type { PluginDefinition } from 'factorly';
 import { UpstreamForwarding } from './forwarding.js';
 import { McpProvider } from './mcp-provider.js';
@@ -17,7 +18,7 @@ export const plugin: PluginDefinition = {
     const { tokens } = registrar;
     registrar.registerInit({
       deps: {
-        providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: tokens.McpPassthroughs, log: tokens.OpenEventLog, bus: tokens.EventBus,
+        providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: registrar.optional(McpTokens.Passthroughs), log: tokens.OpenEventLog, bus: tokens.EventBus,
         processors: tokens.OutputProcessors, catalog: tokens.ToolCatalog,
       },
       init({ providers, standing, passthroughs, log, bus, processors, catalog }, context) {
@@ -26,7 +27,8 @@ export const plugin: PluginDefinition = {
         const provider = new McpProvider(standing, sessions, catalog);
         const forwarding = new UpstreamForwarding(() => provider.all(), sessions);
         providers.add('mcp', provider, context.pluginId);
-        passthroughs.add('mcp', forwarding, context.pluginId);
+        // Served next to the tools when the MCP interface is installed.
+        passthroughs?.add('mcp', forwarding, context.pluginId);
         const unsubscribe = bus.on('session.closed', async (event) => {
           catalog.dropSession(event.data.sessionId);
           await forwarding.closeSession(event.data.sessionId);

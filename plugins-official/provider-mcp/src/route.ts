@@ -1,4 +1,5 @@
-import type { ClientLink, McpSessionLink, ToolDefinition } from 'factorly';
+import type { McpSessionLink } from '@factorly/plugin-interface-mcp/api';
+import type { ClientLink, ToolDefinition } from 'factorly';
 import { forwardedError } from './forwarded-error.js';
 import type { Sessions } from './sessions.js';
 

@@ -1,4 +1,5 @@
-import type { McpForwarded, McpSessionLink } from 'factorly';
+import type { McpSessionLink } from '@factorly/plugin-interface-mcp/api';
+import type { McpForwarded } from 'factorly';
 import type { Scrubber } from './scrubber.js';
 
 /** Records one forwarded request (`mcp.forwarded`) in the event log. */

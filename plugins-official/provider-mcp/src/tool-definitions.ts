@@ -2,8 +2,8 @@ import type { ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { parametersFromSchema } from './schema-params.js';
 
-/** Keys of a server entry its sub-tools inherit (the filter stays with the entry, as in the reference). */
-const INHERITED = ['timeoutMs', 'maxOutput', 'compress', 'shadow', 'hidden'] as const;
+/** Keys of a server entry its sub-tools inherit, and of its plugin-owned settings (`compress`; the filter stays with the entry, as in the reference). */
+const INHERITED = ['timeoutMs', 'maxOutput', 'shadow', 'hidden'] as const;
 
 /**
  * An upstream's tools as factorly tools: `<entry>.<remote>` (the remote name with `prefix: false`),
@@ -32,5 +32,7 @@ export function runsAsTask(tool: ToolDefinition): boolean {
 }
 
 function pick(entry: ToolDefinition): Partial<ToolDefinition> {
-  return Object.fromEntries(INHERITED.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]));
+  const inherited: Partial<ToolDefinition> = Object.fromEntries(INHERITED.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]));
+  const { filter: _filter, ...settings } = entry.settings ?? {};
+  return Object.keys(settings).length > 0 ? { ...inherited, settings } : inherited;
 }

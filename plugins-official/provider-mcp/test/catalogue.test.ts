@@ -1,9 +1,11 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CallGateway, CatalogChange, ClientLink, McpPassthrough } from '../../../src/plugins/index.js';
+import { plugin as shadowPlugin } from '@factorly/plugin-shadow';
+import type { CatalogChange, ClientLink } from 'factorly';
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
+import { interfaceParts } from './grab-passthrough.js';
 
 const SERVER = resolve(import.meta.dirname, 'fixtures', 'growing-server.mjs');
 
@@ -15,25 +17,13 @@ afterEach(async () => {
 
 /** A kernel fronting the growing server, with what an MCP interface would get: the pass-through and the gateway. */
 async function start() {
-  let passthrough: McpPassthrough | undefined;
-  let gateway: CallGateway | undefined;
-  const grab = {
-    id: 'grab-interface-parts', apiVersion: '1', requires: ['provider-mcp'],
-    register(registrar: Parameters<typeof mcpPlugin.register>[0]) {
-      registrar.registerInit({
-        deps: { slot: registrar.tokens.McpPassthroughs, calls: registrar.tokens.CallGateway },
-        init: ({ slot, calls }) => {
-          passthrough = slot.get('mcp');
-          gateway = calls;
-        },
-      });
-    },
-  };
-  kernel = (await startTestKernel(`tools:\n  up: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}], shadow: {rate_limit: 100/min}}\n`, [mcpPlugin, grab])).kernel;
+  const parts = interfaceParts();
+  kernel = (await startTestKernel(`tools:\n  up: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}], shadow: {rate_limit: 100/min}}\n`, [mcpPlugin, shadowPlugin, ...parts.plugins])).kernel;
   const changes: CatalogChange[] = [];
-  gateway!.watchTools((change) => void changes.push(change));
-  const names = (sessionId?: string) => gateway!.tools(sessionId).map((tool) => tool.name).filter((name) => name.startsWith('up.'));
-  return { kernel, passthrough: passthrough!, changes, names };
+  const gateway = parts.gateway();
+  gateway.watchTools((change) => void changes.push(change));
+  const names = (sessionId?: string) => gateway.tools(sessionId).map((tool) => tool.name).filter((name) => name.startsWith('up.'));
+  return { kernel, passthrough: parts.passthrough(), changes, names };
 }
 
 const link = (sessionId: string, capabilities: Record<string, unknown>): ClientLink & { agentId: string } => ({
@@ -49,7 +39,7 @@ describe('the catalogue follows what upstream servers list', () => {
     expect(names()).toEqual(['up.grow', 'up.grown-1']);
     const grown = kernel.registry.get('up.grown-1')!;
     expect(grown).toMatchObject({ expandedFrom: 'up', declared: { name: 'grown-1', title: 'The grown-1 tool', annotations: { readOnlyHint: true } } });
-    expect(grown.shadow?.rateLimit?.text).toBe('100/min');
+    expect(grown.shadow?.rate_limit).toBe('100/min');
     expect((await kernel.pipeline.call({ tool: 'up.grown-1', params: {}, iface: 'cli' })).status).toBe('success');
   });
 

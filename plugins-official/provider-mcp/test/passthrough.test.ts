@@ -1,12 +1,14 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientLink, McpPassthrough, McpSessionLink } from '../../../src/plugins/index.js';
+import type { McpSessionLink } from '@factorly/plugin-interface-mcp/api';
+import type { ClientLink } from 'factorly';
 import type { Kernel } from '../../../src/kernel/kernel.js';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { REPO } from '../../../test/helpers/project.js';
 import { plugin as vaultPlugin } from '@factorly/plugin-vault';
 import { plugin as mcpPlugin } from '../src/plugin.js';
+import { interfaceParts } from './grab-passthrough.js';
 import { childProcesses } from './processes.js';
 
 const UPSTREAM = resolve(REPO, 'test', 'fixtures', 'conformance-upstream', 'server.mjs');
@@ -22,19 +24,11 @@ const entry = (name: string, prefix: boolean) => `  ${name}: {type: mcp, command
 
 /** A kernel fronting the conformance upstream over stdio (as `up`, or as each of `names` with prefixes), and the pass-through the MCP interface would get. */
 async function start(names?: string[]) {
-  let passthrough: McpPassthrough | undefined;
-  const grab = {
-    id: 'grab-passthrough',
-    apiVersion: '1',
-    requires: ['provider-mcp'],
-    register(registrar: Parameters<typeof mcpPlugin.register>[0]) {
-      registrar.registerInit({ deps: { slot: registrar.tokens.McpPassthroughs }, init: ({ slot }) => void (passthrough = slot.get('mcp')) });
-    },
-  };
+  const parts = interfaceParts();
   const tools = names ? names.map((name) => entry(name, true)).join('') : entry('up', false);
-  const started = await startTestKernel(`tools:\n${tools}`, [mcpPlugin, grab]);
+  const started = await startTestKernel(`tools:\n${tools}`, [mcpPlugin, ...parts.plugins]);
   kernel = started.kernel;
-  return { ...started, passthrough: passthrough! };
+  return { ...started, passthrough: parts.passthrough() };
 }
 
 /** An agent session's side of the channel: records what reaches it and answers requests with `answers`. */
@@ -146,25 +140,19 @@ describe('mcp pass-through across a config reload', () => {
 
 describe('mcp pass-through: secrets', () => {
   it('scrubs the secrets an upstream was started with from forwarded answers, errors and their events', async () => {
-    let passthrough: McpPassthrough | undefined;
-    const grab = {
-      id: 'grab-passthrough', apiVersion: '1', requires: ['provider-mcp'],
-      register(registrar: Parameters<typeof mcpPlugin.register>[0]) {
-        registrar.registerInit({ deps: { slot: registrar.tokens.McpPassthroughs }, init: ({ slot }) => void (passthrough = slot.get('mcp')) });
-      },
-    };
+    const parts = interfaceParts();
     const started = await startTestKernel(`vault_backends:
   pm: {type: cli, get: {command: node, args: ["-e", "console.log('pm-' + process.argv[1] + '-value')", "{{key}}"]}}
 tools:
   up: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(UPSTREAM)}, stdio], env: {TOKEN: "{{pm:token}}"}, prefix: false}
-`, [vaultPlugin, mcpPlugin, grab]);
+`, [vaultPlugin, mcpPlugin, ...parts.plugins]);
     kernel = started.kernel;
-    await passthrough!.openSession(agent('S', {}).session);
+    await parts.passthrough().openSession(agent('S', {}).session);
     // The agent typing the secret in is the simplest way to have the upstream echo it.
-    const prompt = await passthrough!.forward('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'pm-token-value', arg2: 'x' } }, { sessionId: 'S' });
+    const prompt = await parts.passthrough().forward('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'pm-token-value', arg2: 'x' } }, { sessionId: 'S' });
     expect(JSON.stringify(prompt)).not.toContain('pm-token-value');
     expect(JSON.stringify(prompt)).toContain('[REDACTED');
-    const failed = await passthrough!.forward('resources/read', { uri: 'test://pm-token-value' }, { sessionId: 'S' }).catch((error: Error) => error);
+    const failed = await parts.passthrough().forward('resources/read', { uri: 'test://pm-token-value' }, { sessionId: 'S' }).catch((error: Error) => error);
     expect((failed as Error).message).toMatch(/^MCP error -32602: Resource not found: test:\/\/\[REDACTED[^\]]*\]$/);
     const events = JSON.stringify(await eventsOf(started.log));
     expect(events).toContain('mcp.forwarded');
@@ -175,20 +163,14 @@ tools:
 describe('mcp pass-through: roots', () => {
   it('asks the calling session for its roots and tells its upstream connection when they change', async () => {
     const server = resolve(import.meta.dirname, 'fixtures', 'roots-server.mjs');
-    let passthrough: McpPassthrough | undefined;
-    const grab = {
-      id: 'grab-passthrough', apiVersion: '1', requires: ['provider-mcp'],
-      register(registrar: Parameters<typeof mcpPlugin.register>[0]) {
-        registrar.registerInit({ deps: { slot: registrar.tokens.McpPassthroughs }, init: ({ slot }) => void (passthrough = slot.get('mcp')) });
-      },
-    };
-    kernel = (await startTestKernel(`tools:\n  r: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}], prefix: false}\n`, [mcpPlugin, grab])).kernel;
+    const parts = interfaceParts();
+    kernel = (await startTestKernel(`tools:\n  r: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}], prefix: false}\n`, [mcpPlugin, ...parts.plugins])).kernel;
     const roots = [{ uri: 'file:///work', name: 'work' }];
     const s = agent('S', { roots: { listChanged: true } }, { 'roots/list': { roots } });
-    await passthrough!.openSession(s.session);
+    await parts.passthrough().openSession(s.session);
     const first = await kernel.pipeline.call({ tool: 'roots', params: {}, iface: 'mcp', sessionId: 'S', client: s.call() });
     expect(JSON.parse(first.output)).toEqual({ roots, changes: 0 });
-    await passthrough!.clientNotified('S', 'notifications/roots/list_changed', {});
+    await parts.passthrough().clientNotified('S', 'notifications/roots/list_changed', {});
     const second = await kernel.pipeline.call({ tool: 'roots', params: {}, iface: 'mcp', sessionId: 'S', client: s.call() });
     expect(JSON.parse(second.output)).toEqual({ roots, changes: 1 });
     expect(s.seen.map((seen) => [seen.via, seen.method])).toEqual([['call', 'roots/list'], ['call', 'roots/list']]);

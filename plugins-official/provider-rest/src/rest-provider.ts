@@ -42,7 +42,7 @@ function steering(spec: RestSpec, call: ToolCall): Steering {
   } catch {
     configuredOrigin = undefined;
   }
-  return { agentSteered: !fixedBase || placeholders(spec.path).length > 0, configuredOrigin, allowUrls: call.tool.shadow?.allowUrls ?? [] };
+  return { agentSteered: !fixedBase || placeholders(spec.path).length > 0, configuredOrigin, allowUrls: allowUrlsOf(call.tool) };
 }
 
 function diagnostics(notes: string[]): { diagnostics?: string } {
@@ -62,4 +62,10 @@ function failure(error: unknown, call: ToolCall, target: string): ToolResult {
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/** `shadow.allow_urls`: where an agent-steered request may go although the SSRF guard would refuse it. */
+function allowUrlsOf(tool: ToolDefinition): string[] {
+  const listed = tool.shadow?.allow_urls;
+  return Array.isArray(listed) ? listed.map(String) : [];
 }

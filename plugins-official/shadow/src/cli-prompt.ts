@@ -27,6 +27,8 @@ export class CliPromptChannel implements ConfirmChannel {
 
   async ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {
     if (!this.io.input.isTTY) throw new Error('cli-prompt (no terminal to ask on)');
+    // Already answered elsewhere (or given up): ask nobody.
+    if (signal.aborted) return { approved: false, by: 'cli-prompt' };
     this.io.output.write(`⚠ Tool "${request.tool}" requires confirmation.\n  params: ${preview(request.params)}\n`);
     const answer = await readLine(this.io, 'Proceed? (y/n): ', signal);
     return { approved: answer !== undefined && /^y/i.test(answer.trim()), by: 'cli-prompt' };

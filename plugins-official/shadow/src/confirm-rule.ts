@@ -1,5 +1,5 @@
 import type { ShadowContext, ShadowRule, ShadowVerdict } from 'factorly';
-import { selects } from './policy.js';
+import { policyOf, selects } from './policy.js';
 
 /** `shadow.confirm`: a person approves each call (the kernel asks once every other rule let it through). */
 export class ConfirmRule implements ShadowRule {
@@ -7,7 +7,8 @@ export class ConfirmRule implements ShadowRule {
   readonly order = 20;
 
   evaluate({ tool }: ShadowContext): ShadowVerdict | undefined {
-    if (!selects(tool.shadow?.confirm, tool)) return undefined;
-    return { decision: 'confirm', reason: `tool "${tool.name}" requires confirmation`, timeoutMs: tool.shadow?.confirmTimeoutMs };
+    const policy = policyOf(tool);
+    if (!selects(policy.confirm, tool)) return undefined;
+    return { decision: 'confirm', reason: `tool "${tool.name}" requires confirmation`, timeoutMs: policy.confirmTimeoutMs };
   }
 }

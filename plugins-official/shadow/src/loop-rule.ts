@@ -1,5 +1,5 @@
 import type { Projection, Recorded, ShadowContext, ShadowRule, ShadowVerdict } from 'factorly';
-import { formatDuration, LOOP_DEFAULTS } from './policy.js';
+import { formatDuration, policyOf } from './policy.js';
 import { emptyWindows, itself, remember, within, type TimeWindows } from './windows.js';
 
 export const LOOP_RULE = 'loop-detection';
@@ -50,7 +50,7 @@ export class LoopRule implements ShadowRule<LoopWindows> {
   readonly history = loopProjection;
 
   evaluate({ tool, agentId, fingerprint, now }: ShadowContext, windows: LoopWindows): ShadowVerdict | undefined {
-    const loop = tool.shadow?.loop ?? LOOP_DEFAULTS;
+    const { loop } = policyOf(tool);
     if (!loop.enabled) return undefined;
     const agent = agentId ?? '-';
     const facts = { fingerprint, agent, window: loop.windowMs };

@@ -1,4 +1,5 @@
 import type { ShadowContext, ShadowRule, ShadowVerdict } from 'factorly';
+import { policyOf } from './policy.js';
 
 /** The rule's name: a code tool's host recognises the refusals it makes by it (`CallOutcome.blockedBy`). */
 export const MAX_CALLS_RULE = 'max-calls';
@@ -15,8 +16,9 @@ export class MaxCallsRule implements ShadowRule {
 
   evaluate({ callers }: ShadowContext): ShadowVerdict | undefined {
     for (const caller of callers ?? []) {
-      if (caller.innerCalls >= caller.maxCalls) {
-        return { decision: 'deny', reason: `max_calls exceeded: one run of "${caller.tool.name}" may call at most ${caller.maxCalls} tools (shadow.max_calls)` };
+      const { maxCalls } = policyOf(caller.tool);
+      if (caller.innerCalls >= maxCalls) {
+        return { decision: 'deny', reason: `max_calls exceeded: one run of "${caller.tool.name}" may call at most ${maxCalls} tools (shadow.max_calls)` };
       }
     }
     return undefined;

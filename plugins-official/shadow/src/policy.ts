@@ -1,7 +1,33 @@
-import type { LoopPolicy, ShadowPolicy, ToolDefinition } from 'factorly';
+import type { ToolDefinition } from 'factorly';
+import { DEFAULT_MAX_CALLS, type ShadowPolicy } from './policy-types.js';
+import { parseDuration, parseLoop, parseRateLimit } from './shadow-keys.js';
 
-/** The reference's defaults: a 5 minute window, a warning at the 4th identical call, a block at the 12th. */
-export const LOOP_DEFAULTS: LoopPolicy = { enabled: true, windowMs: 300_000, warn: 4, block: 12 };
+const parsed = new WeakMap<ToolDefinition, ShadowPolicy>();
+
+/**
+ * The tool's `shadow` block as the rules read it: its keys parsed (they were checked when the
+ * config loaded), once per tool definition. The owner is the entry the block was written on: the
+ * server entry of a sub-tool, else the tool itself.
+ */
+export function policyOf(tool: ToolDefinition): ShadowPolicy {
+  let policy = parsed.get(tool);
+  if (!policy) {
+    const block = (tool.shadow ?? {}) as Record<string, unknown>;
+    policy = {
+      owner: tool.expandedFrom ?? tool.name,
+      deny: block.deny as ShadowPolicy['deny'],
+      confirm: block.confirm as ShadowPolicy['confirm'],
+      rateLimit: block.rate_limit === undefined ? undefined : parseRateLimit(block.rate_limit),
+      scope: block.scope as ShadowPolicy['scope'],
+      maxCalls: typeof block.max_calls === 'number' ? block.max_calls : DEFAULT_MAX_CALLS,
+      logParams: block.log_params as string[] | undefined,
+      confirmTimeoutMs: block.timeout === undefined ? undefined : parseDuration(block.timeout),
+      loop: parseLoop(block.loop ?? {}),
+    };
+    parsed.set(tool, policy);
+  }
+  return policy;
+}
 
 /**
  * Whether a `deny`/`confirm` selection covers a tool. `true` covers every tool the block applies
@@ -14,8 +40,8 @@ export function selects(selection: boolean | string[] | undefined, tool: ToolDef
 }
 
 export function relativeName(tool: ToolDefinition): string {
-  const owner = tool.shadow?.owner;
-  return owner && tool.name.startsWith(`${owner}.`) ? tool.name.slice(owner.length + 1) : tool.name;
+  const { owner } = policyOf(tool);
+  return tool.name.startsWith(`${owner}.`) ? tool.name.slice(owner.length + 1) : tool.name;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Projection, Recorded, ShadowContext, ShadowRule, ShadowVerdict } from 'factorly';
-import { bucketOf, formatDuration } from './policy.js';
+import { bucketOf, formatDuration, policyOf } from './policy.js';
 import { emptyWindows, itself, remember, within, type TimeWindows } from './windows.js';
 
 export const RATE_LIMIT_RULE = 'rate-limit';
@@ -37,9 +37,9 @@ export class RateLimitRule implements ShadowRule<Buckets> {
   readonly history = bucketsProjection;
 
   evaluate({ tool, agentId, now }: ShadowContext, buckets: Buckets): ShadowVerdict | undefined {
-    const policy = tool.shadow;
-    const limit = policy?.rateLimit;
-    if (!policy || !limit) return undefined;
+    const policy = policyOf(tool);
+    const limit = policy.rateLimit;
+    if (!limit) return undefined;
     const bucket = bucketOf(policy, tool.name, agentId);
     const recent = within(buckets, bucket, now, limit.windowMs, itself);
     if (recent.length < limit.count) {

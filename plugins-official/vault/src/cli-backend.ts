@@ -27,8 +27,10 @@ export class CliBackend implements SecretBackend {
     return this.spec.name;
   }
 
+  /** An empty answer is no value (the reference then says the secret is not set), never an empty secret. */
   async resolve(key: string): Promise<string | undefined> {
-    return (await this.run('get', this.spec.get, key)).replace(/\r?\n$/, '');
+    const value = (await this.run('get', this.spec.get, key)).replace(/\r?\n$/, '');
+    return value === '' ? undefined : value;
   }
 
   async read(key: string): Promise<{ tier: string; value?: string }> {

@@ -1,4 +1,4 @@
-import type { PluginDefinition } from 'factorly';
+import type { KeyedSlot, PluginDefinition, SecretBackend } from 'factorly';
 import { CliBackend, readBackendSpecs } from './cli-backend.js';
 import { EnvBackend } from './env-backend.js';
 import { LocalVault } from './local-vault.js';
@@ -6,11 +6,13 @@ import { SecretScrubber } from './scrub-processor.js';
 
 /**
  * Secrets: the `vault` backend (encrypted local file, project → global), `env`, the read-only
- * CLI-backed backends of `vault_backends`, and the output processor that scrubs resolved values.
+ * CLI-backed backends of the config's `vault_backends` block, and the output processor that scrubs
+ * resolved values.
  */
 export const plugin: PluginDefinition = {
   id: 'vault',
   apiVersion: '1',
+  config: { key: 'vault_backends', schema: { type: 'object', description: 'a mapping of backend names to {type: cli, get: {command, args}}' } },
   register(registrar) {
     const { tokens } = registrar;
     registrar.registerInit({
@@ -19,16 +21,26 @@ export const plugin: PluginDefinition = {
         backends.add('vault', new LocalVault(paths), context.pluginId);
         backends.add('env', new EnvBackend(), context.pluginId);
         processors.add(new SecretScrubber(), context.pluginId);
-        listeners.add({
-          name: 'vault.backends',
-          configLoaded(config) {
-            const where = config.files[0] ?? 'config';
-            for (const spec of readBackendSpecs(config.settings.vault_backends, where)) backends.add(spec.name, new CliBackend(spec), context.pluginId);
-          },
-        }, context.pluginId);
+        const configured = new ConfiguredBackends(backends, context.pluginId);
+        // At boot and after every reload: the file named in messages is the config's first.
+        listeners.add({ name: 'vault.backends', configLoaded: (config) => configured.use(config.settings.vault_backends, config.files[0] ?? 'config') }, context.pluginId);
       },
     });
   },
 };
+
+/** The CLI-backed backends the config lists now: a reload replaces them (checking all before touching any). */
+class ConfiguredBackends {
+  private names: string[] = [];
+
+  constructor(private readonly backends: KeyedSlot<SecretBackend>, private readonly owner: string) {}
+
+  use(setting: unknown, where: string): void {
+    const specs = readBackendSpecs(setting, where);
+    for (const name of this.names) this.backends.remove(name, this.owner);
+    for (const spec of specs) this.backends.add(spec.name, new CliBackend(spec), this.owner);
+    this.names = specs.map((spec) => spec.name);
+  }
+}
 
 export default plugin;

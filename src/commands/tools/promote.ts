@@ -2,10 +2,11 @@ import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 
 export default class ToolsPromote extends FactorlyCommand {
-  static summary = 'Turn a recorded factorly.code run into a named code tool.';
-  static description = `Finds the most recent factorly.code run whose source sha starts with --from-sha (see
-source_sha in \`factorly logs --json\`), infers parameters from the values it ran with (they become
-defaults), checks that the script compiles, and writes .factorly/<name>.yaml.`;
+  static summary = 'Turn a recorded script run (factorly.code, a code tool) into a named tool.';
+  static description = `Finds the most recent run whose source sha starts with --from-sha (see source_sha in
+\`factorly logs --json\`), asks the provider of its tool for the entry that does the same (a code
+tool: the script, with parameters inferred from the values it ran with, which become defaults),
+checks that it compiles, and writes .factorly/<name>.yaml.`;
   static examples = ['<%= config.bin %> tools promote --from-sha 8e3c1a --name cards.summary'];
   static flags = {
     'from-sha': Flags.string({ description: 'Source sha prefix of the run (at least 4 hex chars).', required: true }),
@@ -25,11 +26,11 @@ defaults), checks that the script compiles, and writes .factorly/<name>.yaml.`;
       overwrite: flags.overwrite, confirm: !flags['no-confirm'],
     });
     if (flags.json) {
-      this.writeJson({ name: plan.name, file: plan.file, sha: plan.run.sha, fromCall: plan.run.callId, parameters: plan.parameters });
+      this.writeJson({ name: plan.name, file: plan.file, sha: plan.run.source.sha, fromCall: plan.run.callId, parameters: plan.parameters });
       return;
     }
     const lines = [
-      `Promoted factorly.code run ${plan.run.sha.slice(0, 8)} → tool "${plan.name}"`,
+      `Promoted ${plan.run.tool} run ${plan.run.source.sha.slice(0, 8)} → tool "${plan.name}"`,
       `  Wrote ${plan.file}`,
       plan.parameters.length === 0 ? '  No parameters (the run had none).' : `  Inferred ${plan.parameters.length} parameter(s) from the run:`,
       ...plan.parameters.map((p) => `    - ${p.name} (${p.type}) = ${JSON.stringify(p.default ?? null)}`),

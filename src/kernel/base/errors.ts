@@ -24,6 +24,8 @@ export type ErrorCode =
   /** An append failed (a full disk, an I/O error, a log opened read-only). */
   | 'LOG_WRITE_FAILED'
   | 'LOG_KEY'
+  /** An append of an event type neither factorly nor a plugin declared. */
+  | 'EVENT_UNKNOWN'
   | 'PROJECTION_CONFLICT'
   | 'PROJECTION_BROKEN'
   | 'PROJECTION_UNKNOWN'

@@ -14,7 +14,7 @@ export interface ProjectPaths {
   /** The event log file. */
   logPath: string;
   global: boolean;
-  /** The user-wide config dir (`~/.config/factorly`): the global vault and config live there. */
+  /** The user-wide config dir (`~/.config/factorly`): the global config and secrets live there. */
   globalDir: string;
 }
 

@@ -2,41 +2,38 @@ import ms from 'ms';
 import { isMap, type Node, type YAMLMap } from 'yaml';
 import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
-import type { ShadowOverlay } from '../contracts/shadow-policy.js';
-import type { ToolDefinition, ToolProvider } from '../contracts/tool.js';
+import type { JsonValue } from '../../events/catalog.js';
+import type { ToolDefinition, ToolOverlay, ToolProvider } from '../contracts/tool.js';
+import { COMMON_TOOL_KEYS, type ConfigDeclarations } from './declared.js';
+import { shownPath } from './json-schema.js';
 import { parseParameters } from './parameter-schema.js';
-import { parseShadow } from './shadow-schema.js';
+import { checkShadowBlock } from './shadow-block.js';
 import { toolNameProblem } from './tool-name.js';
+import { nodeAtPath } from './yaml-path.js';
 import type { ConfigSource, RawTool } from './yaml-source.js';
-
-/** Keys every tool may have, whatever its type. */
-export const COMMON_TOOL_KEYS = ['type', 'description', 'hidden', 'timeout', 'max_output', 'parameters', 'shadow', 'compress', 'filter'] as const;
-
-export const COMPRESS_MODES = ['json', 'logs', 'all', 'none'] as const;
-
-/** Something besides the provider that checks a definition at load time (an output processor checking `filter`). */
-export interface ToolCheck {
-  prepare?(tool: ToolDefinition): string[];
-}
 
 export interface ProviderLookup {
   get(type: string): ToolProvider | undefined;
   keys(): string[];
 }
 
-/** Built-in tools are named `factorly.<x>`; an entry for one without `type` only adjusts its shadow block. */
+/**
+ * Tools plugins bring (built-ins) are named `factorly.<x>`: the namespace is reserved for them, and a
+ * config entry with such a name and no `type` adjusts one rather than defining a tool.
+ */
 export const BUILTIN_PREFIX = 'factorly.';
 
 /**
  * Turns the raw entries of every config file into tool definitions, or throws one
- * `CONFIG_INVALID` error listing every problem, each with its tool, file and line.
- * Shadow overlays for built-in tools are collected into `overlays`.
+ * `CONFIG_INVALID` error listing every problem, each with its tool, file and line. Keys beyond the
+ * common ones are the provider's (`keys`) or a plugin's (`declared`). Entries that adjust a built-in
+ * tool are collected into `overlays`.
  */
 export function buildTools(
   sources: readonly ConfigSource[],
   providers: ProviderLookup,
-  checks: readonly ToolCheck[] = [],
-  overlays: ShadowOverlay[] = [],
+  declared: ConfigDeclarations,
+  overlays: ToolOverlay[] = [],
 ): ToolDefinition[] {
   const problems: string[] = [];
   const tools = new Map<string, ToolDefinition>();
@@ -56,12 +53,12 @@ export function buildTools(
     const problem: Problem = (message, node) => {
       problems.push(`config: tool "${raw.name}" ${message} (${raw.file}:${node === undefined ? raw.line : raw.lineOf(node)})`);
     };
-    if (isOverlay(raw)) {
-      const overlay = buildOverlay(raw, problem);
+    if (isOverlay(raw, providers)) {
+      const overlay = buildOverlay(raw, declared, problem);
       if (overlay) overlays.push(overlay);
       continue;
     }
-    const tool = buildTool(raw, providers, checks, problem);
+    const tool = buildTool(raw, providers, declared, problem);
     if (tool) tools.set(tool.name, tool);
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
@@ -73,12 +70,13 @@ type Problem = (message: string, node?: Node | null) => void;
 /** Keys an entry for a built-in tool may hold: it adjusts the built-in, it does not define a tool. */
 const OVERLAY_KEYS = ['type', 'shadow', 'timeout', 'hidden', 'max_output'] as const;
 
-/** `factorly.<x>` with no type or `type: builtin`: settings laid over a built-in tool (the seed's form). */
-function isOverlay(raw: RawTool): boolean {
-  return raw.name.startsWith(BUILTIN_PREFIX) && isRecord(raw.value) && (raw.value.type === undefined || raw.value.type === 'builtin');
+/** `factorly.<x>` with no type, or with the type of a provider whose entries only adjust (the seed's `type: builtin`). */
+function isOverlay(raw: RawTool, providers: ProviderLookup): boolean {
+  if (!raw.name.startsWith(BUILTIN_PREFIX) || !isRecord(raw.value)) return false;
+  return raw.value.type === undefined || providers.get(String(raw.value.type))?.adjustsOnly === true;
 }
 
-function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined {
+function buildOverlay(raw: RawTool, declared: ConfigDeclarations, problem: Problem): ToolOverlay | undefined {
   const value = raw.value as Record<string, unknown>;
   // Other keys are the built-in's provider's (`engine`): checked once the built-in is known.
   const specKeys = Object.keys(value).filter((key) => !(OVERLAY_KEYS as readonly string[]).includes(key));
@@ -86,7 +84,7 @@ function buildOverlay(raw: RawTool, problem: Problem): ShadowOverlay | undefined
     problem('adjusts a built-in tool but sets nothing (add a "shadow" block, or another type to define a tool)');
     return undefined;
   }
-  const shadow = value.shadow === undefined ? undefined : parseShadow(raw.name, value.shadow, nodeAt(raw, 'shadow'), problem);
+  const shadow = checkShadowBlock(value.shadow, nodeAt(raw, 'shadow'), declared, problem);
   return {
     name: raw.name,
     shadow,
@@ -108,7 +106,7 @@ function nodeAt(raw: RawTool, key: string): Node | null {
   return isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node;
 }
 
-function buildTool(raw: RawTool, providers: ProviderLookup, checks: readonly ToolCheck[], problem: Problem): ToolDefinition | undefined {
+function buildTool(raw: RawTool, providers: ProviderLookup, declared: ConfigDeclarations, problem: Problem): ToolDefinition | undefined {
   if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
     problem('must be a mapping of keys such as type and description');
     return undefined;
@@ -126,9 +124,20 @@ function buildTool(raw: RawTool, providers: ProviderLookup, checks: readonly Too
     problem(`has unknown type "${type}"${didYouMean(type, installed)} (installed types: ${installed.join(', ') || 'none'})`, at('type'));
     return undefined;
   }
-  const allowed = [...COMMON_TOOL_KEYS, ...provider.keys];
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) problem(`has unknown key "${key}"${didYouMean(key, allowed)}`, at(key));
+  const allowed = [...declared.known('tool'), ...provider.keys];
+  const settings: Record<string, JsonValue> = {};
+  for (const [key, setting] of Object.entries(value)) {
+    if ((COMMON_TOOL_KEYS as readonly string[]).includes(key) || provider.keys.includes(key)) continue;
+    const owners = declared.owners('tool', key);
+    if (!owners) {
+      problem(`has unknown key "${key}"${didYouMean(key, allowed)}`, at(key));
+      continue;
+    }
+    settings[key] = setting as JsonValue;
+    declared.check(owners, setting, (found) => {
+      const shown = shownPath(key, found.path);
+      problem(found.unknownKey ? `has unknown key "${shown}"${found.message}` : `has an invalid ${shown}: ${found.message}`, nodeAtPath(at(key), found.path));
+    });
   }
   const spec = Object.fromEntries(Object.entries(value).filter(([key]) => provider.keys.includes(key)));
   const tool: ToolDefinition = {
@@ -139,22 +148,16 @@ function buildTool(raw: RawTool, providers: ProviderLookup, checks: readonly Too
     timeoutMs: parseTimeout(value.timeout, (m) => problem(m, at('timeout'))),
     maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, at('max_output'))),
     parameters: parseParameters(value.parameters, at('parameters'), problem),
-    shadow: parseShadow(raw.name, value.shadow, at('shadow'), problem),
-    compress: parseCompress(value.compress, (m) => problem(m, at('compress'))),
-    filter: isRecord(value.filter) ? value.filter : undefined,
+    ...definedShadow(checkShadowBlock(value.shadow, at('shadow'), declared, problem)),
+    ...(Object.keys(settings).length > 0 ? { settings } : {}),
     spec,
     source: { file: raw.file, line: raw.line },
   };
-  if (value.filter !== undefined && !isRecord(value.filter)) problem('"filter" must be a mapping of filter stages (keep_lines, head_lines, json_path, ...)', at('filter'));
-  for (const check of checks) for (const message of check.prepare?.(tool) ?? []) problem(message, at('filter'));
   return applyProvider(tool, provider, problem);
 }
 
-function parseCompress(value: unknown, problem: (message: string) => void): ToolDefinition['compress'] {
-  if (value === undefined || value === null) return undefined;
-  if ((COMPRESS_MODES as readonly unknown[]).includes(value)) return value as ToolDefinition['compress'];
-  problem(`has compress ${JSON.stringify(value)} (valid: ${COMPRESS_MODES.join(', ')})`);
-  return undefined;
+function definedShadow(shadow: ToolDefinition['shadow']): Pick<ToolDefinition, 'shadow'> {
+  return shadow === undefined ? {} : { shadow };
 }
 
 function applyProvider(tool: ToolDefinition, provider: ToolProvider, problem: Problem): ToolDefinition {

@@ -22,22 +22,19 @@ export interface ConfigSource {
   shown: string;
   /** Top-level keys other than `tools` (structured files only). */
   settings: Record<string, unknown>;
+  /** The YAML node of each setting, so a problem inside one names its line. */
+  settingNodes: Record<string, Node | null>;
+  lineOf(node: Node | null | undefined): number;
   tools: RawTool[];
   text: string;
 }
 
-/** Top-level keys a structured config file may hold. */
-export const TOP_LEVEL_KEYS = [
-  'tools', 'tools_dir', 'oauth_providers', 'vault_backends', 'disabled_commands', 'disable_builtins',
-  'disabled_builtins', 'name', 'display_name', 'version', 'description', 'category', 'author', 'homepage',
-  'license', 'auth_type', 'auth_guide', 'requires', 'log', 'defaults',
-] as const;
-
 /**
  * Parses one config file. The main file is always structured (`tools:` and settings); a loose file
- * is structured when it uses any known top-level key, otherwise it is a flat `name: tool` map.
+ * is structured when it uses any known top-level key (`known`: the kernel's and the plugins'),
+ * otherwise it is a flat `name: tool` map.
  */
-export function readConfigSource(file: string, baseDir: string, main: boolean, given?: string): ConfigSource {
+export function readConfigSource(file: string, baseDir: string, main: boolean, known: readonly string[], given?: string): ConfigSource {
   const shown = relative(baseDir, file) || file;
   const text = given ?? readFileSync(file, 'utf8');
   const lineCounter = new LineCounter();
@@ -48,12 +45,13 @@ export function readConfigSource(file: string, baseDir: string, main: boolean, g
     const { line, col } = error.linePos?.[0] ?? { line: 1, col: 1 };
     throw new FactorlyError('CONFIG_INVALID', `config: ${shown}:${line}:${col}: ${firstLine(error.message)}`);
   }
-  const source: ConfigSource = { file, shown, settings: {}, tools: [], text };
+  const source: ConfigSource = { file, shown, settings: {}, settingNodes: {}, tools: [], text, lineOf };
   if (doc.contents === null) return source;
   if (!isMap(doc.contents)) {
     throw new FactorlyError('CONFIG_INVALID', `config: ${shown}:${lineOf(doc.contents)}: expected a mapping of settings or tools`);
   }
   const root = doc.contents;
+  const isKnownKey = (key: string): boolean => known.includes(key);
   const structured = main || root.items.some((pair) => isKnownKey(keyOf(pair)));
   if (!structured) {
     source.tools = toolEntries(root, source, lineOf);
@@ -69,8 +67,9 @@ export function readConfigSource(file: string, baseDir: string, main: boolean, g
       source.tools = toolEntries(pair.value, source, lineOf);
     } else if (isKnownKey(key)) {
       source.settings[key] = (pair.value as Node | null)?.toJSON() ?? null;
+      source.settingNodes[key] = (pair.value ?? null) as Node | null;
     } else {
-      const hint = didYouMean(key, TOP_LEVEL_KEYS);
+      const hint = didYouMean(key, known);
       throw new FactorlyError('CONFIG_INVALID', `config: unknown top-level key "${key}"${hint} (${shown}:${lineOf(pair.key as Node)})`);
     }
   }
@@ -93,10 +92,6 @@ function toolEntries(map: YAMLMap, source: ConfigSource, lineOf: RawTool['lineOf
 
 function keyOf(pair: Pair): string {
   return isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-}
-
-function isKnownKey(key: string): boolean {
-  return (TOP_LEVEL_KEYS as readonly string[]).includes(key);
 }
 
 function firstLine(message: string): string {

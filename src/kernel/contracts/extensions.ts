@@ -16,7 +16,7 @@ export interface ShadowContext {
   parentId?: string;
   /**
    * For an inner call, the runs it happens inside, nearest first, each with the number of calls
-   * already started under it at any depth (the `max-calls` rule compares that with `shadow.max_calls`).
+   * already started under it at any depth (a rule about call trees compares that with a budget).
    */
   callers?: readonly CallerRun[];
   /** Aborts when the call's tree stops (its caller cancelled, a deadline passed): an async rule may give up. */
@@ -35,8 +35,6 @@ export interface CallerRun {
   tool: ToolDefinition;
   /** Calls started under it, at any depth, before this one. */
   innerCalls: number;
-  /** How many it may start: its `shadow.max_calls` (default 100). */
-  maxCalls: number;
 }
 
 /**
@@ -123,19 +121,24 @@ export interface ConfirmChannel {
   ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer>;
 }
 
-/** Which store of a backend an operation targets (the local vault has a project and a global one). */
+/** Which store of a backend an operation targets (a backend may keep a project and a global one). */
 export interface SecretBackendAccess {
   tier?: 'project' | 'global';
 }
 
 /**
- * Resolves `{{name:KEY}}` references at the last hop. Backends that manage keys (the local vault)
- * also implement the optional operations behind `factorly vault get|set|list|delete`; a read-only
+ * Resolves `{{name:KEY}}` references at the last hop. Backends that manage keys also implement
+ * the optional operations behind the CLI's secret commands (get, set, list, delete); a read-only
  * backend may offer `read` and `list`. Results name the tier used, never echo a value back.
  */
 export interface SecretBackend {
   readonly name: string;
   readonly readOnly: boolean;
+  /**
+   * An agent may name this backend's keys in a parameter declared `hydrate_vault_refs: true` (a
+   * store of secrets kept for agents' use). Never for a backend that exposes the host (its environment).
+   */
+  readonly hydratable?: boolean;
   resolve(key: string): Promise<string | undefined>;
   read?(key: string, access?: SecretBackendAccess): Promise<{ tier: string; value?: string }>;
   list?(access?: SecretBackendAccess): Promise<{ tier: string; keys: string[] }>;
@@ -144,8 +147,8 @@ export interface SecretBackend {
 }
 
 /**
- * Told about the loaded config before tools are collected, so a plugin can act on its own
- * top-level keys (the vault registers `vault_backends` here). A throw is a config error.
+ * Told about the loaded config (at boot and after every reload) before tools are collected, so a
+ * plugin can act on the settings it declared beyond its block. A throw is a config error.
  */
 export interface ConfigListener {
   readonly name: string;
@@ -179,7 +182,9 @@ export interface ContentResult {
 }
 
 /**
- * Transforms output before it is stored or returned: scrub, compress, filter, truncate. Text goes
+ * Transforms output before it is stored or returned: scrub secrets, shape, cut to size. A stage
+ * configured per tool declares its keys in its plugin's `config.tool` (checked at load time) and
+ * reads them from `context.tool.settings`. Text goes
  * through `process`: a tool's output, error and diagnostics, each text block of an MCP result (as
  * `output`), and, as JSON on the `structured` stream, structured content and every other block.
  */
@@ -192,8 +197,6 @@ export interface OutputProcessor {
    * whole result here instead of its text blocks one by one. Binary blocks must never be cut into text.
    */
   processContent?(result: ContentResult, context: OutputContext): ContentResult | Promise<ContentResult>;
-  /** Checks a tool's definition at load time (e.g. its `filter` stages); problems are short phrases. */
-  prepare?(tool: ToolDefinition): string[];
 }
 
 /** What a command hands an interface: its flags, already parsed (`port`, `host`, `codeMode`, …). */

@@ -1,5 +1,4 @@
 import type { Interface, JsonValue, Params } from '../../events/catalog.js';
-import type { ShadowPolicy } from './shadow-policy.js';
 
 export type ParamType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'json' | 'enum';
 export const PARAM_TYPES: readonly ParamType[] = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'];
@@ -17,7 +16,7 @@ export interface ParameterSpec {
   maxLength?: number;
   pattern?: string;
   enum?: string[];
-  /** Lets `{{vault:K}}` in the caller's value be resolved (off by default). */
+  /** Lets a `{{backend:K}}` reference in the caller's value be resolved, for backends that allow it (off by default). */
   hydrateVaultRefs?: boolean;
   /** Where a `rest` tool sends the value (default: path if the path uses it, else body or query by method). */
   in?: ParamLocation;
@@ -41,12 +40,13 @@ export interface ToolDefinition {
   timeoutMs?: number;
   maxOutput?: number;
   parameters: ParameterSpec[];
-  /** Governance for this tool, validated at load time (sub-tools of a server entry inherit it). */
-  shadow?: ShadowPolicy;
-  /** Output compression: compact JSON, fold repeated log lines, both, or none. */
-  compress?: 'json' | 'logs' | 'all' | 'none';
-  /** Output filter stages, checked and applied by the output processors. */
-  filter?: Record<string, unknown>;
+  /**
+   * The tool's `shadow:` block as written: settings of the shadow rules, each key checked at load
+   * time against the plugin that declared it (sub-tools of a server entry inherit their entry's).
+   */
+  shadow?: { readonly [key: string]: JsonValue };
+  /** Keys plugins own on the entry (declared in their `config.tool`), as written and checked. */
+  settings?: { readonly [key: string]: JsonValue };
   /** Provider-specific keys (e.g. `command`, `args` for `cli`). */
   spec: Record<string, unknown>;
   source: SourceLocation;
@@ -56,7 +56,7 @@ export interface ToolDefinition {
    */
   inputSchema?: Record<string, unknown>;
   /**
-   * Provider keys a config entry laid over this built-in may set (`factorly.code: {engine: ses}`);
+   * Provider keys a config entry laid over this built-in may set (a script engine to run it with);
    * the provider checks them as it checks its own tools' keys. None when absent.
    */
   overlayKeys?: readonly string[];
@@ -134,7 +134,7 @@ export interface ToolCall {
 /** Per-call secret resolution (see `ToolCall.secrets`). */
 export interface SecretScope {
   resolve(template: string): Promise<string>;
-  /** Values resolved so far in this call's tree, by reference (`vault:KEY`). */
+  /** Values resolved so far in this call's tree, by reference (`<backend>:KEY`). */
   resolved(): ReadonlyMap<string, string>;
 }
 
@@ -142,7 +142,7 @@ export interface SecretScope {
 export interface ToolSource {
   readonly name: string;
   readonly order?: number;
-  /** `settings` are the config's top-level settings (e.g. `disable_builtins`). */
+  /** `settings` are the config's top-level settings (a source may read the keys its plugin declares). */
   tools(context?: { settings: Record<string, unknown> }): ToolDefinition[] | Promise<ToolDefinition[]>;
 }
 
@@ -183,6 +183,47 @@ export interface ContentBlock {
   [key: string]: JsonValue;
 }
 
+/**
+ * A config entry with no `type` whose name starts with `factorly.`: settings laid over a tool a
+ * plugin's ToolSource brings (a built-in). User fields win.
+ */
+export interface ToolOverlay {
+  name: string;
+  /** Its `shadow` block as written: each key replaces the built-in's. */
+  shadow?: { readonly [key: string]: JsonValue };
+  /** Other settings a user may adjust on a built-in (`timeout`, `max_output`, `hidden`). */
+  timeoutMs?: number;
+  maxOutput?: number;
+  hidden?: boolean;
+  /** Provider keys, allowed only where the built-in lists them in `overlayKeys`; with the line of each. */
+  spec?: Record<string, unknown>;
+  specLines?: Record<string, number>;
+  source: SourceLocation;
+}
+
+/** A recorded run as a provider is asked to promote it. */
+export interface PromotableRun {
+  callId: string;
+  /** The definition of the tool the run was a call of. */
+  tool: ToolDefinition;
+  /** Its params as recorded (secrets as their templates). */
+  params: Params;
+  /** The code it ran, whole. */
+  source: CallSource;
+  /** Whether the new tool should ask a person before each call (the default). */
+  confirm: boolean;
+}
+
+/** The entry a promotion writes, as the provider makes it from a run. */
+export interface PromotedTool {
+  type: string;
+  /** Provider keys of the entry (`code:`); a string of several lines is written as a YAML block. */
+  spec: Record<string, JsonValue>;
+  parameters: ParameterSpec[];
+  /** Its `shadow:` block, as written, if any. */
+  shadow?: { [key: string]: JsonValue };
+}
+
 /** What a provider says about a definition at load time. */
 export interface PreparedDefinition {
   /** Problems as short phrases; the kernel prefixes the tool, file and line. */
@@ -199,6 +240,11 @@ export interface ToolProvider {
   readonly type: string;
   /** Provider-specific keys the definition may use; any other key is reported as a config error. */
   readonly keys: readonly string[];
+  /**
+   * Config entries of this type adjust a tool its ToolSource brings instead of defining one (the
+   * built-ins' own type), as an entry without a type does.
+   */
+  readonly adjustsOnly?: boolean;
   prepare?(definition: ToolDefinition): PreparedDefinition;
   /**
    * Problems that do not stop a config from loading (the tool stays listed and each call reports
@@ -213,6 +259,16 @@ export interface ToolProvider {
   execute(call: ToolCall): Promise<ToolResult>;
   /** The source this call will run, for the audit trail (`sourceSha` on `call.requested`). */
   sourceOf?(tool: ToolDefinition, params: Params): CallSource | undefined;
+  /**
+   * Turns a recorded run of one of this provider's tools (one that had a `sourceOf`) into the entry
+   * of a named tool that does the same (`factorly tools promote`); undefined when it cannot.
+   */
+  promote?(run: PromotableRun): PromotedTool | undefined;
+  /**
+   * The provider key holding a tool's script, when its tools have one: the web UI's edit
+   * page edits it, and `diagnose` checks it before the file is written.
+   */
+  readonly scriptKey?: string;
   /** Releases processes and connections; called once when the kernel stops. */
   stop?(): Promise<void>;
 }

@@ -88,12 +88,12 @@ ${state ? html`<form class="promote" method="post" action="/tools/promote">
   <input type="hidden" name="from-sha" value="${state.fromSha}">
   <label>Name<input name="name" value="${state.name}" required autocomplete="off"></label>
   <label>Description<input name="description" value="${state.description}" placeholder="${planned?.description ?? ''}"></label>
-  ${planned ? html`<p class="muted">From run <a href="/calls/${planned.run.callId}">${planned.run.callId}</a> · sha <code>${planned.run.sha.slice(0, 12)}</code> · writes <code>${planned.file}</code></p>
+  ${planned ? html`<p class="muted">From run <a href="/calls/${planned.run.callId}">${planned.run.callId}</a> · sha <code>${planned.run.source.sha.slice(0, 12)}</code> · writes <code>${planned.file}</code></p>
   <h2>Parameters <small>inferred from the run; their values become defaults</small></h2>
   ${planned.parameters.length === 0 ? html`<p class="muted">None: the run had no params.</p>` : html`<div class="table-wrap"><table class="params"><thead><tr><th>Name</th><th>Type</th><th>Default</th></tr></thead><tbody>${planned.parameters.map(
     (p) => html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td></tr>`,
   )}</tbody></table></div>`}
-  <h2>Source</h2><pre class="code">${planned.run.source}</pre>` : ''}
+  <h2>Source</h2><pre class="code">${planned.run.source.source}</pre>` : ''}
   <label class="check"><input type="checkbox" name="confirm"${state.confirm ? html` checked` : ''}><span>Ask before each call (<code>shadow.confirm: true</code>)</span></label>
   <label class="check"><input type="checkbox" name="overwrite"${state.overwrite ? html` checked` : ''}><span>Overwrite a tool of this name saved earlier</span></label>
   <button type="submit"${blocking.length > 0 || !planned ? html` disabled` : ''}>Save tool</button>

@@ -68,7 +68,7 @@ async function toolPage(c: Context, deps: AppDeps, status: 200 | 404, tried?: { 
 <div class="page-head"><h1>${tool.name} ${badge(tool.type)}</h1>${canEdit ? html`<a class="button secondary" href="/tools/${encodeURIComponent(tool.name)}/edit">Edit</a>` : ''}</div>
 <p>${tool.description}</p>
 <p class="muted">Defined in <code>${tool.source.file}${tool.source.line > 0 ? `:${tool.source.line}` : ''}</code></p>
-<section><h2>Try it</h2>${tool.shadow?.confirm ? html`<p class="muted">This tool asks before each call: a run waits until it is approved on <a href="/approvals" target="_blank">Approvals</a>.</p>` : ''}${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>
+<section><h2>Try it</h2>${deps.policies?.confirms(tool) ? html`<p class="muted">This tool asks before each call: a run waits until it is approved on <a href="/approvals" target="_blank">Approvals</a>.</p>` : ''}${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>
 <section><h2>Parameters</h2>${parameters(tool)}</section>
 <section><h2>Shadow rules</h2>${shadow(tool)}</section>
 ${yaml ? html`<section><h2>YAML</h2><pre class="code">${yaml}</pre></section>` : ''}
@@ -107,7 +107,7 @@ function parameters(tool: ToolDefinition): Html {
 }
 
 function shadow(tool: ToolDefinition): Html {
-  const entries = Object.entries(tool.shadow ?? {}).filter(([key, value]) => key !== 'owner' && value !== undefined);
+  const entries = Object.entries(tool.shadow ?? {}).filter(([, value]) => value !== undefined);
   if (entries.length === 0) return html`<p class="muted">No rules of its own: the defaults apply.</p>`;
   return html`<dl class="rules">${entries.map(([key, value]) => html`<dt>${key}</dt><dd><code>${typeof value === 'string' ? value : JSON.stringify(value)}</code></dd>`)}</dl>`;
 }

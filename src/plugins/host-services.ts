@@ -1,13 +1,13 @@
-import type { AuditFilter } from '../../events/audit-query.js';
-import type { CallTree } from '../../events/call-tree.js';
-import type { DashboardFigures } from '../../events/dashboard-figures.js';
-import type { AuditEntry } from '../../events/projections/audit.js';
-import type { DashboardRange } from '../../events/projections/dashboard.js';
-import type { AgentDirectory } from '../../events/projections/sessions.js';
-import type { LogStats } from '../../events/projections/stats.js';
-import type { LogVerification } from '../../events/verify-log.js';
-import type { PromoteRequest, PromotionPlan } from '../promote.js';
-import type { EditableTool, ToolEdit, ToolEditPlan } from '../tool-edit.js';
+import type { AuditFilter } from '../events/audit-query.js';
+import type { CallTree } from '../events/call-tree.js';
+import type { DashboardFigures } from '../events/dashboard-figures.js';
+import type { AuditEntry } from '../events/projections/audit.js';
+import type { DashboardRange } from '../events/projections/dashboard.js';
+import type { AgentDirectory } from '../events/projections/sessions.js';
+import type { LogStats } from '../events/projections/stats.js';
+import type { LogVerification } from '../events/verify-log.js';
+import type { PromoteRequest, PromotionPlan } from '../kernel/promote.js';
+import type { EditableTool, ToolEdit, ToolEditPlan } from '../kernel/tool-edit.js';
 
 /** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
 export interface EvidenceFacts {
@@ -17,11 +17,12 @@ export interface EvidenceFacts {
 }
 
 /**
- * What `factorly ui` hands the `ui` interface (as `options.services`): the audit queries and the
- * promotion the CLI uses, bound to the running kernel. Plugins import factorly for types only, so
- * core code reaches the interface this way and the web UI and the CLI share one code path.
+ * What the host running the kernel (the CLI) offers every interface beside calls, as the
+ * `HostServices` token: the audit queries, the chain check, promotion and tool editing its commands
+ * run, bound to the running kernel. Plugins import factorly for types only, so an interface (the web
+ * UI) reaches this code this way, and the web UI and the CLI share one code path.
  */
-export interface UiServices {
+export interface HostServices {
   /** The newest `limit` calls matching `filter`, oldest first (`factorly logs`). */
   recentCalls(filter: AuditFilter, limit: number): Promise<AuditEntry[]>;
   /** One call as the audit view shows it, or undefined when the log has no such call. */
@@ -44,7 +45,7 @@ export interface UiServices {
   verify(options?: { background?: boolean }): Promise<LogVerification>;
   /** The newest checkpoint the log holds (`log.checkpointed`) and the verifier key that checks it. */
   evidence(): Promise<EvidenceFacts>;
-  /** What promoting a factorly.code run would write, with the reasons it cannot yet (`tools promote`). */
+  /** What promoting a recorded run would write, with the reasons it cannot yet (`tools promote`). */
   planPromotion(request: PromoteRequest): Promise<PromotionPlan>;
   /** Writes the promoted tool (as `factorly tools promote` does) and serves it at once. */
   promote(request: PromoteRequest): Promise<PromotionPlan>;

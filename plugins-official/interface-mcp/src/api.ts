@@ -1,4 +1,6 @@
-import type { ClientLink } from './gateway.js';
+// The public API of the MCP interface plugin (`@factorly/plugin-interface-mcp/api`): the pass-through
+// contract an upstream provider implements, and the token it is found under. Types and constants only.
+import type { ClientLink, KeyedSlot, Token } from 'factorly';
 
 /**
  * A downstream MCP session as an upstream pass-through sees it: who it is, what its client can do,
@@ -87,3 +89,12 @@ export interface McpPassthrough {
     context: { sessionId: string; call?: ClientLink; signal?: AbortSignal },
   ): Promise<Record<string, unknown>>;
 }
+
+/**
+ * The extension point this plugin provides: pass-throughs by provider name (`mcp` for provider-mcp).
+ * A provider of upstream servers adds its own in init (an optional dependency: without this plugin
+ * there is no MCP interface to serve them).
+ */
+export const McpTokens = {
+  Passthroughs: Symbol.for('factorly:interface-mcp.passthroughs') as Token<KeyedSlot<McpPassthrough>>,
+} as const;

@@ -1,8 +1,7 @@
-import type { JsonValue, SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from 'factorly';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO } from '../helpers/project.js';
+import type { JsonValue } from '../../events/catalog.js';
+import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../kernel/contracts/sandbox.js';
+import { afterSuite, assert, like, type TestApi } from '../suite.js';
 
 const BUDGET: SandboxBudget = { timeoutMs: 5_000, memoryBytes: 32 * 1024 * 1024, maxLogBytes: 2_000 };
 
@@ -23,62 +22,73 @@ const echoHost: SandboxHost = {
   },
 };
 
+export interface SandboxEngineSubject {
+  name: string;
+  create(): SandboxEngine;
+  /**
+   * Where a fresh process can make the engine (the built module and its export), to check that the
+   * host exits on its own after a runaway script, without `stop()`.
+   */
+  module?: { path: string; factory: string };
+}
+
 /**
  * What every `SandboxEngine` must do, run unchanged on each engine. Containment cases end with a
  * second run that must succeed: a stopped run never takes the engine (or the host) down with it.
+ * Memory bombs take a few seconds each: give the runner a per-test timeout of 30 s or more.
  */
-export function sandboxEngineContract(name: string, create: () => SandboxEngine): void {
+export function sandboxEngineContract(test: TestApi, subject: SandboxEngineSubject): void {
+  const { describe, it } = test;
+  const { name } = subject;
   describe(`SandboxEngine contract: ${name}`, () => {
-    let engine: SandboxEngine;
-    beforeAll(() => {
-      engine = create();
-    });
-    afterAll(async () => {
-      await engine.stop?.();
+    let made: SandboxEngine | undefined;
+    const engine = (): SandboxEngine => (made ??= subject.create());
+    afterSuite(test, async () => {
+      await made?.stop?.();
     });
 
     async function run(source: string, params: JsonValue = {}, host: SandboxHost = echoHost, budget: Partial<SandboxBudget> = {}): Promise<SandboxRunResult> {
-      const compiled = engine.compile(source);
+      const compiled = engine().compile(source);
       if (!compiled.ok) throw new Error(`unexpected compile failure: ${JSON.stringify(compiled.diagnostics)}`);
-      return engine.run(compiled.script, params, host, { ...BUDGET, ...budget });
+      return engine().run(compiled.script, params, host, { ...BUDGET, ...budget });
     }
 
     async function expectStillServing(): Promise<void> {
       const after = await run('async function run(p) { return "alive " + p.n }', { n: 1 });
-      expect(after).toMatchObject({ exitCode: 0, value: 'alive 1' });
+      like(after, { exitCode: 0, value: 'alive 1' });
     }
 
     it('runs run(params) and returns its value as JSON, with console output in logs', async () => {
       const result = await run('async function run(p) {\n  console.log("got", p.name, { n: 1 });\n  return { greeting: "hello " + p.name, list: [1, 2] };\n}', { name: 'alice' });
-      expect(result).toMatchObject({ exitCode: 0, value: { greeting: 'hello alice', list: [1, 2] }, logs: ['got alice {"n":1}'] });
-      expect(result.usage.hostCalls).toBe(0);
+      like(result, { exitCode: 0, value: { greeting: 'hello alice', list: [1, 2] }, logs: ['got alice {"n":1}'] });
+      assert.equal(result.usage.hostCalls, 0);
     });
 
     it('maps undefined to null and keeps strings as strings', async () => {
-      expect(await run('async function run() {}')).toMatchObject({ exitCode: 0, value: null });
-      expect(await run('async function run() { return "plain" }')).toMatchObject({ exitCode: 0, value: 'plain' });
+      like(await run('async function run() {}'), { exitCode: 0, value: null });
+      like(await run('async function run() { return "plain" }'), { exitCode: 0, value: 'plain' });
     });
 
     it('reports a syntax error with the line and column of the user source', () => {
-      const compiled = engine.compile('async function run(p) {\n  return p.x +;\n}');
-      expect(compiled).toEqual({ ok: false, diagnostics: [{ message: 'Unexpected token', line: 2, column: 15 }] });
+      const compiled = engine().compile('async function run(p) {\n  return p.x +;\n}');
+      assert.deepEqual(compiled, { ok: false, diagnostics: [{ message: 'Unexpected token', line: 2, column: 15 }] });
     });
 
     it('refuses a script without run(params)', () => {
-      const compiled = engine.compile('const x = 1;');
-      expect(compiled).toEqual({ ok: false, diagnostics: [{ message: 'the script must declare `async function run(params)` at top level', line: 1, column: 1 }] });
+      const compiled = engine().compile('const x = 1;');
+      assert.deepEqual(compiled, { ok: false, diagnostics: [{ message: 'the script must declare `async function run(params)` at top level', line: 1, column: 1 }] });
     });
 
     it('gives a stable sha256 of the source', () => {
-      const a = engine.compile('async function run() { return 1 }');
-      const b = engine.compile('async function run() { return 1 }');
-      expect(a.ok && b.ok && a.script.sourceSha).toMatch(/^[0-9a-f]{64}$/);
-      expect(a.ok && b.ok && a.script.sourceSha === b.script.sourceSha).toBe(true);
+      const a = engine().compile('async function run() { return 1 }');
+      const b = engine().compile('async function run() { return 1 }');
+      assert.match(String(a.ok && b.ok && a.script.sourceSha), /^[0-9a-f]{64}$/);
+      assert.equal(a.ok && b.ok && a.script.sourceSha === b.script.sourceSha, true);
     });
 
     it('exit 1 with the message for a thrown error', async () => {
-      expect(await run('async function run() { throw new TypeError("bad input") }')).toMatchObject({ exitCode: 1, error: 'TypeError: bad input' });
-      expect(await run('async function run() { throw new Error("plain") }')).toMatchObject({ exitCode: 1, error: 'plain' });
+      like(await run('async function run() { throw new TypeError("bad input") }'), { exitCode: 1, error: 'TypeError: bad input' });
+      like(await run('async function run() { throw new Error("plain") }'), { exitCode: 1, error: 'plain' });
     });
 
     it('calls host functions through factorly and tools, and sees host errors as catchable rejections', async () => {
@@ -88,13 +98,13 @@ export function sandboxEngineContract(name: string, create: () => SandboxEngine)
         try { await tools.search({ query: "q" }); await tools.fail.now(); } catch (e) { caught = e.message; }
         return { a: a.exitCode === undefined ? "no exit" : a, caught };
       }`, {}, { async call(fn, args): Promise<JsonValue> { if (fn === 'tool') throw new Error('host says no'); return fn === 'call' ? { output: JSON.stringify(args), exitCode: 0, durationMs: 1 } : { fn }; } });
-      expect(result).toMatchObject({ exitCode: 0, value: { a: { output: '{"name":"t.one","params":{"x":1}}', exitCode: 0 }, caught: 'host says no' } });
-      expect(result.usage.hostCalls).toBe(3);
+      like(result, { exitCode: 0, value: { a: { output: '{"name":"t.one","params":{"x":1}}', exitCode: 0 }, caught: 'host says no' } });
+      assert.equal(result.usage.hostCalls, 3);
     });
 
     it('gives a real clock and random numbers (same behaviour on every engine)', async () => {
       const result = await run('async function run() { return [typeof Date.now(), new Date(0).toISOString(), Math.random() < 1] }');
-      expect(result).toMatchObject({ exitCode: 0, value: ['number', '1970-01-01T00:00:00.000Z', true] });
+      like(result, { exitCode: 0, value: ['number', '1970-01-01T00:00:00.000Z', true] });
     });
 
     it('runs 20 host calls concurrently with Promise.all', async () => {
@@ -111,18 +121,18 @@ export function sandboxEngineContract(name: string, create: () => SandboxEngine)
         },
       };
       const result = await run('async function run() { const ids = Array.from({ length: 20 }, (_, i) => i); return (await Promise.all(ids.map((i) => factorly.call("t", { i })))).length }', {}, barrier);
-      expect(result).toMatchObject({ exitCode: 0, value: 20 });
+      like(result, { exitCode: 0, value: 20 });
     });
 
     it('stops while(true){} at the deadline with exit 2 and keeps serving', async () => {
       const result = await run('async function run() { while (true) {} }', {}, echoHost, { timeoutMs: 500 });
-      expect(result).toMatchObject({ exitCode: 2, error: 'timed out after 500 ms' });
+      like(result, { exitCode: 2, error: 'timed out after 500 ms' });
       await expectStillServing();
     });
 
     it('stops a loop that starts after an awaited host call', async () => {
       const result = await run('async function run() { await factorly.call("x", {}); for (;;) {} }', {}, echoHost, { timeoutMs: 500 });
-      expect(result).toMatchObject({ exitCode: 2, error: 'timed out after 500 ms' });
+      like(result, { exitCode: 2, error: 'timed out after 500 ms' });
     });
 
     const bombs: [string, string][] = [
@@ -134,70 +144,71 @@ export function sandboxEngineContract(name: string, create: () => SandboxEngine)
     for (const [kind, body] of bombs) {
       it(`stops a memory bomb made of ${kind} with exit 2`, async () => {
         const result = await run(`async function run() { ${body} }`, {}, echoHost, { timeoutMs: 20_000 });
-        expect(result.exitCode).toBe(2);
-        expect(result.error).toMatch(/^out of memory: the script used more than 32 MiB$/);
+        assert.equal(result.exitCode, 2);
+        assert.match(String(result.error), /^out of memory: the script used more than 32 MiB$/);
         await expectStillServing();
       });
     }
 
     it('ends deep recursion cleanly', async () => {
       const result = await run('async function run() { function f(n) { return f(n + 1) + 1 } return f(0) }');
-      expect(result.exitCode).toBe(1);
-      expect(result.error).toMatch(/stack (overflow|size exceeded)/i);
+      assert.equal(result.exitCode, 1);
+      assert.match(String(result.error), /stack (overflow|size exceeded)/i);
       await expectStillServing();
     });
 
     it('stops a catastrophic regex at the deadline', async () => {
       const result = await run('async function run() { return /^(a+)+$/.test("a".repeat(40) + "b") }', {}, echoHost, { timeoutMs: 500 });
-      expect(result).toMatchObject({ exitCode: 2, error: 'timed out after 500 ms' });
+      like(result, { exitCode: 2, error: 'timed out after 500 ms' });
       await expectStillServing();
     });
 
     it('ends a run awaiting a promise that can never settle, without waiting for the deadline', async () => {
       const result = await run('async function run() { await new Promise(() => {}); return "never" }', {}, echoHost, { timeoutMs: 25_000 });
-      expect(result).toMatchObject({ exitCode: 2, error: 'the script is waiting for a promise that can never settle (no tool call is pending)' });
+      like(result, { exitCode: 2, error: 'the script is waiting for a promise that can never settle (no tool call is pending)' });
       await expectStillServing();
     });
 
     it('survives an unhandled rejection in the guest', async () => {
       const result = await run('async function run() { Promise.reject(new Error("floating")); (async () => { throw new Error("again") })(); return "ok" }');
-      expect(result).toMatchObject({ exitCode: 0, value: 'ok' });
+      like(result, { exitCode: 0, value: 'ok' });
       await expectStillServing();
     });
 
     it('caps a flood of console output and says how much was dropped', async () => {
       const result = await run('async function run() { for (let i = 0; i < 50000; i++) console.log("spam line " + i); return "done" }');
-      expect(result).toMatchObject({ exitCode: 0, value: 'done' });
-      expect(result.logs.join('\n').length).toBeLessThan(2_200);
-      expect(result.logs.at(-1)).toMatch(/^… \d+ more console lines dropped \(over 2000 bytes\)$/);
+      like(result, { exitCode: 0, value: 'done' });
+      assert.ok(result.logs.join('\n').length < 2_200);
+      assert.match(String(result.logs.at(-1)), /^… \d+ more console lines dropped \(over 2000 bytes\)$/);
     });
 
     it('contains constructor.constructor("return process")()', async () => {
       const result = await run('async function run() { const p = constructor.constructor("return process")(); return p.pid }');
-      expect(result.exitCode).toBe(1);
-      expect(result.value).toBeUndefined();
+      assert.equal(result.exitCode, 1);
+      assert.equal(result.value, undefined);
     });
 
     it('contains Function("return this")(): no process, require or host globals', async () => {
       const result = await run('async function run() { const g = Function("return this")(); return g ? [typeof g.process, typeof g.require, typeof g.fetch, typeof g.setTimeout] : "no global" }');
-      expect(result.exitCode === 0 ? result.value : result.error).toSatisfy((v: unknown) => v === 'no global' || JSON.stringify(v) === '["undefined","undefined","undefined","undefined"]' || typeof v === 'string');
-      expect(result.value).not.toContain('object');
+      const seen = result.exitCode === 0 ? result.value : result.error;
+      assert.ok(seen === 'no global' || JSON.stringify(seen) === '["undefined","undefined","undefined","undefined"]' || typeof seen === 'string', `saw ${JSON.stringify(seen)}`);
+      assert.ok(!JSON.stringify(result.value ?? null).includes('object'), `the guest reached ${JSON.stringify(result.value)}`);
     });
 
     it('exposes exactly the same globals as every other engine', async () => {
       const result = await run('async function run() { return Object.getOwnPropertyNames(globalThis).filter((k) => k !== "run" && k !== "InternalError").sort() }');
-      expect(result.value).toEqual(SAME_GLOBALS);
+      assert.deepEqual(result.value, SAME_GLOBALS);
     });
 
     it('has no require, process, fetch, timers or module loading', async () => {
       const result = await run('async function run() { return [typeof require, typeof process, typeof fetch, typeof setTimeout, typeof setInterval, typeof queueMicrotask] }');
-      expect(result).toMatchObject({ exitCode: 0, value: ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined'] });
-      expect(await run('async function run() { return require("fs") }')).toMatchObject({ exitCode: 1 });
-      expect(await run('async function run() { return await Function("return imp" + "ort(\\"fs\\")")() }')).toMatchObject({ exitCode: 1 });
+      like(result, { exitCode: 0, value: ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined'] });
+      like(await run('async function run() { return require("fs") }'), { exitCode: 1 });
+      like(await run('async function run() { return await Function("return imp" + "ort(\\"fs\\")")() }'), { exitCode: 1 });
     });
 
     it('refuses import("fs") at compile time with a location', () => {
-      expect(engine.compile('async function run() {\n  return import("fs");\n}')).toEqual({
+      assert.deepEqual(engine().compile('async function run() {\n  return import("fs");\n}'), {
         ok: false,
         diagnostics: [{ message: 'import() is not available in factorly scripts', line: 2, column: 10 }],
       });
@@ -205,39 +216,49 @@ export function sandboxEngineContract(name: string, create: () => SandboxEngine)
 
     it('accepts import( and <!-- inside strings and comments (same programs on every engine)', async () => {
       const result = await run('// import("x") <!-- a comment\nasync function run() { return ["import(x)", `eval(1) <!-- -->`] }');
-      expect(result).toMatchObject({ exitCode: 0, value: ['import(x)', 'eval(1) <!-- -->'] });
+      like(result, { exitCode: 0, value: ['import(x)', 'eval(1) <!-- -->'] });
     });
 
     it('keeps prototype pollution inside the run', async () => {
       const polluted = await run('async function run(p) { try { Object.prototype.polluted = "yes"; p.__proto__.viaParams = "yes"; } catch (e) {} return "tried" }', { a: 1 });
-      expect(polluted.exitCode).toBe(0);
-      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-      expect(({} as Record<string, unknown>).viaParams).toBeUndefined();
+      assert.equal(polluted.exitCode, 0);
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+      assert.equal(({} as Record<string, unknown>).viaParams, undefined);
       const next = await run('async function run() { return [({}).polluted ?? "clean", ({}).viaParams ?? "clean"] }');
-      expect(next).toMatchObject({ exitCode: 0, value: ['clean', 'clean'] });
+      like(next, { exitCode: 0, value: ['clean', 'clean'] });
     });
 
     it('lets no buffer change size or detach (the QuickJS stale-length over-reads need one)', async () => {
       const result = await run('async function run() { const ab = new ArrayBuffer(8, { maxByteLength: 16 }); for (const m of ["resize", "transfer", "transferToFixedLength"]) { try { ab[m](16) } catch (e) {} } return ab.byteLength }');
-      expect(result).toMatchObject({ exitCode: 0, value: 8 });
+      like(result, { exitCode: 0, value: 8 });
     });
 
     it('reports a value that cannot become JSON', async () => {
       const result = await run('async function run() { return { big: 10n } }');
-      expect(result.exitCode).toBe(1);
-      expect(result.error).toMatch(/^run\(\) returned a value that cannot be converted to JSON: TypeError/);
+      assert.equal(result.exitCode, 1);
+      assert.match(String(result.error), /^run\(\) returned a value that cannot be converted to JSON: TypeError/);
     });
   });
+  if (subject.module) hostExitsAfterRunaway(test, name, subject.module);
 }
 
-/** The host process exits by itself after a run was stopped, even without `engine.stop()`. */
-export function hostExitsAfterRunaway(name: string, distModule: string, factory: string): void {
-  describe(`SandboxEngine contract: ${name} lets the host exit`, () => {
+/** Runs a runaway script in a fresh process and returns without stopping the engine: the process must exit on its own. */
+const EXIT_CHECK = `
+const [modulePath, factory, source] = process.argv.slice(1);
+const engine = (await import(modulePath))[factory]();
+const result = await engine.run(engine.compile(source).script, {}, { call: async () => null }, { timeoutMs: 300, memoryBytes: 32 << 20 });
+const after = await engine.run(engine.compile('async function run() { return "served" }').script, {}, { call: async () => null }, { timeoutMs: 5000, memoryBytes: 32 << 20 });
+process.stdout.write(JSON.stringify([result.exitCode, result.error, after.value]));
+`;
+
+/** The host process exits by itself after a run was stopped, even without `engine.stop()` (idle engine processes never keep it alive). */
+function hostExitsAfterRunaway(test: TestApi, name: string, module: { path: string; factory: string }): void {
+  test.describe(`SandboxEngine contract: ${name} lets the host exit`, () => {
     for (const source of ['async function run() { while (true) {} }', 'async function run() { return /^(a+)+$/.test("a".repeat(40) + "b") }']) {
-      it(`after ${source}`, () => {
-        const child = spawnSync(process.execPath, [join(REPO, 'test', 'fixtures', 'sandbox-exit.mjs'), distModule, factory, source], { encoding: 'utf8', timeout: 60_000 });
-        expect(child.status).toBe(0);
-        expect(JSON.parse(child.stdout)).toEqual([2, 'timed out after 300 ms', 'served']);
+      test.it(`after ${source}`, () => {
+        const child = spawnSync(process.execPath, ['--input-type=module', '-e', EXIT_CHECK, module.path, module.factory, source], { encoding: 'utf8', timeout: 60_000 });
+        assert.equal(child.status, 0, child.stderr);
+        assert.deepEqual(JSON.parse(child.stdout), [2, 'timed out after 300 ms', 'served']);
       });
     }
   });

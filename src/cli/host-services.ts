@@ -10,15 +10,41 @@ import { statsProjection } from '../events/projections/stats.js';
 import { availableParallelism } from 'node:os';
 import type { LogVerification } from '../events/verify-log.js';
 import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
-import type { EvidenceFacts, UiServices } from '../kernel/contracts/ui-services.js';
+import { FactorlyError } from '../kernel/base/errors.js';
 import { projectVerifierKey } from './evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
+import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
 import { planPromotion, promote } from '../kernel/promote.js';
 import { secretReferences } from '../kernel/secret-scope.js';
 import { editableTool, saveToolEdit } from '../kernel/tool-edit.js';
 
-/** The kernel's audit queries and promotion, bound for the web UI (the same functions the CLI runs). */
-export function uiServices(kernel: Kernel): UiServices {
+const MEMBERS = [
+  'recentCalls', 'call', 'matches', 'callTree', 'stats', 'dashboard', 'agents', 'secretUses', 'verify', 'evidence',
+  'planPromotion', 'promote', 'editableTool', 'saveToolEdit',
+] as const satisfies readonly (keyof HostServices)[];
+// Fails to compile when a member of HostServices is missing above.
+const EVERY_MEMBER: Exclude<keyof HostServices, (typeof MEMBERS)[number]> extends never ? true : never = true;
+void EVERY_MEMBER;
+
+/**
+ * The `HostServices` token's value: handed to plugins when the kernel is made, usable once it is
+ * built and `bind` has been called. The log is opened on first use, so a command that never uses
+ * them (most do not) never touches it.
+ */
+export function lateHostServices(): { services: HostServices; bind(kernel: Kernel): void } {
+  let kernel: Kernel | undefined;
+  let made: HostServices | undefined;
+  const real = (): HostServices => {
+    if (!kernel) throw new FactorlyError('LIFECYCLE', 'the host services are usable once the kernel is ready');
+    return (made ??= hostServices(kernel));
+  };
+  // Each member forwards to the real services (an object, not a proxy: nothing else about it looks callable).
+  const services = Object.fromEntries(MEMBERS.map((name) => [name, (...args: never[]) => (real()[name] as (...a: never[]) => unknown)(...args)])) as unknown as HostServices;
+  return { services, bind: (ready) => void (kernel = ready) };
+}
+
+/** The kernel's audit queries, promotion and tool editing, bound for an interface (the same functions the CLI runs). */
+export function hostServices(kernel: Kernel): HostServices {
   const log = () => kernel.log();
   return {
     recentCalls: (filter, limit) => recentCalls(log(), filter, limit),

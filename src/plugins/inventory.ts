@@ -1,0 +1,70 @@
+import { pluginEventTypes } from '../events/plugin-event-types.js';
+import type { KeyPlace } from '../kernel/config/declared.js';
+import type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
+import type { LoadedPlugins } from './host.js';
+
+/** A plugin as `factorly plugins inspect` shows it: what it is, whether it loaded, what it contributes. */
+export interface PluginInventory {
+  id: string;
+  /** npm package root (for a failed package, where it is). */
+  root: string;
+  version?: string;
+  /** core (shipped with factorly), user (installed), link, builtin. */
+  source?: string;
+  status: 'loaded' | 'failed';
+  /** Why it did not load, with the error code. */
+  reason?: string;
+  code?: string;
+  /** What it added to each extension point, by point: tool types, rules, engines, interfaces … and its event types (`<type>@<version>`). */
+  contributes: Record<string, string[]>;
+  /** Tokens it provides to other plugins (`<plugin-id>.<name>`). */
+  provides: string[];
+  /** Config keys it declared: its own top-level block, keys on tool entries, keys in `shadow:` blocks. */
+  config: Record<KeyPlace, string[]>;
+}
+
+type Named = { readonly name?: string; readonly type?: string; readonly order?: number };
+
+/** The kernel's extension points a plugin adds to. */
+export interface InventorySlots {
+  providers: KeyedSlot<unknown>;
+  rules: OrderedSlot<Named>;
+  processors: OrderedSlot<Named>;
+  channels: OrderedSlot<Named>;
+  backends: KeyedSlot<unknown>;
+  interfaces: KeyedSlot<unknown>;
+  engines: KeyedSlot<unknown>;
+  sources: OrderedSlot<Named>;
+}
+
+/** Each point under the name a person reads in `plugins inspect`. */
+const POINTS: Record<keyof InventorySlots, string> = {
+  providers: 'toolTypes', rules: 'rules', processors: 'outputProcessors', channels: 'confirmChannels',
+  backends: 'secretBackends', interfaces: 'interfaces', engines: 'engines', sources: 'toolSources',
+};
+
+/** Each plugin, loaded or not, with everything it contributed and declared. */
+export function inventoryOf(plugins: LoadedPlugins, slots: InventorySlots): PluginInventory[] {
+  const contributes = new Map<string, Record<string, string[]>>();
+  const add = (owner: string, point: string, what: string): void => {
+    const entry = contributes.get(owner) ?? {};
+    (entry[point] ??= []).push(what);
+    contributes.set(owner, entry);
+  };
+  for (const [name, point] of Object.entries(POINTS) as [keyof InventorySlots, string][]) {
+    const slot = slots[name];
+    if ('ownersByKey' in slot) for (const [key, owner] of slot.ownersByKey()) add(owner, point, key);
+    else for (const { value, owner } of slot.contributions()) add(owner, point, value.name ?? value.type ?? '(unnamed)');
+  }
+  for (const { type, version, owner } of pluginEventTypes()) add(owner, 'eventTypes', `${type}@${version}`);
+  const provides = (id: string) => plugins.provided.filter((token) => token.owner === id).map((token) => token.id);
+  const loaded = plugins.loaded.map((plugin): PluginInventory => ({
+    id: plugin.id, root: plugin.root, version: plugin.version, source: plugin.source, status: 'loaded',
+    contributes: contributes.get(plugin.id) ?? {}, provides: provides(plugin.id), config: plugins.declared.keysOf(plugin.id),
+  }));
+  const failed = plugins.failed.map((plugin): PluginInventory => ({
+    id: plugin.id, root: plugin.root, status: 'failed', reason: plugin.reason, code: plugin.code,
+    contributes: {}, provides: [], config: { settings: [], tool: [], shadow: [] },
+  }));
+  return [...loaded, ...failed];
+}

@@ -1,0 +1,23 @@
+// factorly/testing: what a plugin's tests need, in a project outside factorly's repository. Each
+// contract suite takes the test runner's `describe`/`it` (vitest or node:test) and asserts with
+// node:assert, so it runs under either.
+export { inline, officialPlugins, startTestKernel } from './kernel.js';
+export type { TestKernel, TestKernelOptions } from './kernel.js';
+export { afterSuite, eventually, like } from './suite.js';
+export type { TestApi } from './suite.js';
+export { completed, eventLogContract, requested } from './contracts/event-log.js';
+export type { LogFactory } from './contracts/event-log.js';
+export { sandboxEngineContract } from './contracts/sandbox-engine.js';
+export type { SandboxEngineSubject } from './contracts/sandbox-engine.js';
+export { toolProviderContract } from './contracts/tool-provider.js';
+export type { ToolProviderSubject } from './contracts/tool-provider.js';
+export { shadowRuleContract } from './contracts/shadow-rule.js';
+export type { ShadowRuleCase, ShadowRuleSubject } from './contracts/shadow-rule.js';
+export { confirmChannelContract } from './contracts/confirm-channel.js';
+export type { ConfirmChannelSubject } from './contracts/confirm-channel.js';
+export { secretBackendContract } from './contracts/secret-backend.js';
+export type { SecretBackendSubject } from './contracts/secret-backend.js';
+export { interfaceContract } from './contracts/interface.js';
+export type { InterfaceSubject } from './contracts/interface.js';
+export { outputProcessorContract } from './contracts/output-processor.js';
+export type { OutputProcessorSubject } from './contracts/output-processor.js';
