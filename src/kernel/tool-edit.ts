@@ -7,7 +7,7 @@ import { BUILTIN_PREFIX } from './config/tool-schema.js';
 import { mapAt, YamlEditor } from './config/yaml-edit.js';
 import type { ToolDefinition } from './contracts/tool.js';
 import type { Kernel } from './kernel.js';
-import { applyParameters, type ParameterEdit } from './tool-edit-parameters.js';
+import { applyParameters } from './tool-edit-parameters.js';
 
 export type { ParameterEdit } from './tool-edit-parameters.js';
 import type { EditableTool, ToolEdit, ToolEditPlan } from './contracts/editing.js';
