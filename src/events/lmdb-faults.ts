@@ -24,7 +24,7 @@ export async function commitFailure(path: string, error: unknown): Promise<Facto
  * has run, it gets a handler (the transaction itself reports the failure).
  */
 export function guardPendingCommit(root: RootDatabase): void {
-  setImmediate(() => (root.committed as PromiseLike<unknown>).then(undefined, () => undefined));
+  setImmediate(() => void (root.committed as PromiseLike<unknown>).then(undefined, () => undefined));
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Recorded } from './envelope.js';
-import type { EventLog, ReadRange } from './log.js';
 import { upcast } from './upcast.js';
 
 /**
@@ -44,13 +43,6 @@ export interface ProjectionView<S> {
   readonly name: string;
   current(): Promise<Folded<S>>;
   folded(): Folded<S>;
-}
-
-/** Rebuilds a projection from the log (optionally only a range of it). */
-export async function replay<S>(log: EventLog, projection: Projection<S>, range: ReadRange = {}): Promise<S> {
-  let state = projection.init();
-  for await (const event of log.read({ from: range.from, to: range.to })) state = projection.evolve(state, upcast(event));
-  return state;
 }
 
 /** Folds an in-memory list, for tests and for events already at hand. */

@@ -94,7 +94,6 @@ function checkText(text: string): void {
 }
 
 function checkControls(text: string): void {
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) throw new NoteError('a note must not contain control characters other than newline');
 }
 

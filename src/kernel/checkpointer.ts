@@ -65,7 +65,7 @@ export class Checkpointer {
     if (!BOOKKEEPING.has(event.type)) this.appendedSince = true;
     const every = this.settings.checkpointEvery;
     // Only events that may have reached the next checkpoint queue any work.
-    if (every > 0 && (this.last === undefined || event.seq - this.last.size >= every)) this.enqueue(async () => {
+    if (every > 0 && (this.last === undefined || event.seq - this.last.size >= every)) void this.enqueue(async () => {
       if (event.seq - (await this.lastCheckpoint()).size >= every) await this.sign();
     });
   }
@@ -75,7 +75,7 @@ export class Checkpointer {
     this.serving = true;
     const interval = this.settings.checkpointIntervalMs;
     if (interval <= 0 || this.timer) return;
-    this.timer = setInterval(() => this.enqueue(async () => {
+    this.timer = setInterval(() => void this.enqueue(async () => {
       if ((await this.log().head()).seq > (await this.lastCheckpoint()).size) await this.sign();
     }), interval);
     this.timer.unref();

@@ -2,34 +2,14 @@ import { join, relative } from 'node:path';
 import { Document, Scalar, visit } from 'yaml';
 import { FactorlyError, messageOf } from './base/errors.js';
 import { writeAtomically } from './base/write-atomic.js';
-import type { ParameterSpec, PromotedTool, ToolDefinition } from './contracts/tool.js';
+import type { PromotedTool, ToolDefinition } from './contracts/tool.js';
 import type { Kernel } from './kernel.js';
 import { toolNameProblem } from './config/tool-name.js';
 import { findRun, type RecordedRun } from './recorded-run.js';
 
 export type { RecordedRun } from './recorded-run.js';
-
-export interface PromoteRequest {
-  fromSha: string;
-  name: string;
-  description?: string;
-  overwrite?: boolean;
-  /** Whether the tool should ask before each call (the default; the provider writes how). */
-  confirm?: boolean;
-}
-
-/** What a promotion would write; the web form shows it before anything is written. */
-export interface PromotionPlan {
-  run: RecordedRun;
-  name: string;
-  description: string;
-  parameters: ParameterSpec[];
-  /** Project-relative path of the YAML file. */
-  file: string;
-  yaml: string;
-  /** Why the run cannot be promoted as it is (compile errors, a taken name); empty when it can. */
-  problems: string[];
-}
+import type { PromoteRequest, PromotionPlan } from './contracts/editing.js';
+export type { PromoteRequest, PromotionPlan } from './contracts/editing.js';
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 

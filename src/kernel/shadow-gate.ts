@@ -1,5 +1,5 @@
 import type { Decision } from '../events/catalog.js';
-import type { NewEvent, Recorded } from '../events/envelope.js';
+import type { NewEvent } from '../events/envelope.js';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from './base/errors.js';

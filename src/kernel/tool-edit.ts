@@ -7,48 +7,11 @@ import { BUILTIN_PREFIX } from './config/tool-schema.js';
 import { mapAt, YamlEditor } from './config/yaml-edit.js';
 import type { ToolDefinition } from './contracts/tool.js';
 import type { Kernel } from './kernel.js';
-import { applyParameters, type ParameterEdit } from './tool-edit-parameters.js';
+import { applyParameters } from './tool-edit-parameters.js';
 
 export type { ParameterEdit } from './tool-edit-parameters.js';
-
-/** What the edit page changes. Absent fields stay as written. */
-export interface ToolEdit {
-  description?: string;
-  /** The declared parameters (by name) with their new values, and any to add or remove. */
-  parameters?: ParameterEdit[];
-  /** The `shadow` block as YAML; empty removes it. */
-  shadow?: string;
-  /** The tool's script, for a type whose provider names its `scriptKey`. */
-  code?: string;
-  /** Built-ins (overlay entries): `timeout` and `max_output` as typed, empty removes them. */
-  timeout?: string;
-  maxOutput?: string;
-  hidden?: boolean;
-}
-
-/**
- * A tool as the edit page shows it: a config entry of its own (`definition`), or a built-in,
- * which an entry can only adjust (`overlay`: shadow, timeout, hidden, max_output).
- */
-export interface EditableTool {
-  tool: ToolDefinition;
-  kind: 'definition' | 'overlay';
-  /** Project-relative path of the file an edit writes. */
-  file: string;
-  /** The entry's keys as written (the shadow block as YAML text), empty when it has none yet. */
-  written: { shadow: string; timeout: string; maxOutput: string; hidden: boolean };
-}
-
-export interface ToolEditPlan {
-  name: string;
-  file: string;
-  /** The file's text after the edit. */
-  text: string;
-  /** What the edit changes (`description`, `parameters.who.description`, …); empty when nothing. */
-  changed: string[];
-  /** Why it cannot be written; nothing is written unless this is empty. */
-  problems: string[];
-}
+import type { EditableTool, ToolEdit, ToolEditPlan } from './contracts/editing.js';
+export type { EditableTool, ToolEdit, ToolEditPlan } from './contracts/editing.js';
 
 /** Where a tool's entry lives and what it holds now; refuses tools no entry of their own defines. */
 export function editableTool(kernel: Kernel, name: string): EditableTool {

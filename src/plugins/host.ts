@@ -8,16 +8,13 @@ import type { Lifecycle } from '../kernel/lifecycle.js';
 import { EXTENSION_POINTS } from '../kernel/tokens.js';
 import type { PluginDefinition } from './define-plugin.js';
 import { checkApiVersion, checkManifest, type PluginSource } from './manifest.js';
-import { orderPlugins } from './order.js';
+import { orderPlugins, type LoadablePlugin } from './order.js';
 import { declareConfig, PluginConfigs } from './plugin-configs.js';
 import { ProvidedTokens, type ProvidedToken } from './provided.js';
 import { registerPlugin, resolveDeps, type Registered } from './registration.js';
 
-/** A plugin ready to be ordered: its definition and where it came from. */
-export interface LoadablePlugin {
-  source: PluginSource;
-  definition: PluginDefinition;
-}
+/** Callers hand loadPlugins these; the type lives with the ordering that consumes it. */
+export type { LoadablePlugin };
 
 export interface PluginReport {
   loaded: PluginLoaded[];

@@ -1,5 +1,12 @@
 import { FactorlyError } from '../kernel/base/errors.js';
-import type { LoadablePlugin } from './host.js';
+import type { PluginDefinition } from './define-plugin.js';
+import type { PluginSource } from './manifest.js';
+
+/** A plugin ready to be ordered: its definition and where it came from. */
+export interface LoadablePlugin {
+  source: PluginSource;
+  definition: PluginDefinition;
+}
 
 export interface OrderResult {
   ordered: LoadablePlugin[];

@@ -1,5 +1,5 @@
 import { ConfigDeclarations } from '../kernel/config/declared.js';
-import type { LoadablePlugin } from './host.js';
+import type { LoadablePlugin } from './order.js';
 
 type Listener = (value: unknown) => void | Promise<void>;
 

@@ -4,7 +4,7 @@ import type { Token } from '../kernel/base/token.js';
 import type { Scope } from '../kernel/container.js';
 import { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 import type { Dependency, OptionalToken, PluginInit } from './define-plugin.js';
-import type { LoadablePlugin } from './host.js';
+import type { LoadablePlugin } from './order.js';
 import { PLUGIN_TOKENS } from './plugin-tokens.js';
 import { tokenId, type ProvidedTokens } from './provided.js';
 

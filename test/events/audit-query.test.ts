@@ -28,6 +28,7 @@ class CountingLog {
   read = 0;
   constructor(readonly inner: LmdbEventLog) {}
   view(): EventLog {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- inside the Proxy handler, `this` is the handler
     const counting = this;
     return new Proxy(this.inner, {
       get(target, key, receiver) {

@@ -1,12 +1,16 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
-import type { SdkSchemas } from './session.js';
 
 /** What a server says of itself at initialize: its name, what it offers, how to use it. */
 export interface Introduction {
   info: { name: string; version: string; [key: string]: unknown };
   capabilities: Record<string, unknown>;
   instructions?: string;
+}
+
+/** The SDK's request schemas, imported once per `serve` (the SDK is loaded only when serving). */
+export interface SdkSchemas {
+  ListToolsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListToolsRequestSchema;
 }
 
 /** The parts of the MCP SDK a serving interface uses, loaded on first use (not at every CLI boot). */

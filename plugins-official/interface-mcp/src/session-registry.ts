@@ -1,4 +1,12 @@
-import type { McpSession } from './session.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+
+/** What the registry needs of a session (an McpSession is one), so that it need not import the session. */
+export interface LiveSession {
+  readonly id: string;
+  readonly client: { name: string; version?: string } | undefined;
+  readonly transport: string;
+  readonly server: Pick<Server, 'sendToolListChanged'>;
+}
 
 /** The slice of the event log a serving interface writes to. */
 export interface SessionLog {
@@ -11,7 +19,7 @@ export interface SessionLog {
  * session are events (`session.opened` records the client's name and version).
  */
 export class SessionRegistry {
-  private readonly live = new Map<string, McpSession>();
+  private readonly live = new Map<string, LiveSession>();
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
@@ -19,21 +27,21 @@ export class SessionRegistry {
     private readonly warn: (message: string) => void,
   ) {}
 
-  get(sessionId: string | undefined): McpSession | undefined {
+  get(sessionId: string | undefined): LiveSession | undefined {
     return sessionId === undefined ? undefined : this.live.get(sessionId);
   }
 
-  all(): McpSession[] {
+  all(): LiveSession[] {
     return [...this.live.values()];
   }
 
-  async opened(session: McpSession): Promise<void> {
+  async opened(session: LiveSession): Promise<void> {
     this.live.set(session.id, session);
     const client = session.client;
     await this.record('session.opened', { sessionId: session.id, iface: 'mcp', agentId: session.id, transport: session.transport, ...(client ? { client } : {}) });
   }
 
-  async closed(session: McpSession): Promise<void> {
+  async closed(session: LiveSession): Promise<void> {
     if (!this.live.delete(session.id)) return;
     await this.record('session.closed', { sessionId: session.id, iface: 'mcp' });
   }

@@ -125,8 +125,3 @@ export class McpSession {
     return toMcpResult(await this.callGateway(name, args, client, signal));
   }
 }
-
-/** The SDK's request schemas, imported once per `serve` (the SDK is loaded only when serving). */
-export interface SdkSchemas {
-  ListToolsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListToolsRequestSchema;
-}

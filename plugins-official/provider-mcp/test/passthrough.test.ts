@@ -147,7 +147,7 @@ tools:
   up: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(UPSTREAM)}, stdio], env: {TOKEN: "{{pm:token}}"}, prefix: false}
 `, [vaultPlugin, mcpPlugin, ...parts.plugins]);
     kernel = started.kernel;
-    parts.passthrough().openSession(agent('S', {}).session);
+    await parts.passthrough().openSession(agent('S', {}).session);
     // The agent typing the secret in is the simplest way to have the upstream echo it.
     const prompt = await parts.passthrough().forward('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'pm-token-value', arg2: 'x' } }, { sessionId: 'S' });
     expect(JSON.stringify(prompt)).not.toContain('pm-token-value');
@@ -167,7 +167,7 @@ describe('mcp pass-through: roots', () => {
     kernel = (await startTestKernel(`tools:\n  r: {type: mcp, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}], prefix: false}\n`, [mcpPlugin, ...parts.plugins])).kernel;
     const roots = [{ uri: 'file:///work', name: 'work' }];
     const s = agent('S', { roots: { listChanged: true } }, { 'roots/list': { roots } });
-    parts.passthrough().openSession(s.session);
+    await parts.passthrough().openSession(s.session);
     const first = await kernel.pipeline.call({ tool: 'roots', params: {}, iface: 'mcp', sessionId: 'S', client: s.call() });
     expect(JSON.parse(first.output)).toEqual({ roots, changes: 0 });
     await parts.passthrough().clientNotified('S', 'notifications/roots/list_changed', {});
@@ -186,7 +186,7 @@ describe('mcp pass-through: resources, prompts and completions of several server
   it('pages through each server in turn, prefixes prompt names, and routes a prompt back to its server', async () => {
     const { passthrough, log } = await start(['a', 'b']);
     const a = agent('S', {});
-    passthrough.openSession(a.session);
+    await passthrough.openSession(a.session);
     const first = await passthrough.forward('prompts/list', {}, { sessionId: 'S' });
     expect((first.prompts as { name: string }[]).map((p) => p.name)).toEqual(['a.test_simple_prompt', 'a.test_prompt_with_arguments', 'a.test_prompt_with_embedded_resource', 'a.test_prompt_with_image']);
     expect(first.nextCursor).toEqual(expect.any(String));
@@ -209,7 +209,7 @@ describe('mcp pass-through: resources, prompts and completions of several server
   it('reads resources and templates, passes subscriptions\' updates to the session, and returns the server\'s own error', async () => {
     const { passthrough } = await start();
     const s = agent('S', {});
-    passthrough.openSession(s.session);
+    await passthrough.openSession(s.session);
     const listed = await passthrough.forward('resources/list', {}, { sessionId: 'S' });
     expect((listed.resources as { uri: string }[]).map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary', 'test://watched-resource']);
     expect(await passthrough.forward('resources/read', { uri: 'test://template/42/data' }, { sessionId: 'S' })).toEqual({

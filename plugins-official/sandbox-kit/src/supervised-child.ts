@@ -76,7 +76,10 @@ export class SupervisedChild {
   /** While busy the child keeps the host alive (a CLI call waits for it); idle, it does not. */
   hold(busy: boolean): void {
     const handles = [this.process, this.process.channel, this.process.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[];
-    for (const handle of handles) busy ? handle?.ref?.() : handle?.unref?.();
+    for (const handle of handles) {
+      if (busy) handle?.ref?.();
+      else handle?.unref?.();
+    }
   }
 
   private describeExit(code: number | null, signal: NodeJS.Signals | null): string {

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from 'factorly';
 import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
-import { replay } from '../../../src/events/projection.js';
+import { replay } from '../../../src/events/replay.js';
 import { verifyChain } from '../../../src/events/verify.js';
 import { createKernel } from '../../../src/kernel/kernel.js';
 import { inline } from '../../../test/helpers/kernel.js';

@@ -8,7 +8,7 @@ import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
 import { ShadowGate } from '../../../src/kernel/shadow-gate.js';
 import { OrderedSlot } from '../../../src/kernel/slots.js';
 import type { Kernel } from '../../../src/kernel/kernel.js';
-import { replay } from '../../../src/events/projection.js';
+import { replay } from '../../../src/events/replay.js';
 import { bucketsProjection, type Buckets } from '../src/rate-limit-rule.js';
 import { loopProjection } from '../src/loop-rule.js';
 import { contribute, decisions, shadowKernel } from './helpers.js';

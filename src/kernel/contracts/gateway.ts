@@ -1,5 +1,5 @@
 import type { CallStatus, Interface, Params } from '../../events/catalog.js';
-import type { ToolDefinition, ToolResult } from './tool.js';
+import type { CallTreeLink, ClientLink, ToolDefinition, ToolResult } from './tool.js';
 import type { CatalogChange } from '../config-watch.js';
 
 export interface CallRequest {
@@ -20,38 +20,6 @@ export interface CallRequest {
   client?: ClientLink;
   /** Aborts when the caller gives up (an MCP client cancels the request): the provider stops the work. */
   signal?: AbortSignal;
-}
-
-/**
- * A call's place in its call tree, issued by the kernel (`ToolCall.context`). Opaque: a provider
- * passes it on as `CallRequest.parent` for the calls it makes, and nothing else can make one.
- */
-export interface CallTreeLink {
-  readonly callId: string;
-  readonly rootId: string;
-  /** Aborts when this call stops: its own deadline, its caller's cancellation, or its tree stopping. */
-  readonly signal: AbortSignal;
-}
-
-/**
- * The calling client's side of an interactive interface (an MCP session), handed to the provider
- * so an upstream's progress, log messages and requests (sampling, elicitation) reach the agent
- * that made the call, on that call's own stream, and the answers come back unchanged.
- */
-export interface ClientLink {
-  /** Which session this is (also `CallRequest.sessionId`). */
-  readonly sessionId: string;
-  /** The progress token the client attached to this call, if any. */
-  readonly progressToken?: string | number;
-  /** What the client declared it can do (MCP client capabilities: sampling, elicitation, roots). */
-  readonly capabilities: Readonly<Record<string, unknown>>;
-  /** Sends a notification (`notifications/progress`, `notifications/message`) related to this call. */
-  notify(method: string, params: Record<string, unknown>): Promise<void>;
-  /**
-   * Sends a request to the client (`sampling/createMessage`, `elicitation/create`) and returns its
-   * result as is. `timeoutMs` overrides the interface's default request timeout (a person may take long).
-   */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
 export interface CallOutcome extends ToolResult {
@@ -98,3 +66,5 @@ export interface ToolCatalog {
 }
 
 export type { CatalogChange } from '../config-watch.js';
+// The links a call carries belong to ToolCall (tool.ts); the gateway's callers name them from here too.
+export type { CallTreeLink, ClientLink } from './tool.js';

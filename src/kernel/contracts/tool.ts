@@ -1,5 +1,4 @@
 import type { Interface, JsonValue, Params } from '../../events/catalog.js';
-import type { CallTreeLink, ClientLink } from './gateway.js';
 
 export type ParamType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'json' | 'enum';
 export const PARAM_TYPES: readonly ParamType[] = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'];
@@ -70,6 +69,38 @@ export interface ToolDefinition {
   declared?: Record<string, unknown>;
   /** The config entry this tool was expanded from (an upstream MCP server's entry), when it came from one. */
   expandedFrom?: string;
+}
+
+/**
+ * A call's place in its call tree, issued by the kernel (`ToolCall.context`). Opaque: a provider
+ * passes it on as `CallRequest.parent` for the calls it makes, and nothing else can make one.
+ */
+export interface CallTreeLink {
+  readonly callId: string;
+  readonly rootId: string;
+  /** Aborts when this call stops: its own deadline, its caller's cancellation, or its tree stopping. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The calling client's side of an interactive interface (an MCP session), handed to the provider
+ * so an upstream's progress, log messages and requests (sampling, elicitation) reach the agent
+ * that made the call, on that call's own stream, and the answers come back unchanged.
+ */
+export interface ClientLink {
+  /** Which session this is (also `CallRequest.sessionId`). */
+  readonly sessionId: string;
+  /** The progress token the client attached to this call, if any. */
+  readonly progressToken?: string | number;
+  /** What the client declared it can do (MCP client capabilities: sampling, elicitation, roots). */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  /** Sends a notification (`notifications/progress`, `notifications/message`) related to this call. */
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /**
+   * Sends a request to the client (`sampling/createMessage`, `elicitation/create`) and returns its
+   * result as is. `timeoutMs` overrides the interface's default request timeout (a person may take long).
+   */
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
 /** What a provider receives for one call: params validated, coerced and defaulted. */

@@ -38,7 +38,7 @@ export function registerLive(app: Hono, deps: AppDeps): void {
           void deps.services.agents().then((agents) => send('approvals', { count: pending.length, html: approvalsList(pending, deps.page(), agents).text }));
         }
       });
-      const keepalive = setInterval(() => sse.writeSSE({ event: 'ping', data: '' }).catch(() => undefined), KEEPALIVE_MS);
+      const keepalive = setInterval(() => void sse.writeSSE({ event: 'ping', data: '' }).catch(() => undefined), KEEPALIVE_MS);
       await new Promise<void>((resolve) => {
         sse.onAbort(resolve);
         if (deps.closing.aborted) resolve();

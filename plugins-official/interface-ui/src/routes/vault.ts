@@ -34,7 +34,7 @@ export function registerVault(app: Hono, deps: AppDeps): void {
     if (!key || !value) return vaultPage(c, deps, 400, { errors: [!key ? 'a key name is required' : `a value for ${key} is required`] }, { key, tier });
     try {
       if (body.replace !== 'on' && (await backend.list!({ tier })).keys.includes(key)) {
-        return vaultPage(c, deps, 409, { errors: [`${key} is already in the ${tier} vault: use Replace on its row to change it`] }, { key, tier });
+        return await vaultPage(c, deps, 409, { errors: [`${key} is already in the ${tier} vault: use Replace on its row to change it`] }, { key, tier });
       }
       const written = await backend.write!(key, value, { tier });
       await deps.log.append([{ type: 'vault.accessed', data: { op: 'set', key, tier: written.tier } }]);

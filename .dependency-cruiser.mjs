@@ -1,0 +1,69 @@
+// The layering factorly keeps (docs: README "Checks"). `npm run lint:deps` runs it; test/lint/layering.test.ts
+// plants a break of every rule to prove each one bites. Type-only imports count: a type cycle is still a
+// cycle for the next reader, and a type import across a layer still couples the layers.
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: move the shared types to the module that owns them.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'events-stay-below',
+      severity: 'error',
+      comment: 'src/events holds facts only: it imports nothing of the kernel, the plugin host, the CLI or a plugin.',
+      from: { path: '^src/events/' },
+      // src/kernel/base (errors, tokens, atomic writes) is the foundation every layer stands on.
+      to: { path: '^(src/(kernel|plugins|cli|commands)/|plugins-official/)', pathNot: '^src/kernel/base/' },
+    },
+    {
+      name: 'base-stays-at-bottom',
+      severity: 'error',
+      comment: 'src/kernel/base is imported by every layer (events included), so it imports none of them.',
+      from: { path: '^src/kernel/base/' },
+      to: { path: '^(src/|plugins-official/)', pathNot: '^src/kernel/base/' },
+    },
+    {
+      name: 'kernel-no-plugin',
+      severity: 'error',
+      comment: 'The kernel is mechanism: it reaches plugins only through the host, never a plugin package.',
+      from: { path: '^src/kernel/' },
+      to: { path: '^plugins-official/' },
+    },
+    {
+      name: 'plugin-sdk-only',
+      severity: 'error',
+      comment: 'A plugin reaches factorly only through the SDK entry points (`factorly`, `factorly/events`).',
+      from: { path: '^plugins-official/[^/]+/src/' },
+      to: { path: '^(src|test|bench|scripts)/', pathNot: '^src/(plugins|events)/index\\.ts$' },
+    },
+    {
+      name: 'plugin-no-other-plugin-internals',
+      severity: 'error',
+      comment: 'A plugin imports another workspace package by its package name, never a path into its files.',
+      from: { path: '^plugins-official/([^/]+)/(src|test)/' },
+      to: {
+        path: '^plugins-official/',
+        pathNot: '^plugins-official/$1/',
+        // A relative path or a path alias is 'local'; an import by package name is not.
+        dependencyTypes: ['local'],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['(^|/)node_modules/', '(^|/)dist/'] },
+    exclude: { path: ['(^|/)node_modules/'] },
+    // Count `import type` too, as TypeScript writes it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.lint.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'types', 'default'],
+      extensions: ['.ts', '.mts', '.js', '.mjs', '.d.ts'],
+    },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};

@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeProject, REPO } from '../helpers/project.js';
+
+const DEPCRUISE = join(REPO, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+const CONFIG = join(REPO, '.dependency-cruiser.mjs');
+
+interface Violation {
+  rule: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * A small tree laid out like factorly's, with one break of every layering rule and, next to each,
+ * the import the rule allows. Files hold only imports: the check reads nothing else.
+ */
+const PLANTED: Record<string, string> = {
+  'tsconfig.lint.json': JSON.stringify({ compilerOptions: { paths: { factorly: ['./src/plugins/index.ts'] } } }),
+  'src/kernel/base/errors.ts': 'export const E = 1;\n',
+  'src/kernel/base/token.ts': "import { K } from '../kernel.js';\nexport const T = K;\n",
+  'src/kernel/kernel.ts':
+    "import { E } from './base/errors.js';\nimport { P } from '../../plugins-official/shadow/src/plugin.js';\nexport const K = E + P;\n",
+  'src/events/log.ts':
+    "import { E } from '../kernel/base/errors.js';\nimport { K } from '../kernel/kernel.js';\nexport const L = E + K;\n",
+  // A cycle made of type-only imports is still a cycle.
+  'src/events/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
+  'src/events/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
+  'src/plugins/index.ts': 'export const SDK = 1;\n',
+  'plugins-official/shadow/package.json': JSON.stringify({ name: '@factorly/plugin-shadow', main: './src/plugin.ts' }),
+  'plugins-official/shadow/src/plugin.ts':
+    "import type {} from 'factorly';\nimport { E } from '../../../src/kernel/base/errors.js';\nexport const P = E;\n",
+  'plugins-official/output/src/plugin.ts':
+    "import { P } from '@factorly/plugin-shadow';\nimport { Q } from '../../shadow/src/plugin.js';\nexport const O = P + Q;\n",
+  'plugins-official/output/test/output.test.ts':
+    "import { P } from '@factorly/plugin-shadow';\nimport { P as Q } from '../../shadow/src/plugin.js';\nimport { O } from '../src/plugin.js';\nexport const T = O + P + Q;\n",
+};
+
+/** The check as `lint:deps` runs it (its exit status and what it prints) and its violations, read from its JSON report. */
+function cruise(root: string): { status: number | null; printed: string; violations: Violation[] } {
+  const args = [DEPCRUISE, 'src', 'plugins-official', '--config', CONFIG];
+  const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+  const report = spawnSync(process.execPath, [...args, '--output-type', 'json'], { cwd: root, encoding: 'utf8' });
+  if (report.stdout === '') throw new Error(`dependency-cruiser printed no report: ${report.stderr}`);
+  const result = JSON.parse(report.stdout) as {
+    summary: { violations: { rule: { name: string }; from: string; to: string }[] };
+  };
+  const violations = result.summary.violations.map(({ rule, from, to }) => ({ rule: rule.name, from, to }));
+  return { status: run.status, printed: `${run.stdout}${run.stderr}`, violations };
+}
+
+describe('the layering check (npm run lint:deps)', () => {
+  let root: string;
+  let planted: ReturnType<typeof cruise>;
+
+  beforeAll(() => {
+    root = makeProject(PLANTED);
+    // The workspace link npm makes: a package imported by its name resolves to its own folder.
+    mkdirSync(join(root, 'node_modules', '@factorly'), { recursive: true });
+    symlinkSync(join(root, 'plugins-official', 'shadow'), join(root, 'node_modules', '@factorly', 'plugin-shadow'));
+    planted = cruise(root);
+  }, 120_000);
+
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  const namedBy = (rule: string): Violation[] => planted.violations.filter((violation) => violation.rule === rule);
+
+  it('fails on a planted tree, naming each broken rule and nothing the rules allow', () => {
+    const rules = [
+      'events-stay-below',
+      'base-stays-at-bottom',
+      'kernel-no-plugin',
+      'plugin-sdk-only',
+      'plugin-no-other-plugin-internals',
+      'no-circular',
+    ];
+    expect(planted.status).not.toBe(0);
+    for (const rule of rules) expect(planted.printed).toContain(`error ${rule}:`);
+    expect(new Set(planted.violations.map((violation) => violation.rule))).toEqual(new Set(rules));
+  });
+
+  it('events import nothing of the kernel but its base', () => {
+    expect(namedBy('events-stay-below')).toEqual([
+      { rule: 'events-stay-below', from: 'src/events/log.ts', to: 'src/kernel/kernel.ts' },
+    ]);
+  });
+
+  it('the base imports nothing above it', () => {
+    expect(namedBy('base-stays-at-bottom')).toEqual([
+      { rule: 'base-stays-at-bottom', from: 'src/kernel/base/token.ts', to: 'src/kernel/kernel.ts' },
+    ]);
+  });
+
+  it('the kernel imports no plugin', () => {
+    expect(namedBy('kernel-no-plugin')).toEqual([
+      { rule: 'kernel-no-plugin', from: 'src/kernel/kernel.ts', to: 'plugins-official/shadow/src/plugin.ts' },
+    ]);
+  });
+
+  it('a plugin reaches factorly only through the SDK', () => {
+    expect(namedBy('plugin-sdk-only')).toEqual([
+      { rule: 'plugin-sdk-only', from: 'plugins-official/shadow/src/plugin.ts', to: 'src/kernel/base/errors.ts' },
+    ]);
+  });
+
+  it("a plugin's code and tests import another plugin by package name, never by a path into it", () => {
+    expect(
+      namedBy('plugin-no-other-plugin-internals')
+        .map(({ from, to }) => `${from} → ${to}`)
+        .sort(),
+    ).toEqual([
+      'plugins-official/output/src/plugin.ts → plugins-official/shadow/src/plugin.ts',
+      'plugins-official/output/test/output.test.ts → plugins-official/shadow/src/plugin.ts',
+    ]);
+  });
+
+  it('an import cycle fails, type-only imports included', () => {
+    const cycles = namedBy('no-circular');
+    expect(cycles).toHaveLength(1);
+    expect([cycles[0].from, cycles[0].to].sort()).toEqual(['src/events/a.ts', 'src/events/b.ts']);
+  });
+
+  it('passes on the real tree', () => {
+    const run = spawnSync('npm', ['run', '--silent', 'lint:deps'], { cwd: REPO, encoding: 'utf8' });
+    expect(`${run.stdout}${run.stderr}`).toContain('no dependency violations found');
+    expect(run.status).toBe(0);
+  }, 120_000);
+});
