@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
-import type { Durability, EventLog } from '../events/log.js';
+import type { EventLog } from '../events/log.js';
 import type { WriterLog } from '../events/writer-log.js';
 import { loadPlugins, type LoadablePlugin, type PluginReport } from '../plugins/host.js';
 import type { PluginSource } from '../plugins/manifest.js';
@@ -9,6 +9,7 @@ import { CallPipeline } from './call-pipeline.js';
 import { Checkpointer } from './checkpointer.js';
 import { planOf, pluginsForCall, readPlan, writePlan } from './boot-plan.js';
 import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
+import { parseLogSettings, type LogSettings } from './config/log-settings.js';
 import { ConfigCache } from './config/config-cache.js';
 import type { ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
@@ -17,6 +18,8 @@ import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { McpPassthrough } from './contracts/upstream.js';
+import type { LogEngine } from './contracts/log-engine.js';
+import { checkLogEngine } from './log-engines.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
@@ -112,13 +115,16 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     (message) => process.stderr.write(`warning: ${message}\n`), () => slots.backends.get('vault'),
   );
   // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
-  let durability: Durability = 'fsync';
+  let logSettings: LogSettings = parseLogSettings(undefined, paths.mainFile, paths.baseDir);
   let writer: WriterLog | undefined;
   let booted: BootRecord | undefined;
   const openLog = (): EventLog => {
     // The writer's record names the configuration it runs with, once the registry is known.
     const describe = () => (booted ? { configSha: booted.configSha } : {});
-    const opened = openKernelLog({ paths, given: options.log, durability, lifecycle, bus, rules: slots.rules, checkpoints, describe });
+    const secret = (template: string): Promise<string> => slots.standing.resolve(template);
+    const opened = openKernelLog({
+      paths, given: options.log, settings: logSettings, engines: slots.logEngines, secret, lifecycle, bus, rules: slots.rules, checkpoints, describe,
+    });
     writer = opened.writer;
     return opened.log;
   };
@@ -130,7 +136,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let config: LoadedConfig;
   try {
     config = boot.config ?? (await loadProjectConfig(paths, slots, options, boot.cache));
-    durability = config.log.durability;
+    logSettings = config.log;
+    if (!options.log) checkLogEngine(config.log, slots.logEngines);
     checkpoints.configure(config.log.checkpoints);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
@@ -224,7 +231,8 @@ function planBoot(paths: ProjectPaths, options: KernelOptions): {
   if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
   const cache = new ConfigCache(options.cacheDir, sources);
   const config = cache.read(paths);
-  const plan = config && options.need ? readPlan(options.cacheDir, cache.key) : undefined;
+  // A log engine of a plugin's: that plugin is needed for every call (the plan does not narrow).
+  const plan = config && options.need && config.log.engine === 'lmdb' ? readPlan(options.cacheDir, cache.key) : undefined;
   const chosen = plan && config ? pluginsForCall(plan, sources, config.tools.find((tool) => tool.name === options.need!.tool), config.overlays.length) : undefined;
   // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
   // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
@@ -260,6 +268,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     gateway: new LateGateway(),
     catalog: new LiveCatalog(),
     passthroughs: new KeyedSlot<McpPassthrough>('mcp pass-through'),
+    logEngines: new KeyedSlot<LogEngine>('log engine'),
   };
   const standing = new CallSecretScope(slots.backends);
   scope.registerValue(KernelTokens.EventBus, bus);
@@ -279,6 +288,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   scope.registerValue(KernelTokens.ToolCatalog, slots.catalog);
   scope.registerValue(KernelTokens.McpPassthroughs, slots.passthroughs);
+  scope.registerValue(KernelTokens.LogEngines, slots.logEngines);
   return { ...slots, standing };
 }
 

@@ -13,6 +13,7 @@ import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js'
 import type { CallGateway, ToolCatalog } from './contracts/gateway.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { McpPassthrough } from './contracts/upstream.js';
+import type { LogEngine } from './contracts/log-engine.js';
 import type { Checkpointed, KeyedSlot, OrderedSlot } from './slots.js';
 import type { Token } from './base/token.js';
 import type { ProjectPaths } from './config/paths.js';
@@ -51,6 +52,8 @@ export const KernelTokens = {
    * interface serves what it finds here next to the tools.
    */
   McpPassthroughs: createToken<KeyedSlot<McpPassthrough>>('kernel.mcpPassthroughs'),
+  /** Where the event log lives, by the name `log: {engine: …}` chooses (`lmdb` is built in). */
+  LogEngines: createToken<KeyedSlot<LogEngine>>('kernel.logEngines'),
 } as const;
 
 export type KernelTokens = typeof KernelTokens;
@@ -59,5 +62,5 @@ export type KernelTokens = typeof KernelTokens;
 export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
   KernelTokens.ToolProviders, KernelTokens.ShadowRules, KernelTokens.OutputProcessors, KernelTokens.ConfirmChannels,
   KernelTokens.SecretBackends, KernelTokens.Interfaces, KernelTokens.ToolSources, KernelTokens.ConfigListeners,
-  KernelTokens.SandboxEngines, KernelTokens.McpPassthroughs,
+  KernelTokens.SandboxEngines, KernelTokens.McpPassthroughs, KernelTokens.LogEngines,
 ];

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
+import { ReplicatedEventLog } from '../../src/events/replicated-log.js';
+import { MemoryBatchStream } from '../helpers/memory-batch-stream.js';
 import type { EventLog } from '../../src/events/log.js';
 import { testEventLog } from '../contracts/event-log.contract.js';
 
@@ -26,6 +28,14 @@ testEventLog('lmdb', {
     const dir = mkdtempSync(join(tmpdir(), 'factorly-log-'));
     dirs.push(dir);
     const log = new LmdbEventLog({ path: join(dir, 'events.lmdb'), pollMs: 10 });
+    opened.push(log);
+    return log;
+  },
+});
+
+testEventLog('replicated (memory stream)', {
+  async create() {
+    const log = new ReplicatedEventLog(new MemoryBatchStream().node());
     opened.push(log);
     return log;
   },

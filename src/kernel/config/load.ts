@@ -55,8 +55,14 @@ export function loadConfig(
     tools,
     overlays,
     sha: digest.digest('hex'),
-    log: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config', paths.baseDir),
+    log: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config', paths.baseDir, logLines(logSource)),
   };
+}
+
+/** Lines of the `log:` block's keys, `log` for the block itself. */
+function logLines(source: ConfigSource | undefined): Record<string, number> {
+  const { '': block, ...keys } = source?.settingLines?.log ?? {};
+  return block === undefined ? keys : { log: block, ...keys };
 }
 
 function projectSources(paths: ProjectPaths, texts: ConfigTexts): ConfigSource[] {
