@@ -178,14 +178,14 @@ export class ReplicatedEventLog implements EventLog {
   /** Waits until this copy holds every batch the stream held when asked. */
   private async catchUp(deadline: number): Promise<void> {
     for (;;) {
-      if (this.followFailure !== undefined) throw this.unanswered('follow', this.followFailure);
       try {
         const last = await this.stream.last();
         const reached = this.mirror.reached(last);
         const left = Math.max(deadline - Date.now(), 0);
         const timedOut = delay(left, 'late', { ref: false });
         if ((await Promise.race([reached.then(() => 'ok'), timedOut])) === 'ok') return;
-        throw new Error(`this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})`);
+        const why = this.followFailure === undefined ? '' : `: ${messageOf(this.followFailure)}`;
+        throw new Error(`this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})${why}`);
       } catch (error) {
         if (Date.now() >= deadline || this.closed) throw this.unanswered('read', error);
         await delay(RETRY_MS);
@@ -195,17 +195,23 @@ export class ReplicatedEventLog implements EventLog {
 
   private start(): Promise<void> {
     this.started ??= (async () => {
-      this.stopFollowing = this.stream.follow(0, (batch) => this.received(batch), (error) => {
-        this.followFailure = error;
-      });
+      this.follow();
       await this.catchUp(Date.now() + this.timeoutMs);
     })();
     this.started.catch(() => {
       // A stream that could not be reached at start is tried again by the next call.
-      this.stopFollowing?.();
       this.started = undefined;
     });
     return this.started;
+  }
+
+  /** Follows the stream from this copy's position; after a failure, again (a reconnect, a new leader). */
+  private follow(): void {
+    this.stopFollowing?.();
+    this.stopFollowing = this.stream.follow(this.mirror.position, (batch) => this.received(batch), (error) => {
+      this.followFailure = error;
+      if (!this.closed) setTimeout(() => this.follow(), RETRY_MS).unref();
+    });
   }
 
   /** A batch this node followed, or one it wrote itself (applied at once when nothing came in between). */

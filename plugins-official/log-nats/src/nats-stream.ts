@@ -66,6 +66,7 @@ export class NatsBatchStream implements BatchStream {
       };
       if (stopped) stop();
       for await (const message of messages) deliver({ position: message.seq, payload: message.data });
+      if (!stopped) throw new Error(`the stream ${this.settings.stream} stopped delivering`);
     })().catch((error: unknown) => {
       if (!stopped && !this.closed) failed(error);
     });
