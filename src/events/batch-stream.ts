@@ -1,8 +1,7 @@
 /**
  * A shared, ordered stream of batches that several nodes append to (a NATS JetStream subject, or
  * the in-memory one of the tests): the transport under `ReplicatedEventLog`. Every position holds
- * one batch (the events of one `append`); positions grow but need not be consecutive (a stream
- * shared by several subjects numbers them together).
+ * one batch (the events of one `append`); positions grow, and `last` is the last batch's.
  */
 export interface BatchStream {
   /** Names the log in checkpoints: the same on every node that shares the stream. */

@@ -148,12 +148,13 @@ export class ReplicatedEventLog implements EventLog {
       const sealed = sealBatch(batch.events, batch.options, { head, findById: (id) => this.mirror.findById(id), now: this.clock() });
       if (sealed.fresh.length === 0) return sealed.results;
       const after = this.mirror.position;
-      const id = sealed.fresh[0]!.event.id;
-      const outcome = await this.send(encodeBatch(sealed.fresh.map(({ stored }) => stored)), id, after, deadline);
+      // The batch's last chain hash names it: the same batch sent again is the same, any other is not.
+      const last = sealed.fresh.at(-1)!.event;
+      const outcome = await this.send(encodeBatch(sealed.fresh.map(({ stored }) => stored)), last.hash, after, deadline);
       if ('conflict' in outcome || outcome.duplicate) {
         await this.catchUp(deadline);
         // An earlier try whose answer was lost (beyond the stream's duplicate window) may be the one stored.
-        if (this.mirror.findById(id)) return sealed.results.map((event) => this.mirror.findById(event.id) ?? event);
+        if (this.mirror.findById(last.id)?.hash === last.hash) return sealed.results.map((event) => this.mirror.findById(event.id) ?? event);
         continue;
       }
       const fresh = sealed.fresh.map(({ event }) => event);

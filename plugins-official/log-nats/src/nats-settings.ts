@@ -6,7 +6,7 @@ export interface NatsLogSettings {
   servers: string[];
   /** The JetStream stream the events are kept in (created when missing). */
   stream: string;
-  /** The project's subject in the stream: several projects may share one stream. */
+  /** The subject the stream keeps the log under (the stream holds this project's log alone). */
   subject: string;
   /** A `.creds` file's text or a reference to it (`{{vault:NATS_CREDS}}`), resolved when the log is first used. */
   credentials?: string;

@@ -13,10 +13,11 @@ interface Connected {
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1e9;
 
 /**
- * A project's batches on one subject of a JetStream stream. Each batch is one message (a 2.9 server
- * has no atomic multi-message publish), stored only while the subject's last message is still the
- * one the batch was sealed after (`Nats-Expected-Last-Subject-Sequence`) and at most once per id
- * (`Nats-Msg-Id`). Positions are the stream's sequence numbers.
+ * A project's batches on a JetStream stream of its own (one subject). Each batch is one message (a
+ * 2.9 server has no atomic multi-message publish), stored only while the stream's last message is
+ * still the one the batch was sealed after (`Nats-Expected-Last-Sequence`, which a clustered stream
+ * checks against the writes in flight too; the per-subject check does not, before 2.9.21) and at
+ * most once per id (`Nats-Msg-Id`). Positions are the stream's sequence numbers.
  */
 export class NatsBatchStream implements BatchStream {
   readonly origin: string;
@@ -32,14 +33,13 @@ export class NatsBatchStream implements BatchStream {
 
   async last(): Promise<number> {
     const { jsm } = await this.connection();
-    const message = await jsm.streams.getMessage(this.settings.stream, { last_by_subj: this.settings.subject });
-    return message?.seq ?? 0;
+    return (await jsm.streams.info(this.settings.stream)).state.last_seq;
   }
 
   async append(payload: Uint8Array, id: string, after: number): Promise<BatchAppended> {
     const { js } = await this.connection();
     try {
-      const ack = await js.publish(this.settings.subject, payload, { msgID: id, expect: { lastSubjectSequence: after }, timeout: this.requestMs() });
+      const ack = await js.publish(this.settings.subject, payload, { msgID: id, expect: { lastSequence: after }, timeout: this.requestMs() });
       return { position: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return { conflict: true };
@@ -79,8 +79,9 @@ export class NatsBatchStream implements BatchStream {
     await connected?.nc.drain().catch(() => connected.nc.close());
   }
 
+  /** One request's wait: a few fit in an append's `timeout`, so a request lost in a leader election is sent again. */
   private requestMs(): number {
-    return Math.min(this.settings.timeoutMs, 5000);
+    return Math.max(Math.min(Math.round(this.settings.timeoutMs / 4), 2000), 100);
   }
 
   private connection(): Promise<Connected> {
@@ -112,28 +113,18 @@ export class NatsBatchStream implements BatchStream {
     }
   }
 
-  /** Creates the stream on first use; an existing one must take the project's subject. */
+  /** Creates the stream on first use; an existing one must hold the project's subject and nothing else. */
   private async ensureStream(jsm: JetStreamManager): Promise<void> {
     const { stream, subject, replicas } = this.settings;
     try {
       const info = await jsm.streams.info(stream);
-      if (!info.config.subjects?.some((pattern) => subjectMatches(pattern, subject))) {
-        throw new Error(`the stream ${stream} does not take the subject ${subject} (its subjects: ${(info.config.subjects ?? []).join(', ')})`);
+      const subjects = info.config.subjects ?? [];
+      if (subjects.length !== 1 || subjects[0] !== subject) {
+        throw new Error(`the stream ${stream} takes ${subjects.join(', ') || 'no subjects'}, not only ${subject}: give each project's log a stream of its own`);
       }
     } catch (error) {
       if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
       await jsm.streams.add({ name: stream, subjects: [subject], num_replicas: replicas, duplicate_window: DUPLICATE_WINDOW_NS, storage: 'file' as never });
     }
   }
-}
-
-/** Whether a stream subject pattern (`*` one token, `>` the rest) takes `subject`. */
-function subjectMatches(pattern: string, subject: string): boolean {
-  const want = pattern.split('.');
-  const have = subject.split('.');
-  for (let i = 0; i < want.length; i += 1) {
-    if (want[i] === '>') return have.length > i;
-    if (want[i] !== '*' && want[i] !== have[i]) return false;
-  }
-  return want.length === have.length;
 }
