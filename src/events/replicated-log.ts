@@ -9,6 +9,7 @@ import { selectRange } from './memory-log.js';
 import type { Projection, ProjectionView } from './projection.js';
 import { ProjectionSet, type ProjectionSource } from './projection-set.js';
 import { rebased, sealBatch } from './seal.js';
+import { UnsettledBatches } from './unsettled-batches.js';
 import type { LogTree } from './transparency-tree.js';
 
 export interface ReplicatedLogOptions {
@@ -19,6 +20,8 @@ export interface ReplicatedLogOptions {
 
 /** Between two tries of a write the stream did not answer (a leader being elected, a reconnect). */
 const RETRY_MS = 200;
+/** How long a copy may lag behind the stream's last batch, while catching up, before it follows the stream anew. */
+const STALLED_MS = 1000;
 
 /**
  * The `EventLog` of several nodes sharing one `BatchStream`: the same envelope, chain and tree as
@@ -42,6 +45,7 @@ export class ReplicatedEventLog implements EventLog {
   /** This process's appends, one at a time: each seals on the head the one before it left. */
   private writing: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly unsettled = new UnsettledBatches();
 
   constructor(private readonly stream: BatchStream, options: ReplicatedLogOptions = {}) {
     this.mirror = new BatchMirror(stream.origin);
@@ -139,6 +143,12 @@ export class ReplicatedEventLog implements EventLog {
     if (this.closed) throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
     await this.start();
     const deadline = Date.now() + this.timeoutMs;
+    const closing = this.unsettled.closing(this.mirror);
+    if (closing.length > 0) await this.write(closing, {}, deadline);
+    return this.write(events, options, deadline);
+  }
+
+  private async write(events: readonly NewEvent[], options: AppendOptions, deadline: number): Promise<Recorded[]> {
     for (;;) {
       this.mirror.assertWritable();
       const head = this.mirror.head();
@@ -150,7 +160,10 @@ export class ReplicatedEventLog implements EventLog {
       const after = this.mirror.position;
       // The batch's last chain hash names it: the same batch sent again is the same, any other is not.
       const last = sealed.fresh.at(-1)!.event;
-      const outcome = await this.send(encodeBatch(sealed.fresh.map(({ stored }) => stored)), last.hash, after, deadline);
+      const outcome = await this.send(encodeBatch(sealed.fresh.map(({ stored }) => stored)), last.hash, after, deadline).catch((error: unknown) => {
+        this.unsettled.add(sealed.fresh.map(({ event }) => event));
+        throw error;
+      });
       if ('conflict' in outcome || outcome.duplicate) {
         await this.catchUp(deadline);
         // An earlier try whose answer was lost (beyond the stream's duplicate window) may be the one stored.
@@ -182,9 +195,10 @@ export class ReplicatedEventLog implements EventLog {
       try {
         const last = await this.stream.last();
         const reached = this.mirror.reached(last);
-        const left = Math.max(deadline - Date.now(), 0);
-        const timedOut = delay(left, 'late', { ref: false });
-        if ((await Promise.race([reached.then(() => 'ok'), timedOut])) === 'ok') return;
+        const wait = Math.min(Math.max(deadline - Date.now(), 0), STALLED_MS);
+        if ((await Promise.race([reached.then(() => 'ok'), delay(wait, 'late', { ref: false })])) === 'ok') return;
+        // A follower that stopped delivering without failing (its server went away): followed anew.
+        this.follow();
         const why = this.followFailure === undefined ? '' : `: ${messageOf(this.followFailure)}`;
         throw new Error(`this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})${why}`);
       } catch (error) {
