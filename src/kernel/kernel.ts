@@ -19,7 +19,7 @@ import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { McpPassthrough } from './contracts/upstream.js';
 import type { LogEngine } from './contracts/log-engine.js';
-import { checkLogEngine } from './log-engines.js';
+import { checkLogEngine, openConfiguredLog } from './log-engines.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
@@ -77,12 +77,19 @@ export interface Kernel {
   readonly backends: KeyedSlot<SecretBackend>;
   /** Ways in (`mcp`, `ui`) by name, as plugins registered them. */
   readonly interfaces: KeyedSlot<FactorlyInterface>;
+  /** Where an event log can live besides the built-in LMDB file, by engine name. */
+  readonly logEngines: KeyedSlot<LogEngine>;
   /** The shadow rules' gate (its live rule state is compared with replays in tests). */
   readonly shadow: ShadowGate;
   /** Signs checkpoints of the log's Merkle tree (every N events, on a timer while serving, at stop). */
   readonly checkpoints: Checkpointer;
   /** The event log, opened on first use. */
   log(): EventLog;
+  /**
+   * A log as `settings` describe it (another engine, other keys than the config's), bare: no writer
+   * record, no bus, no projections. For moving events between logs; the caller closes it.
+   */
+  openLog(settings: LogSettings, clock?: () => Date): EventLog;
   /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
   recover(): Promise<void>;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
@@ -198,7 +205,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(),
+    interfaces: slots.interfaces, logEngines: slots.logEngines, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(),
+    openLog: (settings, clock) => openConfiguredLog({ paths, settings, engines: slots.logEngines, secret: (template) => slots.standing.resolve(template), clock }),
     warm: async () => {
       const current = log();
       await parts.boot.ensure(current);

@@ -28,19 +28,21 @@ export interface ConfiguredLogParts {
   settings: LogSettings;
   engines: KeyedSlot<LogEngine>;
   secret(template: string): Promise<string>;
+  /** The time new events are stamped with (copying a log keeps each event's own). */
+  clock?: () => Date;
 }
 
 /** The project's log where the config says it lives: its LMDB file, or the engine a plugin provides. */
 export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
   const { paths, settings } = parts;
-  if (settings.engine === DEFAULT_LOG_ENGINE) return openProjectFile(paths, settings);
+  if (settings.engine === DEFAULT_LOG_ENGINE) return openProjectFile(paths, settings, parts.clock);
   checkLogEngine(settings, parts.engines);
   return parts.engines.get(settings.engine)!.open({
     options: settings.engineOptions,
     paths,
     durability: settings.durability,
     secret: parts.secret,
-    replicated: (stream, options) => new ReplicatedEventLog(stream, options),
+    replicated: (stream, options) => new ReplicatedEventLog(stream, { ...options, clock: parts.clock ?? options?.clock }),
   });
 }
 
@@ -49,10 +51,10 @@ export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
  * (`LOG_UNREADABLE`, naming the file); anything else that stops it opening for writing (permissions,
  * a read-only mount) says so, so the call that needed it is refused before its tool runs.
  */
-function openProjectFile(paths: ProjectPaths, settings: LogSettings): EventLog {
+function openProjectFile(paths: ProjectPaths, settings: LogSettings, clock?: () => Date): EventLog {
   try {
     mkdirSync(paths.stateDir, { recursive: true });
-    return new LmdbEventLog({ path: paths.logPath, durability: settings.durability });
+    return new LmdbEventLog({ path: paths.logPath, durability: settings.durability, clock });
   } catch (error) {
     if (FactorlyError.isInstance(error)) throw error;
     throw new FactorlyError('LOG_WRITE_FAILED', `cannot open the event log ${paths.logPath} for writing: ${messageOf(error)}`, { cause: error });
