@@ -3,6 +3,7 @@ import type { BatchStream } from '../../src/events/batch-stream.js';
 import { encodeBatch } from '../../src/events/batch-stream.js';
 import type { Recorded } from '../../src/events/envelope.js';
 import { ReplicatedEventLog } from '../../src/events/replicated-log.js';
+import { callIdOf } from '../../src/events/seal.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { FactorlyError } from '../../src/kernel/base/errors.js';
 import { requested } from '../contracts/event-log.contract.js';
@@ -41,7 +42,7 @@ describe('ReplicatedEventLog', () => {
     expect((error as Error).message).toMatch(/^cannot append to the event log memory\/stream: no quorum \(no answer within 0\.3s: is the stream reachable/);
     shared.down = false;
     await log.append([requested('c')]);
-    expect((await all(log)).map((event) => event.data.callId)).toEqual(['a', 'c']);
+    expect((await all(log)).map((event) => callIdOf(event))).toEqual(['a', 'c']);
   });
 
   it('returns a batch whose answer was lost as stored once, when it finds it on the stream (beyond any duplicate window)', async () => {
@@ -81,7 +82,7 @@ describe('ReplicatedEventLog', () => {
     expect(codeOf(await log.append([requested('lost')]).catch((e: unknown) => e))).toBe('LOG_WRITE_FAILED');
     silent = false;
     await log.append([requested('next')]);
-    expect((await all(log)).map((event) => `${event.type}:${event.data.callId}`)).toEqual(['call.requested:lost', 'call.interrupted:lost', 'call.requested:next']);
+    expect((await all(log)).map((event) => `${event.type}:${callIdOf(event)}`)).toEqual(['call.requested:lost', 'call.interrupted:lost', 'call.requested:next']);
     expect((await log.readCall('lost'))[1]?.data).toMatchObject({ reason: expect.stringMatching(/^refused before the tool ran/) });
   });
 

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startNatsCluster } from './nats-cluster.js';
+import { startNatsCluster } from './nats-cluster.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventLog } from '../../../src/events/log.js';
+import { callIdOf } from '../../../src/events/seal.js';
 import { verifyChain } from '../../../src/events/verify.js';
 import { FactorlyError } from '../../../src/kernel/base/errors.js';
 import { requested, testEventLog } from '../../../test/contracts/event-log.contract.js';
@@ -28,7 +29,7 @@ describe('the nats log shared by several nodes', () => {
     const events = [];
     for await (const event of open(stream).read()) events.push(event);
     expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(new Set(events.map((event) => event.data.callId)).size).toBe(20);
+    expect(new Set(events.map((event) => callIdOf(event))).size).toBe(20);
     expect(await verifyChain(open(stream).read())).toEqual({ ok: true, verified: 20 });
   });
 

@@ -6,9 +6,10 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../../src/events/envelope.js';
+import { callIdOf } from '../../../src/events/seal.js';
 import { verifyChain } from '../../../src/events/verify.js';
 import { isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
-import { startNatsCluster, type NatsCluster } from '../../../test/helpers/nats-cluster.js';
+import { startNatsCluster, type NatsCluster } from '../../../test/helpers/nats-cluster.mjs';
 import { BIN, makeProject } from '../../../test/helpers/project.js';
 import { freshStream, natsLog } from './open-nats.js';
 
@@ -73,7 +74,7 @@ describe('the nats log when JetStream servers go away', () => {
     let events = await streamEvents();
     expect(await verifyChain((async function* () { yield* events; })())).toEqual({ ok: true, verified: events.length });
     const requested = new Map(events.filter((e) => e.type === 'call.requested').map((e) => [(e as Recorded<'call.requested'>).data.callId, (e as Recorded<'call.requested'>).data.params.name]));
-    const completedOk = events.filter((e) => e.type === 'call.completed' && (e as Recorded<'call.completed'>).data.status === 'success').map((e) => requested.get(e.data.callId));
+    const completedOk = events.filter((e) => e.type === 'call.completed' && (e as Recorded<'call.completed'>).data.status === 'success').map((e) => requested.get(callIdOf(e)!));
     // Every call answered with success is on the stream as completed; every tool that ran was recorded first.
     expect(completedOk).toEqual(expect.arrayContaining(succeeded));
     for (const mark of readdirSync(marks)) expect([...requested.values()]).toContain(mark);
@@ -95,7 +96,7 @@ describe('the nats log when JetStream servers go away', () => {
     // A request the stream stored only after the call gave up on it reads as refused, never as running.
     const late = events.find((e) => e.type === 'call.requested' && (e as Recorded<'call.requested'>).data.params.name === 'without-quorum');
     if (late) {
-      expect(events.filter((e) => e.data.callId === late.data.callId).map((e) => e.type)).toEqual(['call.requested', 'call.interrupted']);
+      expect(events.filter((e) => callIdOf(e) === callIdOf(late)).map((e) => e.type)).toEqual(['call.requested', 'call.interrupted']);
     }
     expect(existsSync(join(marks, 'without-quorum'))).toBe(false);
     expect(existsSync(join(marks, 'after'))).toBe(true);

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../../src/events/envelope.js';
+import { callIdOf } from '../../../src/events/seal.js';
 import { verifyChain } from '../../../src/events/verify.js';
 import { isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
 import { BIN, makeProject } from '../../../test/helpers/project.js';
@@ -58,9 +59,9 @@ describe('two factorly nodes on one NATS stream', () => {
     }
     const events = await streamEvents();
     expect(await verifyChain((async function* () { yield* events; })())).toEqual({ ok: true, verified: events.length });
-    const tools = new Map(events.filter((event) => event.type === 'call.requested').map((event) => [event.data.callId, (event as Recorded<'call.requested'>).data.tool]));
+    const tools = new Map(events.filter((event) => event.type === 'call.requested').map((event) => [callIdOf(event), (event as Recorded<'call.requested'>).data.tool]));
     for (let round = 0; round < ROUNDS; round += 1) {
-      const completed = events.filter((event) => event.type === 'call.completed' && tools.get(event.data.callId) === `limited.r${round}`);
+      const completed = events.filter((event) => event.type === 'call.completed' && tools.get(callIdOf(event)) === `limited.r${round}`);
       expect(completed.map((event) => (event as Recorded<'call.completed'>).data.status).sort()).toEqual([...Array(30).fill('blocked'), ...Array(10).fill('success')]);
     }
     // Each node admitted fewer than its 20 calls would alone: the decisions were taken on the shared stream.

@@ -1,39 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+// A JetStream cluster of real `nats-server` processes on loopback, for the NATS log's tests and the
+// bench (plain JavaScript so both can use it; its types are in nats-cluster.d.mts).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** One `nats-server` of a test cluster. */
-export interface NatsNode {
-  name: string;
-  url: string;
-  monitor: string;
-  config: string;
-  process?: ChildProcess;
-}
-
-/** A JetStream cluster of real `nats-server` processes on loopback, with its own ports and store dirs. */
-export interface NatsCluster {
-  servers: string[];
-  nodes: NatsNode[];
-  /** Kills one server (SIGKILL: no goodbye to the others) and waits for it to exit. */
-  kill(index: number): Promise<void>;
-  /** Starts a killed server again (same store) and waits until the cluster is healthy. */
-  restart(index: number): Promise<void>;
-  stop(): Promise<void>;
-}
-
 const POLL_MS = 50;
 const READY_WITHIN_MS = 20_000;
 
 /** Starts `size` JetStream servers routed to each other; resolves once every one reports healthy. */
-export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+export async function startNatsCluster(size = 3) {
   const dir = mkdtempSync(join(tmpdir(), 'factorly-nats-'));
   const ports = await Promise.all(Array.from({ length: size * 3 }, freePort));
   const routes = Array.from({ length: size }, (_, i) => `nats-route://127.0.0.1:${ports[i * 3 + 1]}`);
-  const nodes: NatsNode[] = Array.from({ length: size }, (_, i) => {
+  const nodes = Array.from({ length: size }, (_, i) => {
     const [client, cluster, monitor] = ports.slice(i * 3, i * 3 + 3);
     const config = join(dir, `n${i + 1}.conf`);
     writeFileSync(config, [
@@ -47,22 +29,22 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     return { name: `n${i + 1}`, url: `nats://127.0.0.1:${client}`, monitor: `http://127.0.0.1:${monitor}`, config };
   });
   for (const node of nodes) launch(node);
-  const cluster: NatsCluster = {
+  const cluster = {
     servers: nodes.map((node) => node.url),
     nodes,
     async kill(index) {
-      const node = nodes[index]!;
+      const node = nodes[index];
       const exited = new Promise((resolve) => node.process?.once('exit', resolve));
       node.process?.kill('SIGKILL');
       await exited;
       node.process = undefined;
     },
     async restart(index) {
-      launch(nodes[index]!);
+      launch(nodes[index]);
       await healthy(nodes.filter((node) => node.process));
     },
     async stop() {
-      await Promise.all(nodes.map((_, index) => (nodes[index]!.process ? cluster.kill(index) : undefined)));
+      await Promise.all(nodes.map((_, index) => (nodes[index].process ? cluster.kill(index) : undefined)));
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -75,10 +57,10 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   return cluster;
 }
 
-function launch(node: NatsNode): void {
+function launch(node) {
   const child = spawn('nats-server', ['-c', node.config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   child.on('error', (error) => {
@@ -89,12 +71,12 @@ function launch(node: NatsNode): void {
 }
 
 /** Polls each server's `/healthz` (JetStream included) until all answer ok. */
-async function healthy(nodes: readonly NatsNode[]): Promise<void> {
+async function healthy(nodes) {
   const deadline = Date.now() + READY_WITHIN_MS;
   for (const node of nodes) {
     for (;;) {
       if (node.process?.exitCode !== null && node.process?.exitCode !== undefined) {
-        throw new Error(`nats-server ${node.name} exited: ${(node.process as unknown as { lastStderr(): string }).lastStderr()}`);
+        throw new Error(`nats-server ${node.name} exited: ${node.process.lastStderr()}`);
       }
       const ok = await fetch(`${node.monitor}/healthz`).then((response) => response.ok, () => false);
       if (ok) break;
@@ -104,12 +86,12 @@ async function healthy(nodes: readonly NatsNode[]): Promise<void> {
   }
 }
 
-function freePort(): Promise<number> {
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
+      const { port } = server.address();
       server.close(() => resolve(port));
     });
   });
