@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempProject } from '../../../test/helpers/project.js';
+import { isolatedEnv } from '../../../test/helpers/listening.js';
+import { BIN, runCli, tempProject } from '../../../test/helpers/project.js';
 import { closeAll, natsLog } from './open-nats.js';
 import { ECHO, natsLogBlock, natsProject } from './nats-project.js';
 import type { EventLog } from '../../../src/events/log.js';
@@ -26,6 +28,25 @@ describe('log: {engine: nats} chosen by config', () => {
     expect(events.filter((event) => event.type === 'call.completed')).toHaveLength(2);
     expect(JSON.parse(runCli(['logs', 'stats', '--json'], root).stdout)).toMatchObject({ calls: 2, byStatus: { success: 2 } });
     await closeAll(opened);
+  });
+
+  it('follows calls another process records on the stream (logs --follow), and signs checkpoints of the shared tree', { timeout: 60_000 }, async () => {
+    const { root } = natsProject(ECHO('echo.say'));
+    expect(runCli(['call', 'echo.say', '--text', 'before'], root).status).toBe(0);
+    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--json', '-n', '1'], { cwd: root, env: isolatedEnv(root), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const lines = () => out.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { status: string; params: unknown });
+    await expect.poll(() => lines().length, { timeout: 30_000 }).toBe(1);
+    expect(runCli(['call', 'echo.say', '--text', 'during'], root).status).toBe(0);
+    await expect.poll(() => lines().length, { timeout: 30_000 }).toBe(2);
+    follower.kill('SIGTERM');
+    expect(JSON.stringify(lines()[1])).toContain('during');
+
+    expect(runCli(['logs', 'checkpoint'], root).status).toBe(0);
+    const [checkpoint] = readdirSync(join(root, '.factorly', 'checkpoints'));
+    const verified = JSON.parse(runCli(['logs', 'verify', '--json', '--checkpoint', join(root, '.factorly', 'checkpoints', checkpoint!)], root).stdout);
+    expect(verified).toMatchObject({ ok: true, findings: [], checkpoints: [{ status: 'consistent' }] });
   });
 
   it('refuses an engine no plugin provides, naming the file, the line and the key', () => {
