@@ -5,7 +5,6 @@ import type { EventLog, LogHead } from '../events/log.js';
 import { verifyChain } from '../events/verify.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { checkLogEngine } from '../kernel/log-engines.js';
 
 /** One end of a migration: what it is called in messages, and how it opens. */
 export interface LogSide {
@@ -40,7 +39,6 @@ export function natsSide(kernel: Kernel, given: { servers?: string[]; stream?: s
       if (options.servers === undefined || options.stream === undefined) {
         throw new FactorlyError('USAGE', 'migrate: which NATS stream? Name it in the log: block (engine: nats) or with --servers and --stream');
       }
-      checkLogEngine(settings, kernel.logEngines);
       return kernel.openLog(settings, clock);
     },
   };

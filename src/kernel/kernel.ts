@@ -9,7 +9,6 @@ import { CallPipeline } from './call-pipeline.js';
 import { Checkpointer } from './checkpointer.js';
 import { planOf, pluginsForCall, readPlan, writePlan } from './boot-plan.js';
 import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
-import { parseLogSettings, type LogSettings } from './config/log-settings.js';
 import { ConfigCache } from './config/config-cache.js';
 import type { ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
@@ -18,8 +17,7 @@ import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { McpPassthrough } from './contracts/upstream.js';
-import type { LogEngine } from './contracts/log-engine.js';
-import { checkLogEngine, openConfiguredLog } from './log-engines.js';
+import { bindLogEngines, checkLogEngine, defaultLogSettings, openConfiguredLog } from './log-engines.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
@@ -77,19 +75,14 @@ export interface Kernel {
   readonly backends: KeyedSlot<SecretBackend>;
   /** Ways in (`mcp`, `ui`) by name, as plugins registered them. */
   readonly interfaces: KeyedSlot<FactorlyInterface>;
-  /** Where an event log can live besides the built-in LMDB file, by engine name. */
-  readonly logEngines: KeyedSlot<LogEngine>;
   /** The shadow rules' gate (its live rule state is compared with replays in tests). */
   readonly shadow: ShadowGate;
   /** Signs checkpoints of the log's Merkle tree (every N events, on a timer while serving, at stop). */
   readonly checkpoints: Checkpointer;
   /** The event log, opened on first use. */
   log(): EventLog;
-  /**
-   * A log as `settings` describe it (another engine, other keys than the config's), bare: no writer
-   * record, no bus, no projections. For moving events between logs; the caller closes it.
-   */
-  openLog(settings: LogSettings, clock?: () => Date): EventLog;
+  /** A bare log (no writer record, bus or projections) as `settings` describe it, to move events between logs. */
+  openLog(settings: LoadedConfig['log'], clock?: () => Date): EventLog;
   /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
   recover(): Promise<void>;
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
@@ -122,16 +115,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     (message) => process.stderr.write(`warning: ${message}\n`), () => slots.backends.get('vault'),
   );
   // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
-  let logSettings: LogSettings = parseLogSettings(undefined, paths.mainFile, paths.baseDir);
+  let logSettings = defaultLogSettings(paths);
   let writer: WriterLog | undefined;
   let booted: BootRecord | undefined;
+  const logParts = (settings: LoadedConfig['log'], clock?: () => Date) => ({ paths, settings, engines: slots.logEngines, secret: (key: string) => slots.standing.resolve(key), clock });
   const openLog = (): EventLog => {
     // The writer's record names the configuration it runs with, once the registry is known.
     const describe = () => (booted ? { configSha: booted.configSha } : {});
-    const secret = (template: string): Promise<string> => slots.standing.resolve(template);
-    const opened = openKernelLog({
-      paths, given: options.log, settings: logSettings, engines: slots.logEngines, secret, lifecycle, bus, rules: slots.rules, checkpoints, describe,
-    });
+    const opened = openKernelLog({ ...logParts(logSettings), given: options.log, lifecycle, bus, rules: slots.rules, checkpoints, describe });
     writer = opened.writer;
     return opened.log;
   };
@@ -205,8 +196,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   lifecycle.enter(KernelPhase.Ready);
   return {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, logEngines: slots.logEngines, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(),
-    openLog: (settings, clock) => openConfiguredLog({ paths, settings, engines: slots.logEngines, secret: (template) => slots.standing.resolve(template), clock }),
+    interfaces: slots.interfaces, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(),
+    openLog: (settings, clock) => openConfiguredLog(logParts(settings, clock)),
     warm: async () => {
       const current = log();
       await parts.boot.ensure(current);
@@ -222,7 +213,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
 /**
  * Which plugins to load, and the config when the cache has it. For a command that names the one
  * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
- * narrow the plugins to those that call needs (`pluginsForCall`); otherwise every plugin loads.
+ * narrow the plugins to those that call needs (`pluginsForCall`; all, with another log engine than LMDB).
  */
 function planBoot(paths: ProjectPaths, options: KernelOptions): {
   sources: readonly PluginSource[];
@@ -239,7 +230,6 @@ function planBoot(paths: ProjectPaths, options: KernelOptions): {
   if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
   const cache = new ConfigCache(options.cacheDir, sources);
   const config = cache.read(paths);
-  // A log engine of a plugin's: that plugin is needed for every call (the plan does not narrow).
   const plan = config && options.need && config.log.engine === 'lmdb' ? readPlan(options.cacheDir, cache.key) : undefined;
   const chosen = plan && config ? pluginsForCall(plan, sources, config.tools.find((tool) => tool.name === options.need!.tool), config.overlays.length) : undefined;
   // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
@@ -276,7 +266,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     gateway: new LateGateway(),
     catalog: new LiveCatalog(),
     passthroughs: new KeyedSlot<McpPassthrough>('mcp pass-through'),
-    logEngines: new KeyedSlot<LogEngine>('log engine'),
+    logEngines: bindLogEngines(scope),
   };
   const standing = new CallSecretScope(slots.backends);
   scope.registerValue(KernelTokens.EventBus, bus);
@@ -296,7 +286,6 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
   scope.registerValue(KernelTokens.CallGateway, slots.gateway);
   scope.registerValue(KernelTokens.ToolCatalog, slots.catalog);
   scope.registerValue(KernelTokens.McpPassthroughs, slots.passthroughs);
-  scope.registerValue(KernelTokens.LogEngines, slots.logEngines);
   return { ...slots, standing };
 }
 

@@ -3,10 +3,24 @@ import { LmdbEventLog } from '../events/lmdb-log.js';
 import type { EventLog } from '../events/log.js';
 import { ReplicatedEventLog } from '../events/replicated-log.js';
 import { FactorlyError, messageOf } from './base/errors.js';
-import { DEFAULT_LOG_ENGINE, placeOf, type LogSettings } from './config/log-settings.js';
+import { DEFAULT_LOG_ENGINE, parseLogSettings, placeOf, type LogSettings } from './config/log-settings.js';
 import type { ProjectPaths } from './config/paths.js';
 import type { LogEngine } from './contracts/log-engine.js';
-import type { KeyedSlot } from './slots.js';
+import type { Scope } from './container.js';
+import { KeyedSlot } from './slots.js';
+import { KernelTokens } from './tokens.js';
+
+/** The log engines plugins provide (`KernelTokens.LogEngines`), bound in the kernel's scope. */
+export function bindLogEngines(scope: Scope): KeyedSlot<LogEngine> {
+  const engines = new KeyedSlot<LogEngine>('log engine');
+  scope.registerValue(KernelTokens.LogEngines, engines);
+  return engines;
+}
+
+/** The log settings before the config is loaded (a plugin that opens the log that early gets these). */
+export function defaultLogSettings(paths: ProjectPaths): LogSettings {
+  return parseLogSettings(undefined, paths.mainFile, paths.baseDir);
+}
 
 /**
  * Refuses, when the config loads, a `log.engine` no plugin provides and a key its engine does not
