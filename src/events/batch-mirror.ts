@@ -2,7 +2,10 @@ import { FactorlyError } from '../kernel/base/errors.js';
 import type { EventType } from './catalog.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { hashEnvelope } from './hash.js';
+import { inflightChange, listInflight, type InflightEntry } from './inflight-fold.js';
+import { writerEventId } from './lmdb-inflight.js';
 import type { LogHead } from './log.js';
+import type { Inflight } from './writer.js';
 import { CompactRange } from './merkle.js';
 import { callIdOf, EMPTY_HEAD } from './seal.js';
 import { MemoryTreeNodes, TransparencyTree } from './transparency-tree.js';
@@ -19,6 +22,8 @@ export class BatchMirror {
   private readonly byId = new Map<string, Recorded>();
   private readonly byCall = new Map<string, number[]>();
   private readonly latest = new Map<string, number>();
+  /** The calls and sessions open now, with the writer that opened each (see `inflightChange`). */
+  private readonly open = new Map<string, InflightEntry>();
   private readonly nodes = new MemoryTreeNodes();
   private readonly frontier = new CompactRange();
   private readonly waiters: { position: number; resolve: () => void }[] = [];
@@ -115,6 +120,14 @@ export class BatchMirror {
       else this.byCall.set(callId, [event.seq]);
     }
     this.latest.set(event.type, event.seq);
+    const change = inflightChange(event);
+    if (change?.entry) this.open.set(change.key, change.entry);
+    else if (change) this.open.delete(change.key);
+  }
+
+  inflight(): Inflight {
+    const entries = [...this.open].map(([key, value]) => ({ key, value }));
+    return listInflight(entries, (writer) => (this.findById(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data);
   }
 
   private release(all = false): void {

@@ -11,6 +11,7 @@ import { ProjectionSet, type ProjectionSource } from './projection-set.js';
 import { rebased, sealBatch } from './seal.js';
 import { UnsettledBatches } from './unsettled-batches.js';
 import type { LogTree } from './transparency-tree.js';
+import type { Inflight } from './writer.js';
 
 export interface ReplicatedLogOptions {
   clock?: () => Date;
@@ -87,6 +88,12 @@ export class ReplicatedEventLog implements EventLog {
   async tree(): Promise<LogTree> {
     await this.start();
     return this.mirror.tree();
+  }
+
+  /** The calls and sessions open now on every node, with the writer (process, host) that opened each. */
+  async inflight(): Promise<Inflight> {
+    await this.start();
+    return this.mirror.inflight();
   }
 
   /** Brings this node's copy up to what the stream holds now (a read that must see every node's last write). */
