@@ -42,6 +42,7 @@ describe('log: {engine: nats} chosen by config', () => {
     await expect.poll(() => lines().length, { timeout: 30_000 }).toBe(2);
     follower.kill('SIGTERM');
     expect(JSON.stringify(lines()[1])).toContain('during');
+    expect(JSON.parse(runCli(['logs', 'key', '--json'], root).stdout).name).toMatch(/^nats\/p-[0-9a-f]+\/factorly\.p-[0-9a-f]+\.events$/);
 
     expect(runCli(['logs', 'checkpoint'], root).status).toBe(0);
     const [checkpoint] = readdirSync(join(root, '.factorly', 'checkpoints'));
