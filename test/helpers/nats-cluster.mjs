@@ -34,10 +34,13 @@ export async function startNatsCluster(size = 3) {
     nodes,
     async kill(index) {
       const node = nodes[index];
-      const exited = new Promise((resolve) => node.process?.once('exit', resolve));
-      node.process?.kill('SIGKILL');
-      await exited;
+      const child = node.process;
       node.process = undefined;
+      // A server that never started (or has ended) has nothing left to wait for.
+      if (!child || child.spawnError || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
     async restart(index) {
       launch(nodes[index]);
@@ -64,7 +67,7 @@ function launch(node) {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   child.on('error', (error) => {
-    stderr += `\n${error.message} (is nats-server installed? scripts/install-test-deps.sh installs it)`;
+    child.spawnError = new Error(`cannot start nats-server: ${error.message} (scripts/install-test-deps.sh installs it)`);
   });
   Object.assign(child, { lastStderr: () => stderr });
   node.process = child;
@@ -75,6 +78,7 @@ async function healthy(nodes) {
   const deadline = Date.now() + READY_WITHIN_MS;
   for (const node of nodes) {
     for (;;) {
+      if (node.process?.spawnError) throw node.process.spawnError;
       if (node.process?.exitCode !== null && node.process?.exitCode !== undefined) {
         throw new Error(`nats-server ${node.name} exited: ${node.process.lastStderr()}`);
       }
