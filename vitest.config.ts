@@ -14,5 +14,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The 3-server JetStream cluster the NATS log's tests share (each uses streams of its own).
+    globalSetup: ['test/helpers/nats-global-setup.ts'],
   },
 });

@@ -10,7 +10,9 @@
 //     server called directly and behind the npm bridges mcp-proxy and supergateway.
 //  7. audit and history: logs verify/stats/--tail/--tool and the web UI's /dashboard on 1M events, factorly call on 300k events of
 //     6 h next to an empty log, serve's first call on 1M events next to its later ones.
-// BENCH_ONLY=mcp,shadow runs only the named sections (log, cli, audit, history, vault, shadow, sandbox, mcp).
+//  8. nats: the event log on a 3-server JetStream cluster the bench starts (nats-server on PATH):
+//     append throughput, the latency a call adds next to LMDB, two nodes appending to one stream.
+// BENCH_ONLY=mcp,shadow runs only the named sections (log, cli, audit, history, vault, shadow, sandbox, mcp, nats).
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,10 @@ const CONFIG = {
   mcpLatencySeconds: intEnv('BENCH_MCP_LATENCY_SECONDS', 15),
   mcpLoadSeconds: intEnv('BENCH_MCP_LOAD_SECONDS', 2),
   mcpConcurrency: intEnv('BENCH_MCP_CONCURRENCY', 64),
+  natsEvents: intEnv('BENCH_NATS_EVENTS', 5_000),
+  natsSingleEvents: intEnv('BENCH_NATS_SINGLE_EVENTS', 500),
+  natsCalls: intEnv('BENCH_NATS_CALLS', 300),
+  natsNodeEvents: intEnv('BENCH_NATS_NODE_EVENTS', 500),
 };
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const enabled = (section) => !ONLY || ONLY.has(section);
@@ -74,6 +80,7 @@ const { runVaultBench, vaultRows } = await import('./lib/vault-bench.mjs');
 const { runShadowBench, shadowRows } = await import('./lib/shadow.mjs');
 const { runSandboxBench, sandboxRows } = await import('./lib/sandbox.mjs');
 const { runMcpOverheadBench, mcpRows } = await import('./lib/mcp-overhead.mjs');
+const { runNatsBench, natsRows } = await import('./lib/nats-bench.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -96,6 +103,7 @@ let vault = null;
 let shadow = [];
 let sandbox = null;
 let mcp = null;
+let nats = null;
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
   if (enabled('log')) {
@@ -189,11 +197,22 @@ try {
   } catch (error) {
     failures.push(`mcp: ${error?.stack ?? error}`);
   }
+
+  if (enabled('nats')) try {
+    say('nats:');
+    const natsBench = await runNatsBench({
+      tmpRoot, events: CONFIG.natsEvents, singleEvents: CONFIG.natsSingleEvents, calls: CONFIG.natsCalls, nodeEvents: CONFIG.natsNodeEvents, log: say,
+    });
+    nats = natsBench.results;
+    failures.push(...natsBench.failures);
+  } catch (error) {
+    failures.push(`nats: ${error?.stack ?? error}`);
+  }
 } finally {
   cleanup();
 }
 
-const sections = [['log', () => eventLogRows(eventLog)], ['cli', () => cliRows(cli)], ['audit', () => auditRows(audit)], ['history', () => historyRows(history, serveRow)], ['vault', () => vaultRows(vault)], ['shadow', () => shadowRows(shadow)], ['sandbox', () => sandboxRows(sandbox)], ['mcp', () => mcpRows(mcp)]];
+const sections = [['log', () => eventLogRows(eventLog)], ['cli', () => cliRows(cli)], ['audit', () => auditRows(audit)], ['history', () => historyRows(history, serveRow)], ['vault', () => vaultRows(vault)], ['shadow', () => shadowRows(shadow)], ['sandbox', () => sandboxRows(sandbox)], ['mcp', () => mcpRows(mcp)], ['nats', () => natsRows(nats ?? [])]];
 const rows = sections.filter(([name]) => enabled(name)).flatMap(([, rowsOf]) => rowsOf());
 const output = {
   schema: 1,
@@ -211,6 +230,7 @@ const output = {
   shadow,
   sandbox,
   mcp,
+  nats,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });

@@ -4,6 +4,7 @@ import { printableLine } from '../kernel/base/printable.js';
 import type { Kernel, KernelOptions } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { writeLaunchCache } from './launch-cache.js';
+import { usePluginSources } from './project-log.js';
 import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
 
 /**
@@ -16,6 +17,11 @@ export abstract class FactorlyCommand extends Command {
   };
 
   private kernelInstance?: Kernel;
+
+  async init(): Promise<void> {
+    await super.init();
+    usePluginSources(() => this.pluginSources());
+  }
 
   /** Builds the kernel lazily (it imports LMDB, YAML and the plugins: keep `--version` fast). */
   protected async kernel(configPath: string | undefined, extra: Partial<KernelOptions> = {}): Promise<Kernel> {

@@ -1,8 +1,17 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from '../kernel/base/errors.js';
 import type { ProjectPaths } from '../kernel/config/paths.js';
+import type { PluginSource } from '../plugins/manifest.js';
+
+/** The plugin packages a log engine may come from: the running command's (see `usePluginSources`). */
+let pluginSources: () => PluginSource[] = () => [];
+
+/** Called by each command: the packages oclif found, for a log another engine than LMDB keeps. */
+export function usePluginSources(sources: () => PluginSource[]): void {
+  pluginSources = sources;
+}
 
 /** The project's paths, found without loading (or validating) its tool config. */
 export async function projectLogPaths(configPath: string | undefined): Promise<ProjectPaths> {
@@ -19,6 +28,7 @@ export async function projectLogPaths(configPath: string | undefined): Promise<P
  */
 export async function openExistingLog(configPath: string | undefined): Promise<EventLog | undefined> {
   const paths = await projectLogPaths(configPath);
+  if ((await projectLogEngine(paths)) !== 'lmdb') return openEngineLog(configPath);
   if (!existsSync(paths.logPath)) return undefined;
   const { log, writable } = await openLogFileAt(paths.logPath);
   if (writable) {
@@ -27,6 +37,36 @@ export async function openExistingLog(configPath: string | undefined): Promise<E
     await recoverInterrupted(log).catch(() => undefined);
   }
   return log;
+}
+
+/**
+ * The engine the project's `log:` block names (`lmdb` when it names none), read without validating
+ * the rest of the config: a broken file leaves the LMDB log readable, as it always was.
+ */
+export async function projectLogEngine(paths: ProjectPaths): Promise<string> {
+  try {
+    const { parse } = await import('yaml');
+    const engine = (parse(readFileSync(paths.mainFile, 'utf8')) as { log?: { engine?: unknown } } | null)?.log?.engine;
+    return typeof engine === 'string' ? engine : 'lmdb';
+  } catch {
+    return 'lmdb';
+  }
+}
+
+/**
+ * A log another engine keeps (a shared stream): opened the way the kernel opens it, so its plugin
+ * and its settings (and the secrets they refer to) are those of a call. Closing it stops that kernel.
+ */
+async function openEngineLog(configPath: string | undefined): Promise<EventLog> {
+  const { createKernel } = await import('../kernel/kernel.js');
+  const { DelegatingEventLog } = await import('../events/delegating-log.js');
+  const kernel = await createKernel({ cwd: process.cwd(), configPath, plugins: pluginSources(), expandTools: false });
+  const log = kernel.log();
+  return new (class extends DelegatingEventLog {
+    override async close(): Promise<void> {
+      await kernel.stop();
+    }
+  })(log);
 }
 
 export async function openLogAt(path: string): Promise<EventLog> {

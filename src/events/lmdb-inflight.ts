@@ -1,9 +1,10 @@
 import type { Database, RootDatabase, Transaction } from 'lmdb';
 import type { WriterStarted } from './catalog.js';
 import type { Recorded } from './envelope.js';
+import { inflightChange, listInflight, type InflightEntry } from './inflight-fold.js';
 import type { Inflight } from './writer.js';
 
-type Entry = { writer: string; iface?: string };
+type Entry = InflightEntry;
 
 /**
  * The `inflight` database of an LMDB log: the calls and sessions open right now, kept in the append
@@ -22,23 +23,9 @@ export class LmdbInflight {
   apply(fresh: readonly Recorded[]): void {
     const db = this.db!;
     for (const event of fresh) {
-      switch (event.type) {
-        case 'call.requested':
-          if (event.data.writer) db.putSync(`c:${event.data.callId}`, { writer: event.data.writer });
-          break;
-        case 'session.opened':
-          if (event.data.writer) db.putSync(`s:${event.data.sessionId}`, { writer: event.data.writer, iface: event.data.iface });
-          break;
-        case 'call.completed':
-        case 'call.interrupted':
-          db.removeSync(`c:${event.data.callId}`);
-          break;
-        case 'session.closed':
-          db.removeSync(`s:${event.data.sessionId}`);
-          break;
-        default:
-          break;
-      }
+      const change = inflightChange(event);
+      if (change?.entry) db.putSync(change.key, change.entry);
+      else if (change) db.removeSync(change.key);
     }
   }
 
@@ -49,17 +36,7 @@ export class LmdbInflight {
 
   /** What is open, with the record of each writer involved (read by `writerEvent`, by writer id). */
   list(writerEvent: (writer: string) => WriterStarted | undefined): Inflight {
-    const inflight: Inflight = { calls: [], sessions: [], writers: new Map() };
-    for (const { key, value } of this.db?.getRange() ?? []) {
-      const id = key.slice(2);
-      if (key.startsWith('c:')) inflight.calls.push({ callId: id, writer: value.writer });
-      else inflight.sessions.push({ sessionId: id, writer: value.writer, iface: value.iface ?? 'mcp' });
-      if (!inflight.writers.has(value.writer)) {
-        const record = writerEvent(value.writer);
-        if (record) inflight.writers.set(value.writer, record);
-      }
-    }
-    return inflight;
+    return listInflight(this.db?.getRange() ?? [], writerEvent);
   }
 }
 

@@ -64,7 +64,11 @@ export class BootRecord {
   }
 
   ensure(log: EventLog): Promise<void> {
-    this.done ??= this.write(log);
+    // Written again by the next call when this write failed (a log that could not be reached).
+    this.done ??= this.write(log).catch((error: unknown) => {
+      this.done = undefined;
+      throw error;
+    });
     return this.done;
   }
 

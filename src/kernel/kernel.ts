@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
-import type { Durability, EventLog } from '../events/log.js';
+import type { EventLog } from '../events/log.js';
 import type { WriterLog } from '../events/writer-log.js';
 import { loadPlugins, type LoadablePlugin, type LoadedPlugins, type PluginReport } from '../plugins/host.js';
 import { inventoryOf, type PluginInventory } from '../plugins/inventory.js';
@@ -18,6 +18,7 @@ import { createRootScope, type Scope } from './container.js';
 import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
+import { bindLogEngines, checkLogEngine, defaultLogSettings, openConfiguredLog } from './log-engines.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
 import { LateGateway } from './late-gateway.js';
@@ -84,6 +85,8 @@ export interface Kernel {
   readonly checkpoints: Checkpointer;
   /** The event log, opened on first use. */
   log(): EventLog;
+  /** A bare log (no writer record, bus or projections) as `settings` describe it, to move events between logs. */
+  openLog(settings: LoadedConfig['log'], clock?: () => Date): EventLog;
   /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
   recover(): Promise<void>;
   /** Every plugin, loaded or failed, with what it contributes, provides and declares (`plugins inspect`). */
@@ -120,13 +123,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     (message) => process.stderr.write(`warning: ${message}\n`), (name) => slots.backends.get(name),
   );
   // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
-  let durability: Durability = 'fsync';
+  let logSettings = defaultLogSettings(paths);
   let writer: WriterLog | undefined;
   let booted: BootRecord | undefined;
+  const logParts = (settings: LoadedConfig['log'], clock?: () => Date) => ({ paths, settings, engines: slots.logEngines, secret: (key: string) => slots.standing.resolve(key), clock });
   const openLog = (): EventLog => {
     // The writer's record names the configuration it runs with, once the registry is known.
     const describe = () => (booted ? { configSha: booted.configSha } : {});
-    const opened = openKernelLog({ paths, given: options.log, durability, lifecycle, bus, rules: slots.rules, checkpoints, describe });
+    const opened = openKernelLog({ ...logParts(logSettings), given: options.log, lifecycle, bus, rules: slots.rules, checkpoints, describe });
     writer = opened.writer;
     return opened.log;
   };
@@ -152,7 +156,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let config: LoadedConfig;
   try {
     config = boot.config ?? (await buildProjectConfig(paths, read!, slots, plugins.declared, boot.cache));
-    durability = config.log.durability;
+    logSettings = config.log;
+    if (!options.log) checkLogEngine(config.log, slots.logEngines);
     checkpoints.configure(config.log.checkpoints);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
@@ -215,6 +220,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
     interfaces: slots.interfaces, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(), inventory: () => inventoryOf(plugins, slots),
     provided: <T>(token: Token<T>) => plugins.provided.find((entry) => entry.token === token)?.value as T | undefined,
+    openLog: (settings, clock) => openConfiguredLog(logParts(settings, clock)),
     warm: async () => {
       const current = log();
       await parts.boot.ensure(current);
@@ -230,7 +236,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
 /**
  * Which plugins to load, and the config when the cache has it. For a command that names the one
  * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
- * narrow the plugins to those that call needs (`pluginsForCall`); otherwise every plugin loads.
+ * narrow the plugins to those that call needs (`pluginsForCall`; all, with another log engine than LMDB).
  */
 function planBoot(paths: ProjectPaths, options: KernelOptions): {
   sources: readonly PluginSource[];
@@ -247,7 +253,7 @@ function planBoot(paths: ProjectPaths, options: KernelOptions): {
   if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
   const cache = new ConfigCache(options.cacheDir, sources);
   const config = cache.read(paths);
-  const plan = config && options.need ? readPlan(options.cacheDir, cache.key) : undefined;
+  const plan = config && options.need && config.log.engine === 'lmdb' ? readPlan(options.cacheDir, cache.key) : undefined;
   const chosen = plan && config ? pluginsForCall(plan, sources, config.tools.find((tool) => tool.name === options.need!.tool), config.overlays.length) : undefined;
   // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
   // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
@@ -282,6 +288,7 @@ function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () 
     engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
     gateway: new LateGateway(),
     catalog: new LiveCatalog(),
+    logEngines: bindLogEngines(scope),
   };
   const standing = new CallSecretScope(slots.backends);
   scope.registerValue(KernelTokens.EventBus, bus);

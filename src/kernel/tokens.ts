@@ -12,6 +12,7 @@ import type {
 import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { CallGateway, ToolCatalog } from './contracts/gateway.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
+import type { LogEngine } from './contracts/log-engine.js';
 import type { Checkpointed, KeyedSlot, OrderedSlot } from './slots.js';
 import type { Token } from './base/token.js';
 import type { ProjectPaths } from './config/paths.js';
@@ -48,6 +49,8 @@ export const KernelTokens = {
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
   /** Changes the catalogue while serving (an entry's tools listed again, tools one session alone sees); usable once the kernel is ready. */
   ToolCatalog: createToken<ToolCatalog>('kernel.toolCatalog'),
+  /** Where the event log lives, by the name `log: {engine: …}` chooses (`lmdb` is built in). */
+  LogEngines: createToken<KeyedSlot<LogEngine>>('kernel.logEngines'),
 } as const;
 
 export type KernelTokens = typeof KernelTokens;
@@ -56,5 +59,5 @@ export type KernelTokens = typeof KernelTokens;
 export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
   KernelTokens.ToolProviders, KernelTokens.ShadowRules, KernelTokens.OutputProcessors, KernelTokens.ConfirmChannels,
   KernelTokens.SecretBackends, KernelTokens.Interfaces, KernelTokens.ToolSources, KernelTokens.ConfigListeners,
-  KernelTokens.SandboxEngines,
+  KernelTokens.SandboxEngines, KernelTokens.LogEngines,
 ];

@@ -79,3 +79,6 @@ export type { Folded, Projection, ProjectionView } from '../events/projection.js
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { Recorded } from '../events/envelope.js';
 export type { CallStatus, Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided, StoredText } from '../events/catalog.js';
+export type { LogEngine, LogEngineContext, LogOptionProblem } from '../kernel/contracts/log-engine.js';
+export type { BatchAppended, BatchStream, StoredBatch } from '../events/batch-stream.js';
+export type { ReplicatedLogOptions } from '../events/replicated-log.js';

@@ -35,7 +35,7 @@ describe('logs rebuild and the persisted projections', () => {
     const root = tempProject({ '.factorly/factorly.yaml': `log: {durability: sometimes}\n${TOOLS}` });
     expect(runCli(['call', 'echo.say', '--text', 'x'], root)).toMatchObject({
       status: 1,
-      stderr: 'Error: config: "log.durability" must be one of fsync, commit, not "sometimes" (.factorly/factorly.yaml)\n',
+      stderr: 'Error: config: "log.durability" must be one of fsync, commit, not "sometimes" (.factorly/factorly.yaml:1)\n',
     });
     const commit = tempProject({ '.factorly/factorly.yaml': `log: {durability: commit}\n${TOOLS}` });
     expect(runCli(['call', 'echo.say', '--text', 'x'], commit)).toMatchObject({ status: 0, stdout: 'x\n' });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'vitest';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
+import { ReplicatedEventLog } from '../../src/events/replicated-log.js';
+import { MemoryBatchStream } from '../helpers/memory-batch-stream.js';
 import type { EventLog } from '../../src/events/log.js';
 import { eventLogContract } from '../../src/testing/contracts/event-log.js';
 
@@ -26,6 +28,14 @@ eventLogContract({ describe, it }, 'lmdb', {
     const dir = mkdtempSync(join(tmpdir(), 'factorly-log-'));
     dirs.push(dir);
     const log = new LmdbEventLog({ path: join(dir, 'events.lmdb'), pollMs: 10 });
+    opened.push(log);
+    return log;
+  },
+});
+
+eventLogContract({ describe, it }, 'replicated (memory stream)', {
+  async create() {
+    const log = new ReplicatedEventLog(new MemoryBatchStream().node());
     opened.push(log);
     return log;
   },

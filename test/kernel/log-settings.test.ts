@@ -7,7 +7,9 @@ const parse = (raw: unknown) => parseLogSettings(raw, 'f.yaml', '/p');
 
 describe('the log: block', () => {
   it('has defaults for every key', () => {
-    expect(parse(undefined)).toEqual({ durability: 'fsync', bounds: DEFAULT_LOG_BOUNDS, checkpoints: DEFAULT_CHECKPOINT_SETTINGS });
+    expect(parse(undefined)).toEqual({
+      durability: 'fsync', bounds: DEFAULT_LOG_BOUNDS, checkpoints: DEFAULT_CHECKPOINT_SETTINGS, engine: 'lmdb', engineOptions: {}, at: { file: 'f.yaml', lines: {} },
+    });
   });
 
   it('reads durability, bounds and the checkpoint keys in one block: durations, commands and paths', () => {
@@ -19,6 +21,7 @@ describe('the log: block', () => {
       durability: 'commit',
       bounds: { ...DEFAULT_LOG_BOUNDS, maxParamBytes: 2048 },
       checkpoints: { checkpointEvery: 0, checkpointIntervalMs: 300_000, witness: ['logger', '-t', 'cp'], witnessDir: '/p/anchors', key: 'vault' },
+      engine: 'lmdb', engineOptions: {}, at: { file: 'f.yaml', lines: {} },
     });
     expect(parse({ checkpoint_interval: 0 }).checkpoints.checkpointIntervalMs).toBe(0);
   });
@@ -32,6 +35,18 @@ describe('the log: block', () => {
     expect(() => parse({ witness_dir: 3 })).toThrow('config: log.witness_dir: expected a directory path');
     expect(() => parse({ key: 42 })).toThrow('config: log.key: 42 is not file or the name of a secret backend');
     expect(() => parse({ durability: 'sometimes' })).toThrow('config: "log.durability" must be one of fsync, commit, not "sometimes" (f.yaml)');
-    expect(() => parse('yes')).toThrow('config: "log" must be a mapping (durability, max_param_bytes, max_output_bytes, checkpoint_every, checkpoint_interval, witness, witness_dir, key), got "yes" (f.yaml)');
+    expect(() => parse('yes')).toThrow('config: "log" must be a mapping (engine, durability, max_param_bytes, max_output_bytes, checkpoint_every, checkpoint_interval, witness, witness_dir, key), got "yes" (f.yaml)');
+  });
+
+  it('says file:line of the key when it knows the lines', () => {
+    const lines = { log: 3, durability: 4, engine: 5 };
+    expect(() => parseLogSettings({ durability: 'x' }, 'f.yaml', '/p', lines)).toThrow('(f.yaml:4)');
+    expect(() => parseLogSettings({ engine: 'NATS!' }, 'f.yaml', '/p', lines)).toThrow('config: "log.engine" must be the name of a log engine (lmdb, or one a plugin provides), not "NATS!" (f.yaml:5)');
+    expect(() => parseLogSettings({ servers: [] }, 'f.yaml', '/p', lines)).toThrow('unknown key "servers" in log');
+  });
+
+  it('leaves the keys it does not know to the engine when another engine is named', () => {
+    const settings = parse({ engine: 'nats', durability: 'commit', servers: ['nats://h:4222'], stream: 's' });
+    expect(settings).toMatchObject({ engine: 'nats', durability: 'commit', engineOptions: { servers: ['nats://h:4222'], stream: 's' } });
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { openLogAt, projectLogPaths } from '../../cli/project-log.js';
+import { openExistingLog, openLogAt, projectLogEngine, projectLogPaths } from '../../cli/project-log.js';
 
 export default class LogsKey extends FactorlyCommand {
   static summary = "Print the verifier key of the project's checkpoints (C2SP signed-note, Ed25519).";
@@ -26,13 +26,14 @@ else of the project, they run factorly logs verify --offline ... --key <file>.`;
   private async madeKey(configPath: string | undefined, logPath: string): Promise<string> {
     const { newOrigin } = await import('../../events/transparency-tree.js');
     const kernel = await this.kernel(configPath, { expandTools: false });
-    return (await kernel.checkpoints.key((await this.origin(logPath)) ?? newOrigin())).verifierKey;
+    return (await kernel.checkpoints.key((await this.origin(configPath, logPath)) ?? newOrigin())).verifierKey;
   }
 
-  /** A new key is named after the log it signs for, when there is one. */
-  private async origin(logPath: string): Promise<string | undefined> {
-    if (!existsSync(logPath)) return undefined;
-    const log = await openLogAt(logPath);
+  /** A new key is named after the log it signs for, when there is one (a shared stream's, or the file's). */
+  private async origin(configPath: string | undefined, logPath: string): Promise<string | undefined> {
+    const shared = (await projectLogEngine(await projectLogPaths(configPath))) !== 'lmdb';
+    if (!shared && !existsSync(logPath)) return undefined;
+    const log = shared ? (await openExistingLog(configPath))! : await openLogAt(logPath);
     try {
       return (await log.tree?.())?.origin;
     } finally {

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
-import { projectLogPaths } from '../../cli/project-log.js';
+import { openExistingLog, projectLogEngine, projectLogPaths } from '../../cli/project-log.js';
 import { renderVerification } from '../../cli/verify-format.js';
-import type { LogVerification } from '../../events/verify-log.js';
+import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import { printableLine } from '../../kernel/base/printable.js';
 
@@ -37,6 +37,7 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     const checkpoints = readCheckpoints(flags.checkpoint ?? []);
     const verifiers = readVerifiers(flags.key ?? [], paths.stateDir);
     if (checkpoints.length > 0 && verifiers.length === 0) throw new FactorlyError('LOG_UNREADABLE', 'no verifier key to check the checkpoints with: pass --key FILE');
+    if ((await projectLogEngine(paths)) !== 'lmdb') return this.print(await this.readAndVerify(flags.config, { checkpoints, verifiers }), flags.json);
     if (!existsSync(paths.logPath)) {
       if (checkpoints.length > 0) throw new FactorlyError('LOG_UNREADABLE', `no event log at ${paths.logPath} to check the checkpoints against`);
       if (flags.json) this.writeJson({ ok: true, status: 'verified', verified: 0, events: 0, findings: [], checkpoints: [] });
@@ -49,6 +50,17 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
       throw readableLogError(paths.logPath, error);
     });
     this.print(report, flags.json);
+  }
+
+  /** A log with no file here (a shared stream): verified from its events as they are read. */
+  private async readAndVerify(configPath: string | undefined, options: VerifyOptions): Promise<LogVerification> {
+    const { verifyEventLog } = await import('../../events/verify-events.js');
+    const log = (await openExistingLog(configPath))!;
+    try {
+      return await verifyEventLog(log, options);
+    } finally {
+      await log.close();
+    }
   }
 
   private async offline(flags: { offline?: string; proof?: string[]; checkpoint?: string[]; key?: string[]; json: boolean }): Promise<void> {

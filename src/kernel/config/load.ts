@@ -84,7 +84,7 @@ export function buildConfig(paths: ProjectPaths, read: ConfigSettings, providers
     tools,
     overlays,
     sha: digest.digest('hex'),
-    log: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config', paths.baseDir),
+    log: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config', paths.baseDir, logLines(logSource)),
   };
 }
 
@@ -97,6 +97,12 @@ export function loadConfig(
   texts: ConfigTexts = new Map(),
 ): LoadedConfig {
   return buildConfig(paths, readSettings(paths, declared, inline, texts), providers, declared);
+}
+
+/** Lines of the `log:` block's keys, `log` for the block itself. */
+function logLines(source: ConfigSource | undefined): Record<string, number> {
+  const { '': block, ...keys } = source?.settingLines?.log ?? {};
+  return block === undefined ? keys : { log: block, ...keys };
 }
 
 function projectSources(paths: ProjectPaths, known: readonly string[], texts: ConfigTexts): ConfigSource[] {

@@ -27,6 +27,8 @@ export interface ConfigSource {
   lineOf(node: Node | null | undefined): number;
   tools: RawTool[];
   text: string;
+  /** For a setting written as a mapping: the line of the setting (`''`) and of each of its keys. */
+  settingLines?: Record<string, Record<string, number>>;
 }
 
 /**
@@ -68,12 +70,19 @@ export function readConfigSource(file: string, baseDir: string, main: boolean, k
     } else if (isKnownKey(key)) {
       source.settings[key] = (pair.value as Node | null)?.toJSON() ?? null;
       source.settingNodes[key] = (pair.value ?? null) as Node | null;
+      (source.settingLines ??= {})[key] = isMap(pair.value) ? linesOf(pair, lineOf) : { '': lineOf(pair.key as Node) };
     } else {
       const hint = didYouMean(key, known);
       throw new FactorlyError('CONFIG_INVALID', `config: unknown top-level key "${key}"${hint} (${shown}:${lineOf(pair.key as Node)})`);
     }
   }
   return source;
+}
+
+function linesOf(pair: Pair, lineOf: RawTool['lineOf']): Record<string, number> {
+  const lines: Record<string, number> = { '': lineOf(pair.key as Node) };
+  for (const item of (pair.value as YAMLMap).items) lines[keyOf(item)] = lineOf(item.key as Node);
+  return lines;
 }
 
 function toolEntries(map: YAMLMap, source: ConfigSource, lineOf: RawTool['lineOf']): RawTool[] {

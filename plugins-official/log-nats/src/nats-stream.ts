@@ -1,0 +1,130 @@
+import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import type { BatchAppended, BatchStream, StoredBatch } from 'factorly';
+import type { NatsLogSettings } from './nats-settings.js';
+
+interface Connected {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/** How long the stream's servers remember a batch id, so a batch sent twice is stored once. */
+const DUPLICATE_WINDOW_NS = 2 * 60 * 1e9;
+
+/**
+ * A project's batches on a JetStream stream of its own (one subject). Each batch is one message (a
+ * 2.9 server has no atomic multi-message publish), stored only while the stream's last message is
+ * still the one the batch was sealed after (`Nats-Expected-Last-Sequence`, which a clustered stream
+ * checks against the writes in flight too; the per-subject check does not, before 2.9.21) and at
+ * most once per id (`Nats-Msg-Id`). Positions are the stream's sequence numbers.
+ */
+export class NatsBatchStream implements BatchStream {
+  readonly origin: string;
+  private connected?: Promise<Connected>;
+  private closed = false;
+
+  constructor(
+    private readonly settings: NatsLogSettings,
+    private readonly credentials: () => Promise<string | undefined>,
+  ) {
+    this.origin = `nats/${settings.stream}/${settings.subject}`;
+  }
+
+  async last(): Promise<number> {
+    const { jsm } = await this.connection();
+    return (await jsm.streams.info(this.settings.stream)).state.last_seq;
+  }
+
+  async append(payload: Uint8Array, id: string, after: number): Promise<BatchAppended> {
+    const { js } = await this.connection();
+    try {
+      const ack = await js.publish(this.settings.subject, payload, { msgID: id, expect: { lastSequence: after }, timeout: this.requestMs() });
+      return { position: ack.seq, duplicate: ack.duplicate };
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return { conflict: true };
+      throw error;
+    }
+  }
+
+  follow(after: number, deliver: (batch: StoredBatch) => void, failed: (error: unknown) => void): () => void {
+    let stopped = false;
+    let stop = (): void => {
+      stopped = true;
+    };
+    void (async () => {
+      const { js } = await this.connection();
+      // An ordered consumer: in order, no acks, recreated by the client after a reconnect or a gap.
+      const consumer = await js.consumers.get(this.settings.stream, {
+        filter_subjects: this.settings.subject,
+        ...(after > 0 ? { deliver_policy: 'by_start_sequence' as never, opt_start_seq: after + 1 } : {}),
+      });
+      const messages = await consumer.consume();
+      stop = () => {
+        stopped = true;
+        void messages.close();
+      };
+      if (stopped) stop();
+      for await (const message of messages) deliver({ position: message.seq, payload: message.data });
+      if (!stopped) throw new Error(`the stream ${this.settings.stream} stopped delivering`);
+    })().catch((error: unknown) => {
+      if (!stopped && !this.closed) failed(error);
+    });
+    return () => stop();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connected = await this.connected?.catch(() => undefined);
+    await connected?.nc.drain().catch(() => connected.nc.close());
+  }
+
+  /** One request's wait: a few fit in an append's `timeout`, so a request lost in a leader election is sent again. */
+  private requestMs(): number {
+    return Math.max(Math.min(Math.round(this.settings.timeoutMs / 4), 2000), 100);
+  }
+
+  private connection(): Promise<Connected> {
+    this.connected ??= this.connect();
+    this.connected.catch(() => {
+      // Tried again by the next call: the servers may be back.
+      this.connected = undefined;
+    });
+    return this.connected;
+  }
+
+  private async connect(): Promise<Connected> {
+    const creds = await this.credentials();
+    const nc = await connect({
+      servers: this.settings.servers,
+      timeout: this.requestMs(),
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      name: `factorly ${this.origin}`,
+      ...(creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(creds)) } : {}),
+    });
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: this.requestMs() });
+      await this.ensureStream(jsm);
+      return { nc, jsm, js: jetstream(nc, { timeout: this.requestMs() }) };
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
+  }
+
+  /** Creates the stream on first use; an existing one must hold the project's subject and nothing else. */
+  private async ensureStream(jsm: JetStreamManager): Promise<void> {
+    const { stream, subject, replicas } = this.settings;
+    try {
+      const info = await jsm.streams.info(stream);
+      const subjects = info.config.subjects ?? [];
+      if (subjects.length !== 1 || subjects[0] !== subject) {
+        throw new Error(`the stream ${stream} takes ${subjects.join(', ') || 'no subjects'}, not only ${subject}: give each project's log a stream of its own`);
+      }
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
+      await jsm.streams.add({ name: stream, subjects: [subject], num_replicas: replicas, duplicate_window: DUPLICATE_WINDOW_NS, storage: 'file' as never });
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { BatchMirror } from './batch-mirror.js';
+import type { NewEvent, Recorded } from './envelope.js';
+
+/** Batches remembered at most (the oldest are dropped: their calls then stay open on the stream). */
+const KEPT = 256;
+
+/**
+ * Batches a node sent without ever hearing whether the stream stored them (it gave up waiting: the
+ * calls in them were refused before their tools ran). A stream that lost its quorum may still store
+ * one once it is back; its calls would then read as running forever. So each one found on the
+ * stream later gets its calls closed (`call.interrupted`, saying they were refused), in the node's
+ * next write.
+ */
+export class UnsettledBatches {
+  private batches: Recorded[][] = [];
+
+  add(batch: Recorded[]): void {
+    if (!batch.some((event) => event.type === 'call.requested')) return;
+    this.batches.push(batch);
+    if (this.batches.length > KEPT) this.batches.shift();
+  }
+
+  /** The events closing the calls of batches that landed after all (each batch is settled once found). */
+  closing(mirror: BatchMirror): NewEvent[] {
+    if (this.batches.length === 0) return [];
+    const events: NewEvent[] = [];
+    this.batches = this.batches.filter((batch) => {
+      const last = batch.at(-1)!;
+      if (mirror.findById(last.id)?.hash !== last.hash) return true;
+      for (const event of batch) {
+        if (event.type !== 'call.requested') continue;
+        const { callId } = event.data;
+        if (mirror.ofCall(callId).some((seen) => seen.type === 'call.completed' || seen.type === 'call.interrupted')) continue;
+        const reason = 'refused before the tool ran: the event log stored the request only after the call had given up waiting for it';
+        events.push({ id: `refused-${callId}`, type: 'call.interrupted', data: { callId, reason } });
+      }
+      return false;
+    });
+    return events;
+  }
+}

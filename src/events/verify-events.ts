@@ -1,0 +1,41 @@
+import type { Recorded } from './envelope.js';
+import type { EventLog } from './log.js';
+import { rebuiltTree } from './tree-rebuild.js';
+import { verifyChain } from './verify.js';
+import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type Finding, type LogFacts } from './verify-checkpoints.js';
+import type { LogVerification, VerifyOptions } from './verify-log.js';
+
+/**
+ * Verifies a log by reading its events, for a log with no file of its own to walk (one kept on a
+ * shared stream): the chain, the Merkle tree recomputed from it, the log's own checkpoints and each
+ * checkpoint kept elsewhere (consistency proofs). Its events are held in memory while it runs.
+ */
+export async function verifyEventLog(log: EventLog, options: VerifyOptions = {}): Promise<LogVerification> {
+  const events: Recorded[] = [];
+  for await (const event of log.read()) events.push(event);
+  const chain = await verifyChain(each(events));
+  const { verified } = chain;
+  const findings: Finding[] = chain.firstBad ? [{ kind: chain.firstBad.kind, reason: chain.firstBad.reason, seq: chain.firstBad.seq }] : [];
+  const origin = log.tree ? (await log.tree()).origin : undefined;
+  const tree = await rebuiltTree(each(events.slice(0, verified)), origin);
+  const facts: LogFacts = {
+    verified,
+    brokenAt: chain.firstBad?.seq,
+    origin,
+    roots: new Map([[verified, tree.root(verified)]]),
+    tree,
+    embedded: events.slice(0, verified).filter((event) => event.type === 'log.checkpointed').map((event) => ({ seq: event.seq, data: (event as Recorded<'log.checkpointed'>).data })),
+  };
+  const verifiers = options.verifiers ?? [];
+  findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
+  const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(options.checkpoints ?? [], verifiers, facts);
+  findings.push(...checkpointFindings);
+  return {
+    ok: findings.length === 0, status: findings.length === 0 ? 'verified' : 'tampered', verified, events: events.at(-1)?.seq ?? 0, firstBad: findings[0], findings,
+    tree: { size: verified, rootHash: tree.root(verified).toString('hex'), origin }, checkpoints,
+  };
+}
+
+async function* each(events: readonly Recorded[]): AsyncIterable<Recorded> {
+  yield* events;
+}

@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import { LmdbEventLog } from '../events/lmdb-log.js';
+import type { EventLog } from '../events/log.js';
+import { ReplicatedEventLog } from '../events/replicated-log.js';
+import { FactorlyError, messageOf } from './base/errors.js';
+import { DEFAULT_LOG_ENGINE, parseLogSettings, placeOf, type LogSettings } from './config/log-settings.js';
+import type { ProjectPaths } from './config/paths.js';
+import type { LogEngine } from './contracts/log-engine.js';
+import type { Scope } from './container.js';
+import { KeyedSlot } from './slots.js';
+import { KernelTokens } from './tokens.js';
+
+/** The log engines plugins provide (`KernelTokens.LogEngines`), bound in the kernel's scope. */
+export function bindLogEngines(scope: Scope): KeyedSlot<LogEngine> {
+  const engines = new KeyedSlot<LogEngine>('log engine');
+  scope.registerValue(KernelTokens.LogEngines, engines);
+  return engines;
+}
+
+/** The log settings before the config is loaded (a plugin that opens the log that early gets these). */
+export function defaultLogSettings(paths: ProjectPaths): LogSettings {
+  return parseLogSettings(undefined, paths.mainFile, paths.baseDir);
+}
+
+/**
+ * Refuses, when the config loads, a `log.engine` no plugin provides and a key its engine does not
+ * take, naming the file, the line and the key.
+ */
+export function checkLogEngine(settings: LogSettings, engines: KeyedSlot<LogEngine>): void {
+  if (settings.engine === DEFAULT_LOG_ENGINE) return;
+  const engine = engines.get(settings.engine);
+  if (!engine) {
+    const known = [DEFAULT_LOG_ENGINE, ...engines.keys()].join(', ');
+    throw new FactorlyError('CONFIG_INVALID', `config: log.engine: no log engine "${settings.engine}" (known: ${known}; is its plugin installed?) (${placeOf(settings.at, 'engine')})`);
+  }
+  const bad = engine.check(settings.engineOptions);
+  if (bad) throw new FactorlyError('CONFIG_INVALID', `config: log.${bad.key}: ${bad.problem} (${placeOf(settings.at, bad.key)})`);
+}
+
+export interface ConfiguredLogParts {
+  paths: ProjectPaths;
+  settings: LogSettings;
+  engines: KeyedSlot<LogEngine>;
+  secret(template: string): Promise<string>;
+  /** The time new events are stamped with (copying a log keeps each event's own). */
+  clock?: () => Date;
+}
+
+/** The project's log where the config says it lives: its LMDB file, or the engine a plugin provides. */
+export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
+  const { paths, settings } = parts;
+  if (settings.engine === DEFAULT_LOG_ENGINE) return openProjectFile(paths, settings, parts.clock);
+  checkLogEngine(settings, parts.engines);
+  return parts.engines.get(settings.engine)!.open({
+    options: settings.engineOptions,
+    paths,
+    durability: settings.durability,
+    secret: parts.secret,
+    replicated: (stream, options) => new ReplicatedEventLog(stream, { ...options, clock: parts.clock ?? options?.clock }),
+  });
+}
+
+/**
+ * The project's LMDB log, opened for writing. A file that is not a log at all stays the error it is
+ * (`LOG_UNREADABLE`, naming the file); anything else that stops it opening for writing (permissions,
+ * a read-only mount) says so, so the call that needed it is refused before its tool runs.
+ */
+function openProjectFile(paths: ProjectPaths, settings: LogSettings, clock?: () => Date): EventLog {
+  try {
+    mkdirSync(paths.stateDir, { recursive: true });
+    return new LmdbEventLog({ path: paths.logPath, durability: settings.durability, clock });
+  } catch (error) {
+    if (FactorlyError.isInstance(error)) throw error;
+    throw new FactorlyError('LOG_WRITE_FAILED', `cannot open the event log ${paths.logPath} for writing: ${messageOf(error)}`, { cause: error });
+  }
+}
