@@ -20,7 +20,11 @@ try {
   await log.head();
   process.once('message', async () => {
     try {
-      const result = await appendConcurrent(log, { prefix, total: Number(totalArg), concurrency: Number(concurrencyArg) });
+      const result = await appendConcurrent(log, {
+        prefix,
+        total: Number(totalArg),
+        concurrency: Number(concurrencyArg),
+      });
       await log.close();
       process.send({ type: 'done', ms: result.commitMs });
       process.disconnect();

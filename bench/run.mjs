@@ -123,96 +123,148 @@ try {
     failures.push(...logBench.failures);
   }
 
-  if (enabled('cli')) try {
-    say('cli:');
-    const cliBench = await runCliBench({ repo: REPO, tmpRoot, runs: CONFIG.cliRuns, warmups: CONFIG.cliWarmups, baselineRepo: process.env.BENCH_MCP_BASELINE_REPO || undefined, log: say });
-    cli = cliBench.result;
-    failures.push(...cliBench.failures);
-  } catch (error) {
-    failures.push(`cli: ${error?.stack ?? error}`);
-  }
+  if (enabled('cli'))
+    try {
+      say('cli:');
+      const cliBench = await runCliBench({
+        repo: REPO,
+        tmpRoot,
+        runs: CONFIG.cliRuns,
+        warmups: CONFIG.cliWarmups,
+        baselineRepo: process.env.BENCH_MCP_BASELINE_REPO || undefined,
+        log: say,
+      });
+      cli = cliBench.result;
+      failures.push(...cliBench.failures);
+    } catch (error) {
+      failures.push(`cli: ${error?.stack ?? error}`);
+    }
 
-  if (enabled('audit')) try {
-    say('audit:');
-    const auditBench = await runAuditBench({ repo: REPO, dir: tmpRoot, events: CONFIG.auditEvents, cliRuns: 5, log: say });
-    audit = auditBench.result;
-    failures.push(...auditBench.failures);
-  } catch (error) {
-    failures.push(`audit: ${error?.stack ?? error}`);
-  }
+  if (enabled('audit'))
+    try {
+      say('audit:');
+      const auditBench = await runAuditBench({
+        repo: REPO,
+        dir: tmpRoot,
+        events: CONFIG.auditEvents,
+        cliRuns: 5,
+        log: say,
+      });
+      audit = auditBench.result;
+      failures.push(...auditBench.failures);
+    } catch (error) {
+      failures.push(`audit: ${error?.stack ?? error}`);
+    }
 
-  if (enabled('history')) try {
-    say('history:');
-    const historyBench = await runHistoryBench({ repo: REPO, dir: tmpRoot, events: CONFIG.historyEvents, runs: CONFIG.historyRuns, log: say });
-    history = historyBench.result;
-    failures.push(...historyBench.failures);
-  } catch (error) {
-    failures.push(`history: ${error?.stack ?? error}`);
-  }
+  if (enabled('history'))
+    try {
+      say('history:');
+      const historyBench = await runHistoryBench({
+        repo: REPO,
+        dir: tmpRoot,
+        events: CONFIG.historyEvents,
+        runs: CONFIG.historyRuns,
+        log: say,
+      });
+      history = historyBench.result;
+      failures.push(...historyBench.failures);
+    } catch (error) {
+      failures.push(`history: ${error?.stack ?? error}`);
+    }
 
-  if (enabled('vault')) try {
-    say('vault:');
-    const vaultBench = await runVaultBench({ tmpRoot, runs: CONFIG.vaultRuns, log: say });
-    vault = vaultBench.result;
-    failures.push(...vaultBench.failures);
-  } catch (error) {
-    failures.push(`vault: ${error?.stack ?? error}`);
-  }
+  if (enabled('vault'))
+    try {
+      say('vault:');
+      const vaultBench = await runVaultBench({ tmpRoot, runs: CONFIG.vaultRuns, log: say });
+      vault = vaultBench.result;
+      failures.push(...vaultBench.failures);
+    } catch (error) {
+      failures.push(`vault: ${error?.stack ?? error}`);
+    }
 
-  if (enabled('shadow')) try {
-    say('shadow:');
-    const shadowBench = await runShadowBench({ tmpRoot, calls: CONFIG.shadowCalls, durableCalls: CONFIG.shadowDurableCalls, log: say });
-    shadow = shadowBench.results;
-    failures.push(...shadowBench.failures);
-  } catch (error) {
-    failures.push(`shadow: ${error?.stack ?? error}`);
-  }
+  if (enabled('shadow'))
+    try {
+      say('shadow:');
+      const shadowBench = await runShadowBench({
+        tmpRoot,
+        calls: CONFIG.shadowCalls,
+        durableCalls: CONFIG.shadowDurableCalls,
+        log: say,
+      });
+      shadow = shadowBench.results;
+      failures.push(...shadowBench.failures);
+    } catch (error) {
+      failures.push(`shadow: ${error?.stack ?? error}`);
+    }
 
-  if (enabled('sandbox')) try {
-    say('sandbox:');
-    const sandboxBench = await runSandboxBench({ tmpRoot, runs: CONFIG.sandboxRuns, warmups: CONFIG.sandboxWarmups, log: say });
-    sandbox = sandboxBench.result;
-    failures.push(...sandboxBench.failures);
-  } catch (error) {
-    failures.push(`sandbox: ${error?.stack ?? error}`);
-  }
+  if (enabled('sandbox'))
+    try {
+      say('sandbox:');
+      const sandboxBench = await runSandboxBench({
+        tmpRoot,
+        runs: CONFIG.sandboxRuns,
+        warmups: CONFIG.sandboxWarmups,
+        log: say,
+      });
+      sandbox = sandboxBench.result;
+      failures.push(...sandboxBench.failures);
+    } catch (error) {
+      failures.push(`sandbox: ${error?.stack ?? error}`);
+    }
 
-  if (enabled('mcp')) try {
-    say('mcp:');
-    const mcpBench = await runMcpOverheadBench({
-      repo: REPO,
-      tmpRoot,
-      calls: CONFIG.mcpCalls,
-      rounds: CONFIG.mcpRounds,
-      warmup: CONFIG.mcpWarmups,
-      latencySeconds: CONFIG.mcpLatencySeconds,
-      loadSeconds: CONFIG.mcpLoadSeconds,
-      concurrency: CONFIG.mcpConcurrency,
-      // A built checkout of another factorly version (e.g. main) to compare serve with in this run.
-      baselineRepo: process.env.BENCH_MCP_BASELINE_REPO || undefined,
-      log: say,
-    });
-    mcp = mcpBench.result;
-    failures.push(...mcpBench.failures);
-  } catch (error) {
-    failures.push(`mcp: ${error?.stack ?? error}`);
-  }
+  if (enabled('mcp'))
+    try {
+      say('mcp:');
+      const mcpBench = await runMcpOverheadBench({
+        repo: REPO,
+        tmpRoot,
+        calls: CONFIG.mcpCalls,
+        rounds: CONFIG.mcpRounds,
+        warmup: CONFIG.mcpWarmups,
+        latencySeconds: CONFIG.mcpLatencySeconds,
+        loadSeconds: CONFIG.mcpLoadSeconds,
+        concurrency: CONFIG.mcpConcurrency,
+        // A built checkout of another factorly version (e.g. main) to compare serve with in this run.
+        baselineRepo: process.env.BENCH_MCP_BASELINE_REPO || undefined,
+        log: say,
+      });
+      mcp = mcpBench.result;
+      failures.push(...mcpBench.failures);
+    } catch (error) {
+      failures.push(`mcp: ${error?.stack ?? error}`);
+    }
 
-  if (enabled('nats')) try {
-    say('nats:');
-    const natsBench = await runNatsBench({
-      tmpRoot, events: CONFIG.natsEvents, singleEvents: CONFIG.natsSingleEvents, calls: CONFIG.natsCalls, nodeEvents: CONFIG.natsNodeEvents, log: say,
-    });
-    nats = natsBench.results;
-    failures.push(...natsBench.failures);
-  } catch (error) {
-    failures.push(`nats: ${error?.stack ?? error}`);
-  }
+  if (enabled('nats'))
+    try {
+      say('nats:');
+      const natsBench = await runNatsBench({
+        tmpRoot,
+        events: CONFIG.natsEvents,
+        singleEvents: CONFIG.natsSingleEvents,
+        calls: CONFIG.natsCalls,
+        nodeEvents: CONFIG.natsNodeEvents,
+        log: say,
+      });
+      nats = natsBench.results;
+      failures.push(...natsBench.failures);
+    } catch (error) {
+      failures.push(`nats: ${error?.stack ?? error}`);
+    }
 } finally {
   cleanup();
 }
 
-const sections = [['log', () => eventLogRows(eventLog)], ['cli', () => cliRows(cli)], ['audit', () => auditRows(audit)], ['history', () => historyRows(history, serveRow)], ['vault', () => vaultRows(vault)], ['shadow', () => shadowRows(shadow)], ['sandbox', () => sandboxRows(sandbox)], ['mcp', () => mcpRows(mcp)], ['nats', () => natsRows(nats ?? [])]];
+const sections = [
+  ['log', () => eventLogRows(eventLog)],
+  ['cli', () => cliRows(cli)],
+  ['audit', () => auditRows(audit)],
+  ['history', () => historyRows(history, serveRow)],
+  ['vault', () => vaultRows(vault)],
+  ['shadow', () => shadowRows(shadow)],
+  ['sandbox', () => sandboxRows(sandbox)],
+  ['mcp', () => mcpRows(mcp)],
+  ['nats', () => natsRows(nats ?? [])],
+];
 const rows = sections.filter(([name]) => enabled(name)).flatMap(([, rowsOf]) => rowsOf());
 const output = {
   schema: 1,
@@ -257,19 +309,22 @@ function eventLogRows(results) {
   const target = CONFIG.targetEventsPerSecond;
   return results.map((r) => {
     const lat = r.latencyMs;
-    const notes = [
-      `${r.events.toLocaleString('en-US')} ev`,
-      `p50/p90 ${lat.p50}/${lat.p90} ms per ${lat.per}`,
-    ];
+    const notes = [`${r.events.toLocaleString('en-US')} ev`, `p50/p90 ${lat.p50}/${lat.p90} ms per ${lat.per}`];
     if (r.durable && r.meetsTarget !== null) {
       notes.push(`commit-only ${Math.round(r.committedEventsPerSecond).toLocaleString('en-US')}/s`);
       notes.push(`target >=${target.toLocaleString('en-US')}/s durable: ${r.meetsTarget ? 'MET' : 'NOT MET'}`);
     } else if (r.durable) {
-      notes.push(`acknowledged at commit: ${Math.round(r.committedEventsPerSecond).toLocaleString('en-US')}/s; durability commit survives a killed process, not a power cut`);
+      notes.push(
+        `acknowledged at commit: ${Math.round(r.committedEventsPerSecond).toLocaleString('en-US')}/s; durability commit survives a killed process, not a power cut`,
+      );
     } else {
       notes.push('not durable: baseline only');
     }
-    notes.push(r.chain.ok ? `chain ok ${r.chain.verified}/${r.chain.expected}` : `CHAIN FAILED ${r.chain.verified}/${r.chain.expected}`);
+    notes.push(
+      r.chain.ok
+        ? `chain ok ${r.chain.verified}/${r.chain.expected}`
+        : `CHAIN FAILED ${r.chain.verified}/${r.chain.expected}`,
+    );
     return { benchmark: `log ${r.id}: ${r.name}`, value: r.eventsPerSecond, unit: 'events/s', notes: notes.join('; ') };
   });
 }
@@ -278,7 +333,12 @@ function cliRows(result) {
   if (!result) return [{ benchmark: 'cli', value: 'failed', unit: '', notes: 'see failures' }];
   const rows = [];
   for (const c of result.commands) {
-    rows.push({ benchmark: `cli ${c.name}, median`, value: c.medianMs, unit: 'ms', notes: `n=${c.n}, min ${c.minMs}, max ${c.maxMs}` });
+    rows.push({
+      benchmark: `cli ${c.name}, median`,
+      value: c.medianMs,
+      unit: 'ms',
+      notes: `n=${c.n}, min ${c.minMs}, max ${c.maxMs}`,
+    });
     rows.push({ benchmark: `cli ${c.name}, p90`, value: c.p90Ms, unit: 'ms', notes: '' });
   }
   const o = result.overhead;
@@ -288,12 +348,38 @@ function cliRows(result) {
     unit: 'ms',
     notes: `${o.callOverDirectRatio}x the direct command; p90 diff ${o.callMinusDirectP90Ms} ms`,
   });
-  rows.push({ benchmark: 'cli overhead: call - --version, median', value: o.callMinusVersionMedianMs, unit: 'ms', notes: `config + kernel + log + spawn; ${result.callLog.eventsPerCall} events recorded per call` });
-  rows.push({ benchmark: 'cli overhead: --version - node -e 0, median', value: o.versionMinusNodeMedianMs, unit: 'ms', notes: 'start-up beyond bare Node' });
+  rows.push({
+    benchmark: 'cli overhead: call - --version, median',
+    value: o.callMinusVersionMedianMs,
+    unit: 'ms',
+    notes: `config + kernel + log + spawn; ${result.callLog.eventsPerCall} events recorded per call`,
+  });
+  rows.push({
+    benchmark: 'cli overhead: --version - node -e 0, median',
+    value: o.versionMinusNodeMedianMs,
+    unit: 'ms',
+    notes: 'start-up beyond bare Node',
+  });
   const callMinusNode = round(o.callMinusVersionMedianMs + o.versionMinusNodeMedianMs);
-  rows.push({ benchmark: 'cli target: call <= node + 200 ms', value: callMinusNode, unit: 'ms', notes: `factorly call - node -e 0, medians: ${callMinusNode <= 200 ? 'MET' : 'NOT MET'}` });
-  rows.push({ benchmark: 'cli target: --version <= node + 100 ms', value: o.versionMinusNodeMedianMs, unit: 'ms', notes: `${o.versionMinusNodeMedianMs <= 100 ? 'MET' : 'NOT MET'}` });
-  if (o.callOverBaselineRatio !== undefined) rows.push({ benchmark: 'cli call / baseline build call, medians', value: o.callOverBaselineRatio, unit: 'x', notes: `baseline call - node -e 0: ${o.baselineCallMinusNodeMedianMs} ms` });
+  rows.push({
+    benchmark: 'cli target: call <= node + 200 ms',
+    value: callMinusNode,
+    unit: 'ms',
+    notes: `factorly call - node -e 0, medians: ${callMinusNode <= 200 ? 'MET' : 'NOT MET'}`,
+  });
+  rows.push({
+    benchmark: 'cli target: --version <= node + 100 ms',
+    value: o.versionMinusNodeMedianMs,
+    unit: 'ms',
+    notes: `${o.versionMinusNodeMedianMs <= 100 ? 'MET' : 'NOT MET'}`,
+  });
+  if (o.callOverBaselineRatio !== undefined)
+    rows.push({
+      benchmark: 'cli call / baseline build call, medians',
+      value: o.callOverBaselineRatio,
+      unit: 'x',
+      notes: `baseline call - node -e 0: ${o.baselineCallMinusNodeMedianMs} ms`,
+    });
   return rows;
 }
 
@@ -330,7 +416,11 @@ function readVersion(file) {
 /** Read-only: the commit dist/ was (probably) built from; the working tree may differ. */
 function gitCommit() {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: REPO,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return null;
   }

@@ -7,7 +7,11 @@ import { join, resolve } from 'node:path';
 
 const bin = resolve(import.meta.dirname, '..', 'bin', 'run.js');
 const project = mkdtempSync(join(tmpdir(), 'factorly-demo-'));
-const env = { ...process.env, XDG_DATA_HOME: join(project, '.xdg-data'), XDG_CONFIG_HOME: join(project, '.xdg-config') };
+const env = {
+  ...process.env,
+  XDG_DATA_HOME: join(project, '.xdg-data'),
+  XDG_CONFIG_HOME: join(project, '.xdg-config'),
+};
 
 function step(title, args) {
   console.log(`\n$ factorly ${args.join(' ')}    # ${title}`);

@@ -15,7 +15,11 @@ const destination = resolve(process.argv[2] ?? repo);
 const original = readFileSync(manifest, 'utf8');
 writeFileSync(manifest, `${JSON.stringify({ ...JSON.parse(original), bundleDependencies: true }, null, 2)}\n`);
 try {
-  const printed = execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--pack-destination', destination], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  const printed = execFileSync(
+    process.platform === 'win32' ? 'npm.cmd' : 'npm',
+    ['pack', '--pack-destination', destination],
+    { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 },
+  );
   process.stdout.write(`${join(destination, printed.trim().split('\n').at(-1))}\n`);
 } finally {
   writeFileSync(manifest, original);

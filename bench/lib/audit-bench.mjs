@@ -12,7 +12,14 @@ import { serveCallLatencies } from './serve-first-call.mjs';
 import { dashboardLatencies } from './ui-dashboard.mjs';
 import { now, round, summarize } from './stats.mjs';
 
-export const AUDIT_TARGETS = { verifyEventsPerSecond: 150_000, verifyMaxRssMB: 256, statsMs: 1_500, tailMs: 300, firstCallRatio: 1.25, dashboardMs: 1_000 };
+export const AUDIT_TARGETS = {
+  verifyEventsPerSecond: 150_000,
+  verifyMaxRssMB: 256,
+  statsMs: 1_500,
+  tailMs: 300,
+  firstCallRatio: 1.25,
+  dashboardMs: 1_000,
+};
 const VERIFY_WORKER = join(fileURLToPath(new URL('.', import.meta.url)), 'verify-worker.mjs');
 
 export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
@@ -27,15 +34,20 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
   if (!verify.ok || verify.verified !== built.events) failures.push(`audit: verify gave ${walk.stdout || walk.stderr}`);
   log('  timing `factorly logs verify` …');
   const cliVerify = await timedCli(repo, project, ['logs', 'verify']);
-  if (cliVerify.status !== 0) failures.push(`audit: factorly logs verify exited ${cliVerify.status}: ${cliVerify.stderr}`);
+  if (cliVerify.status !== 0)
+    failures.push(`audit: factorly logs verify exited ${cliVerify.status}: ${cliVerify.stderr}`);
 
   const cli = (args, check) => {
     const samples = [];
     for (let run = 0; run < cliRuns + 1; run += 1) {
       const t = now();
-      const result = spawnSync(process.execPath, [join(repo, 'bin/run.js'), ...args], { cwd: project, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, [join(repo, 'bin/run.js'), ...args], {
+        cwd: project,
+        encoding: 'utf8',
+      });
       const elapsed = now() - t;
-      if (result.status !== 0 || !check(result.stdout)) failures.push(`audit: ${args.join(' ')} failed: ${result.stderr || result.stdout.slice(0, 200)}`);
+      if (result.status !== 0 || !check(result.stdout))
+        failures.push(`audit: ${args.join(' ')} failed: ${result.stderr || result.stdout.slice(0, 200)}`);
       if (run > 0) samples.push(elapsed);
     }
     return summarize(samples);
@@ -44,7 +56,10 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
   const stats = cli(['logs', 'stats', '--json'], (out) => JSON.parse(out).calls === Math.floor(events / 3));
   const tail20 = cli(['logs', '--tail', '20'], (out) => out.split('\n').length >= 21);
   const rare = Math.min(20, Math.floor(events / 3000));
-  const toolRare = cli(['logs', '--tool', 'rare', '--json', '-n', '20'], (out) => out.trim().split('\n').length === rare && out.includes('"tool":"rare"'));
+  const toolRare = cli(
+    ['logs', '--tool', 'rare', '--json', '-n', '20'],
+    (out) => out.trim().split('\n').length === rare && out.includes('"tool":"rare"'),
+  );
   log('  serve: first tools/call on this log, then later ones …');
   const serve = await serveCallLatencies({ repo, cwd: project, calls: 30 });
   log('  web UI: /dashboard on this log, first and later …');
@@ -59,9 +74,16 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
     result: {
       events: built.events,
       buildEventsPerSecond: built.buildEventsPerSecond,
-      verify: { eventsPerSecond: Math.round(built.events / (verify.ms / 1000)), maxRssMB: round(verify.maxRssMB ?? NaN, 0) },
+      verify: {
+        eventsPerSecond: Math.round(built.events / (verify.ms / 1000)),
+        maxRssMB: round(verify.maxRssMB ?? NaN, 0),
+      },
       verifyEventsPerSecond: Math.round(built.events / (verify.ms / 1000)),
-      cliVerify: { eventsPerSecond: Math.round(built.events / (cliVerify.ms / 1000)), peakRssMB: round(cliVerify.peakRssKb / 1024, 0), peakAnonMB: round(cliVerify.peakAnonKb / 1024, 0) },
+      cliVerify: {
+        eventsPerSecond: Math.round(built.events / (cliVerify.ms / 1000)),
+        peakRssMB: round(cliVerify.peakRssKb / 1024, 0),
+        peakAnonMB: round(cliVerify.peakAnonKb / 1024, 0),
+      },
       stats,
       tail20,
       toolRare,
@@ -81,15 +103,50 @@ export function auditRows(result) {
   const { verify, cliVerify, stats, tail20, toolRare, serve } = result;
   const verifyMet = verify.eventsPerSecond >= t.verifyEventsPerSecond && verify.maxRssMB <= t.verifyMaxRssMB;
   return [
-    { benchmark: 'audit: build log (append, batches of 1000, durability commit)', value: result.buildEventsPerSecond, unit: 'events/s', notes: `${n} events over 12 h, projections and indexes kept` },
-    { benchmark: 'audit: logs verify (chain, indexes, Merkle tree)', value: verify.eventsPerSecond, unit: 'events/s', notes: `${n} events; peak RSS ${verify.maxRssMB} MB; target >=150,000/s in constant memory (<= ${t.verifyMaxRssMB} MB): ${met(verifyMet)}` },
-    { benchmark: 'audit: factorly logs verify, CLI start included', value: cliVerify.eventsPerSecond, unit: 'events/s', notes: `${n} events; peak RSS ${cliVerify.peakRssMB} MB (mapped file pages included), peak anonymous ${cliVerify.peakAnonMB} MB` },
-    { benchmark: 'audit: factorly logs stats, median', value: round(stats.medianMs, 1), unit: 'ms', notes: `on ${n} events, CLI start included; target <= ${t.statsMs} ms at 1M: ${met(stats.medianMs <= t.statsMs)}` },
-    { benchmark: 'audit: factorly logs --tail 20, median', value: round(tail20.medianMs, 1), unit: 'ms', notes: `on ${n} events, CLI start included; p90 ${round(tail20.p90Ms, 1)} ms; target <= ${t.tailMs} ms: ${met(tail20.medianMs <= t.tailMs)}` },
-    { benchmark: 'audit: factorly logs --tool rare -n 20, median', value: round(toolRare.medianMs, 1), unit: 'ms', notes: `1 call in 1000; from the tool index; target an index, not a scan (<= ${t.tailMs} ms like --tail): ${met(toolRare.medianMs <= t.tailMs)}` },
+    {
+      benchmark: 'audit: build log (append, batches of 1000, durability commit)',
+      value: result.buildEventsPerSecond,
+      unit: 'events/s',
+      notes: `${n} events over 12 h, projections and indexes kept`,
+    },
+    {
+      benchmark: 'audit: logs verify (chain, indexes, Merkle tree)',
+      value: verify.eventsPerSecond,
+      unit: 'events/s',
+      notes: `${n} events; peak RSS ${verify.maxRssMB} MB; target >=150,000/s in constant memory (<= ${t.verifyMaxRssMB} MB): ${met(verifyMet)}`,
+    },
+    {
+      benchmark: 'audit: factorly logs verify, CLI start included',
+      value: cliVerify.eventsPerSecond,
+      unit: 'events/s',
+      notes: `${n} events; peak RSS ${cliVerify.peakRssMB} MB (mapped file pages included), peak anonymous ${cliVerify.peakAnonMB} MB`,
+    },
+    {
+      benchmark: 'audit: factorly logs stats, median',
+      value: round(stats.medianMs, 1),
+      unit: 'ms',
+      notes: `on ${n} events, CLI start included; target <= ${t.statsMs} ms at 1M: ${met(stats.medianMs <= t.statsMs)}`,
+    },
+    {
+      benchmark: 'audit: factorly logs --tail 20, median',
+      value: round(tail20.medianMs, 1),
+      unit: 'ms',
+      notes: `on ${n} events, CLI start included; p90 ${round(tail20.p90Ms, 1)} ms; target <= ${t.tailMs} ms: ${met(tail20.medianMs <= t.tailMs)}`,
+    },
+    {
+      benchmark: 'audit: factorly logs --tool rare -n 20, median',
+      value: round(toolRare.medianMs, 1),
+      unit: 'ms',
+      notes: `1 call in 1000; from the tool index; target an index, not a scan (<= ${t.tailMs} ms like --tail): ${met(toolRare.medianMs <= t.tailMs)}`,
+    },
     serveRow(`audit: serve's first tools/call on ${n} events / later ones`, serve, t.firstCallRatio),
     dashboardRow(`audit: web UI first GET /dashboard on ${n} events`, result.dashboard, t.dashboardMs),
-    { benchmark: `audit: factorly call on ${n} events of 12 h / on an empty log`, value: result.callRatio.ratio, unit: 'x', notes: `medians ${result.callRatio.fullMs} vs ${result.callRatio.emptyMs} ms (n=${result.callRatio.n} each, interleaved); target <= ${t.firstCallRatio}x: ${met(result.callRatio.ratio <= t.firstCallRatio)}` },
+    {
+      benchmark: `audit: factorly call on ${n} events of 12 h / on an empty log`,
+      value: result.callRatio.ratio,
+      unit: 'x',
+      notes: `medians ${result.callRatio.fullMs} vs ${result.callRatio.emptyMs} ms (n=${result.callRatio.n} each, interleaved); target <= ${t.firstCallRatio}x: ${met(result.callRatio.ratio <= t.firstCallRatio)}`,
+    },
   ];
 }
 
@@ -101,7 +158,10 @@ export function auditRows(result) {
 function timedCli(repo, cwd, args) {
   return new Promise((resolve) => {
     const t = now();
-    const child = spawn(process.execPath, [join(repo, 'bin/run.js'), ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(repo, 'bin/run.js'), ...args], {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let peakRssKb = 0;
     let peakAnonKb = 0;
@@ -134,7 +194,10 @@ function interleavedCalls(repo, dir, project, runs, failures) {
     for (const cwd of [empty, project]) {
       k += 1;
       const t = now();
-      const r = spawnSync(process.execPath, [join(repo, 'bin', 'run.js'), 'call', 'greet', '--name', `a${k}`], { cwd, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [join(repo, 'bin', 'run.js'), 'call', 'greet', '--name', `a${k}`], {
+        cwd,
+        encoding: 'utf8',
+      });
       const ms = now() - t;
       if (r.status !== 0) failures.push(`audit: call in ${cwd} failed: ${r.stderr}`);
       if (round >= 2) samples[cwd].push(ms);
@@ -146,10 +209,20 @@ function interleavedCalls(repo, dir, project, runs, failures) {
 
 export function serveRow(benchmark, serve, target) {
   if (!serve) return { benchmark, value: 'failed', unit: '', notes: 'see failures' };
-  return { benchmark, value: serve.ratio, unit: 'x', notes: `first ${serve.firstMs} ms, later median ${serve.laterMedianMs} ms (n=${serve.later}); target <= ${target}x: ${met(serve.ratio <= target)}` };
+  return {
+    benchmark,
+    value: serve.ratio,
+    unit: 'x',
+    notes: `first ${serve.firstMs} ms, later median ${serve.laterMedianMs} ms (n=${serve.later}); target <= ${target}x: ${met(serve.ratio <= target)}`,
+  };
 }
 
 function dashboardRow(benchmark, dashboard, target) {
   if (!dashboard) return { benchmark, value: 'failed', unit: '', notes: 'see failures' };
-  return { benchmark, value: dashboard.firstMs, unit: 'ms', notes: `page read to its end, right after the UI printed its address (${dashboard.startMs} ms after start); later median ${dashboard.later.medianMs} ms (n=${dashboard.later.n}); target <= ${target} ms: ${met(dashboard.firstMs <= target)}` };
+  return {
+    benchmark,
+    value: dashboard.firstMs,
+    unit: 'ms',
+    notes: `page read to its end, right after the UI printed its address (${dashboard.startMs} ms after start); later median ${dashboard.later.medianMs} ms (n=${dashboard.later.n}); target <= ${target} ms: ${met(dashboard.firstMs <= target)}`,
+  };
 }

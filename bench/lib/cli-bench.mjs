@@ -24,7 +24,13 @@ export async function runCliBench(opts) {
     }
     // The same call seventeen times in a row is exactly what loop detection blocks (at 12): switch it
     // off for this tool, so the bench measures a governed call that is let through.
-    writeFileSync(join(dir, '.factorly', 'factorly.yaml'), readFileSync(join(dir, '.factorly', 'factorly.yaml'), 'utf8').replace('        default: world\n', '        default: world\n    shadow: {loop: false}\n'));
+    writeFileSync(
+      join(dir, '.factorly', 'factorly.yaml'),
+      readFileSync(join(dir, '.factorly', 'factorly.yaml'), 'utf8').replace(
+        '        default: world\n',
+        '        default: world\n    shadow: {loop: false}\n',
+      ),
+    );
     // The baseline build calls the same tool in a project of its own (its log is its own too).
     const baselineDir = join(opts.tmpRoot, `${basename(dir)}-baseline`);
     if (opts.baselineRepo) {
@@ -36,12 +42,30 @@ export async function runCliBench(opts) {
       { id: 'direct', name: 'echo Hello, Ada! (direct)', file: 'echo', args: ['Hello, Ada!'], expect: EXPECTED_OUTPUT },
       { id: 'node', name: 'node -e 0 (Node start-up floor)', file: node, args: ['-e', '0'] },
       { id: 'version', name: 'factorly --version', file: node, args: [bin, '--version'] },
-      { id: 'call', name: 'factorly call greet --name Ada', file: node, args: [bin, 'call', 'greet', '--name', 'Ada'], expect: EXPECTED_OUTPUT },
+      {
+        id: 'call',
+        name: 'factorly call greet --name Ada',
+        file: node,
+        args: [bin, 'call', 'greet', '--name', 'Ada'],
+        expect: EXPECTED_OUTPUT,
+      },
       // Another build (BENCH_MCP_BASELINE_REPO, e.g. main before a change) on the same project, taking turns with this one.
       ...(opts.baselineRepo
         ? [
-            { id: 'baseline-version', name: 'factorly --version (baseline build)', file: node, args: [join(opts.baselineRepo, 'bin', 'run.js'), '--version'] },
-            { id: 'baseline-call', name: 'factorly call greet --name Ada (baseline build)', file: node, args: [join(opts.baselineRepo, 'bin', 'run.js'), 'call', 'greet', '--name', 'Ada'], expect: EXPECTED_OUTPUT, cwd: baselineDir },
+            {
+              id: 'baseline-version',
+              name: 'factorly --version (baseline build)',
+              file: node,
+              args: [join(opts.baselineRepo, 'bin', 'run.js'), '--version'],
+            },
+            {
+              id: 'baseline-call',
+              name: 'factorly call greet --name Ada (baseline build)',
+              file: node,
+              args: [join(opts.baselineRepo, 'bin', 'run.js'), 'call', 'greet', '--name', 'Ada'],
+              expect: EXPECTED_OUTPUT,
+              cwd: baselineDir,
+            },
           ]
         : []),
     ];
@@ -66,7 +90,9 @@ export async function runCliBench(opts) {
     const results = commands.map((c) => ({
       id: c.id,
       name: c.name,
-      command: [c.file === node ? 'node' : c.file, ...c.args.map((a) => (a === bin ? '<repo>/bin/run.js' : a))].join(' '),
+      command: [c.file === node ? 'node' : c.file, ...c.args.map((a) => (a === bin ? '<repo>/bin/run.js' : a))].join(
+        ' ',
+      ),
       ...summarize(samples.get(c.id)),
       samplesMs: samples.get(c.id).map((v) => round(v)),
     }));
@@ -86,7 +112,12 @@ export async function runCliBench(opts) {
       callMinusVersionMedianMs: round(by.call.medianMs - by.version.medianMs),
       versionMinusNodeMedianMs: round(by.version.medianMs - by.node.medianMs),
       nodeMinusDirectMedianMs: round(by.node.medianMs - by.direct.medianMs),
-      ...(by['baseline-call'] ? { baselineCallMinusNodeMedianMs: round(by['baseline-call'].medianMs - by.node.medianMs), callOverBaselineRatio: round(by.call.medianMs / by['baseline-call'].medianMs, 2) } : {}),
+      ...(by['baseline-call']
+        ? {
+            baselineCallMinusNodeMedianMs: round(by['baseline-call'].medianMs - by.node.medianMs),
+            callOverBaselineRatio: round(by.call.medianMs / by['baseline-call'].medianMs, 2),
+          }
+        : {}),
     };
     return {
       result: {

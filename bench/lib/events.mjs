@@ -48,7 +48,13 @@ export async function appendSequential(log, { prefix, total, batchSize, flushEac
   const flushed = flushedOf(log);
   if (flushed) await flushed;
   const durable = now();
-  return { seqs, latencies, commitMs: committed - started, durableMs: durable - started, flushObserved: Boolean(flushed) };
+  return {
+    seqs,
+    latencies,
+    commitMs: committed - started,
+    durableMs: durable - started,
+    flushObserved: Boolean(flushed),
+  };
 }
 
 /** `rounds` × `concurrency` single-event appends, all of a round issued before awaiting any. */
@@ -69,12 +75,20 @@ export async function appendConcurrent(log, { prefix, total, concurrency }) {
   const flushed = flushedOf(log);
   if (flushed) await flushed;
   const durable = now();
-  return { seqs, latencies, commitMs: committed - started, durableMs: durable - started, flushObserved: Boolean(flushed) };
+  return {
+    seqs,
+    latencies,
+    commitMs: committed - started,
+    durableMs: durable - started,
+    flushObserved: Boolean(flushed),
+  };
 }
 
 function collect(seqs, recorded, prefix, start, size) {
   if (!Array.isArray(recorded) || recorded.length !== size) {
-    throw new Error(`append of ${size} event(s) returned ${Array.isArray(recorded) ? recorded.length : typeof recorded}`);
+    throw new Error(
+      `append of ${size} event(s) returned ${Array.isArray(recorded) ? recorded.length : typeof recorded}`,
+    );
   }
   for (let j = 0; j < size; j += 1) {
     const event = recorded[j];

@@ -24,9 +24,13 @@ export async function runHistoryBench({ repo, dir, events, runs, log }) {
     k += 1;
     const t = now();
     // Distinct params: identical ones are what loop detection blocks.
-    const r = spawnSync(process.execPath, [join(repo, 'bin', 'run.js'), 'call', 'greet', '--name', `h${k}`], { cwd, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repo, 'bin', 'run.js'), 'call', 'greet', '--name', `h${k}`], {
+      cwd,
+      encoding: 'utf8',
+    });
     const ms = now() - t;
-    if (r.status !== 0 || r.stdout !== `Hello, h${k}!\n`) failures.push(`history: call in ${cwd} failed: ${r.stderr || r.stdout}`);
+    if (r.status !== 0 || r.stdout !== `Hello, h${k}!\n`)
+      failures.push(`history: call in ${cwd} failed: ${r.stderr || r.stdout}`);
     into?.push(ms);
   };
   log(`  ${runs} interleaved factorly call runs on each log …`);
@@ -38,7 +42,10 @@ export async function runHistoryBench({ repo, dir, events, runs, log }) {
   const stats = [];
   for (let i = 0; i < 4; i += 1) {
     const t = now();
-    const r = spawnSync(process.execPath, [join(repo, 'bin', 'run.js'), 'logs', 'stats', '--json'], { cwd: full, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repo, 'bin', 'run.js'), 'logs', 'stats', '--json'], {
+      cwd: full,
+      encoding: 'utf8',
+    });
     if (r.status !== 0) failures.push(`history: logs stats failed: ${r.stderr}`);
     if (i > 0) stats.push(now() - t);
   }
@@ -51,7 +58,14 @@ export async function runHistoryBench({ repo, dir, events, runs, log }) {
   const fullCall = summarize(samples.full);
   return {
     failures,
-    result: { events: built.events, emptyCall, fullCall, ratio: round(fullCall.medianMs / emptyCall.medianMs, 2), stats: summarize(stats), serveEmpty },
+    result: {
+      events: built.events,
+      emptyCall,
+      fullCall,
+      ratio: round(fullCall.medianMs / emptyCall.medianMs, 2),
+      stats: summarize(stats),
+      serveEmpty,
+    },
   };
 }
 
@@ -65,7 +79,16 @@ export function historyRows(result, serveRow) {
       unit: 'x',
       notes: `medians ${round(result.fullCall.medianMs, 1)} vs ${round(result.emptyCall.medianMs, 1)} ms (n=${result.fullCall.n} each, interleaved); target <= ${HISTORY_TARGET_RATIO}x: ${result.ratio <= HISTORY_TARGET_RATIO ? 'MET' : 'NOT MET'}`,
     },
-    { benchmark: `history: factorly logs stats on ${n} events, median`, value: round(result.stats.medianMs, 1), unit: 'ms', notes: 'CLI start included; from the persisted projection' },
-    serveRow("history: serve's first tools/call on an empty log / later ones (reference)", result.serveEmpty, HISTORY_TARGET_RATIO),
+    {
+      benchmark: `history: factorly logs stats on ${n} events, median`,
+      value: round(result.stats.medianMs, 1),
+      unit: 'ms',
+      notes: 'CLI start included; from the persisted projection',
+    },
+    serveRow(
+      "history: serve's first tools/call on an empty log / later ones (reference)",
+      result.serveEmpty,
+      HISTORY_TARGET_RATIO,
+    ),
   ];
 }

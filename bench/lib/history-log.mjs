@@ -6,7 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const GREET_YAML = 'tools:\n  greet:\n    type: cli\n    command: echo\n    args: ["Hello, {{name}}!"]\n    parameters: [{name: name, default: world}]\n';
+export const GREET_YAML =
+  'tools:\n  greet:\n    type: cli\n    command: echo\n    args: ["Hello, {{name}}!"]\n    parameters: [{name: name, default: world}]\n';
 const BATCH = 1_000;
 
 const load = (repo, path) => import(pathToFileURL(join(repo, path)).href);
@@ -37,7 +38,11 @@ export async function buildHistoryProject({ repo, dir, events, spanMs, say = () 
     if (first % 100_000 === 0 && first > 0) say(`    ${(first * 3).toLocaleString('en-US')} events …`);
   }
   await writer.close();
-  return { path, events: calls * 3, buildEventsPerSecond: Math.round((calls * 3) / ((performance.now() - started) / 1000)) };
+  return {
+    path,
+    events: calls * 3,
+    buildEventsPerSecond: Math.round((calls * 3) / ((performance.now() - started) / 1000)),
+  };
 }
 
 function callTriple(i) {
@@ -45,8 +50,37 @@ function callTriple(i) {
   const agent = `agent-${i % 7}`;
   const tool = i % 1000 === 999 ? 'rare' : `tool.${i % 50}`;
   return [
-    { type: 'call.requested', data: { callId, rootId: callId, tool, params: { n: i, q: 'some text' }, iface: i % 3 ? 'mcp' : 'cli', agentId: agent } },
-    { type: 'shadow.decided', data: { callId, rule: 'loop-detection', plugin: 'shadow', decision: 'allow', reason: 'call 1 of its kind within 5m', facts: { fingerprint: `fp-${i}`, agent, window: 300_000 } } },
-    { type: 'call.completed', data: { callId, status: i % 11 ? 'success' : 'error', exitCode: i % 11 ? 0 : 1, output: { text: 'ok', bytes: 2, sha256: 'x', truncated: false }, durationMs: i % 100 } },
+    {
+      type: 'call.requested',
+      data: {
+        callId,
+        rootId: callId,
+        tool,
+        params: { n: i, q: 'some text' },
+        iface: i % 3 ? 'mcp' : 'cli',
+        agentId: agent,
+      },
+    },
+    {
+      type: 'shadow.decided',
+      data: {
+        callId,
+        rule: 'loop-detection',
+        plugin: 'shadow',
+        decision: 'allow',
+        reason: 'call 1 of its kind within 5m',
+        facts: { fingerprint: `fp-${i}`, agent, window: 300_000 },
+      },
+    },
+    {
+      type: 'call.completed',
+      data: {
+        callId,
+        status: i % 11 ? 'success' : 'error',
+        exitCode: i % 11 ? 0 : 1,
+        output: { text: 'ok', bytes: 2, sha256: 'x', truncated: false },
+        durationMs: i % 100,
+      },
+    },
   ];
 }

@@ -26,7 +26,9 @@ export async function runEventLogBench(opts) {
       const result = await fn();
       results.push(result);
       for (const problem of result.problems ?? []) failures.push(`${result.id} ${result.name}: ${problem}`);
-      say(`    ${round(result.eventsPerSecond, 0)} events/s${result.problems?.length ? `  PROBLEMS: ${result.problems.join('; ')}` : ''}`);
+      say(
+        `    ${round(result.eventsPerSecond, 0)} events/s${result.problems?.length ? `  PROBLEMS: ${result.problems.join('; ')}` : ''}`,
+      );
     } catch (error) {
       failures.push(`${label}: threw ${error?.stack ?? error}`);
       say(`    FAILED: ${error?.message ?? error}`);
@@ -74,10 +76,24 @@ export async function runEventLogBench(opts) {
   );
   // log.durability: commit — acknowledged once committed (survives a killed process, not a power cut).
   await run(`(b-commit) lmdb, 1 writer, ${opts.batchSize} events per append, durability commit`, () =>
-    inProcess(opts, { id: 'b-commit', name: `lmdb 1 writer, batch ${opts.batchSize}, durability commit`, file: 'b-commit.lmdb', events: opts.events, batchSize: opts.batchSize, durability: 'commit' }),
+    inProcess(opts, {
+      id: 'b-commit',
+      name: `lmdb 1 writer, batch ${opts.batchSize}, durability commit`,
+      file: 'b-commit.lmdb',
+      events: opts.events,
+      batchSize: opts.batchSize,
+      durability: 'commit',
+    }),
   );
   await run(`(c-commit) lmdb, 1 writer, ${opts.concurrency} concurrent single-event appends, durability commit`, () =>
-    inProcess(opts, { id: 'c-commit', name: `lmdb 1 writer, ${opts.concurrency} concurrent x 1 event, durability commit`, file: 'c-commit.lmdb', events: opts.events, concurrency: opts.concurrency, durability: 'commit' }),
+    inProcess(opts, {
+      id: 'c-commit',
+      name: `lmdb 1 writer, ${opts.concurrency} concurrent x 1 event, durability commit`,
+      file: 'c-commit.lmdb',
+      events: opts.events,
+      concurrency: opts.concurrency,
+      durability: 'commit',
+    }),
   );
   await run(`(d) lmdb, ${opts.processes} processes on one file, ${opts.batchSize} events per append`, () =>
     multiProcess(opts),
@@ -102,7 +118,12 @@ async function inProcess(opts, spec) {
   try {
     timing = spec.concurrency
       ? await appendConcurrent(log, { prefix: spec.id, total: spec.events, concurrency: spec.concurrency })
-      : await appendSequential(log, { prefix: spec.id, total: spec.events, batchSize: spec.batchSize, flushEach: spec.flushEach });
+      : await appendSequential(log, {
+          prefix: spec.id,
+          total: spec.events,
+          batchSize: spec.batchSize,
+          flushEach: spec.flushEach,
+        });
   } catch (error) {
     await log.close().catch(() => {});
     throw error;
@@ -237,7 +258,8 @@ export function track(child, prefix) {
   child.on('error', (error) => fail(new Error(`worker ${prefix}: ${error.message}`)));
   const exited = new Promise((resolve) => {
     child.on('exit', (code, signal) => {
-      if (code !== 0 || !finished) fail(new Error(`worker ${prefix} exited with ${signal ?? `code ${code}`} before reporting`));
+      if (code !== 0 || !finished)
+        fail(new Error(`worker ${prefix} exited with ${signal ?? `code ${code}`} before reporting`));
       resolve({ code, signal });
     });
   });
@@ -306,7 +328,14 @@ export async function checkLog(log, writers, expected) {
       break;
     }
   }
-  return { ok: problems.length === 0 && report.ok, verified: report.verified, expected, headSeq: head.seq, firstBad: report.firstBad, problems };
+  return {
+    ok: problems.length === 0 && report.ok,
+    verified: report.verified,
+    expected,
+    headSeq: head.seq,
+    firstBad: report.firstBad,
+    problems,
+  };
 }
 
 function describe(opts, r) {

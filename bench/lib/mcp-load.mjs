@@ -6,7 +6,16 @@ import { Agent, request } from 'node:http';
 import { now } from './stats.mjs';
 
 const PROTOCOL_VERSION = '2025-06-18';
-const initialize = (id) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'factorly-bench-load', version: '1.0.0' } } });
+const initialize = (id) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: {
+    protocolVersion: PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'factorly-bench-load', version: '1.0.0' },
+  },
+});
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 /** `count` tools/call bodies with distinct texts (identical calls would be what loop detection blocks). */
@@ -14,14 +23,21 @@ export function callBodies(count, firstId = 1) {
   const bodies = new Array(count);
   for (let i = 0; i < count; i += 1) {
     const id = firstId + i;
-    bodies[i] = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `m${id}` } } });
+    bodies[i] = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: `m${id}` } },
+    });
   }
   return bodies;
 }
 
 /** True when a tools/call answer is the echo of call `id`. */
 function echoed(message, id) {
-  return message.id === id && !message.error && !message.result?.isError && message.result?.content?.[0]?.text === `m${id}`;
+  return (
+    message.id === id && !message.error && !message.result?.isError && message.result?.content?.[0]?.text === `m${id}`
+  );
 }
 
 /**
@@ -65,12 +81,17 @@ export async function openStdioLoad({ command, args, cwd }) {
       setImmediate(flushWrites);
     }
   });
-  const failedEarly = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited (code ${code}): ${stderr.trim()}`))));
+  const failedEarly = new Promise((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`${command} ${args.join(' ')} exited (code ${code}): ${stderr.trim()}`)),
+    ),
+  );
   failedEarly.catch(() => undefined);
-  const send = (body, id) => new Promise((settle) => {
-    waiting.set(id, settle);
-    pendingWrites.push(body);
-  });
+  const send = (body, id) =>
+    new Promise((settle) => {
+      waiting.set(id, settle);
+      pendingWrites.push(body);
+    });
   const close = async () => {
     child.stdin.end();
     const gone = new Promise((r) => child.once('exit', r));
@@ -108,8 +129,13 @@ export async function openHttpLoad(url) {
   try {
     const init = await post(agent, url, headers, JSON.stringify(initialize(0)));
     const sessionId = init.headers['mcp-session-id'];
-    if (init.status !== 200 || !sessionId) throw new Error(`initialize over HTTP failed (status ${init.status}): ${init.body.slice(0, 300)}`);
-    session = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': parseAnswer(init.body).result?.protocolVersion ?? PROTOCOL_VERSION };
+    if (init.status !== 200 || !sessionId)
+      throw new Error(`initialize over HTTP failed (status ${init.status}): ${init.body.slice(0, 300)}`);
+    session = {
+      ...headers,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': parseAnswer(init.body).result?.protocolVersion ?? PROTOCOL_VERSION,
+    };
     await post(agent, url, session, JSON.stringify(INITIALIZED));
   } catch (error) {
     await close();
@@ -117,7 +143,9 @@ export async function openHttpLoad(url) {
   }
   const call = async (body) => {
     const answer = await post(agent, url, session, body);
-    return answer.status === 200 ? parseAnswer(answer.body) : { status: answer.status, body: answer.body.slice(0, 200) };
+    return answer.status === 200
+      ? parseAnswer(answer.body)
+      : { status: answer.status, body: answer.body.slice(0, 200) };
   };
   const run = async ({ warmup, measured, concurrency }) => {
     await runPool(warmup, concurrency, call);
@@ -166,12 +194,18 @@ function idOf(body) {
 
 function post(agent, url, headers, body) {
   return new Promise((resolvePost, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolvePost({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolvePost({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -181,6 +215,10 @@ function post(agent, url, headers, body) {
 function parseAnswer(body) {
   const trimmed = body.trimStart();
   if (trimmed.startsWith('{')) return JSON.parse(trimmed);
-  const data = trimmed.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('');
+  const data = trimmed
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .join('');
   return data ? JSON.parse(data) : {};
 }

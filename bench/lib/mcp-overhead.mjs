@@ -16,7 +16,14 @@ import { now, percentile, round } from './stats.mjs';
 /** Routes started together: each is two to four Node processes. */
 const STARTING_AT_ONCE = 3;
 
-export const MCP_TARGETS = { stdioP50OverheadMs: 1.0, stdioP50StretchMs: 0.3, callsPerSecond: 5_000, httpCallsPerSecond: 2_000, concurrency: 64, pipelineCpuUsPerCall: 100 };
+export const MCP_TARGETS = {
+  stdioP50OverheadMs: 1.0,
+  stdioP50StretchMs: 0.3,
+  callsPerSecond: 5_000,
+  httpCallsPerSecond: 2_000,
+  concurrency: 64,
+  pipelineCpuUsPerCall: 100,
+};
 
 /**
  * @param {{ repo: string, tmpRoot: string, calls: number, rounds: number, warmup: number,
@@ -32,12 +39,24 @@ export async function runMcpOverheadBench(opts) {
   const durableAppend = await durableAppendLatency(opts.tmpRoot);
   say(`  durable LMDB append (1 event, awaited): p50 ${durableAppend.p50Ms} ms, p99 ${durableAppend.p99Ms} ms`);
   const pipeline = [];
-  for (const [label, repo] of [['current', opts.repo], ...(opts.baselineRepo ? [['baseline', opts.baselineRepo]] : [])]) {
+  for (const [label, repo] of [
+    ['current', opts.repo],
+    ...(opts.baselineRepo ? [['baseline', opts.baselineRepo]] : []),
+  ]) {
     try {
-      const r = await pipelineLoad({ repo, tmpRoot: opts.tmpRoot, seconds: opts.loadSeconds, concurrency: opts.concurrency, label });
+      const r = await pipelineLoad({
+        repo,
+        tmpRoot: opts.tmpRoot,
+        seconds: opts.loadSeconds,
+        concurrency: opts.concurrency,
+        label,
+      });
       pipeline.push(r);
-      say(`  kernel pipeline in-process (${label} build), c=${opts.concurrency}: ${r.callsPerSecond} calls/s, ${r.cpuUsPerCall} us CPU per call`);
-      if (r.failed) failures.push(`mcp: ${r.failed} of ${r.calls} in-process pipeline calls (${label}) did not succeed`);
+      say(
+        `  kernel pipeline in-process (${label} build), c=${opts.concurrency}: ${r.callsPerSecond} calls/s, ${r.cpuUsPerCall} us CPU per call`,
+      );
+      if (r.failed)
+        failures.push(`mcp: ${r.failed} of ${r.calls} in-process pipeline calls (${label}) did not succeed`);
     } catch (error) {
       failures.push(`mcp: in-process pipeline load (${label}) failed: ${error?.message ?? error}`);
     }
@@ -62,7 +81,10 @@ export async function runMcpOverheadBench(opts) {
   }));
   withOverheads(results);
   const config = pick(opts, ['calls', 'rounds', 'warmup', 'latencySeconds', 'loadSeconds', 'concurrency']);
-  return { result: { config, routes: results, targets: targetsOf(results), durableAppend, pipeline, serveLog: chain }, failures };
+  return {
+    result: { config, routes: results, targets: targetsOf(results), durableAppend, pipeline, serveLog: chain },
+    failures,
+  };
 }
 
 /**
@@ -84,7 +106,8 @@ async function openRoutes(routes, say, failures) {
       if (client.status === 'rejected') throw client.reason;
       if (load.status === 'rejected') throw load.reason;
       const { tools } = await entry.client.listTools();
-      if (!tools.some((tool) => tool.name === 'echo')) throw new Error(`tools/list has no "echo" (got ${tools.map((t) => t.name).join(', ')})`);
+      if (!tools.some((tool) => tool.name === 'echo'))
+        throw new Error(`tools/list has no "echo" (got ${tools.map((t) => t.name).join(', ')})`);
       say(`    ${route.id}: ready`);
       return entry;
     } catch (error) {
@@ -135,7 +158,9 @@ async function closeRoute({ client, load, server }) {
 /** Times up to `calls` sequential SDK calls per route, in rounds that rotate the order. */
 async function measureLatency(open, opts, say) {
   const samples = new Map(open.map(({ route }) => [route.id, []]));
-  say(`  latency: ${open.length} routes, ${opts.warmup} warm-up + up to ${opts.calls} calls each in ${opts.rounds} interleaved rounds (${opts.latencySeconds} s in all) ...`);
+  say(
+    `  latency: ${open.length} routes, ${opts.warmup} warm-up + up to ${opts.calls} calls each in ${opts.rounds} interleaved rounds (${opts.latencySeconds} s in all) ...`,
+  );
   let id = 0;
   const call = async ({ route, client }, record) => {
     id += 1;
@@ -143,7 +168,8 @@ async function measureLatency(open, opts, say) {
     const t0 = now();
     const result = await client.callTool({ name: 'echo', arguments: { text } });
     const ms = now() - t0;
-    if (result.isError || result.content?.[0]?.text !== text) throw new Error(`${route.id}: echo answered ${JSON.stringify(result).slice(0, 300)}`);
+    if (result.isError || result.content?.[0]?.text !== text)
+      throw new Error(`${route.id}: echo answered ${JSON.stringify(result).slice(0, 300)}`);
     if (record) samples.get(route.id).push(ms);
   };
   for (const entry of open) {
@@ -164,7 +190,12 @@ async function measureLatency(open, opts, say) {
   const stats = new Map();
   for (const [routeId, values] of samples) {
     if (values.length === 0) continue;
-    stats.set(routeId, { n: values.length, p50Ms: round(percentile(values, 50), 4), p99Ms: round(percentile(values, 99), 4), meanMs: round(values.reduce((a, b) => a + b, 0) / values.length, 4) });
+    stats.set(routeId, {
+      n: values.length,
+      p50Ms: round(percentile(values, 50), 4),
+      p99Ms: round(percentile(values, 99), 4),
+      meanMs: round(values.reduce((a, b) => a + b, 0) / values.length, 4),
+    });
   }
   return stats;
 }
@@ -182,14 +213,19 @@ async function measureThroughput(open, opts, say, failures) {
   for (const { route, load } of open) {
     try {
       // Enough bodies that the clock runs out first, even on a fast machine.
-      const r = summarizeLoad(await load.run({
-        warmup: { bodies: slice(Math.max(opts.concurrency * 4, 500)), seconds: Math.min(1, opts.loadSeconds / 2) },
-        measured: { bodies: slice(Math.ceil(opts.loadSeconds * 40_000)), seconds: opts.loadSeconds },
-        concurrency: opts.concurrency,
-      }));
+      const r = summarizeLoad(
+        await load.run({
+          warmup: { bodies: slice(Math.max(opts.concurrency * 4, 500)), seconds: Math.min(1, opts.loadSeconds / 2) },
+          measured: { bodies: slice(Math.ceil(opts.loadSeconds * 40_000)), seconds: opts.loadSeconds },
+          concurrency: opts.concurrency,
+        }),
+      );
       out.set(route.id, r);
       say(`    ${route.id}: ${Math.round(r.callsPerSecond)} calls/s${r.errors ? `, ${r.errors} errors` : ''}`);
-      if (r.errors) failures.push(`mcp ${route.id}: ${r.errors} of ${r.calls} calls under load were not echoed; first: ${r.firstError}`);
+      if (r.errors)
+        failures.push(
+          `mcp ${route.id}: ${r.errors} of ${r.calls} calls under load were not echoed; first: ${r.firstError}`,
+        );
     } catch (error) {
       failures.push(`mcp ${route.id}: load failed: ${error?.message ?? error}`);
     }
@@ -198,7 +234,13 @@ async function measureThroughput(open, opts, say, failures) {
 }
 
 function summarizeLoad(r) {
-  return { calls: r.calls, seconds: round(r.seconds, 3), callsPerSecond: round(r.callsPerSecond, 0), errors: r.errors, ...(r.firstError ? { firstError: r.firstError } : {}) };
+  return {
+    calls: r.calls,
+    seconds: round(r.seconds, 3),
+    callsPerSecond: round(r.callsPerSecond, 0),
+    errors: r.errors,
+    ...(r.firstError ? { firstError: r.firstError } : {}),
+  };
 }
 
 /** Overheads against the direct stdio call (what an agent would pay without a proxy), and against direct HTTP for HTTP routes. */
@@ -223,10 +265,19 @@ function targetsOf(results) {
   const by = Object.fromEntries(results.map((r) => [r.id, r]));
   const bridges = results.filter((r) => ['mcp-proxy', 'supergateway'].includes(r.id));
   const measured = (r) => r?.p50Ms !== undefined;
-  const fasterThanBridges = (id) => (measured(by[id]) && bridges.every(measured) ? bridges.every((b) => by[id].p50Ms < b.p50Ms && by[id].p99Ms < b.p99Ms) : null);
-  const stdioOverhead = (id) => (measured(by[id]) && measured(by.direct) ? by[id].overP50Ms <= MCP_TARGETS.stdioP50OverheadMs : null);
-  const rate = (id) => (by[id]?.throughput ? by[id].throughput.callsPerSecond >= (by[id].transport === 'http' ? MCP_TARGETS.httpCallsPerSecond : MCP_TARGETS.callsPerSecond) : null);
-  const stretch = (id) => (measured(by[id]) && measured(by.direct) ? by[id].overP50Ms <= MCP_TARGETS.stdioP50StretchMs : null);
+  const fasterThanBridges = (id) =>
+    measured(by[id]) && bridges.every(measured)
+      ? bridges.every((b) => by[id].p50Ms < b.p50Ms && by[id].p99Ms < b.p99Ms)
+      : null;
+  const stdioOverhead = (id) =>
+    measured(by[id]) && measured(by.direct) ? by[id].overP50Ms <= MCP_TARGETS.stdioP50OverheadMs : null;
+  const rate = (id) =>
+    by[id]?.throughput
+      ? by[id].throughput.callsPerSecond >=
+        (by[id].transport === 'http' ? MCP_TARGETS.httpCallsPerSecond : MCP_TARGETS.callsPerSecond)
+      : null;
+  const stretch = (id) =>
+    measured(by[id]) && measured(by.direct) ? by[id].overP50Ms <= MCP_TARGETS.stdioP50StretchMs : null;
   return {
     serveStdioP50: stdioOverhead('serve'),
     wrapStdioP50: stdioOverhead('wrap'),
@@ -253,7 +304,12 @@ async function durableAppendLatency(tmpRoot) {
   try {
     for (let i = 0; i < 120; i += 1) {
       const t0 = now();
-      await log.append([{ type: 'call.requested', data: { callId: `c${i}`, rootId: `c${i}`, tool: 'echo', params: { text: `m${i}` }, iface: 'mcp' } }]);
+      await log.append([
+        {
+          type: 'call.requested',
+          data: { callId: `c${i}`, rootId: `c${i}`, tool: 'echo', params: { text: `m${i}` }, iface: 'mcp' },
+        },
+      ]);
       if (i >= 20) samples.push(now() - t0);
     }
   } finally {
@@ -286,23 +342,69 @@ export function mcpRows(result) {
   for (const r of result.routes) {
     if (r.p50Ms !== undefined) {
       const over = r.id === 'direct' ? 'baseline' : `+${r.overP50Ms} p50 / +${r.overP99Ms} p99 vs direct stdio`;
-      const overHttp = r.overHttpP50Ms !== undefined && r.id !== 'direct-http' ? `; +${r.overHttpP50Ms} / +${r.overHttpP99Ms} vs direct HTTP` : '';
-      rows.push({ benchmark: `mcp ${r.name}: tools/call p50`, value: r.p50Ms, unit: 'ms', notes: `p99 ${r.p99Ms} ms, n=${r.n}; ${over}${overHttp}` });
+      const overHttp =
+        r.overHttpP50Ms !== undefined && r.id !== 'direct-http'
+          ? `; +${r.overHttpP50Ms} / +${r.overHttpP99Ms} vs direct HTTP`
+          : '';
+      rows.push({
+        benchmark: `mcp ${r.name}: tools/call p50`,
+        value: r.p50Ms,
+        unit: 'ms',
+        notes: `p99 ${r.p99Ms} ms, n=${r.n}; ${over}${overHttp}`,
+      });
     }
     if (r.throughput) {
-      rows.push({ benchmark: `mcp ${r.name}: throughput c=${result.config.concurrency}`, value: r.throughput.callsPerSecond, unit: 'calls/s', notes: `${r.throughput.calls} calls in ${r.throughput.seconds} s${r.throughput.errors ? `; ${r.throughput.errors} ERRORS` : ''}` });
+      rows.push({
+        benchmark: `mcp ${r.name}: throughput c=${result.config.concurrency}`,
+        value: r.throughput.callsPerSecond,
+        unit: 'calls/s',
+        notes: `${r.throughput.calls} calls in ${r.throughput.seconds} s${r.throughput.errors ? `; ${r.throughput.errors} ERRORS` : ''}`,
+      });
     }
   }
   const t = result.targets;
-  rows.push({ benchmark: `mcp target: stdio p50 overhead <= ${MCP_TARGETS.stdioP50OverheadMs} ms`, value: result.routes.find((r) => r.id === 'serve')?.overP50Ms ?? 'n/a', unit: 'ms', notes: `serve ${met(t.serveStdioP50)}; wrap ${met(t.wrapStdioP50)} (governance + durable audit log on); stretch <= ${MCP_TARGETS.stdioP50StretchMs} ms: serve ${met(t.serveStdioP50Stretch)}, wrap ${met(t.wrapStdioP50Stretch)}` });
-  rows.push({ benchmark: 'mcp target: HTTP faster than both bridges', value: '', unit: '', notes: `at p50 and p99: serve --port ${met(t.serveHttpFasterThanBridges)}; wrap --port ${met(t.wrapHttpFasterThanBridges)}` });
-  rows.push({ benchmark: `mcp target: stdio >= ${MCP_TARGETS.callsPerSecond}, HTTP >= ${MCP_TARGETS.httpCallsPerSecond} calls/s at c=${MCP_TARGETS.concurrency}`, value: '', unit: '', notes: `serve stdio ${met(t.serveStdioThroughput)}; wrap stdio ${met(t.wrapStdioThroughput)}; serve HTTP ${met(t.serveHttpThroughput)}; wrap HTTP ${met(t.wrapHttpThroughput)}` });
+  rows.push({
+    benchmark: `mcp target: stdio p50 overhead <= ${MCP_TARGETS.stdioP50OverheadMs} ms`,
+    value: result.routes.find((r) => r.id === 'serve')?.overP50Ms ?? 'n/a',
+    unit: 'ms',
+    notes: `serve ${met(t.serveStdioP50)}; wrap ${met(t.wrapStdioP50)} (governance + durable audit log on); stretch <= ${MCP_TARGETS.stdioP50StretchMs} ms: serve ${met(t.serveStdioP50Stretch)}, wrap ${met(t.wrapStdioP50Stretch)}`,
+  });
+  rows.push({
+    benchmark: 'mcp target: HTTP faster than both bridges',
+    value: '',
+    unit: '',
+    notes: `at p50 and p99: serve --port ${met(t.serveHttpFasterThanBridges)}; wrap --port ${met(t.wrapHttpFasterThanBridges)}`,
+  });
+  rows.push({
+    benchmark: `mcp target: stdio >= ${MCP_TARGETS.callsPerSecond}, HTTP >= ${MCP_TARGETS.httpCallsPerSecond} calls/s at c=${MCP_TARGETS.concurrency}`,
+    value: '',
+    unit: '',
+    notes: `serve stdio ${met(t.serveStdioThroughput)}; wrap stdio ${met(t.wrapStdioThroughput)}; serve HTTP ${met(t.serveHttpThroughput)}; wrap HTTP ${met(t.wrapHttpThroughput)}`,
+  });
   for (const p of result.pipeline) {
-    const cpuTarget = p.label === 'current' ? `; target <= ${MCP_TARGETS.pipelineCpuUsPerCall} us: ${met(p.cpuUsPerCall <= MCP_TARGETS.pipelineCpuUsPerCall)}` : '';
-    rows.push({ benchmark: `mcp kernel pipeline in-process (${p.label} build), c=${result.config.concurrency}`, value: p.callsPerSecond, unit: 'calls/s', notes: `${p.cpuUsPerCall} us CPU per call${cpuTarget}; no MCP, no processes: a tool that answers at once, shadow rules, durable LMDB log` });
+    const cpuTarget =
+      p.label === 'current'
+        ? `; target <= ${MCP_TARGETS.pipelineCpuUsPerCall} us: ${met(p.cpuUsPerCall <= MCP_TARGETS.pipelineCpuUsPerCall)}`
+        : '';
+    rows.push({
+      benchmark: `mcp kernel pipeline in-process (${p.label} build), c=${result.config.concurrency}`,
+      value: p.callsPerSecond,
+      unit: 'calls/s',
+      notes: `${p.cpuUsPerCall} us CPU per call${cpuTarget}; no MCP, no processes: a tool that answers at once, shadow rules, durable LMDB log`,
+    });
   }
   const d = result.durableAppend;
-  rows.push({ benchmark: 'mcp durable LMDB append (1 event), p50', value: d.p50Ms, unit: 'ms', notes: `p99 ${d.p99Ms} ms, n=${d.n}; a governed call awaits 2 in sequence (decision, completion): its latency floor on this disk` });
-  rows.push({ benchmark: 'mcp serve log after the run', value: result.serveLog.events, unit: 'events', notes: result.serveLog.ok ? 'chain ok' : 'CHAIN BROKEN' });
+  rows.push({
+    benchmark: 'mcp durable LMDB append (1 event), p50',
+    value: d.p50Ms,
+    unit: 'ms',
+    notes: `p99 ${d.p99Ms} ms, n=${d.n}; a governed call awaits 2 in sequence (decision, completion): its latency floor on this disk`,
+  });
+  rows.push({
+    benchmark: 'mcp serve log after the run',
+    value: result.serveLog.events,
+    unit: 'events',
+    notes: result.serveLog.ok ? 'chain ok' : 'CHAIN BROKEN',
+  });
   return rows;
 }

@@ -55,26 +55,105 @@ export async function defineRoutes({ repo, tmpRoot, baselineRepo }) {
   const [proxyPort, gatewayPort] = [await freePort(), await freePort()];
   const routes = [
     { id: 'direct', name: 'direct stdio (no proxy)', transport: 'stdio', command: node, args: [ECHO_SERVER] },
-    { id: 'serve', name: 'factorly serve, stdio', transport: 'stdio', factorly: true, command: node, args: [bin, 'serve'], cwd: serveDir },
-    { id: 'wrap', name: 'factorly wrap, stdio', transport: 'stdio', factorly: true, command: node, args: [bin, 'wrap', '--', node, ECHO_SERVER], cwd: wrapDir },
-    { id: 'direct-http', name: 'direct HTTP (SDK server, no proxy)', transport: 'http', command: node, args: [ECHO_SERVER, '--port', '0'], portFrom: /listening (\d+)/ },
-    { id: 'serve-http', name: 'factorly serve --port, HTTP', transport: 'http', factorly: true, command: node, args: [bin, 'serve', '--port', '0'], cwd: serveDir, portFrom: FACTORLY_URL },
-    { id: 'wrap-http', name: 'factorly wrap --port, HTTP', transport: 'http', factorly: true, command: node, args: [bin, 'wrap', '--port', '0', '--', node, ECHO_SERVER], cwd: wrapDir, portFrom: FACTORLY_URL },
     {
-      id: 'mcp-proxy', name: 'mcp-proxy, HTTP', transport: 'http', bridge: true, command: node,
-      args: [binOf('mcp-proxy', 'mcp-proxy'), '--port', String(proxyPort), '--host', '127.0.0.1', '--server', 'stream', '--', node, ECHO_SERVER],
+      id: 'serve',
+      name: 'factorly serve, stdio',
+      transport: 'stdio',
+      factorly: true,
+      command: node,
+      args: [bin, 'serve'],
+      cwd: serveDir,
+    },
+    {
+      id: 'wrap',
+      name: 'factorly wrap, stdio',
+      transport: 'stdio',
+      factorly: true,
+      command: node,
+      args: [bin, 'wrap', '--', node, ECHO_SERVER],
+      cwd: wrapDir,
+    },
+    {
+      id: 'direct-http',
+      name: 'direct HTTP (SDK server, no proxy)',
+      transport: 'http',
+      command: node,
+      args: [ECHO_SERVER, '--port', '0'],
+      portFrom: /listening (\d+)/,
+    },
+    {
+      id: 'serve-http',
+      name: 'factorly serve --port, HTTP',
+      transport: 'http',
+      factorly: true,
+      command: node,
+      args: [bin, 'serve', '--port', '0'],
+      cwd: serveDir,
+      portFrom: FACTORLY_URL,
+    },
+    {
+      id: 'wrap-http',
+      name: 'factorly wrap --port, HTTP',
+      transport: 'http',
+      factorly: true,
+      command: node,
+      args: [bin, 'wrap', '--port', '0', '--', node, ECHO_SERVER],
+      cwd: wrapDir,
+      portFrom: FACTORLY_URL,
+    },
+    {
+      id: 'mcp-proxy',
+      name: 'mcp-proxy, HTTP',
+      transport: 'http',
+      bridge: true,
+      command: node,
+      args: [
+        binOf('mcp-proxy', 'mcp-proxy'),
+        '--port',
+        String(proxyPort),
+        '--host',
+        '127.0.0.1',
+        '--server',
+        'stream',
+        '--',
+        node,
+        ECHO_SERVER,
+      ],
       port: proxyPort,
     },
     {
-      id: 'supergateway', name: 'supergateway --stateful, HTTP', transport: 'http', bridge: true, command: node,
-      args: [binOf('supergateway', 'supergateway'), '--stdio', `${JSON.stringify(node)} ${JSON.stringify(ECHO_SERVER)}`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(gatewayPort), '--logLevel', 'none'],
+      id: 'supergateway',
+      name: 'supergateway --stateful, HTTP',
+      transport: 'http',
+      bridge: true,
+      command: node,
+      args: [
+        binOf('supergateway', 'supergateway'),
+        '--stdio',
+        `${JSON.stringify(node)} ${JSON.stringify(ECHO_SERVER)}`,
+        '--outputTransport',
+        'streamableHttp',
+        '--stateful',
+        '--port',
+        String(gatewayPort),
+        '--logLevel',
+        'none',
+      ],
       port: gatewayPort,
     },
   ];
   if (baselineRepo) {
     // Another build of factorly (say, main before a change), measured in the same run, on its own log.
     const baselineDir = echoProject(baselineRepo, join(tmpRoot, 'mcp-serve-baseline'));
-    routes.splice(2, 0, { id: 'serve-baseline', name: 'factorly serve, stdio (baseline build)', transport: 'stdio', factorly: true, command: node, args: [join(baselineRepo, 'bin', 'run.js'), 'serve'], cwd: baselineDir });
+    routes.splice(2, 0, {
+      id: 'serve-baseline',
+      name: 'factorly serve, stdio (baseline build)',
+      transport: 'stdio',
+      factorly: true,
+      command: node,
+      args: [join(baselineRepo, 'bin', 'run.js'), 'serve'],
+      cwd: baselineDir,
+    });
   }
   return routes;
 }
@@ -88,7 +167,11 @@ export async function startHttp(route, timeoutMs = 60_000) {
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${route.name} exited (code ${code}) before it listened: ${output.trim()}`))));
+  const exited = new Promise((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`${route.name} exited (code ${code}) before it listened: ${output.trim()}`)),
+    ),
+  );
   exited.catch(() => undefined);
   const deadline = Date.now() + timeoutMs;
   let port = route.port;

@@ -8,20 +8,29 @@ import { pathToFileURL } from 'node:url';
 import { now, round } from './stats.mjs';
 
 const YAML = 'tools:\n  noop:\n    type: noop\n    parameters: [{name: i, type: integer}]\n';
-const inline = (definition) => ({ definition, source: { name: definition.id, version: '0', root: 'inline', kind: 'core' } });
+const inline = (definition) => ({
+  definition,
+  source: { name: definition.id, version: '0', root: 'inline', kind: 'core' },
+});
 
 /** The tool type the load calls: it answers on the next turn of the event loop, as I/O would. */
 const noopProvider = {
   id: 'bench-noop',
   apiVersion: '1',
-  register: (r) => r.registerInit({
-    deps: { providers: r.tokens.ToolProviders },
-    init: ({ providers }, ctx) => providers.add('noop', {
-      type: 'noop',
-      keys: [],
-      execute: () => new Promise((resolve) => setImmediate(() => resolve({ output: 'ok', exitCode: 0 }))),
-    }, ctx.pluginId),
-  }),
+  register: (r) =>
+    r.registerInit({
+      deps: { providers: r.tokens.ToolProviders },
+      init: ({ providers }, ctx) =>
+        providers.add(
+          'noop',
+          {
+            type: 'noop',
+            keys: [],
+            execute: () => new Promise((resolve) => setImmediate(() => resolve({ output: 'ok', exitCode: 0 }))),
+          },
+          ctx.pluginId,
+        ),
+    }),
 };
 
 /**
@@ -31,11 +40,17 @@ const noopProvider = {
  */
 export async function pipelineLoad(opts) {
   const { createKernel } = await import(pathToFileURL(join(opts.repo, 'dist', 'src', 'kernel', 'kernel.js')).href);
-  const { plugin: shadow } = await import(pathToFileURL(join(opts.repo, 'plugins-official', 'shadow', 'dist', 'src', 'plugin.js')).href);
+  const { plugin: shadow } = await import(
+    pathToFileURL(join(opts.repo, 'plugins-official', 'shadow', 'dist', 'src', 'plugin.js')).href
+  );
   const dir = mkdtempSync(join(opts.tmpRoot, `pipeline-${opts.label}-`));
   mkdirSync(join(dir, '.factorly'));
   writeFileSync(join(dir, '.factorly', 'factorly.yaml'), YAML);
-  const kernel = await createKernel({ cwd: dir, globalDir: join(dir, 'no-global'), inlinePlugins: [noopProvider, shadow].map(inline) });
+  const kernel = await createKernel({
+    cwd: dir,
+    globalDir: join(dir, 'no-global'),
+    inlinePlugins: [noopProvider, shadow].map(inline),
+  });
   try {
     let next = 0;
     const drive = async (seconds) => {
@@ -57,7 +72,14 @@ export async function pipelineLoad(opts) {
     };
     await drive(Math.min(1, opts.seconds / 2)); // JIT and the rules' fold warm up
     const r = await drive(opts.seconds);
-    return { label: opts.label, calls: r.calls, failed: r.failed, seconds: round(r.seconds, 3), callsPerSecond: round(r.calls / r.seconds, 0), cpuUsPerCall: round(r.cpuUs / r.calls, 0) };
+    return {
+      label: opts.label,
+      calls: r.calls,
+      failed: r.failed,
+      seconds: round(r.seconds, 3),
+      callsPerSecond: round(r.calls / r.seconds, 0),
+      cpuUsPerCall: round(r.cpuUs / r.calls, 0),
+    };
   } finally {
     await kernel.stop();
   }

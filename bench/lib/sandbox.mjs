@@ -12,7 +12,8 @@ import { createSesEngine, plugin as sesPlugin } from '../../plugins-official/eng
 import { plugin as codePlugin } from '../../plugins-official/provider-code/dist/src/plugin.js';
 import { now, percentile, round } from './stats.mjs';
 
-const THREE_CALLS = 'async function run() { const a = await factorly.call("noop.a", {}); const b = await factorly.call("noop.b", {}); const c = await factorly.call("noop.c", {}); return a.output + b.output + c.output }';
+const THREE_CALLS =
+  'async function run() { const a = await factorly.call("noop.a", {}); const b = await factorly.call("noop.b", {}); const c = await factorly.call("noop.c", {}); return a.output + b.output + c.output }';
 const NO_CALLS = 'async function run() { return "abc" }';
 const BUDGET = { timeoutMs: 30_000, memoryBytes: 64 * 1024 * 1024 };
 
@@ -23,7 +24,17 @@ const noopPlugin = {
     registrar.registerInit({
       deps: { providers: registrar.tokens.ToolProviders },
       init({ providers }, context) {
-        providers.add('noop', { type: 'noop', keys: ['out'], async execute(call) { return { output: call.tool.spec.out, exitCode: 0 }; } }, context.pluginId);
+        providers.add(
+          'noop',
+          {
+            type: 'noop',
+            keys: ['out'],
+            async execute(call) {
+              return { output: call.tool.spec.out, exitCode: 0 };
+            },
+          },
+          context.pluginId,
+        );
       },
     });
   },
@@ -41,11 +52,16 @@ async function sample(runs, warmups, fn) {
 }
 
 function check(failures, what, actual, expected) {
-  if (actual !== expected) failures.push(`sandbox: ${what} returned ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+  if (actual !== expected)
+    failures.push(`sandbox: ${what} returned ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
 }
 
 async function engineLevel(name, engine, runs, warmups, failures) {
-  const host = { async call(_fn, args) { return { output: args.name.slice(-1), error: '', exitCode: 0, durationMs: 0 }; } };
+  const host = {
+    async call(_fn, args) {
+      return { output: args.name.slice(-1), error: '', exitCode: 0, durationMs: 0 };
+    },
+  };
   const three = engine.compile(THREE_CALLS).script;
   const none = engine.compile(NO_CALLS).script;
   const first = await engine.run(three, {}, host, BUDGET);
@@ -59,11 +75,23 @@ async function engineLevel(name, engine, runs, warmups, failures) {
 async function kernelLevel(tmpRoot, runs, warmups, failures) {
   const root = mkdtempSync(join(tmpRoot, 'sandbox-'));
   const noop = (n) => `  noop.${n}:\n    type: noop\n    out: ${n}\n`;
-  const code = (engine) => `  three_${engine}:\n    type: code\n    engine: ${engine}\n    code: ${JSON.stringify(THREE_CALLS)}\n`;
+  const code = (engine) =>
+    `  three_${engine}:\n    type: code\n    engine: ${engine}\n    code: ${JSON.stringify(THREE_CALLS)}\n`;
   mkdirSync(join(root, '.factorly'), { recursive: true });
-  writeFileSync(join(root, '.factorly', 'factorly.yaml'), `tools:\n${noop('a')}${noop('b')}${noop('c')}${code('ses')}${code('quickjs')}`);
-  const inline = [quickjsPlugin, sesPlugin, codePlugin, noopPlugin].map((definition) => ({ definition, source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' } }));
-  const kernel = await createKernel({ cwd: root, globalDir: join(root, 'no-global'), log: new MemoryEventLog(), inlinePlugins: inline });
+  writeFileSync(
+    join(root, '.factorly', 'factorly.yaml'),
+    `tools:\n${noop('a')}${noop('b')}${noop('c')}${code('ses')}${code('quickjs')}`,
+  );
+  const inline = [quickjsPlugin, sesPlugin, codePlugin, noopPlugin].map((definition) => ({
+    definition,
+    source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' },
+  }));
+  const kernel = await createKernel({
+    cwd: root,
+    globalDir: join(root, 'no-global'),
+    log: new MemoryEventLog(),
+    inlinePlugins: inline,
+  });
   try {
     const call = (tool) => kernel.pipeline.call({ tool, params: {}, iface: 'cli' });
     const rows = {};
@@ -87,7 +115,10 @@ export async function runSandboxBench(opts) {
   const say = opts.log ?? (() => {});
   const failures = [];
   const engines = [];
-  for (const [name, create] of [['ses', createSesEngine], ['quickjs', createQuickJsEngine]]) {
+  for (const [name, create] of [
+    ['ses', createSesEngine],
+    ['quickjs', createQuickJsEngine],
+  ]) {
     say(`  engine ${name}: ${opts.runs} warm runs with 3 host calls and with none`);
     engines.push(await engineLevel(name, create(), opts.runs, opts.warmups, failures));
   }
@@ -102,15 +133,40 @@ export function sandboxRows(result) {
   const targets = { ses: 1, quickjs: 2 };
   for (const e of result.engines) {
     const met = e.withCalls.p50Ms <= targets[e.engine] ? 'MET' : 'NOT MET';
-    rows.push({ benchmark: `sandbox ${e.engine}: warm run, 3 host calls, p50`, value: e.withCalls.p50Ms, unit: 'ms', notes: `p99 ${e.withCalls.p99Ms} ms; n=${e.withCalls.n}; target <=${targets[e.engine]} ms: ${met}` });
-    rows.push({ benchmark: `sandbox ${e.engine}: warm run, no host call, p50`, value: e.empty.p50Ms, unit: 'ms', notes: `p99 ${e.empty.p99Ms} ms` });
-    rows.push({ benchmark: `sandbox ${e.engine}: per host call`, value: e.perHostCallUs, unit: 'us', notes: '(3 calls - none) / 3, p50' });
+    rows.push({
+      benchmark: `sandbox ${e.engine}: warm run, 3 host calls, p50`,
+      value: e.withCalls.p50Ms,
+      unit: 'ms',
+      notes: `p99 ${e.withCalls.p99Ms} ms; n=${e.withCalls.n}; target <=${targets[e.engine]} ms: ${met}`,
+    });
+    rows.push({
+      benchmark: `sandbox ${e.engine}: warm run, no host call, p50`,
+      value: e.empty.p50Ms,
+      unit: 'ms',
+      notes: `p99 ${e.empty.p99Ms} ms`,
+    });
+    rows.push({
+      benchmark: `sandbox ${e.engine}: per host call`,
+      value: e.perHostCallUs,
+      unit: 'us',
+      notes: '(3 calls - none) / 3, p50',
+    });
   }
   const k = result.kernel;
-  rows.push({ benchmark: 'sandbox kernel: 3 noop calls direct, p50', value: k.direct.p50Ms, unit: 'ms', notes: `p99 ${k.direct.p99Ms} ms` });
+  rows.push({
+    benchmark: 'sandbox kernel: 3 noop calls direct, p50',
+    value: k.direct.p50Ms,
+    unit: 'ms',
+    notes: `p99 ${k.direct.p99Ms} ms`,
+  });
   for (const engine of ['ses', 'quickjs']) {
     const perInner = round(((k[engine].p50Ms - k.direct.p50Ms) / 3) * 1000, 1);
-    rows.push({ benchmark: `sandbox kernel: code tool (${engine}) making them, p50`, value: k[engine].p50Ms, unit: 'ms', notes: `p99 ${k[engine].p99Ms} ms; overhead per inner call ${perInner} us (incl. the outer call)` });
+    rows.push({
+      benchmark: `sandbox kernel: code tool (${engine}) making them, p50`,
+      value: k[engine].p50Ms,
+      unit: 'ms',
+      notes: `p99 ${k[engine].p99Ms} ms; overhead per inner call ${perInner} us (incl. the outer call)`,
+    });
   }
   return rows;
 }

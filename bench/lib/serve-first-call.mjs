@@ -5,7 +5,13 @@ import { connectClient } from './mcp-routes.mjs';
 import { median, now, round } from './stats.mjs';
 
 export async function serveCallLatencies({ repo, cwd, calls }) {
-  const route = { id: 'serve-history', transport: 'stdio', command: process.execPath, args: [join(repo, 'bin', 'run.js'), 'serve'], cwd };
+  const route = {
+    id: 'serve-history',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [join(repo, 'bin', 'run.js'), 'serve'],
+    cwd,
+  };
   const client = await connectClient(route);
   try {
     await client.listTools();
@@ -20,7 +26,12 @@ export async function serveCallLatencies({ repo, cwd, calls }) {
     const later = [];
     for (let k = 1; k <= calls; k += 1) later.push(await call(k));
     const laterMedianMs = median(later);
-    return { firstMs: round(firstMs, 2), laterMedianMs: round(laterMedianMs, 2), later: later.length, ratio: round(firstMs / laterMedianMs, 2) };
+    return {
+      firstMs: round(firstMs, 2),
+      laterMedianMs: round(laterMedianMs, 2),
+      later: later.length,
+      ratio: round(firstMs / laterMedianMs, 2),
+    };
   } finally {
     await client.close();
   }

@@ -16,13 +16,21 @@ const YAML = `tools:
     shadow: {rate_limit: 1000000/hour}
 `;
 
-const inline = (definition) => ({ definition, source: { name: definition.id, version: '0', root: 'inline', kind: 'core' } });
+const inline = (definition) => ({
+  definition,
+  source: { name: definition.id, version: '0', root: 'inline', kind: 'core' },
+});
 const define = (id, init) => ({ id, apiVersion: '1', register: (r) => r.registerInit(init(r.tokens)) });
 
 /** The tool type the bench calls: returns at once, so what is measured is factorly itself. */
 const noopProvider = define('bench-noop', (tokens) => ({
   deps: { providers: tokens.ToolProviders },
-  init: ({ providers }, ctx) => providers.add('noop', { type: 'noop', keys: [], execute: async () => ({ output: 'ok', exitCode: 0 }) }, ctx.pluginId),
+  init: ({ providers }, ctx) =>
+    providers.add(
+      'noop',
+      { type: 'noop', keys: [], execute: async () => ({ output: 'ok', exitCode: 0 }) },
+      ctx.pluginId,
+    ),
 }));
 
 /** 16 stateless rules, as third-party plugins would add: each looks at the params and allows. */
@@ -30,7 +38,14 @@ const extraRules = define('bench-rules', (tokens) => ({
   deps: { rules: tokens.ShadowRules },
   init: ({ rules }, ctx) => {
     for (let n = 0; n < 16; n += 1) {
-      rules.add({ name: `extra-${n}`, order: 100 + n, evaluate: (c) => ({ decision: 'allow', reason: `checked ${Object.keys(c.params).length} params` }) }, ctx.pluginId);
+      rules.add(
+        {
+          name: `extra-${n}`,
+          order: 100 + n,
+          evaluate: (c) => ({ decision: 'allow', reason: `checked ${Object.keys(c.params).length} params` }),
+        },
+        ctx.pluginId,
+      );
     }
   },
 }));
@@ -49,7 +64,9 @@ export async function runShadowBench(opts) {
       writeFileSync(join(dir, '.factorly', 'factorly.yaml'), YAML);
       const plugins = variant === 'none' ? [noopProvider] : [noopProvider, shadowPlugin, extraRules];
       const kernel = await createKernel({
-        cwd: dir, globalDir: join(dir, 'no-global'), inlinePlugins: plugins.map(inline),
+        cwd: dir,
+        globalDir: join(dir, 'no-global'),
+        inlinePlugins: plugins.map(inline),
         log: store === 'memory' ? new MemoryEventLog() : undefined,
       });
       try {
@@ -59,12 +76,22 @@ export async function runShadowBench(opts) {
           const t0 = now();
           const outcome = await kernel.pipeline.call({ tool: 'noop', params: { i }, iface: 'mcp' });
           const ms = now() - t0;
-          if (outcome.status !== 'success') failures.push(`shadow ${store}/${variant}: call ${i} was ${outcome.status}: ${outcome.error}`);
+          if (outcome.status !== 'success')
+            failures.push(`shadow ${store}/${variant}: call ${i} was ${outcome.status}: ${outcome.error}`);
           if (i >= 50) samples.push(ms); // the first 50 warm up the JIT and the fold
         }
         const rules = variant === 'none' ? 0 : 20;
-        results.push({ store, variant, rules, calls, p50Ms: round(percentile(samples, 50)), p99Ms: round(percentile(samples, 99)) });
-        say(`  ${store} ${rules} rules: p50 ${round(percentile(samples, 50))} ms, p99 ${round(percentile(samples, 99))} ms`);
+        results.push({
+          store,
+          variant,
+          rules,
+          calls,
+          p50Ms: round(percentile(samples, 50)),
+          p99Ms: round(percentile(samples, 99)),
+        });
+        say(
+          `  ${store} ${rules} rules: p50 ${round(percentile(samples, 50))} ms, p99 ${round(percentile(samples, 99))} ms`,
+        );
       } finally {
         await kernel.stop();
         rmSync(dir, { recursive: true, force: true });
@@ -81,7 +108,12 @@ export function shadowRows(results) {
     const full = results.find((r) => r.store === store && r.rules === 20);
     if (!none || !full) continue;
     for (const r of [none, full]) {
-      rows.push({ benchmark: `shadow ${store} log, call with ${r.rules} rules, p50`, value: r.p50Ms, unit: 'ms', notes: `n=${r.calls}; p99 ${r.p99Ms} ms` });
+      rows.push({
+        benchmark: `shadow ${store} log, call with ${r.rules} rules, p50`,
+        value: r.p50Ms,
+        unit: 'ms',
+        notes: `n=${r.calls}; p99 ${r.p99Ms} ms`,
+      });
     }
     rows.push({
       benchmark: `shadow ${store} log, rule chain cost, p50`,

@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { now, round, summarize } from './stats.mjs';
 
 export async function dashboardLatencies({ repo, cwd, requests }) {
-  const child = spawn(process.execPath, [join(repo, 'bin', 'run.js'), 'ui', '--port', '0', '--no-open'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repo, 'bin', 'run.js'), 'ui', '--port', '0', '--no-open'], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -29,7 +32,8 @@ export async function dashboardLatencies({ repo, cwd, requests }) {
       const response = await fetch(new URL('/dashboard', url.origin), { headers: { cookie } });
       const body = await response.text();
       const ms = now() - t;
-      if (response.status !== 200 || !body.includes('<svg')) throw new Error(`/dashboard answered ${response.status}: ${body.slice(0, 200)}`);
+      if (response.status !== 200 || !body.includes('<svg'))
+        throw new Error(`/dashboard answered ${response.status}: ${body.slice(0, 200)}`);
       return ms;
     };
     const firstMs = await page();

@@ -31,7 +31,11 @@ export async function runVaultBench(opts) {
     const unlockStats = summarize(unlock);
     say(`  unlock median ${unlockStats.medianMs} ms`);
 
-    const secrets = new Map([['vault:A', 'sk-live-0123456789abcdef'], ['vault:B', 'p@ss w/"q\\é'], ['env:C', 'another-secret-value']]);
+    const secrets = new Map([
+      ['vault:A', 'sk-live-0123456789abcdef'],
+      ['vault:B', 'p@ss w/"q\\é'],
+      ['env:C', 'another-secret-value'],
+    ]);
     const text = `${'lorem ipsum dolor sit amet, '.repeat(36_000)} sk-live-0123456789abcdef`;
     const scrub = [];
     for (let i = 0; i < opts.runs; i++) {
@@ -41,7 +45,15 @@ export async function runVaultBench(opts) {
       if (!out.endsWith('[REDACTED:A]')) failures.push('vault: scrubbing missed the secret');
     }
     const scrubStats = summarize(scrub);
-    return { failures, result: { kdf: DEFAULT_KDF, unlock: unlockStats, meetsTarget: unlockStats.medianMs < TARGET_MS, scrub: { ...scrubStats, bytes: text.length } } };
+    return {
+      failures,
+      result: {
+        kdf: DEFAULT_KDF,
+        unlock: unlockStats,
+        meetsTarget: unlockStats.medianMs < TARGET_MS,
+        scrub: { ...scrubStats, bytes: text.length },
+      },
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -57,6 +69,11 @@ export function vaultRows(result) {
       unit: 'ms',
       notes: `t=${kdf.iterations} m=${kdf.memoryKiB / 1024} MiB p=${kdf.parallelism}; n=${unlock.n}, max ${unlock.maxMs}; target <${TARGET_MS} ms: ${result.meetsTarget ? 'MET' : 'NOT MET'}`,
     },
-    { benchmark: 'vault scrub 1 MiB output, 3 secrets, median', value: scrub.medianMs, unit: 'ms', notes: `${round(scrub.bytes / 2 ** 20, 2)} MiB; every encoded form` },
+    {
+      benchmark: 'vault scrub 1 MiB output, 3 secrets, median',
+      value: scrub.medianMs,
+      unit: 'ms',
+      notes: `${round(scrub.bytes / 2 ** 20, 2)} MiB; every encoded form`,
+    },
   ];
 }

@@ -9,4 +9,6 @@ const rssBefore = process.memoryUsage().rss;
 const started = performance.now();
 const report = await verifyLogFile(path);
 const ms = performance.now() - started;
-process.stdout.write(`${JSON.stringify({ ok: report.ok, verified: report.verified, findings: report.findings.slice(0, 3), ms, rssBeforeMB: rssBefore / 2 ** 20, maxRssMB: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ok: report.ok, verified: report.verified, findings: report.findings.slice(0, 3), ms, rssBeforeMB: rssBefore / 2 ** 20, maxRssMB: process.resourceUsage().maxRSS / 1024 })}\n`,
+);

@@ -32,7 +32,11 @@ export function auditTable(entries: readonly AuditEntry[]): string {
   const spansDays = new Set(entries.map((e) => e.requestedAt.slice(0, 10))).size > 1;
   const withShadow = entries.some((e) => e.shadowAction !== undefined && e.shadowAction !== 'allow');
   const headers = ['TIME', 'TOOL', 'STATUS', 'DURATION', ...(withShadow ? ['SHADOW'] : [])];
-  return table(headers, entries.map((e) => auditRow(e, spansDays, withShadow)), 80);
+  return table(
+    headers,
+    entries.map((e) => auditRow(e, spansDays, withShadow)),
+    80,
+  );
 }
 
 /** One row, for the table and for lines printed live by `--follow`. */

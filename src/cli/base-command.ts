@@ -13,7 +13,11 @@ import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
  */
 export abstract class FactorlyCommand extends Command {
   static baseFlags = {
-    config: Flags.string({ char: 'c', description: 'Config file to use instead of discovering one.', helpGroup: 'GLOBAL' }),
+    config: Flags.string({
+      char: 'c',
+      description: 'Config file to use instead of discovering one.',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   private kernelInstance?: Kernel;
@@ -29,9 +33,16 @@ export abstract class FactorlyCommand extends Command {
     const { lateHostServices } = await import('./host-services.js');
     const { HostTokens } = await import('../plugins/plugin-tokens.js');
     const host = lateHostServices();
-    this.kernelInstance = await createKernel({ cwd: process.cwd(), configPath, plugins: this.pluginSources(), hostTokens: [[HostTokens.Services, host.services]], ...extra });
+    this.kernelInstance = await createKernel({
+      cwd: process.cwd(),
+      configPath,
+      plugins: this.pluginSources(),
+      hostTokens: [[HostTokens.Services, host.services]],
+      ...extra,
+    });
     host.bind(this.kernelInstance);
-    for (const failed of this.kernelInstance.plugins.failed) this.warnLine(`plugin ${failed.id} not loaded: ${failed.reason}`);
+    for (const failed of this.kernelInstance.plugins.failed)
+      this.warnLine(`plugin ${failed.id} not loaded: ${failed.reason}`);
     return this.kernelInstance;
   }
 
@@ -81,5 +92,10 @@ export abstract class FactorlyCommand extends Command {
 }
 
 function firstLine(message: string): string {
-  return message.split('\n').find((line) => line.trim() !== '')?.trim() ?? message;
+  return (
+    message
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? message
+  );
 }

@@ -76,7 +76,8 @@ function parseJsonParams(text: string): Params {
   } catch (error) {
     throw usage(`--params is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usage('--params must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw usage('--params must be a JSON object');
   return parsed as Params;
 }
 

@@ -16,7 +16,13 @@ export async function runCall(argv: readonly string[], sources: readonly PluginS
     const args = parseCallArgs(argv, () => readFileSync(0, 'utf8'));
     const { createKernel } = await import('../kernel/kernel.js');
     const { launchCacheDir } = await import('./launch-cache.js');
-    kernel = await createKernel({ cwd: process.cwd(), configPath: args.configPath, plugins: sources, cacheDir: launchCacheDir(), need: { tool: args.tool } });
+    kernel = await createKernel({
+      cwd: process.cwd(),
+      configPath: args.configPath,
+      plugins: sources,
+      cacheDir: launchCacheDir(),
+      need: { tool: args.tool },
+    });
     for (const failed of kernel.plugins.failed) writeWarning(`plugin ${failed.id} not loaded: ${failed.reason}`);
     const ownParams = kernel.registry.get(args.tool)?.parameters.some((spec) => spec.name === 'params') ?? false;
     const params = ownParams && args.jsonParams ? { ...args.flags, params: args.jsonParams } : args.params;

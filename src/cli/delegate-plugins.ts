@@ -34,13 +34,22 @@ export async function runOclifPluginsCommand(config: Config, id: string, argv: s
 export async function installChecked(config: Config, argv: string[]): Promise<void> {
   const before = installedVersions(config);
   await runOclifPluginsCommand(config, 'plugins:install', argv);
-  const added = Object.entries(installedVersions(config)).filter(([name, spec]) => before[name] !== spec).map(([name]) => name);
+  const added = Object.entries(installedVersions(config))
+    .filter(([name, spec]) => before[name] !== spec)
+    .map(([name]) => name);
   for (const name of added) {
     try {
-      checkInstallable(readPluginPackage(join(config.dataDir, 'node_modules', name)), config.version, 'uninstalled again');
+      checkInstallable(
+        readPluginPackage(join(config.dataDir, 'node_modules', name)),
+        config.version,
+        'uninstalled again',
+      );
     } catch (error) {
       await runOclifPluginsCommand(config, 'plugins:uninstall', [name]).catch((cause: unknown) => {
-        throw new FactorlyError('PLUGIN_API_MISMATCH', `${messageOf(error)}, but removing it failed: ${messageOf(cause)}`);
+        throw new FactorlyError(
+          'PLUGIN_API_MISMATCH',
+          `${messageOf(error)}, but removing it failed: ${messageOf(cause)}`,
+        );
       });
       throw error;
     }
@@ -50,7 +59,13 @@ export async function installChecked(config: Config, argv: string[]): Promise<vo
 /** The user plugins' package specs, from the package.json oclif keeps in its data dir. */
 function installedVersions(config: Config): Record<string, string> {
   try {
-    return (JSON.parse(readFileSync(join(config.dataDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+    return (
+      (
+        JSON.parse(readFileSync(join(config.dataDir, 'package.json'), 'utf8')) as {
+          dependencies?: Record<string, string>;
+        }
+      ).dependencies ?? {}
+    );
   } catch {
     return {};
   }

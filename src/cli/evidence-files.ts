@@ -10,7 +10,10 @@ export function readEvidenceFile(path: string, what: string): string {
   try {
     bytes = readFileSync(path);
   } catch (error) {
-    throw new FactorlyError('LOG_UNREADABLE', `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new FactorlyError(
+      'LOG_UNREADABLE',
+      `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -42,7 +45,11 @@ export function readVerifiers(keys: readonly string[], stateDir: string | undefi
     try {
       return verifierFromKey(text.trim());
     } catch (error) {
-      if (error instanceof NoteError) throw new FactorlyError('LOG_UNREADABLE', `${existsSync(key) ? `verifier key ${key}` : '--key'}: ${error.message}`);
+      if (error instanceof NoteError)
+        throw new FactorlyError(
+          'LOG_UNREADABLE',
+          `${existsSync(key) ? `verifier key ${key}` : '--key'}: ${error.message}`,
+        );
       throw error;
     }
   });

@@ -7,7 +7,11 @@ import { FactorlyError } from '../kernel/base/errors.js';
  */
 export async function readSecretInput(question: string): Promise<string> {
   const value = process.stdin.isTTY ? await readHiddenLine(question) : readFileSync(0, 'utf8').replace(/\r?\n$/, '');
-  if (value === '') throw new FactorlyError('USAGE', 'no value given: pass it as an argument, pipe it on stdin, or type it at the prompt');
+  if (value === '')
+    throw new FactorlyError(
+      'USAGE',
+      'no value given: pass it as an argument, pipe it on stdin, or type it at the prompt',
+    );
   return value;
 }
 

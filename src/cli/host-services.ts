@@ -19,8 +19,20 @@ import { secretReferences } from '../kernel/secret-scope.js';
 import { editableTool, saveToolEdit } from '../kernel/tool-edit.js';
 
 const MEMBERS = [
-  'recentCalls', 'call', 'matches', 'callTree', 'stats', 'dashboard', 'agents', 'secretUses', 'verify', 'evidence',
-  'planPromotion', 'promote', 'editableTool', 'saveToolEdit',
+  'recentCalls',
+  'call',
+  'matches',
+  'callTree',
+  'stats',
+  'dashboard',
+  'agents',
+  'secretUses',
+  'verify',
+  'evidence',
+  'planPromotion',
+  'promote',
+  'editableTool',
+  'saveToolEdit',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
 const EVERY_MEMBER: Exclude<keyof HostServices, (typeof MEMBERS)[number]> extends never ? true : never = true;
@@ -39,7 +51,9 @@ export function lateHostServices(): { services: HostServices; bind(kernel: Kerne
     return (made ??= hostServices(kernel));
   };
   // Each member forwards to the real services (an object, not a proxy: nothing else about it looks callable).
-  const services = Object.fromEntries(MEMBERS.map((name) => [name, (...args: never[]) => (real()[name] as (...a: never[]) => unknown)(...args)])) as unknown as HostServices;
+  const services = Object.fromEntries(
+    MEMBERS.map((name) => [name, (...args: never[]) => (real()[name] as (...a: never[]) => unknown)(...args)]),
+  ) as unknown as HostServices;
   return { services, bind: (ready) => void (kernel = ready) };
 }
 
@@ -54,12 +68,14 @@ export function hostServices(kernel: Kernel): HostServices {
     // From the persisted projection (a copy: the log keeps folding its own).
     stats: async () => structuredClone((await log().project(statsProjection).current()).state),
     // Persisted projections every writer keeps folded (registerAuditViews): a big log opens from its snapshot.
-    dashboard: async (range) => dashboardFigures((await log().project(dashboardProjection).current()).state, range, Date.now()),
+    dashboard: async (range) =>
+      dashboardFigures((await log().project(dashboardProjection).current()).state, range, Date.now()),
     agents: async () => structuredClone((await log().project(sessionsProjection).current()).state),
     secretUses: () => {
       const uses = new Map<string, string[]>();
       for (const tool of kernel.config.tools) {
-        for (const ref of secretReferences([tool.spec, tool.parameters.map((p) => p.default)])) uses.set(ref, [...(uses.get(ref) ?? []), tool.name]);
+        for (const ref of secretReferences([tool.spec, tool.parameters.map((p) => p.default)]))
+          uses.set(ref, [...(uses.get(ref) ?? []), tool.name]);
       }
       return uses;
     },
@@ -90,14 +106,32 @@ export function hostServices(kernel: Kernel): HostServices {
  */
 function verifyProject(kernel: Kernel, background: boolean): Promise<LogVerification> {
   const { logPath, stateDir } = kernel.paths;
-  if (!existsSync(logPath)) return Promise.resolve({ ok: true, status: 'verified', verified: 0, events: 0, findings: [], tree: { size: 0, rootHash: '' }, checkpoints: [] });
+  if (!existsSync(logPath))
+    return Promise.resolve({
+      ok: true,
+      status: 'verified',
+      verified: 0,
+      events: 0,
+      findings: [],
+      tree: { size: 0, rootHash: '' },
+      checkpoints: [],
+    });
   const key = projectVerifierKey(stateDir);
-  return verifyLogFileOffThread(logPath, { verifierKeys: key ? [key] : [], threads: background ? Math.max(1, availableParallelism() - 1) : undefined });
+  return verifyLogFileOffThread(logPath, {
+    verifierKeys: key ? [key] : [],
+    threads: background ? Math.max(1, availableParallelism() - 1) : undefined,
+  });
 }
 
 async function evidenceFacts(kernel: Kernel): Promise<EvidenceFacts> {
   const last = await kernel.log().lastOf('log.checkpointed');
   const verifierKey = projectVerifierKey(kernel.paths.stateDir);
-  const checkpoint = last && { size: last.data.size, rootHash: last.data.rootHash, origin: last.data.origin, note: last.data.checkpoint, at: last.at };
+  const checkpoint = last && {
+    size: last.data.size,
+    rootHash: last.data.rootHash,
+    origin: last.data.origin,
+    note: last.data.checkpoint,
+    at: last.at,
+  };
   return { ...(checkpoint ? { checkpoint } : {}), ...(verifierKey ? { verifierKey } : {}) };
 }

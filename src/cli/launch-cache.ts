@@ -20,7 +20,16 @@ export interface LaunchCache {
 }
 
 /** Environment variables that change where oclif looks for plugins. */
-const ENV_KEYS = ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'FACTORLY_DATA_DIR', 'FACTORLY_CACHE_DIR', 'FACTORLY_CONFIG_DIR', 'LOCALAPPDATA'];
+const ENV_KEYS = [
+  'HOME',
+  'XDG_DATA_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_CONFIG_HOME',
+  'FACTORLY_DATA_DIR',
+  'FACTORLY_CACHE_DIR',
+  'FACTORLY_CONFIG_DIR',
+  'LOCALAPPDATA',
+];
 const FILE = 'launch.json';
 
 /** oclif's cache directory for factorly, computed as oclif computes it (without loading it). */
@@ -28,7 +37,8 @@ export function launchCacheDir(): string {
   const explicit = process.env.FACTORLY_CACHE_DIR;
   if (explicit) return explicit;
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'factorly');
-  if (process.platform === 'win32') return join(process.env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'factorly');
+  if (process.platform === 'win32')
+    return join(process.env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'factorly');
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'factorly');
 }
 
@@ -53,7 +63,11 @@ export function readLaunchCache(): PluginSource[] | undefined {
  */
 export function writeLaunchCache(sources: PluginSource[], cacheDir: string, dataDir: string, root: string): void {
   if (cacheDir !== launchCacheDir()) return;
-  const files = [join(root, 'package.json'), join(dataDir, 'package.json'), ...sources.map((source) => join(source.root, 'package.json'))];
+  const files = [
+    join(root, 'package.json'),
+    join(dataDir, 'package.json'),
+    ...sources.map((source) => join(source.root, 'package.json')),
+  ];
   const cache: LaunchCache = {
     schema: 1,
     env: Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key] ?? null])),

@@ -10,7 +10,10 @@ import { readLaunchCache } from './launch-cache.js';
  */
 export async function launch(argv: readonly string[], root: string): Promise<boolean> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+    const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
     process.stdout.write(`${name}/${version} ${process.platform}-${process.arch} node-${process.version}\n`);
     return true;
   }

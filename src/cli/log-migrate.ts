@@ -19,14 +19,19 @@ export function lmdbSide(kernel: Kernel, clock?: () => Date): LogSide {
   return {
     name,
     open: () => {
-      if (!clock && !existsSync(paths.logPath)) throw new FactorlyError('USAGE', `migrate: no event log at ${name} to copy`);
+      if (!clock && !existsSync(paths.logPath))
+        throw new FactorlyError('USAGE', `migrate: no event log at ${name} to copy`);
       return kernel.openLog({ ...kernel.config.log, engine: 'lmdb', engineOptions: {} }, clock);
     },
   };
 }
 
 /** The stream of the `log:` block (when it names the nats engine), with the keys given on the command line laid over it. */
-export function natsSide(kernel: Kernel, given: { servers?: string[]; stream?: string; replicas?: number }, clock?: () => Date): LogSide {
+export function natsSide(
+  kernel: Kernel,
+  given: { servers?: string[]; stream?: string; replicas?: number },
+  clock?: () => Date,
+): LogSide {
   const base = kernel.config.log;
   const options = { ...(base.engine === 'nats' ? base.engineOptions : {}) };
   if (given.servers) options.servers = given.servers;
@@ -37,7 +42,10 @@ export function natsSide(kernel: Kernel, given: { servers?: string[]; stream?: s
     name: `the NATS stream ${String(options.stream ?? '(none)')}`,
     open: () => {
       if (options.servers === undefined || options.stream === undefined) {
-        throw new FactorlyError('USAGE', 'migrate: which NATS stream? Name it in the log: block (engine: nats) or with --servers and --stream');
+        throw new FactorlyError(
+          'USAGE',
+          'migrate: which NATS stream? Name it in the log: block (engine: nats) or with --servers and --stream',
+        );
       }
       return kernel.openLog(settings, clock);
     },
@@ -52,13 +60,24 @@ export interface MigrateReport {
 }
 
 /** Verifies the source, refuses a target holding events, copies, and verifies the copy against the source's head. */
-export async function migrateLog(parts: { source: EventLog; target: EventLog; from: string; to: string; setTime(at: Date): void }): Promise<MigrateReport> {
+export async function migrateLog(parts: {
+  source: EventLog;
+  target: EventLog;
+  from: string;
+  to: string;
+  setTime(at: Date): void;
+}): Promise<MigrateReport> {
   const { source, target, from, to } = parts;
   const before = await verifyChain(source.read());
-  if (!before.ok) throw new FactorlyError('LOG_CORRUPT', `migrate: ${from} does not verify (${before.firstBad?.reason} at seq ${before.firstBad?.seq}): nothing copied`);
+  if (!before.ok)
+    throw new FactorlyError(
+      'LOG_CORRUPT',
+      `migrate: ${from} does not verify (${before.firstBad?.reason} at seq ${before.firstBad?.seq}): nothing copied`,
+    );
   const head = await source.head();
   const present = (await target.head()).seq;
-  if (present > 0) throw new FactorlyError('USAGE', `migrate: ${to} already holds ${present} events: copy only into an empty log`);
+  if (present > 0)
+    throw new FactorlyError('USAGE', `migrate: ${to} already holds ${present} events: copy only into an empty log`);
   let shown = 0;
   const copied = await copyEvents(source, target, parts.setTime, (done, total) => {
     if (done - shown < 10_000 && done !== total) return;
@@ -67,7 +86,10 @@ export async function migrateLog(parts: { source: EventLog; target: EventLog; fr
   });
   const after = await verifyChain(target.read());
   if (!after.ok || copied.seq !== head.seq || copied.hash !== head.hash) {
-    throw new FactorlyError('LOG_CORRUPT', `migrate: the copy in ${to} does not match ${from} (head ${copied.seq} ${copied.hash}, expected ${head.seq} ${head.hash})`);
+    throw new FactorlyError(
+      'LOG_CORRUPT',
+      `migrate: the copy in ${to} does not match ${from} (head ${copied.seq} ${copied.hash}, expected ${head.seq} ${head.hash})`,
+    );
   }
   return { from, to, events: head.seq, head };
 }

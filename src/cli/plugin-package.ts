@@ -24,10 +24,15 @@ const semver = createRequire(import.meta.url)('semver') as Semver;
 /** A package directory's or an `npm pack` tarball's package.json, read without running anything. */
 export function readPluginPackage(path: string): PluginPackage {
   try {
-    const text = statSync(path).isDirectory() ? readFileSync(join(path, 'package.json'), 'utf8') : packageJsonOfTarball(readFileSync(path));
+    const text = statSync(path).isDirectory()
+      ? readFileSync(join(path, 'package.json'), 'utf8')
+      : packageJsonOfTarball(readFileSync(path));
     return JSON.parse(text) as PluginPackage;
   } catch (error) {
-    throw new FactorlyError('PLUGIN_INVALID', `${path} is not a plugin package (a directory or an npm pack tarball with a package.json): ${messageOf(error)}`);
+    throw new FactorlyError(
+      'PLUGIN_INVALID',
+      `${path} is not a plugin package (a directory or an npm pack tarball with a package.json): ${messageOf(error)}`,
+    );
   }
 }
 
@@ -40,16 +45,23 @@ export function checkInstallable(pkg: PluginPackage, factorlyVersion: string, co
   if (pkg.factorly !== undefined) checkApiVersion(String(pkg.factorly.apiVersion ?? ''), where, consequence);
   const range = pkg.engines?.factorly;
   if (range === undefined) return;
-  if (semver.validRange(range) === null) throw new FactorlyError('PLUGIN_INVALID', `${where}: engines.factorly ${JSON.stringify(range)} is not a version range; ${consequence}`);
+  if (semver.validRange(range) === null)
+    throw new FactorlyError(
+      'PLUGIN_INVALID',
+      `${where}: engines.factorly ${JSON.stringify(range)} is not a version range; ${consequence}`,
+    );
   if (!semver.satisfies(factorlyVersion, range, { includePrerelease: true })) {
-    throw new FactorlyError('PLUGIN_API_MISMATCH', `${where} requires factorly ${range}, but this is factorly ${factorlyVersion}; ${consequence}`);
+    throw new FactorlyError(
+      'PLUGIN_API_MISMATCH',
+      `${where} requires factorly ${range}, but this is factorly ${factorlyVersion}; ${consequence}`,
+    );
   }
 }
 
 /** The text of `package/package.json` inside a gzipped tar (the layout `npm pack` writes). */
 function packageJsonOfTarball(gzipped: Buffer): string {
   const tar = gunzipSync(gzipped);
-  for (let at = 0; at + 512 <= tar.length; ) {
+  for (let at = 0; at + 512 <= tar.length;) {
     const header = tar.subarray(at, at + 512);
     if (header.every((byte) => byte === 0)) break;
     const name = header.subarray(0, 100).toString('utf8').replace(/\0.*$/s, '');

@@ -98,5 +98,7 @@ function cannotWrite(error: unknown): boolean {
 export function readableLogError(path: string, error: unknown): FactorlyError {
   if (FactorlyError.isInstance(error)) return error;
   const shown = relative(process.cwd(), path) || path;
-  return new FactorlyError('LOG_UNREADABLE', `cannot read the event log ${shown}: ${messageOf(error)}`, { cause: error });
+  return new FactorlyError('LOG_UNREADABLE', `cannot read the event log ${shown}: ${messageOf(error)}`, {
+    cause: error,
+  });
 }

@@ -31,12 +31,20 @@ function parseLoosely(raw: string): unknown {
  * which the command's `finally` stops the kernel and so flushes the log. A second signal exits at once.
  */
 
-export async function runInterface(kernel: Kernel, name: string, options: InterfaceOptions, pluginHint: string): Promise<void> {
+export async function runInterface(
+  kernel: Kernel,
+  name: string,
+  options: InterfaceOptions,
+  pluginHint: string,
+): Promise<void> {
   const iface = kernel.interfaces.get(name);
   if (!iface) {
     const installed = kernel.interfaces.keys();
     const known = installed.length > 0 ? ` (installed: ${installed.join(', ')})` : '';
-    throw new FactorlyError('PROVIDER_MISSING', `no "${name}" interface is installed${known}; it comes with ${pluginHint}`);
+    throw new FactorlyError(
+      'PROVIDER_MISSING',
+      `no "${name}" interface is installed${known}; it comes with ${pluginHint}`,
+    );
   }
   // Calls a crashed process left open are marked before anyone is shown the log.
   await kernel.recover();

@@ -13,20 +13,32 @@ import { FactorlyCommand } from './base-command.js';
  */
 export abstract class VaultCommand extends FactorlyCommand {
   static vaultFlags = {
-    global: Flags.boolean({ description: 'Use the global vault (~/.config/factorly/vault.enc) instead of the project one.' }),
+    global: Flags.boolean({
+      description: 'Use the global vault (~/.config/factorly/vault.enc) instead of the project one.',
+    }),
   };
 
   static backendFlag = {
-    backend: Flags.string({ description: 'Read from a vault_backends entry (read-only) instead of the local vault.', default: 'vault' }),
+    backend: Flags.string({
+      description: 'Read from a vault_backends entry (read-only) instead of the local vault.',
+      default: 'vault',
+    }),
   };
 
-  protected async backend(configPath: string | undefined, name: string, need: keyof SecretBackend): Promise<{ kernel: Kernel; backend: SecretBackend }> {
+  protected async backend(
+    configPath: string | undefined,
+    name: string,
+    need: keyof SecretBackend,
+  ): Promise<{ kernel: Kernel; backend: SecretBackend }> {
     // Managing secrets must not start upstream servers, which may need the very secret being set.
     const kernel = await this.kernel(configPath, { expandTools: false });
     const backend = kernel.backends.get(name);
     if (!backend) {
       const known = kernel.backends.keys().join(', ') || 'none';
-      throw new FactorlyError('USAGE', `unknown vault backend "${name}" (installed: ${known}); check vault_backends in your config`);
+      throw new FactorlyError(
+        'USAGE',
+        `unknown vault backend "${name}" (installed: ${known}); check vault_backends in your config`,
+      );
     }
     if (typeof backend[need] !== 'function') {
       const message = backend.readOnly

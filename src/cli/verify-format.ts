@@ -4,14 +4,23 @@ import type { LogVerification } from '../events/verify-log.js';
 const CHAIN_KINDS = new Set(['modified', 'deleted', 'inserted', 'reordered', 'corrupt', 'truncated']);
 
 /** Lines for stdout (what holds) and stderr (what does not) of `logs verify`. */
-export function renderVerification(report: LogVerification & { proofs?: { reason: string; ok: boolean }[] }): { out: string[]; err: string[] } {
+export function renderVerification(report: LogVerification & { proofs?: { reason: string; ok: boolean }[] }): {
+  out: string[];
+  err: string[];
+} {
   const out: string[] = [];
   const err = report.findings.map((finding, i) => findingLine(finding, i === 0 ? report.verified : undefined));
   const chainChecked = report.events > 0 || !report.proofs?.length;
   if (report.ok && chainChecked) out.push(`Chain verified: ${report.verified} events OK`);
-  if (chainChecked && (report.tree.size > 0 || report.ok)) out.push(`Merkle tree: ${report.tree.size} leaves, root ${report.tree.rootHash}${report.tree.origin ? ` (${report.tree.origin})` : ''}`);
+  if (chainChecked && (report.tree.size > 0 || report.ok))
+    out.push(
+      `Merkle tree: ${report.tree.size} leaves, root ${report.tree.rootHash}${report.tree.origin ? ` (${report.tree.origin})` : ''}`,
+    );
   for (const checkpoint of report.checkpoints) {
-    if (checkpoint.status === 'consistent') out.push(`Checkpoint ${checkpoint.name}: consistent (${checkpoint.size} events${checkpoint.proof ? `, consistency proof of ${checkpoint.proof.length} hashes verified` : ''})`);
+    if (checkpoint.status === 'consistent')
+      out.push(
+        `Checkpoint ${checkpoint.name}: consistent (${checkpoint.size} events${checkpoint.proof ? `, consistency proof of ${checkpoint.proof.length} hashes verified` : ''})`,
+      );
   }
   for (const proof of report.proofs ?? []) if (proof.ok) out.push(`Proof: ${proof.reason}`);
   return { out, err };

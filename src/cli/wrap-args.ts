@@ -62,23 +62,44 @@ const SWITCHES: Record<string, (into: Parsed) => void> = {
  * the same; everything from the command on is the server's), or `--url` instead of a command.
  */
 export function parseWrapArgs(argv: readonly string[]): WrapArgs {
-  const parsed: Parsed = { host: '127.0.0.1', token: process.env.FACTORLY_HTTP_TOKEN, env: {}, settings: {}, passthrough: false };
+  const parsed: Parsed = {
+    host: '127.0.0.1',
+    token: process.env.FACTORLY_HTTP_TOKEN,
+    env: {},
+    settings: {},
+    passthrough: false,
+  };
   const { own, command, args } = splitCommandLine(argv, parsed);
   if ((command === undefined) === (parsed.url === undefined)) throw new FactorlyError('USAGE', WRAP_USAGE);
   if (parsed.passthrough && ('max_output' in parsed.settings || 'compress' in parsed.settings)) {
-    throw new FactorlyError('USAGE', `--passthrough turns output processing off, so it cannot go with --max-output or --compress\n${WRAP_USAGE}`);
+    throw new FactorlyError(
+      'USAGE',
+      `--passthrough turns output processing off, so it cannot go with --max-output or --compress\n${WRAP_USAGE}`,
+    );
   }
-  if (parsed.port === undefined && own.some((arg) => /^--(host|http-token)\b/.test(arg))) throw new FactorlyError('USAGE', `--host and --http-token need --port\n${WRAP_USAGE}`);
-  if (parsed.url !== undefined && Object.keys(parsed.env).length > 0) throw new FactorlyError('USAGE', `--env applies to a command started over stdio, not to --url\n${WRAP_USAGE}`);
+  if (parsed.port === undefined && own.some((arg) => /^--(host|http-token)\b/.test(arg)))
+    throw new FactorlyError('USAGE', `--host and --http-token need --port\n${WRAP_USAGE}`);
+  if (parsed.url !== undefined && Object.keys(parsed.env).length > 0)
+    throw new FactorlyError('USAGE', `--env applies to a command started over stdio, not to --url\n${WRAP_USAGE}`);
   const { name, env, settings, passthrough, ...rest } = parsed;
-  const upstream = parsed.url !== undefined ? { url: parsed.url } : { command, args, ...(Object.keys(env).length > 0 ? { env } : {}) };
+  const upstream =
+    parsed.url !== undefined ? { url: parsed.url } : { command, args, ...(Object.keys(env).length > 0 ? { env } : {}) };
   const defaults = passthrough ? {} : { max_output: WRAP_DEFAULT_MAX_OUTPUT };
   const entry = { type: 'mcp', ...upstream, prefix: false, ...defaults, ...settings };
-  return { ...rest, name: name ?? (parsed.url !== undefined ? urlName(parsed.url) : serverName(command!, args)), command, args, entry };
+  return {
+    ...rest,
+    name: name ?? (parsed.url !== undefined ? urlName(parsed.url) : serverName(command!, args)),
+    command,
+    args,
+    entry,
+  };
 }
 
 /** Applies factorly's flags to `parsed` and returns them, and the server's command line after them. */
-function splitCommandLine(argv: readonly string[], parsed: Parsed): { own: string[]; command?: string; args: string[] } {
+function splitCommandLine(
+  argv: readonly string[],
+  parsed: Parsed,
+): { own: string[]; command?: string; args: string[] } {
   const own: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const word = argv[i]!;
@@ -92,7 +113,11 @@ function splitCommandLine(argv: readonly string[], parsed: Parsed): { own: strin
       continue;
     }
     const set = FLAGS[flag];
-    if (!set) throw new FactorlyError('USAGE', `unknown flag ${JSON.stringify(flag)} (the server's command line starts at the first word that is not a flag, or after "--")\n${WRAP_USAGE}`);
+    if (!set)
+      throw new FactorlyError(
+        'USAGE',
+        `unknown flag ${JSON.stringify(flag)} (the server's command line starts at the first word that is not a flag, or after "--")\n${WRAP_USAGE}`,
+      );
     const value = inline ?? argv[++i];
     if (value === undefined) throw new FactorlyError('USAGE', `${flag} needs a value\n${WRAP_USAGE}`);
     own.push(value);
@@ -103,7 +128,11 @@ function splitCommandLine(argv: readonly string[], parsed: Parsed): { own: strin
 
 function portOf(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65_535) throw new FactorlyError('USAGE', `--port takes a port number from 0 to 65535, not ${JSON.stringify(text)}\n${WRAP_USAGE}`);
+  if (!/^\d+$/.test(text) || port > 65_535)
+    throw new FactorlyError(
+      'USAGE',
+      `--port takes a port number from 0 to 65535, not ${JSON.stringify(text)}\n${WRAP_USAGE}`,
+    );
   return port;
 }
 
@@ -135,9 +164,13 @@ export function urlName(url: string): string {
 export function serverName(command: string, args: readonly string[]): string {
   const launcher = ['npx', 'uvx', 'node', 'python', 'python3', 'bunx', 'deno', 'pipx'].includes(basename(command));
   const moduleFlag = args.indexOf('-m');
-  const target = moduleFlag !== -1 ? args[moduleFlag + 1] : launcher ? args.find((arg) => !arg.startsWith('-')) : command;
+  const target =
+    moduleFlag !== -1 ? args[moduleFlag + 1] : launcher ? args.find((arg) => !arg.startsWith('-')) : command;
   if (!target) return 'wrapped';
   const last = basename(target.replace(/@[^/@]*$/, '')).replace(/\.(m?js|cjs|ts|py)$/, '');
-  const name = last.replace(/^(mcp-)?server-/, '').replace(/-mcp(-server)?$/, '').replace(/^mcp-/, '');
+  const name = last
+    .replace(/^(mcp-)?server-/, '')
+    .replace(/-mcp(-server)?$/, '')
+    .replace(/^mcp-/, '');
   return (name || 'wrapped').toLowerCase().replace(/[\s.]+/g, '-');
 }

@@ -12,7 +12,10 @@ values; flags override its keys. For a tool that has a parameter named "params" 
 --params is that parameter's value instead. The tool's output goes to stdout (exact when piped; on a
 terminal, control characters are shown escaped), its error to stderr, and the process exits with the
 tool's exit code.`;
-  static examples = ['<%= config.bin %> call greet --name Ada', `<%= config.bin %> call greet --params '{"name":"Ada"}' --json`];
+  static examples = [
+    '<%= config.bin %> call greet --name Ada',
+    `<%= config.bin %> call greet --params '{"name":"Ada"}' --json`,
+  ];
   static strict = false;
 
   async run(): Promise<void> {

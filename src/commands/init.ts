@@ -21,7 +21,8 @@ const GITIGNORE_HEADER = '# factorly runtime state';
 
 export default class Init extends Command {
   static summary = 'Create .factorly/factorly.yaml with an example tool.';
-  static description = 'Also creates .factorly/tools/ and, when a .gitignore exists, adds factorly\'s runtime state to it.';
+  static description =
+    "Also creates .factorly/tools/ and, when a .gitignore exists, adds factorly's runtime state to it.";
   static flags = {
     dir: Flags.string({ description: 'Project directory.', default: '.' }),
     json: Flags.boolean({ description: 'Print what was created as JSON.' }),
@@ -35,7 +36,11 @@ export default class Init extends Command {
     mkdirSync(join(root, '.factorly', 'tools'), { recursive: true });
     writeFileSync(configFile, EXAMPLE, { flag: 'wx' });
     const ignored = addToGitignore(join(root, '.gitignore'));
-    const created = { config: relative('.', configFile), tools: relative('.', join(root, '.factorly', 'tools')), gitignore: ignored };
+    const created = {
+      config: relative('.', configFile),
+      tools: relative('.', join(root, '.factorly', 'tools')),
+      gitignore: ignored,
+    };
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(created)}\n`);
       return;

@@ -15,29 +15,59 @@ Claude Code's .mcp.json, Cursor's .cursor/mcp.json and Codex's config.toml ($COD
 Without --target, it syncs the agents it finds (.mcp.json or .claude/, .cursor/, the Codex home).
 Other servers, keys and comments are kept; a changed file is first copied to <file>.bak-<time>,
 then replaced atomically; the diff of each change is shown. Running it again changes nothing.`;
-  static examples = ['<%= config.bin %> sync', '<%= config.bin %> sync --target claude --dry-run', '<%= config.bin %> sync --target codex --name factorly-api'];
+  static examples = [
+    '<%= config.bin %> sync',
+    '<%= config.bin %> sync --target claude --dry-run',
+    '<%= config.bin %> sync --target codex --name factorly-api',
+  ];
   static flags = {
-    target: Flags.string({ char: 't', description: 'Agent to configure (repeatable; default: the ones detected).', options: [...TARGET_NAMES], multiple: true }),
+    target: Flags.string({
+      char: 't',
+      description: 'Agent to configure (repeatable; default: the ones detected).',
+      options: [...TARGET_NAMES],
+      multiple: true,
+    }),
     'dry-run': Flags.boolean({ description: 'Show the diffs and write nothing.', default: false }),
     json: Flags.boolean({ description: 'Print the results as JSON.' }),
-    name: Flags.string({ description: 'Server name in the agent config (Codex\'s config is global: one name per project).', default: 'factorly' }),
-    command: Flags.string({ description: 'Launch this command from PATH (e.g. "factorly") instead of this node and factorly\'s absolute path.' }),
+    name: Flags.string({
+      description: "Server name in the agent config (Codex's config is global: one name per project).",
+      default: 'factorly',
+    }),
+    command: Flags.string({
+      description:
+        'Launch this command from PATH (e.g. "factorly") instead of this node and factorly\'s absolute path.',
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Sync);
-    if (!/^[A-Za-z0-9_-]+$/.test(flags.name)) throw new FactorlyError('USAGE', `--name "${flags.name}" may only use letters, digits, "_" and "-"`);
+    if (!/^[A-Za-z0-9_-]+$/.test(flags.name))
+      throw new FactorlyError('USAGE', `--name "${flags.name}" may only use letters, digits, "_" and "-"`);
     const paths = findConfig({ cwd: process.cwd(), explicit: flags.config });
     if (paths.global || !existsSync(paths.mainFile)) {
-      throw new FactorlyError('CONFIG_NOT_FOUND', "sync connects agents to a project's config: run 'factorly init' first, or pass --config");
+      throw new FactorlyError(
+        'CONFIG_NOT_FOUND',
+        "sync connects agents to a project's config: run 'factorly init' first, or pass --config",
+      );
     }
     const bin = realpathSync(join(this.config.root, 'bin', 'run.js'));
     const entry = serverEntry({ node: process.execPath, bin, config: paths.mainFile, command: flags.command });
     // oclif has checked each --target against TARGET_NAMES.
     const targets = (flags.target ?? []) as TargetName[];
-    const results = runSync({ root: paths.baseDir, env: process.env, cwd: process.cwd(), targets, server: flags.name, entry, dryRun: flags['dry-run'] });
+    const results = runSync({
+      root: paths.baseDir,
+      env: process.env,
+      cwd: process.cwd(),
+      targets,
+      server: flags.name,
+      entry,
+      dryRun: flags['dry-run'],
+    });
     for (const result of results) {
-      if (result.replacedConfig) this.warnLine(`${result.target}: "${flags.name}" served ${result.replacedConfig}; it now serves ${paths.mainFile} (use --name to keep both)`);
+      if (result.replacedConfig)
+        this.warnLine(
+          `${result.target}: "${flags.name}" served ${result.replacedConfig}; it now serves ${paths.mainFile} (use --name to keep both)`,
+        );
     }
     if (flags.json) return this.writeJson({ dryRun: flags['dry-run'], server: flags.name, entry, results });
     for (const result of results) this.report(result, flags['dry-run']);

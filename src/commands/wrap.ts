@@ -33,8 +33,16 @@ redacted). The command line starts at the first word that is not a flag, or afte
     const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: args.entry } });
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     const { runInterface } = await import('../cli/run-interface.js');
-    const http = args.port === undefined ? {} : { transport: 'http', port: args.port, host: args.host, token: args.token, allowedOrigins: [] };
-    const mcp = { transport: 'stdio', version: this.config.version, mirror: true, ...(args.maxMessageBytes === undefined ? {} : { maxMessageBytes: args.maxMessageBytes }) };
+    const http =
+      args.port === undefined
+        ? {}
+        : { transport: 'http', port: args.port, host: args.host, token: args.token, allowedOrigins: [] };
+    const mcp = {
+      transport: 'stdio',
+      version: this.config.version,
+      mirror: true,
+      ...(args.maxMessageBytes === undefined ? {} : { maxMessageBytes: args.maxMessageBytes }),
+    };
     // Agents wait for their first call: do its one-time work now (a failure here is met, and reported, by that call).
     await kernel.warm().catch(() => undefined);
     await runInterface(kernel, 'mcp', { ...mcp, ...http }, MCP_PLUGIN);

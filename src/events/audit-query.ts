@@ -18,7 +18,13 @@ export interface AuditFilter {
 
 export type Bound = { seq: number } | { time: Date };
 
-const CALL_TYPES = new Set(['call.requested', 'call.params_coerced', 'call.completed', 'call.interrupted', 'shadow.decided']);
+const CALL_TYPES = new Set([
+  'call.requested',
+  'call.params_coerced',
+  'call.completed',
+  'call.interrupted',
+  'shadow.decided',
+]);
 
 /**
  * The newest `limit` calls matching `filter`, oldest first. With a filter an index answers (tool,
@@ -78,7 +84,8 @@ function anchorsOf(log: EventLog, filter: AuditFilter): Anchors | undefined {
   let index: EventIndex;
   let keys: string[];
   if (filter.agent !== undefined) [index, keys] = [agentIndex, [filter.agent]];
-  else if (filter.tool !== undefined) [index, keys] = [toolIndex, (log.indexKeys?.(toolIndex.name) ?? []).filter((tool) => tool.includes(filter.tool!))];
+  else if (filter.tool !== undefined)
+    [index, keys] = [toolIndex, (log.indexKeys?.(toolIndex.name) ?? []).filter((tool) => tool.includes(filter.tool!))];
   else if (filter.status !== undefined && filter.status !== 'running') [index, keys] = [statusIndex, [filter.status]];
   else return undefined;
   const answers = keys.map((key) => lookup(index.name, key, before));
@@ -86,10 +93,16 @@ function anchorsOf(log: EventLog, filter: AuditFilter): Anchors | undefined {
   const wanted = new Set(keys);
   const tail = async function* (): AsyncIterable<number> {
     for await (const event of log.read({ reverse: true, from: covered + 1, to: before })) {
-      if (index.keys(event).some((key) => wanted.has(key) || (index === toolIndex && key.includes(filter.tool!)))) yield event.seq;
+      if (index.keys(event).some((key) => wanted.has(key) || (index === toolIndex && key.includes(filter.tool!))))
+        yield event.seq;
     }
   };
-  return { seqs: mergeDescending(tail, answers.map((answer) => answer.seqs)) };
+  return {
+    seqs: mergeDescending(
+      tail,
+      answers.map((answer) => answer.seqs),
+    ),
+  };
 }
 
 /** Builds the candidate calls the anchors name, newest first, until `limit` match. */
@@ -106,7 +119,8 @@ async function fromAnchors(log: EventLog, anchors: Anchors, filter: AuditFilter,
     const events = await log.readCall(callId);
     const requested = events.find((event) => event.type === 'call.requested');
     const entry = fold(events, auditProjection).byId.get(callId);
-    if (requested && entry && matches(entry, filter) && !isBefore(requested, filter.since)) found.push({ entry, requested: requested.seq });
+    if (requested && entry && matches(entry, filter) && !isBefore(requested, filter.since))
+      found.push({ entry, requested: requested.seq });
   }
   return found.sort((a, b) => a.requested - b.requested).map(({ entry }) => entry);
 }
@@ -118,7 +132,8 @@ async function* mergeDescending(tail: () => AsyncIterable<number>, lists: Iterab
   const heads = iterators.map((iterator) => iterator.next());
   for (;;) {
     let best = -1;
-    for (const [i, head] of heads.entries()) if (!head.done && (best < 0 || head.value > (heads[best].value as number))) best = i;
+    for (const [i, head] of heads.entries())
+      if (!head.done && (best < 0 || head.value > (heads[best].value as number))) best = i;
     if (best < 0) return;
     yield heads[best].value as number;
     heads[best] = iterators[best].next();

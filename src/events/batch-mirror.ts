@@ -47,7 +47,10 @@ export class BatchMirror {
       return [];
     }
     const { frontier } = this;
-    this.tree().extend(frontier, events.map((event) => event.hash));
+    this.tree().extend(
+      frontier,
+      events.map((event) => event.hash),
+    );
     for (const event of events) this.index(event);
     this.position = position;
     this.release();
@@ -78,7 +81,10 @@ export class BatchMirror {
   }
 
   tree(): TransparencyTree {
-    return new TransparencyTree(this.nodes, (seq) => this.events[seq - 1]?.hash, { size: this.frontier.size, origin: this.origin });
+    return new TransparencyTree(this.nodes, (seq) => this.events[seq - 1]?.hash, {
+      size: this.frontier.size,
+      origin: this.origin,
+    });
   }
 
   /** Refuses a write on a copy that stopped at a batch that does not carry on the chain. */
@@ -97,9 +103,14 @@ export class BatchMirror {
     }
     let { seq, hash } = this.head();
     for (const event of events) {
-      const bad = event?.seq !== seq + 1 ? `has seq ${event?.seq}, expected ${seq + 1}`
-        : event.prevHash !== hash ? 'does not chain to the event before it'
-        : !hashesTo(event) ? 'does not hash to its recorded hash' : undefined;
+      const bad =
+        event?.seq !== seq + 1
+          ? `has seq ${event?.seq}, expected ${seq + 1}`
+          : event.prevHash !== hash
+            ? 'does not chain to the event before it'
+            : !hashesTo(event)
+              ? 'does not hash to its recorded hash'
+              : undefined;
       if (bad) {
         this.broken = `event ${event?.seq} in the stream's batch at position ${position} ${bad}: the log stops before it`;
         return [];
@@ -127,7 +138,10 @@ export class BatchMirror {
 
   inflight(): Inflight {
     const entries = [...this.open].map(([key, value]) => ({ key, value }));
-    return listInflight(entries, (writer) => (this.findById(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data);
+    return listInflight(
+      entries,
+      (writer) => (this.findById(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data,
+    );
   }
 
   private release(all = false): void {

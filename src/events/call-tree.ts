@@ -109,7 +109,10 @@ export async function findOneCall(log: EventLog, ref: string): Promise<string> {
   if (ids.length === 0) throw new FactorlyError('TOOL_NOT_FOUND', `no call matches "${ref}"`);
   if (ids.length > 1) {
     const shown = `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
-    throw new FactorlyError('USAGE', `"${ref}" is ambiguous: it matches ${ids.length} calls (${shown}); use a longer prefix`);
+    throw new FactorlyError(
+      'USAGE',
+      `"${ref}" is ambiguous: it matches ${ids.length} calls (${shown}); use a longer prefix`,
+    );
   }
   return ids[0];
 }

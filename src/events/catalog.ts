@@ -11,9 +11,24 @@ export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (str
  * (`call.interrupted`, never a `call.completed` status).
  */
 export type CallStatus = 'success' | 'error' | 'blocked' | 'cancelled' | 'timeout' | 'interrupted';
-export const CALL_STATUSES: readonly CallStatus[] = ['success', 'error', 'blocked', 'cancelled', 'timeout', 'interrupted'];
+export const CALL_STATUSES: readonly CallStatus[] = [
+  'success',
+  'error',
+  'blocked',
+  'cancelled',
+  'timeout',
+  'interrupted',
+];
 export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
-export const DECISIONS: readonly Decision[] = ['allow', 'warn', 'deny', 'confirm', 'rate_limited', 'loop_blocked', 'invalid'];
+export const DECISIONS: readonly Decision[] = [
+  'allow',
+  'warn',
+  'deny',
+  'confirm',
+  'rate_limited',
+  'loop_blocked',
+  'invalid',
+];
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type Params = Record<string, JsonValue>;
 

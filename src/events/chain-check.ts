@@ -47,12 +47,14 @@ export class ChainChecker {
     const expected = this.previous.seq + 1;
     const at = entry.key ?? entry.event?.seq ?? expected;
     if (at > expected) return this.gap(expected, at, peek);
-    if (entry.error !== undefined || !entry.event) return { seq: at, kind: 'corrupt', reason: entry.error ?? 'unreadable' };
+    if (entry.error !== undefined || !entry.event)
+      return { seq: at, kind: 'corrupt', reason: entry.error ?? 'unreadable' };
     const event = entry.event;
     if (at < expected || event.seq !== at) return this.misplaced(expected, event);
     // hashEnvelope leaves `hash` out itself.
     if (hashEnvelope(event) !== event.hash) return this.changed(expected, event);
-    if (this.previous.hash !== undefined && event.prevHash !== this.previous.hash) return this.relinked(expected, event);
+    if (this.previous.hash !== undefined && event.prevHash !== this.previous.hash)
+      return this.relinked(expected, event);
     this.beforePrevious = this.previous.hash;
     this.previous = { seq: event.seq, hash: event.hash };
     this.verified += 1;
@@ -68,14 +70,18 @@ export class ChainChecker {
 
   /** An event stored at `expected` that says it belongs elsewhere. */
   private misplaced(expected: number, event: Recorded): ChainBreak {
-    if (event.seq === expected - 1 && this.beforePrevious !== undefined && event.prevHash === this.beforePrevious) return this.inserted(expected);
+    if (event.seq === expected - 1 && this.beforePrevious !== undefined && event.prevHash === this.beforePrevious)
+      return this.inserted(expected);
     return { seq: expected, kind: 'reordered', reason: `the event at seq ${expected} says it is seq ${event.seq}` };
   }
 
   /** Content that does not match its hash: modified, or renumbered to make room for an insertion. */
   private changed(expected: number, event: Recorded): ChainBreak {
     const { hash, ...rest } = event;
-    const renumbered = this.beforePrevious !== undefined && event.prevHash === this.beforePrevious && hashEnvelope({ ...rest, seq: expected - 1 } as Omit<Recorded, 'hash'>) === hash;
+    const renumbered =
+      this.beforePrevious !== undefined &&
+      event.prevHash === this.beforePrevious &&
+      hashEnvelope({ ...rest, seq: expected - 1 } as Omit<Recorded, 'hash'>) === hash;
     if (renumbered) return this.inserted(expected);
     return { seq: expected, kind: 'modified', reason: 'content does not match its hash' };
   }
@@ -95,6 +101,10 @@ export class ChainChecker {
   /** The event before `expected` was slipped in: the one at `expected` still points past it. */
   private inserted(expected: number): ChainBreak {
     this.verified = Math.max(0, this.verified - 1);
-    return { seq: expected - 1, kind: 'inserted', reason: `event ${expected - 1} was inserted: event ${expected} points past it to event ${expected - 2}` };
+    return {
+      seq: expected - 1,
+      kind: 'inserted',
+      reason: `event ${expected - 1} was inserted: event ${expected} points past it to event ${expected - 2}`,
+    };
   }
 }

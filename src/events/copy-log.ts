@@ -26,7 +26,9 @@ export async function copyEvents(
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     setTime(new Date(batch[0]!.at));
-    const written = await target.append(batch.map((event) => ({ id: event.id, type: event.type, data: event.data }) as NewEvent));
+    const written = await target.append(
+      batch.map((event) => ({ id: event.id, type: event.type, data: event.data }) as NewEvent),
+    );
     written.forEach((copy, i) => sameEvent(batch[i]!, copy));
     done += batch.length;
     progress?.(done, total);
@@ -35,10 +37,14 @@ export async function copyEvents(
   };
   for await (const event of source.read()) {
     if (event.v !== EVENT_VERSIONS[event.type]) {
-      throw new FactorlyError('LOG_CORRUPT', `event ${event.seq} (${event.type}) is of version ${event.v}, and this factorly writes version ${EVENT_VERSIONS[event.type]}: it cannot be copied with its hash`);
+      throw new FactorlyError(
+        'LOG_CORRUPT',
+        `event ${event.seq} (${event.type}) is of version ${event.v}, and this factorly writes version ${EVENT_VERSIONS[event.type]}: it cannot be copied with its hash`,
+      );
     }
     const size = JSON.stringify(event.data).length;
-    if (batch.length > 0 && (batch[0]!.at !== event.at || batch.length >= BATCH_EVENTS || bytes + size > BATCH_BYTES)) await flush();
+    if (batch.length > 0 && (batch[0]!.at !== event.at || batch.length >= BATCH_EVENTS || bytes + size > BATCH_BYTES))
+      await flush();
     batch.push(event);
     bytes += size;
   }
@@ -48,5 +54,8 @@ export async function copyEvents(
 
 function sameEvent(original: Recorded, copy: Recorded): void {
   if (copy.seq === original.seq && copy.hash === original.hash) return;
-  throw new FactorlyError('LOG_CORRUPT', `event ${original.seq} came out of the copy as seq ${copy.seq} with hash ${copy.hash.slice(0, 12)}…, not ${original.hash.slice(0, 12)}…: the copy stops there`);
+  throw new FactorlyError(
+    'LOG_CORRUPT',
+    `event ${original.seq} came out of the copy as seq ${copy.seq} with hash ${copy.hash.slice(0, 12)}…, not ${original.hash.slice(0, 12)}…: the copy stops there`,
+  );
 }

@@ -1,5 +1,12 @@
 import { mergeBins, quantile, type DurationBins } from './duration-histogram.js';
-import { DASHBOARD_RANGES, NO_AGENT, startOf, type Bucket, type DashboardRange, type DashboardState } from './projections/dashboard.js';
+import {
+  DASHBOARD_RANGES,
+  NO_AGENT,
+  startOf,
+  type Bucket,
+  type DashboardRange,
+  type DashboardState,
+} from './projections/dashboard.js';
 
 /** How many entries each ranked list keeps. */
 const TOP = 10;
@@ -41,13 +48,20 @@ export function dashboardFigures(state: DashboardState, range: DashboardRange, n
     if (bucket) merge(bucket, { statuses, tools, blocked, agents });
   }
   return {
-    range, from, to, stepMs,
+    range,
+    from,
+    to,
+    stepMs,
     calls: sum(statuses.values()),
     statuses: ranked(statuses).map(([status, calls]) => ({ status, calls })),
     timeline,
-    tools: ranked(new Map([...tools].map(([tool, t]) => [tool, t.calls]))).slice(0, TOP).map(([tool, calls]) => ({ tool, calls })),
+    tools: ranked(new Map([...tools].map(([tool, t]) => [tool, t.calls])))
+      .slice(0, TOP)
+      .map(([tool, calls]) => ({ tool, calls })),
     blocked: [...blocked.values()].sort((a, b) => b.calls - a.calls || a.rule.localeCompare(b.rule)).slice(0, TOP),
-    agents: ranked(agents).slice(0, TOP).map(([agent, calls]) => ({ agent, calls })),
+    agents: ranked(agents)
+      .slice(0, TOP)
+      .map(([agent, calls]) => ({ agent, calls })),
     agentCount: [...agents.keys()].filter((agent) => !agent.startsWith(NO_AGENT)).length,
     durations: durationsOf(tools),
   };

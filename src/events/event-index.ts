@@ -44,7 +44,8 @@ const interrupted: readonly string[] = ['interrupted'];
 /** Calls by how they ended (their `call.completed`, or the `call.interrupted` of one that never did). */
 export const statusIndex: EventIndex = {
   name: 'status',
-  keys: (event) => (event.type === 'call.completed' ? [event.data.status] : event.type === 'call.interrupted' ? interrupted : none),
+  keys: (event) =>
+    event.type === 'call.completed' ? [event.data.status] : event.type === 'call.interrupted' ? interrupted : none,
 };
 
 /** The indexes the audit view reads (`logs --tool/--agent/--status`). */

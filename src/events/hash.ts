@@ -51,9 +51,12 @@ const ENVELOPE_KEYS = new Set(['seq', 'id', 'type', 'v', 'at', 'data', 'prevHash
  * event sealed and the millions verification reads. Anything of another shape gets undefined (the
  * generic path).
  */
-function envelopeParts(envelope: Omit<Recorded, 'hash'> & { hash?: string }): { head: string; tail: string } | undefined {
+function envelopeParts(
+  envelope: Omit<Recorded, 'hash'> & { hash?: string },
+): { head: string; tail: string } | undefined {
   const { seq, id, type, v, at, data, prevHash } = envelope;
-  if (typeof id !== 'string' || typeof type !== 'string' || typeof at !== 'string' || typeof prevHash !== 'string') return undefined;
+  if (typeof id !== 'string' || typeof type !== 'string' || typeof at !== 'string' || typeof prevHash !== 'string')
+    return undefined;
   if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(v) || data === undefined) return undefined;
   let keys = 0;
   for (const key in envelope) {

@@ -15,7 +15,9 @@ export function inflightChange(event: Recorded): { key: string; entry?: Inflight
     case 'call.requested':
       return event.data.writer ? { key: `c:${event.data.callId}`, entry: { writer: event.data.writer } } : undefined;
     case 'session.opened':
-      return event.data.writer ? { key: `s:${event.data.sessionId}`, entry: { writer: event.data.writer, iface: event.data.iface } } : undefined;
+      return event.data.writer
+        ? { key: `s:${event.data.sessionId}`, entry: { writer: event.data.writer, iface: event.data.iface } }
+        : undefined;
     case 'call.completed':
     case 'call.interrupted':
       return { key: `c:${event.data.callId}` };
@@ -27,7 +29,10 @@ export function inflightChange(event: Recorded): { key: string; entry?: Inflight
 }
 
 /** The open entries as `Inflight`, with the record of each writer involved (read by `writerEvent`). */
-export function listInflight(entries: Iterable<{ key: string; value: InflightEntry }>, writerEvent: (writer: string) => WriterStarted | undefined): Inflight {
+export function listInflight(
+  entries: Iterable<{ key: string; value: InflightEntry }>,
+  writerEvent: (writer: string) => WriterStarted | undefined,
+): Inflight {
   const inflight: Inflight = { calls: [], sessions: [], writers: new Map() };
   for (const { key, value } of entries) {
     const id = key.slice(2);

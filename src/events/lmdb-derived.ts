@@ -22,7 +22,14 @@ export interface IndexPlan {
 
 /** Stands for a database a read-only log does not have: nothing in it, never written. */
 function none<V, K extends Key>(): Database<V, K> {
-  return { get: () => undefined, getBinary: () => undefined, getKeys: () => [], getValues: () => [], getRange: () => [], doesExist: () => false } as unknown as Database<V, K>;
+  return {
+    get: () => undefined,
+    getBinary: () => undefined,
+    getKeys: () => [],
+    getValues: () => [],
+    getRange: () => [],
+    doesExist: () => false,
+  } as unknown as Database<V, K>;
 }
 
 /**
@@ -43,7 +50,8 @@ export class LmdbDerived {
     // Opened read-only, a log written before these existed has neither (openDB answers undefined):
     // it reads as one with no snapshots and no index entries.
     this.derived = root.openDB<Buffer, string>({ name: 'derived', encoding: 'binary' }) ?? none();
-    this.entries = root.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' }) ?? none();
+    this.entries =
+      root.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' }) ?? none();
   }
 
   loadSnapshot(name: string): StoredSnapshot | undefined {
@@ -60,7 +68,10 @@ export class LmdbDerived {
 
   /** Inside a write. */
   saveSnapshot(name: string, snapshot: StoredSnapshot): void {
-    const header = Buffer.from(JSON.stringify({ stamp: snapshot.stamp, seq: snapshot.seq, hash: snapshot.hash }), 'utf8');
+    const header = Buffer.from(
+      JSON.stringify({ stamp: snapshot.stamp, seq: snapshot.seq, hash: snapshot.hash }),
+      'utf8',
+    );
     const length = Buffer.alloc(4);
     length.writeUInt32LE(header.length, 0);
     this.derived.putSync(`state/${name}`, Buffer.concat([length, header, snapshot.state]));
@@ -147,7 +158,8 @@ export class LmdbDerived {
   private entriesOf(events: readonly Recorded[]): IndexEntry[] {
     const entries: IndexEntry[] = [];
     for (const event of events) {
-      for (const [name, { index }] of this.indexes) for (const key of index.keys(event)) entries.push([name, key, event.seq]);
+      for (const [name, { index }] of this.indexes)
+        for (const key of index.keys(event)) entries.push([name, key, event.seq]);
     }
     return entries;
   }

@@ -24,7 +24,8 @@ export class LmdbEvents {
       // An event never changes once committed, so its hash is decoded once, not on every append.
       if (this.committedHead?.seq === seq) return this.committedHead;
       // Inside a write, the previous write of the same batch (not committed yet) may be the head.
-      if (this.writtenHead?.seq === seq && inWrite(this.root, this.writtenHead.txn)) return { seq, hash: this.writtenHead.hash };
+      if (this.writtenHead?.seq === seq && inWrite(this.root, this.writtenHead.txn))
+        return { seq, hash: this.writtenHead.hash };
       const last = this.bySeq(seq)!;
       return { seq: last.seq, hash: last.hash };
     }
@@ -59,7 +60,11 @@ export class LmdbEvents {
 
   /** Events from `from` to `to`, read in the caller's transaction (a write sees its own batch). */
   *range(from: number, to?: number): Iterable<Recorded> {
-    for (const { key, value } of this.dbs.events.getRange({ start: Math.max(from, 1), end: to === undefined ? undefined : to + 1 })) yield decode(value, key);
+    for (const { key, value } of this.dbs.events.getRange({
+      start: Math.max(from, 1),
+      end: to === undefined ? undefined : to + 1,
+    }))
+      yield decode(value, key);
   }
 
   *hashesBetween(from: number, to: number): Iterable<string> {

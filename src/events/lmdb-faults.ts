@@ -15,7 +15,11 @@ export async function commitFailure(path: string, error: unknown): Promise<Facto
   // LMDB's C code printed "Write error: …" to stderr without ending the line: end it, so the
   // message factorly prints stays a line of its own.
   if (typeof code === 'number') process.stderr.write('\n');
-  return new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${path}: ${messageOf(cause)}${code === 5 ? ' (is the disk full?)' : ''}`, { cause });
+  return new FactorlyError(
+    'LOG_WRITE_FAILED',
+    `cannot write the event log ${path}: ${messageOf(cause)}${code === 5 ? ' (is the disk full?)' : ''}`,
+    { cause },
+  );
 }
 
 /**

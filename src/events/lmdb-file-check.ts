@@ -60,9 +60,11 @@ export function checkLmdbFile(path: string, options: { deep?: boolean } = {}): v
 /** What is wrong with the file's header, or the meta page LMDB will open. */
 function fileProblem(fd: number, size: number): string | Meta {
   const first = readAt(fd, 0, Math.min(size, 4096));
-  if (first.length < HEADER + META.txnid + 8 || !isMeta(first)) return 'is not an LMDB environment (no LMDB header at its start)';
+  if (first.length < HEADER + META.txnid + 8 || !isMeta(first))
+    return 'is not an LMDB environment (no LMDB header at its start)';
   const pageSize = first.readUInt32LE(META.pageSize);
-  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) return `is damaged: its header gives a page size of ${pageSize}`;
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0)
+    return `is damaged: its header gives a page size of ${pageSize}`;
   if (size < 2 * pageSize) return `is cut short: ${size} bytes, less than its two ${pageSize}-byte header pages`;
   const metas = metaCandidates(fd, pageSize, size);
   if (typeof metas === 'string') return metas;
@@ -89,16 +91,24 @@ function metaCandidates(fd: number, pageSize: number, size: number): Meta[] | st
     const txnid = bytes.readBigUInt64LE(META.txnid);
     if (offset !== 0 && txnid === 0n) continue; // never written: LMDB skips it too
     // The half-page one (lmdb-js) carries no page header or magic; LMDB picks it by txnid alone.
-    if (offset !== pageSize / 2 && !isMeta(bytes)) return `is damaged: the header page at byte ${offset} is not an LMDB meta page`;
+    if (offset !== pageSize / 2 && !isMeta(bytes))
+      return `is damaged: the header page at byte ${offset} is not an LMDB meta page`;
     if (bytes.readUInt32LE(META.pageSize) !== pageSize) return `is damaged: its header pages disagree on the page size`;
-    metas.push({ offset, pageSize, roots: [bytes.readBigUInt64LE(META.freeRoot), bytes.readBigUInt64LE(META.mainRoot)], lastPage: bytes.readBigUInt64LE(META.lastPage), txnid });
+    metas.push({
+      offset,
+      pageSize,
+      roots: [bytes.readBigUInt64LE(META.freeRoot), bytes.readBigUInt64LE(META.mainRoot)],
+      lastPage: bytes.readBigUInt64LE(META.lastPage),
+      txnid,
+    });
   }
   return metas;
 }
 
 /** A root page must be a branch or leaf page that knows its own number: zeroed or random pages do not. */
 function rootProblem(fd: number, root: bigint, pageSize: number, lastPage: bigint): string | undefined {
-  if (root < 2n || root > lastPage) return `is damaged: its header points to page ${root}, outside the file's ${lastPage + 1n} pages`;
+  if (root < 2n || root > lastPage)
+    return `is damaged: its header points to page ${root}, outside the file's ${lastPage + 1n} pages`;
   const page = readAt(fd, Number(root) * pageSize, HEADER);
   const flags = page.readUInt16LE(18);
   const lower = page.readUInt16LE(20);
@@ -111,9 +121,17 @@ function rootProblem(fd: number, root: bigint, pageSize: number, lastPage: bigin
 }
 
 function isMeta(bytes: Buffer): boolean {
-  return (bytes.readUInt16LE(18) & P_META) !== 0 && bytes.readUInt32LE(META.magic) === MAGIC && (bytes.readUInt32LE(META.version) & 0xffff) === DATA_VERSION;
+  return (
+    (bytes.readUInt16LE(18) & P_META) !== 0 &&
+    bytes.readUInt32LE(META.magic) === MAGIC &&
+    (bytes.readUInt32LE(META.version) & 0xffff) === DATA_VERSION
+  );
 }
 
 function unreadable(path: string, problem: string): FactorlyError {
-  return new FactorlyError('LOG_UNREADABLE', `the event log ${path} ${problem}; it was not opened (move it aside to start a new log, or restore it from a backup)`, { data: { path } });
+  return new FactorlyError(
+    'LOG_UNREADABLE',
+    `the event log ${path} ${problem}; it was not opened (move it aside to start a new log, or restore it from a backup)`,
+    { data: { path } },
+  );
 }

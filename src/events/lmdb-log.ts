@@ -85,7 +85,8 @@ export class LmdbEventLog implements EventLog {
   }
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
-    if (this.readOnly) throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.path}: it was opened read-only`);
+    if (this.readOnly)
+      throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.path}: it was opened read-only`);
     try {
       const recorded = await this.appendNow(events, options);
       this.lastCommitFailed = false;
@@ -158,21 +159,28 @@ export class LmdbEventLog implements EventLog {
     } finally {
       transaction.done();
     }
-    return this.merkle.view(seq, (at) => this.store.bySeq(at)?.hash, head) ?? rebuiltTree(this.read({ to: seq }), head?.origin);
+    return (
+      this.merkle.view(seq, (at) => this.store.bySeq(at)?.hash, head) ??
+      rebuiltTree(this.read({ to: seq }), head?.origin)
+    );
   }
 
   async inflight(): Promise<Inflight> {
     this.refresh();
-    return this.open.list((writer) => (this.store.byId(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data);
+    return this.open.list(
+      (writer) => (this.store.byId(writerEventId(writer)) as Recorded<'writer.started'> | undefined)?.data,
+    );
   }
 
   project<S>(projection: Projection<S>): ProjectionView<S> {
     const { name } = projection;
     if (this.projections.register(projection as Projection<unknown>)) this.prepared = false;
-    const view = this.views.get(name) ?? this.projections.view(name, () => {
-      this.refresh();
-      this.projections.catchUp(this.source, this.store.head().seq);
-    });
+    const view =
+      this.views.get(name) ??
+      this.projections.view(name, () => {
+        this.refresh();
+        this.projections.catchUp(this.source, this.store.head().seq);
+      });
     this.views.set(name, view);
     return view as ProjectionView<S>;
   }
@@ -197,7 +205,7 @@ export class LmdbEventLog implements EventLog {
     const head = this.store.head().seq;
     await this.root.transaction(() => this.derived.clearAll());
     this.projections.forget();
-    for (let covered = 0; covered < head; ) {
+    for (let covered = 0; covered < head;) {
       const to = Math.min(head, covered + LmdbDerived.chunk);
       const events = [...this.store.range(covered + 1, to)];
       this.projections.apply(events);
@@ -240,24 +248,41 @@ export class LmdbEventLog implements EventLog {
    * they advance, the tree and what is in flight. lmdb-js does not undo the writes of a transaction
    * whose callback throws, so everything that can fail is done before the first write.
    */
-  private writeBatch(events: readonly NewEvent[], options: AppendOptions): { results: Recorded[]; frontier?: CompactRange } {
+  private writeBatch(
+    events: readonly NewEvent[],
+    options: AppendOptions,
+  ): { results: Recorded[]; frontier?: CompactRange } {
     const { store } = this;
     const head = store.head();
     // Events other processes appended since: folded before a rebase decides against the projections.
     this.projections.catchUp(this.source, head.seq);
     const batch = rebased(events, options, head, (seq) => [...store.range(seq)]);
-    const sealed = sealBatch(batch.events, batch.options, { head, findById: (id) => store.byId(id), now: this.clock() });
+    const sealed = sealBatch(batch.events, batch.options, {
+      head,
+      findById: (id) => store.byId(id),
+      now: this.clock(),
+    });
     if (sealed.fresh.length === 0) return { results: sealed.results };
     const fresh = sealed.fresh.map(({ event }) => event);
-    const growth = this.merkle.prepare(head.seq, (from) => store.hashesBetween(from, head.seq), (at) => store.bySeq(at)?.hash);
-    const indexed = this.derived.indexCount > 0 ? this.derived.planIndex(head.seq, (from) => store.range(from, head.seq), fresh) : undefined;
+    const growth = this.merkle.prepare(
+      head.seq,
+      (from) => store.hashesBetween(from, head.seq),
+      (at) => store.bySeq(at)?.hash,
+    );
+    const indexed =
+      this.derived.indexCount > 0
+        ? this.derived.planIndex(head.seq, (from) => store.range(from, head.seq), fresh)
+        : undefined;
     // A fold never throws (a failing one is marked broken).
     this.projections.apply(fresh);
     const due = this.projections.due();
     store.write(sealed.fresh);
     if (indexed) this.derived.writeIndex(indexed, fresh[fresh.length - 1]!.seq);
     for (const { name, snapshot } of due) this.derived.saveSnapshot(name, snapshot);
-    const frontier = this.merkle.extend(growth, fresh.map((event) => event.hash));
+    const frontier = this.merkle.extend(
+      growth,
+      fresh.map((event) => event.hash),
+    );
     this.open.apply(fresh);
     this.wrote = true;
     return { results: sealed.results, frontier };
@@ -268,7 +293,9 @@ export class LmdbEventLog implements EventLog {
     this.refresh();
     this.projections.catchUp(this.source, this.store.head().seq);
     while (this.derived.indexCount > 0) {
-      const done = await this.root.transaction(() => this.derived.catchUpChunk(this.store.head().seq, (from, to) => this.store.range(from, to)));
+      const done = await this.root.transaction(() =>
+        this.derived.catchUpChunk(this.store.head().seq, (from, to) => this.store.range(from, to)),
+      );
       if (done) break;
     }
     this.prepared = true;

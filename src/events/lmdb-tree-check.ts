@@ -49,13 +49,20 @@ function reach(pgno: bigint, bounds: TreeBounds, seen: Set<bigint>): string | un
   return undefined;
 }
 
-function pageProblem(fd: number, pgno: bigint, bounds: TreeBounds, pending: bigint[], seen: Set<bigint>): string | undefined {
+function pageProblem(
+  fd: number,
+  pgno: bigint,
+  bounds: TreeBounds,
+  pending: bigint[],
+  seen: Set<bigint>,
+): string | undefined {
   const { pageSize } = bounds;
   const page = readAt(fd, Number(pgno) * pageSize, pageSize);
   if (page.length < pageSize || page.readBigUInt64LE(0) !== pgno) return 'is not the page its parent points to';
   const flags = page.readUInt16LE(18);
   const count = page.readUInt16LE(20) >> 1;
-  if (flags & P_LEAF2) return HEADER + count * page.readUInt16LE(16) <= pageSize ? undefined : 'holds more keys than fit';
+  if (flags & P_LEAF2)
+    return HEADER + count * page.readUInt16LE(16) <= pageSize ? undefined : 'holds more keys than fit';
   if (!(flags & (P_BRANCH | P_LEAF))) return 'is not a branch or leaf page';
   if (HEADER + 2 * count > pageSize) return 'lists more nodes than fit';
   for (let i = 0; i < count; i += 1) {
@@ -68,13 +75,23 @@ function pageProblem(fd: number, pgno: bigint, bounds: TreeBounds, pending: bigi
 }
 
 function branchNode(page: Buffer, at: number, pending: bigint[]): string | undefined {
-  const child = BigInt(page.readUInt16LE(at)) | (BigInt(page.readUInt16LE(at + 2)) << 16n) | (BigInt(page.readUInt16LE(at + 4)) << 32n);
+  const child =
+    BigInt(page.readUInt16LE(at)) |
+    (BigInt(page.readUInt16LE(at + 2)) << 16n) |
+    (BigInt(page.readUInt16LE(at + 4)) << 32n);
   if (at + NODE + page.readUInt16LE(at + 6) > page.length) return 'its key runs past the page';
   pending.push(child);
   return undefined;
 }
 
-function leafNode(fd: number, page: Buffer, at: number, bounds: TreeBounds, pending: bigint[], seen: Set<bigint>): string | undefined {
+function leafNode(
+  fd: number,
+  page: Buffer,
+  at: number,
+  bounds: TreeBounds,
+  pending: bigint[],
+  seen: Set<bigint>,
+): string | undefined {
   const size = page.readUInt16LE(at) | (page.readUInt16LE(at + 2) << 16);
   const flags = page.readUInt16LE(at + 4);
   const data = at + NODE + page.readUInt16LE(at + 6);
@@ -90,13 +107,21 @@ function leafNode(fd: number, page: Buffer, at: number, bounds: TreeBounds, pend
 }
 
 /** A value on overflow pages: the first one says how many follow; all must be inside the file. */
-function overflowProblem(fd: number, pgno: bigint, size: number, bounds: TreeBounds, seen: Set<bigint>): string | undefined {
+function overflowProblem(
+  fd: number,
+  pgno: bigint,
+  size: number,
+  bounds: TreeBounds,
+  seen: Set<bigint>,
+): string | undefined {
   const reached = reach(pgno, bounds, seen);
   if (reached) return `its overflow page ${pgno} ${reached}`;
   const header = readAt(fd, Number(pgno) * bounds.pageSize, HEADER);
   const pages = header.length < HEADER ? 0 : header.readUInt32LE(20);
-  if (header.length < HEADER || header.readBigUInt64LE(0) !== pgno || !(header.readUInt16LE(18) & P_OVERFLOW)) return `its overflow page ${pgno} is not one`;
-  if (pgno + BigInt(pages) - 1n > bounds.lastPage || pages * bounds.pageSize < size) return `its ${pages} overflow pages from ${pgno} do not hold its ${size} bytes inside the file`;
+  if (header.length < HEADER || header.readBigUInt64LE(0) !== pgno || !(header.readUInt16LE(18) & P_OVERFLOW))
+    return `its overflow page ${pgno} is not one`;
+  if (pgno + BigInt(pages) - 1n > bounds.lastPage || pages * bounds.pageSize < size)
+    return `its ${pages} overflow pages from ${pgno} do not hold its ${size} bytes inside the file`;
   return undefined;
 }
 

@@ -32,12 +32,17 @@ export class LmdbTree {
     const bytes = this.db?.get(HEAD_KEY, { transaction });
     if (bytes === undefined) return undefined;
     const head = JSON.parse(bytes.toString('utf8')) as TreeHead;
-    if (!Number.isSafeInteger(head.size) || typeof head.origin !== 'string') throw new FactorlyError('LOG_CORRUPT', 'the Merkle tree head of the event log is not valid');
+    if (!Number.isSafeInteger(head.size) || typeof head.origin !== 'string')
+      throw new FactorlyError('LOG_CORRUPT', 'the Merkle tree head of the event log is not valid');
     return head;
   }
 
   /** The tree as stored, when it covers the events up to `seq` (else undefined: not built yet, or behind). */
-  view(seq: number, chainHashAt: (seq: number) => string | undefined, head = this.head()): TransparencyTree | undefined {
+  view(
+    seq: number,
+    chainHashAt: (seq: number) => string | undefined,
+    head = this.head(),
+  ): TransparencyTree | undefined {
     if (!this.db || !head || head.size !== seq) return undefined;
     return new TransparencyTree(this.store(this.db), chainHashAt, head);
   }
@@ -48,10 +53,17 @@ export class LmdbTree {
    * `hashesFrom`, for a log written before trees existed). Refuses a tree that covers more events
    * than the log holds: events were removed, and appending would hide it.
    */
-  prepare(seq: number, hashesFrom: (from: number) => Iterable<string>, chainHashAt: (seq: number) => string | undefined): TreeGrowth {
+  prepare(
+    seq: number,
+    hashesFrom: (from: number) => Iterable<string>,
+    chainHashAt: (seq: number) => string | undefined,
+  ): TreeGrowth {
     const head = this.head() ?? { size: 0, origin: newOrigin() };
     if (head.size > seq) {
-      throw new FactorlyError('LOG_CORRUPT', `the event log's Merkle tree covers ${head.size} events but the log ends at seq ${seq}: events were removed (run factorly logs verify)`);
+      throw new FactorlyError(
+        'LOG_CORRUPT',
+        `the event log's Merkle tree covers ${head.size} events but the log ends at seq ${seq}: events were removed (run factorly logs verify)`,
+      );
     }
     const tree = new TransparencyTree(this.store(this.db!), chainHashAt, head);
     const frontier = this.committed?.size === head.size ? this.committed.clone() : tree.frontier();

@@ -43,7 +43,10 @@ export class MemoryEventLog implements EventLog {
       this.byId.set(event.id, event);
     }
     this.projections.apply(written);
-    this.treeAt(this.frontier.size).extend(this.frontier, written.map((event) => event.hash));
+    this.treeAt(this.frontier.size).extend(
+      this.frontier,
+      written.map((event) => event.hash),
+    );
     for (const event of written) for (const listener of this.listeners) listener(event);
     return results;
   }

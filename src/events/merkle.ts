@@ -112,7 +112,12 @@ export function peakLevels(size: number): number[] {
  * The root an inclusion proof implies for leaf `index` of a tree of `size`: PATH(m, D[n]) ends with
  * the hash of the subtree beside the one holding m, so it is read from its end inwards.
  */
-export function rootFromInclusion(index: number, size: number, leaf: Buffer, proof: readonly Buffer[]): Buffer | undefined {
+export function rootFromInclusion(
+  index: number,
+  size: number,
+  leaf: Buffer,
+  proof: readonly Buffer[],
+): Buffer | undefined {
   if (!Number.isSafeInteger(index) || index < 0 || index >= size || leaf.length !== HASH_BYTES) return undefined;
   if (proof.some((node) => node.length !== HASH_BYTES)) return undefined;
   const walk = (m: number, n: number, end: number): { hash: Buffer; used: number } | undefined => {
@@ -128,7 +133,13 @@ export function rootFromInclusion(index: number, size: number, leaf: Buffer, pro
   return result && result.used === proof.length ? result.hash : undefined;
 }
 
-export function verifyInclusion(index: number, size: number, leaf: Buffer, proof: readonly Buffer[], root: Buffer): boolean {
+export function verifyInclusion(
+  index: number,
+  size: number,
+  leaf: Buffer,
+  proof: readonly Buffer[],
+  root: Buffer,
+): boolean {
   const computed = rootFromInclusion(index, size, leaf, proof);
   return computed !== undefined && computed.equals(root);
 }
@@ -138,10 +149,21 @@ export function verifyInclusion(index: number, size: number, leaf: Buffer, proof
  * (root `newRoot`). SUBPROOF(m, D[n], b) ends with the hash of the subtree beside the recursion,
  * so it is rebuilt from its end inwards, yielding both roots at once.
  */
-export function verifyConsistency(m: number, n: number, oldRoot: Buffer, newRoot: Buffer, proof: readonly Buffer[]): boolean {
+export function verifyConsistency(
+  m: number,
+  n: number,
+  oldRoot: Buffer,
+  newRoot: Buffer,
+  proof: readonly Buffer[],
+): boolean {
   if (!Number.isSafeInteger(m) || !Number.isSafeInteger(n) || m <= 0 || m > n) return false;
   if (m === n) return proof.length === 0 && oldRoot.equals(newRoot);
-  if (oldRoot.length !== HASH_BYTES || newRoot.length !== HASH_BYTES || proof.some((node) => node.length !== HASH_BYTES)) return false;
+  if (
+    oldRoot.length !== HASH_BYTES ||
+    newRoot.length !== HASH_BYTES ||
+    proof.some((node) => node.length !== HASH_BYTES)
+  )
+    return false;
   type Roots = { old: Buffer; new: Buffer; used: number };
   const walk = (size: number, total: number, whole: boolean, end: number): Roots | undefined => {
     if (size === total) {

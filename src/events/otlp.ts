@@ -17,10 +17,21 @@ export function otlpRecord(event: Recorded) {
     str('factorly.prev_hash', event.prevHash),
     str('factorly.data', JSON.stringify(data)),
   ];
-  for (const key of ['callId', 'parentId', 'rootId', 'tool', 'iface', 'agentId', 'status', 'decision', 'rule'] as const) {
+  for (const key of [
+    'callId',
+    'parentId',
+    'rootId',
+    'tool',
+    'iface',
+    'agentId',
+    'status',
+    'decision',
+    'rule',
+  ] as const) {
     if (typeof data[key] === 'string') attributes.push(str(`factorly.${snake(key)}`, data[key] as string));
   }
-  if (typeof data.exitCode === 'number') attributes.push({ key: 'factorly.exit_code', value: { intValue: String(data.exitCode) } });
+  if (typeof data.exitCode === 'number')
+    attributes.push({ key: 'factorly.exit_code', value: { intValue: String(data.exitCode) } });
   const nanos = BigInt(Date.parse(event.at)) * 1_000_000n;
   return {
     timeUnixNano: nanos.toString(),
@@ -47,7 +58,8 @@ export function otlpDocument(events: readonly Recorded[], version: string) {
 function severity(event: Recorded): { number: number; text: string } {
   const data = event.data as { status?: string; decision?: string };
   if (data.status === 'error' || event.type === 'plugin.failed') return { number: 17, text: 'ERROR' };
-  if (data.status === 'blocked' || data.status === 'cancelled' || (data.decision && data.decision !== 'allow')) return { number: 13, text: 'WARN' };
+  if (data.status === 'blocked' || data.status === 'cancelled' || (data.decision && data.decision !== 'allow'))
+    return { number: 13, text: 'WARN' };
   return { number: 9, text: 'INFO' };
 }
 

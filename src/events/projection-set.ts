@@ -60,8 +60,18 @@ export class ProjectionSet {
   register(projection: Projection<unknown>): boolean {
     const existing = this.entries.get(projection.name);
     if (existing?.projection === projection) return false;
-    if (existing) throw new FactorlyError('PROJECTION_CONFLICT', `two different projections are named "${projection.name}"`);
-    this.entries.set(projection.name, { projection, stamp: stampOf(projection), loaded: false, state: undefined, seq: 0, hash: GENESIS_HASH, savedSeq: 0, savedBytes: 0 });
+    if (existing)
+      throw new FactorlyError('PROJECTION_CONFLICT', `two different projections are named "${projection.name}"`);
+    this.entries.set(projection.name, {
+      projection,
+      stamp: stampOf(projection),
+      loaded: false,
+      state: undefined,
+      seq: 0,
+      hash: GENESIS_HASH,
+      savedSeq: 0,
+      savedBytes: 0,
+    });
     return true;
   }
 
@@ -123,8 +133,10 @@ export class ProjectionSet {
   folded<S>(name: string): Folded<S> {
     const entry = this.entries.get(name);
     if (!entry) throw new FactorlyError('PROJECTION_UNKNOWN', `no projection "${name}" is registered with this log`);
-    if (entry.broken) throw new FactorlyError('PROJECTION_BROKEN', `projection "${name}" could not fold the log: ${entry.broken}`);
-    if (!entry.loaded) throw new FactorlyError('PROJECTION_UNKNOWN', `projection "${name}" has not been read from the log yet`);
+    if (entry.broken)
+      throw new FactorlyError('PROJECTION_BROKEN', `projection "${name}" could not fold the log: ${entry.broken}`);
+    if (!entry.loaded)
+      throw new FactorlyError('PROJECTION_UNKNOWN', `projection "${name}" has not been read from the log yet`);
     return { seq: entry.seq, state: entry.state as S };
   }
 
@@ -148,18 +160,24 @@ export class ProjectionSet {
 
   /** Forgets every fold (after a write that failed: the folds may hold events never committed). */
   reset(): void {
-    for (const entry of this.entries.values()) Object.assign(entry, { loaded: false, state: undefined, seq: 0, hash: GENESIS_HASH, broken: undefined });
+    for (const entry of this.entries.values())
+      Object.assign(entry, { loaded: false, state: undefined, seq: 0, hash: GENESIS_HASH, broken: undefined });
   }
 
   /** Drops every fold and its snapshot's standing, so the next catch-up folds from seq 1 (`logs rebuild`). */
   forget(): void {
     this.reset();
-    for (const entry of this.entries.values()) Object.assign(entry, { loaded: true, state: entry.projection.init(), savedSeq: 0, savedBytes: 0 });
+    for (const entry of this.entries.values())
+      Object.assign(entry, { loaded: true, state: entry.projection.init(), savedSeq: 0, savedBytes: 0 });
   }
 
   private load(entry: Entry, source: ProjectionSource, head: number): void {
     const snapshot = source.loadSnapshot(entry.projection.name);
-    const usable = snapshot && snapshot.stamp === entry.stamp && snapshot.seq <= head && source.hashAt(snapshot.seq) === snapshot.hash;
+    const usable =
+      snapshot &&
+      snapshot.stamp === entry.stamp &&
+      snapshot.seq <= head &&
+      source.hashAt(snapshot.seq) === snapshot.hash;
     let state: unknown;
     if (usable) {
       try {
@@ -183,6 +201,10 @@ export class ProjectionSet {
 
 /** The declared version and a digest of the fold's own code: an edit that forgot to bump the version still rebuilds. */
 function stampOf(projection: Projection<unknown>): string {
-  const code = createHash('sha256').update(String(projection.init)).update('\0').update(String(projection.evolve)).digest('hex');
+  const code = createHash('sha256')
+    .update(String(projection.init))
+    .update('\0')
+    .update(String(projection.evolve))
+    .digest('hex');
   return `${projection.version ?? 1}:${code.slice(0, 16)}`;
 }

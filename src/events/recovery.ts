@@ -23,7 +23,12 @@ export async function recoverInterrupted(log: EventLog, self?: string): Promise<
   }
   for (const { sessionId, writer, iface } of inflight.sessions) {
     const record = ended.get(writer);
-    if (record) events.push({ id: `closed-${sessionId}`, type: 'session.closed', data: { sessionId, iface, reason: `the process serving it ended (pid ${record.pid} on ${record.host})` } });
+    if (record)
+      events.push({
+        id: `closed-${sessionId}`,
+        type: 'session.closed',
+        data: { sessionId, iface, reason: `the process serving it ended (pid ${record.pid} on ${record.host})` },
+      });
   }
   if (events.length > 0) await log.append(events);
   return events.length;

@@ -48,7 +48,10 @@ export class ReplicatedEventLog implements EventLog {
   private closed = false;
   private readonly unsettled = new UnsettledBatches();
 
-  constructor(private readonly stream: BatchStream, options: ReplicatedLogOptions = {}) {
+  constructor(
+    private readonly stream: BatchStream,
+    options: ReplicatedLogOptions = {},
+  ) {
     this.mirror = new BatchMirror(stream.origin);
     this.clock = options.clock ?? (() => new Date());
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -104,7 +107,9 @@ export class ReplicatedEventLog implements EventLog {
 
   project<S>(projection: Projection<S>): ProjectionView<S> {
     this.projections.register(projection as Projection<unknown>);
-    const view = this.projections.view<S>(projection.name, () => this.projections.catchUp(this.source, this.mirror.head().seq));
+    const view = this.projections.view<S>(projection.name, () =>
+      this.projections.catchUp(this.source, this.mirror.head().seq),
+    );
     return { name: view.name, folded: view.folded, current: async () => (await this.start(), view.current()) };
   }
 
@@ -147,7 +152,8 @@ export class ReplicatedEventLog implements EventLog {
   }
 
   private async appendNow(events: readonly NewEvent[], options: AppendOptions): Promise<Recorded[]> {
-    if (this.closed) throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
+    if (this.closed)
+      throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
     await this.start();
     const deadline = Date.now() + this.timeoutMs;
     const closing = this.unsettled.closing(this.mirror);
@@ -162,19 +168,29 @@ export class ReplicatedEventLog implements EventLog {
       // Events other nodes appended since: folded before a rebase decides against the projections.
       this.projections.catchUp(this.source, head.seq);
       const batch = rebased(events, options, head, (seq) => this.mirror.events.slice(Math.max(seq, 1) - 1));
-      const sealed = sealBatch(batch.events, batch.options, { head, findById: (id) => this.mirror.findById(id), now: this.clock() });
+      const sealed = sealBatch(batch.events, batch.options, {
+        head,
+        findById: (id) => this.mirror.findById(id),
+        now: this.clock(),
+      });
       if (sealed.fresh.length === 0) return sealed.results;
       const after = this.mirror.position;
       // The batch's last chain hash names it: the same batch sent again is the same, any other is not.
       const last = sealed.fresh.at(-1)!.event;
-      const outcome = await this.send(encodeBatch(sealed.fresh.map(({ stored }) => stored)), last.hash, after, deadline).catch((error: unknown) => {
+      const outcome = await this.send(
+        encodeBatch(sealed.fresh.map(({ stored }) => stored)),
+        last.hash,
+        after,
+        deadline,
+      ).catch((error: unknown) => {
         this.unsettled.add(sealed.fresh.map(({ event }) => event));
         throw error;
       });
       if ('conflict' in outcome || outcome.duplicate) {
         await this.catchUp(deadline);
         // An earlier try whose answer was lost (beyond the stream's duplicate window) may be the one stored.
-        if (this.mirror.findById(last.id)?.hash === last.hash) return sealed.results.map((event) => this.mirror.findById(event.id) ?? event);
+        if (this.mirror.findById(last.id)?.hash === last.hash)
+          return sealed.results.map((event) => this.mirror.findById(event.id) ?? event);
         continue;
       }
       const fresh = sealed.fresh.map(({ event }) => event);
@@ -207,7 +223,9 @@ export class ReplicatedEventLog implements EventLog {
         // A follower that stopped delivering without failing (its server went away): followed anew.
         this.follow();
         const why = this.followFailure === undefined ? '' : `: ${messageOf(this.followFailure)}`;
-        throw new Error(`this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})${why}`);
+        throw new Error(
+          `this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})${why}`,
+        );
       } catch (error) {
         if (Date.now() >= deadline || this.closed) throw this.unanswered('read', error);
         await delay(RETRY_MS);
@@ -230,10 +248,14 @@ export class ReplicatedEventLog implements EventLog {
   /** Follows the stream from this copy's position; after a failure, again (a reconnect, a new leader). */
   private follow(): void {
     this.stopFollowing?.();
-    this.stopFollowing = this.stream.follow(this.mirror.position, (batch) => this.received(batch), (error) => {
-      this.followFailure = error;
-      if (!this.closed) setTimeout(() => this.follow(), RETRY_MS).unref();
-    });
+    this.stopFollowing = this.stream.follow(
+      this.mirror.position,
+      (batch) => this.received(batch),
+      (error) => {
+        this.followFailure = error;
+        if (!this.closed) setTimeout(() => this.follow(), RETRY_MS).unref();
+      },
+    );
   }
 
   /** A batch this node followed, or one it wrote itself (applied at once when nothing came in between). */

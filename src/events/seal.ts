@@ -88,7 +88,9 @@ export function rebased(
   const { expectedSeq, rebase } = options;
   if (rebase === undefined || expectedSeq === undefined || expectedSeq >= head.seq) return { events, options };
   const again = rebase(head.seq, readFrom);
-  return again === undefined ? { events, options } : { events: again, options: { ...options, expectedSeq: head.seq, rebase: undefined } };
+  return again === undefined
+    ? { events, options }
+    : { events: again, options: { ...options, expectedSeq: head.seq, rebase: undefined } };
 }
 
 export const EMPTY_HEAD: LogHead = { seq: 0, hash: GENESIS_HASH };

@@ -1,4 +1,12 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * C2SP signed-note (https://c2sp.org/signed-note) with Ed25519 keys: a text ending in a newline, a
@@ -29,11 +37,17 @@ export interface NoteVerifier {
 }
 
 export function keyIdOf(name: string, publicKey: Buffer): number {
-  return createHash('sha256').update(`${name}\n`).update(Buffer.from([ED25519])).update(publicKey).digest().readUInt32BE(0);
+  return createHash('sha256')
+    .update(`${name}\n`)
+    .update(Buffer.from([ED25519]))
+    .update(publicKey)
+    .digest()
+    .readUInt32BE(0);
 }
 
 function checkKeyName(name: string): void {
-  if (name === '' || /[\s+]/u.test(name)) throw new NoteError(`a key name must be non-empty, without spaces or "+": ${JSON.stringify(name)}`);
+  if (name === '' || /[\s+]/u.test(name))
+    throw new NoteError(`a key name must be non-empty, without spaces or "+": ${JSON.stringify(name)}`);
 }
 
 const hex8 = (id: number): string => id.toString(16).padStart(8, '0');
@@ -56,14 +70,17 @@ function parseKey(text: string, what: string): { name: string; keyId: number; ma
   // Names cannot hold "+", base64 can: the key is everything after the second one.
   const [name, id, ...rest] = text.trim().split('+');
   const encoded = rest.join('+');
-  if (!name || !/^[0-9a-f]{8}$/.test(id ?? '') || !encoded) throw new NoteError(`not a ${what}: expected <name>+<8 hex digits>+<base64>`);
+  if (!name || !/^[0-9a-f]{8}$/.test(id ?? '') || !encoded)
+    throw new NoteError(`not a ${what}: expected <name>+<8 hex digits>+<base64>`);
   const bytes = Buffer.from(encoded, 'base64');
-  if (bytes.length !== 33 || bytes[0] !== ED25519 || bytes.toString('base64') !== encoded) throw new NoteError(`not a ${what}: only Ed25519 keys (type 0x01, 32 bytes) are supported`);
+  if (bytes.length !== 33 || bytes[0] !== ED25519 || bytes.toString('base64') !== encoded)
+    throw new NoteError(`not a ${what}: only Ed25519 keys (type 0x01, 32 bytes) are supported`);
   return { name, keyId: Number.parseInt(id!, 16), material: bytes.subarray(1) };
 }
 
 export function signerFromKey(text: string): NoteSigner & { verifierKey: string } {
-  if (!text.trim().startsWith('PRIVATE+KEY+')) throw new NoteError('not a signer key: expected PRIVATE+KEY+<name>+<id>+<key>');
+  if (!text.trim().startsWith('PRIVATE+KEY+'))
+    throw new NoteError('not a signer key: expected PRIVATE+KEY+<name>+<id>+<key>');
   const { name, keyId, material } = parseKey(text.trim().slice('PRIVATE+KEY+'.length), 'signer key');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, material]), format: 'der', type: 'pkcs8' });
   const publicKey = rawPublicKey(privateKey);
@@ -76,8 +93,15 @@ export function verifierFromKey(text: string): NoteVerifier {
   const { name, keyId, material } = parseKey(text, 'verifier key');
   checkKeyName(name);
   if (keyIdOf(name, material) !== keyId) throw new NoteError('the verifier key ID does not match its key');
-  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: material.toString('base64url') }, format: 'jwk' });
-  return { name, keyId, verify: (message, signature) => signature.length === 64 && verify(null, message, publicKey, signature) };
+  const publicKey = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: material.toString('base64url') },
+    format: 'jwk',
+  });
+  return {
+    name,
+    keyId,
+    verify: (message, signature) => signature.length === 64 && verify(null, message, publicKey, signature),
+  };
 }
 
 export function signNote(text: string, signer: NoteSigner): string {
@@ -94,7 +118,8 @@ function checkText(text: string): void {
 }
 
 function checkControls(text: string): void {
-  if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) throw new NoteError('a note must not contain control characters other than newline');
+  if (/[\u0000-\u0009\u000b-\u001f]/.test(text))
+    throw new NoteError('a note must not contain control characters other than newline');
 }
 
 export interface OpenedNote {
@@ -122,7 +147,8 @@ export function openNote(note: string, verifiers: readonly NoteVerifier[]): Open
     const keyId = signature.readUInt32BE(0);
     const verifier = verifiers.find((v) => v.name === match[1] && v.keyId === keyId);
     if (!verifier) continue;
-    if (!verifier.verify(Buffer.from(text, 'utf8'), signature.subarray(4))) throw new NoteError(`the signature of ${verifier.name} does not verify`);
+    if (!verifier.verify(Buffer.from(text, 'utf8'), signature.subarray(4)))
+      throw new NoteError(`the signature of ${verifier.name} does not verify`);
     verifiedBy.push(verifier.name);
   }
   if (verifiedBy.length === 0) throw new NoteError('no signature by a known key');

@@ -23,14 +23,23 @@ export async function checkTail(log: EventLog, count: number): Promise<TailRepor
   const newestFirst: Recorded[] = [];
   for await (const event of log.read({ reverse: true, limit: count })) newestFirst.push(event);
   const events = newestFirst.reverse();
-  const bad = (seq: number, reason: string): TailReport => ({ ok: false, checked: 0, head, scope: 'tail', firstBad: { seq, reason } });
-  if (attested && (attested.seq !== head.seq || attested.hash !== head.hash)) return bad(head.seq, `the log ends at seq ${head.seq} but its head record says ${attested.seq}`);
+  const bad = (seq: number, reason: string): TailReport => ({
+    ok: false,
+    checked: 0,
+    head,
+    scope: 'tail',
+    firstBad: { seq, reason },
+  });
+  if (attested && (attested.seq !== head.seq || attested.hash !== head.hash))
+    return bad(head.seq, `the log ends at seq ${head.seq} but its head record says ${attested.seq}`);
   for (const [i, event] of events.entries()) {
     const { hash, ...rest } = event;
     if (hashEnvelope(rest) !== hash) return bad(event.seq, 'content does not match its hash');
     const before = events[i - 1];
-    if (before && (event.seq !== before.seq + 1 || event.prevHash !== before.hash)) return bad(event.seq, `does not follow event ${before.seq}`);
-    if (!before && event.seq === 1 && event.prevHash !== GENESIS_HASH) return bad(1, 'the first event does not start from the genesis hash');
+    if (before && (event.seq !== before.seq + 1 || event.prevHash !== before.hash))
+      return bad(event.seq, `does not follow event ${before.seq}`);
+    if (!before && event.seq === 1 && event.prevHash !== GENESIS_HASH)
+      return bad(1, 'the first event does not start from the genesis hash');
   }
   return { ok: true, checked: events.length, head, scope: 'tail' };
 }

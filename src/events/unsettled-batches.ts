@@ -30,8 +30,10 @@ export class UnsettledBatches {
       for (const event of batch) {
         if (event.type !== 'call.requested') continue;
         const { callId } = event.data;
-        if (mirror.ofCall(callId).some((seen) => seen.type === 'call.completed' || seen.type === 'call.interrupted')) continue;
-        const reason = 'refused before the tool ran: the event log stored the request only after the call had given up waiting for it';
+        if (mirror.ofCall(callId).some((seen) => seen.type === 'call.completed' || seen.type === 'call.interrupted'))
+          continue;
+        const reason =
+          'refused before the tool ran: the event log stored the request only after the call had given up waiting for it';
         events.push({ id: `refused-${callId}`, type: 'call.interrupted', data: { callId, reason } });
       }
       return false;

@@ -49,9 +49,15 @@ export interface LogFacts {
  * log, not larger than it (else the log was cut or rolled back), and with the root the log really
  * has at its size (else the history it signed was rewritten), proven by a consistency proof.
  */
-export function checkGivenCheckpoints(given: readonly GivenCheckpoint[], verifiers: readonly NoteVerifier[], facts: LogFacts): { results: CheckpointResult[]; findings: Finding[] } {
+export function checkGivenCheckpoints(
+  given: readonly GivenCheckpoint[],
+  verifiers: readonly NoteVerifier[],
+  facts: LogFacts,
+): { results: CheckpointResult[]; findings: Finding[] } {
   // Smallest first: the largest one that holds bounds where a rewrite found by a larger one begins.
-  const order = given.map((checkpoint, i) => ({ checkpoint, i, size: Number(checkpoint.note.split('\n')[1]) })).sort((a, b) => a.size - b.size);
+  const order = given
+    .map((checkpoint, i) => ({ checkpoint, i, size: Number(checkpoint.note.split('\n')[1]) }))
+    .sort((a, b) => a.size - b.size);
   const results: CheckpointResult[] = new Array(given.length);
   const findings: Finding[] = [];
   let holds = 0;
@@ -64,35 +70,78 @@ export function checkGivenCheckpoints(given: readonly GivenCheckpoint[], verifie
   return { results, findings };
 }
 
-function checkGivenCheckpoint(given: GivenCheckpoint, verifiers: readonly NoteVerifier[], facts: LogFacts, holds: number): { result: CheckpointResult; finding?: Finding } {
+function checkGivenCheckpoint(
+  given: GivenCheckpoint,
+  verifiers: readonly NoteVerifier[],
+  facts: LogFacts,
+  holds: number,
+): { result: CheckpointResult; finding?: Finding } {
   let checkpoint: Checkpoint;
   try {
     checkpoint = openCheckpoint(given.note, verifiers);
   } catch (error) {
     const reason = `checkpoint ${given.name}: ${(error as Error).message}`;
-    const status = error instanceof NoteError && /known key|does not verify/.test(error.message) ? 'unverified' : 'unreadable';
-    return { result: { name: given.name, status, reason }, finding: status === 'unverified' ? { kind: 'forged-checkpoint', reason, where: given.name } : undefined };
+    const status =
+      error instanceof NoteError && /known key|does not verify/.test(error.message) ? 'unverified' : 'unreadable';
+    return {
+      result: { name: given.name, status, reason },
+      finding: status === 'unverified' ? { kind: 'forged-checkpoint', reason, where: given.name } : undefined,
+    };
   }
   const { size, origin } = checkpoint;
   const base = { name: given.name, size, origin };
-  const fail = (kind: string, reason: string, seq?: number) => ({ result: { ...base, status: 'inconsistent' as const, reason }, finding: { kind, reason, seq, where: given.name } });
+  const fail = (kind: string, reason: string, seq?: number) => ({
+    result: { ...base, status: 'inconsistent' as const, reason },
+    finding: { kind, reason, seq, where: given.name },
+  });
   if (facts.origin !== undefined && origin !== facts.origin) {
-    return fail('other-log', `checkpoint ${given.name} is of log ${origin}, but this file holds log ${facts.origin}: the log was replaced by another one`);
+    return fail(
+      'other-log',
+      `checkpoint ${given.name} is of log ${origin}, but this file holds log ${facts.origin}: the log was replaced by another one`,
+    );
   }
   if (size > facts.verified && facts.brokenAt !== undefined) {
-    return { result: { ...base, status: 'inconsistent', reason: `the chain breaks at seq ${facts.brokenAt}, inside the ${size} events checkpoint ${given.name} covers` } };
+    return {
+      result: {
+        ...base,
+        status: 'inconsistent',
+        reason: `the chain breaks at seq ${facts.brokenAt}, inside the ${size} events checkpoint ${given.name} covers`,
+      },
+    };
   }
   if (size > facts.verified) {
-    return fail('rolled-back', `checkpoint ${given.name} covers ${size} events, but the log holds ${facts.verified} intact: events ${facts.verified + 1}–${size} were removed (cut, or the file rolled back to an earlier copy)`, facts.verified + 1);
+    return fail(
+      'rolled-back',
+      `checkpoint ${given.name} covers ${size} events, but the log holds ${facts.verified} intact: events ${facts.verified + 1}–${size} were removed (cut, or the file rolled back to an earlier copy)`,
+      facts.verified + 1,
+    );
   }
   const actual = facts.roots.get(size);
   if (size > 0 && actual && !actual.equals(checkpoint.rootHash)) {
-    const where = holds > 0 ? `between seq ${holds + 1} and ${size} (a checkpoint of ${holds} events still holds)` : `at or before seq ${size}`;
-    return fail('rewritten', `the first ${size} events are not those checkpoint ${given.name} signed: history was rewritten ${where}`, holds + 1);
+    const where =
+      holds > 0
+        ? `between seq ${holds + 1} and ${size} (a checkpoint of ${holds} events still holds)`
+        : `at or before seq ${size}`;
+    return fail(
+      'rewritten',
+      `the first ${size} events are not those checkpoint ${given.name} signed: history was rewritten ${where}`,
+      holds + 1,
+    );
   }
   const proof = consistency(facts, size, checkpoint.rootHash);
-  if (proof === 'failed') return fail('rewritten', `the consistency proof from checkpoint ${given.name} (size ${size}) to the log does not verify`);
-  return { result: { ...base, status: 'consistent', reason: `checkpoint ${given.name} (${size} events) is consistent with the log (${facts.verified} events)`, proof: proof?.map((node) => node.toString('hex')) } };
+  if (proof === 'failed')
+    return fail(
+      'rewritten',
+      `the consistency proof from checkpoint ${given.name} (size ${size}) to the log does not verify`,
+    );
+  return {
+    result: {
+      ...base,
+      status: 'consistent',
+      reason: `checkpoint ${given.name} (${size} events) is consistent with the log (${facts.verified} events)`,
+      proof: proof?.map((node) => node.toString('hex')),
+    },
+  };
 }
 
 /** The proof from `size` to the log's size, checked against the recomputed root; undefined when there is nothing to prove. */
@@ -121,16 +170,25 @@ export function checkEmbeddedCheckpoints(facts: LogFacts, verifiers: readonly No
     if (verifiers.length > 0) {
       try {
         const opened = openCheckpoint(data.checkpoint, verifiers);
-        if (opened.size !== data.size || opened.rootHash.toString('hex') !== data.rootHash) throw new NoteError('its fields do not match the signed note');
+        if (opened.size !== data.size || opened.rootHash.toString('hex') !== data.rootHash)
+          throw new NoteError('its fields do not match the signed note');
       } catch (error) {
-        findings.push({ kind: 'forged-checkpoint', seq, reason: `the log's checkpoint at seq ${seq} is not valid: ${(error as Error).message}` });
+        findings.push({
+          kind: 'forged-checkpoint',
+          seq,
+          reason: `the log's checkpoint at seq ${seq} is not valid: ${(error as Error).message}`,
+        });
         continue;
       }
     }
     const root = facts.roots.get(data.size) ?? safeRoot(facts.tree, data.size);
     const proof = root && consistency(facts, data.size, Buffer.from(data.rootHash, 'hex'));
     if (root && (root.toString('hex') !== data.rootHash || proof === 'failed')) {
-      findings.push({ kind: 'rewritten', seq, reason: `the log's checkpoint at seq ${seq} signed ${data.size} events that no longer match: they were changed after it was signed` });
+      findings.push({
+        kind: 'rewritten',
+        seq,
+        reason: `the log's checkpoint at seq ${seq} signed ${data.size} events that no longer match: they were changed after it was signed`,
+      });
     }
   }
   return findings;

@@ -15,7 +15,9 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
   for await (const event of log.read()) events.push(event);
   const chain = await verifyChain(each(events));
   const { verified } = chain;
-  const findings: Finding[] = chain.firstBad ? [{ kind: chain.firstBad.kind, reason: chain.firstBad.reason, seq: chain.firstBad.seq }] : [];
+  const findings: Finding[] = chain.firstBad
+    ? [{ kind: chain.firstBad.kind, reason: chain.firstBad.reason, seq: chain.firstBad.seq }]
+    : [];
   const origin = log.tree ? (await log.tree()).origin : undefined;
   const tree = await rebuiltTree(each(events.slice(0, verified)), origin);
   const facts: LogFacts = {
@@ -24,15 +26,28 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
     origin,
     roots: new Map([[verified, tree.root(verified)]]),
     tree,
-    embedded: events.slice(0, verified).filter((event) => event.type === 'log.checkpointed').map((event) => ({ seq: event.seq, data: (event as Recorded<'log.checkpointed'>).data })),
+    embedded: events
+      .slice(0, verified)
+      .filter((event) => event.type === 'log.checkpointed')
+      .map((event) => ({ seq: event.seq, data: (event as Recorded<'log.checkpointed'>).data })),
   };
   const verifiers = options.verifiers ?? [];
   findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
-  const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(options.checkpoints ?? [], verifiers, facts);
+  const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(
+    options.checkpoints ?? [],
+    verifiers,
+    facts,
+  );
   findings.push(...checkpointFindings);
   return {
-    ok: findings.length === 0, status: findings.length === 0 ? 'verified' : 'tampered', verified, events: events.at(-1)?.seq ?? 0, firstBad: findings[0], findings,
-    tree: { size: verified, rootHash: tree.root(verified).toString('hex'), origin }, checkpoints,
+    ok: findings.length === 0,
+    status: findings.length === 0 ? 'verified' : 'tampered',
+    verified,
+    events: events.at(-1)?.seq ?? 0,
+    firstBad: findings[0],
+    findings,
+    tree: { size: verified, rootHash: tree.root(verified).toString('hex'), origin },
+    checkpoints,
   };
 }
 

@@ -30,8 +30,17 @@ export interface JoinedScan {
 
 export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
   const joined: JoinedScan = {
-    verified: 0, range: new CompactRange(), roots: new Map(), lastHash: GENESIS_HASH, latest: {}, withCallId: 0, named: 0,
-    indexProblems: [], open: new Set(), checkpoints: [], digests: { ids: emptyDigest(), calls: emptyDigest(), audit: emptyDigest() },
+    verified: 0,
+    range: new CompactRange(),
+    roots: new Map(),
+    lastHash: GENESIS_HASH,
+    latest: {},
+    withCallId: 0,
+    named: 0,
+    indexProblems: [],
+    open: new Set(),
+    checkpoints: [],
+    digests: { ids: emptyDigest(), calls: emptyDigest(), audit: emptyDigest() },
   };
   for (const chunk of chunks) {
     const linked = chunk.count === 0 || chunk.firstPrevHash === joined.lastHash;
@@ -66,7 +75,10 @@ export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
 }
 
 function rangeOf(peaks: readonly string[], size: number): CompactRange {
-  return new CompactRange(size, peaks.map((peak) => Buffer.from(peak, 'hex')));
+  return new CompactRange(
+    size,
+    peaks.map((peak) => Buffer.from(peak, 'hex')),
+  );
 }
 
 /**
@@ -75,7 +87,8 @@ function rangeOf(peaks: readonly string[], size: number): CompactRange {
  */
 export function locateBreak(source: ScanSource, seq: number, last: number): { verified: number; broken: ChainBreak } {
   const start = Math.max(1, seq - 2);
-  const hashOf = (at: number): string | undefined => (at < 1 ? (at === 0 ? GENESIS_HASH : undefined) : eventAt(source, at)?.hash);
+  const hashOf = (at: number): string | undefined =>
+    at < 1 ? (at === 0 ? GENESIS_HASH : undefined) : eventAt(source, at)?.hash;
   const checker = ChainChecker.after(start - 1, hashOf(start - 1), hashOf(start - 2));
   const entries: ChainEntry[] = [];
   for (const { key, value } of source.entries(start, Math.min(last, seq + 2))) entries.push(parseEntry(key, value));

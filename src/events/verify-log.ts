@@ -6,7 +6,14 @@ import { LmdbInflight } from './lmdb-inflight.js';
 import type { LogDatabases } from './lmdb-layout.js';
 import type { NoteVerifier } from './signed-note.js';
 import { checkHeadRecord } from './verify.js';
-import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type CheckpointResult, type Finding, type GivenCheckpoint, type LogFacts } from './verify-checkpoints.js';
+import {
+  checkEmbeddedCheckpoints,
+  checkGivenCheckpoints,
+  type CheckpointResult,
+  type Finding,
+  type GivenCheckpoint,
+  type LogFacts,
+} from './verify-checkpoints.js';
 import { INDEX_NAMES, joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
 import { planChunks, scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
 import { newSeeds } from './index-digest.js';
@@ -55,11 +62,18 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     const { last } = snapshot;
     const auditUpTo = Math.min(snapshot.auditCovered ?? 0, last);
     const given = options.checkpoints ?? [];
-    const sizes = given.map((checkpoint) => sizeOf(checkpoint.note)).filter((size): size is number => size !== undefined);
+    const sizes = given
+      .map((checkpoint) => sizeOf(checkpoint.note))
+      .filter((size): size is number => size !== undefined);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
     const seeds = newSeeds();
     const plan: ScanJob[] = [
-      ...INDEX_NAMES.map((name): ScanJob => ({ kind: 'index', name, seeds, upTo: name === 'audit' ? auditUpTo : last })),
+      ...INDEX_NAMES.map((name): ScanJob => ({
+        kind: 'index',
+        name,
+        seeds,
+        upTo: name === 'audit' ? auditUpTo : last,
+      })),
       ...chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'digest', seeds, auditUpTo } })),
     ];
     const results = await scanAll(path, file.source, plan, { threads: options.threads, events: last });
@@ -80,18 +94,38 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     }
     const stored = storedTree(file.root, file.dbs, verified, snapshot.tree);
     // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
-    const lookedUp = brokenAt === undefined ? await lookedUpIfDiffering(path, file.source, chunks, joined, indexes, { threads: options.threads, last, auditUpTo }) : joined;
+    const lookedUp =
+      brokenAt === undefined
+        ? await lookedUpIfDiffering(path, file.source, chunks, joined, indexes, {
+            threads: options.threads,
+            last,
+            auditUpTo,
+          })
+        : joined;
     if (brokenAt === undefined) lookedUp.indexProblems.push(...ids!.problems, ...calls!.problems);
     findings.push(...indexFindings(snapshot, lookedUp, verified, stored, { ids: ids!.count, calls: calls!.count }));
-    const facts: LogFacts = { verified, brokenAt, origin: stored.origin, roots: rootsBefore(joined, verified), tree: stored.tree, embedded: joined.checkpoints };
+    const facts: LogFacts = {
+      verified,
+      brokenAt,
+      origin: stored.origin,
+      roots: rootsBefore(joined, verified),
+      tree: stored.tree,
+      embedded: joined.checkpoints,
+    };
     const verifiers = options.verifiers ?? [];
     findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
     const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(given, verifiers, facts);
     findings.push(...checkpointFindings);
     const root = facts.roots.get(verified) ?? joined.range.root();
     return {
-      ok: findings.length === 0, status: findings.length === 0 ? 'verified' : 'tampered', verified, events: last, firstBad: findings[0], findings,
-      tree: { size: verified, rootHash: root.toString('hex'), origin: stored.origin }, checkpoints,
+      ok: findings.length === 0,
+      status: findings.length === 0 ? 'verified' : 'tampered',
+      verified,
+      events: last,
+      firstBad: findings[0],
+      findings,
+      tree: { size: verified, rootHash: root.toString('hex'), origin: stored.origin },
+      checkpoints,
     };
   } finally {
     await file.root.close();
@@ -103,19 +137,38 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
  * so the findings name the events whose entries are wrong (rare, and only then slower).
  */
 async function lookedUpIfDiffering(
-  path: string, source: ScanSource, chunks: readonly ChunkRequest[], joined: JoinedScan, indexes: Record<IndexName, IndexSummary>,
+  path: string,
+  source: ScanSource,
+  chunks: readonly ChunkRequest[],
+  joined: JoinedScan,
+  indexes: Record<IndexName, IndexSummary>,
   scan: { threads: number | undefined; last: number; auditUpTo: number },
 ): Promise<JoinedScan> {
   const differs = (name: IndexName) => indexes[name].digest.some((part, i) => part !== joined.digests[name][i]);
   if (!INDEX_NAMES.some(differs)) return joined;
-  const plan = chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'lookup', auditUpTo: scan.auditUpTo } }));
-  const precise = joinChunks((await scanAll(path, source, plan, { threads: scan.threads, events: scan.last })) as ChunkSummary[]);
+  const plan = chunks.map((request): ScanJob => ({
+    kind: 'chunk',
+    request,
+    indexes: { mode: 'lookup', auditUpTo: scan.auditUpTo },
+  }));
+  const precise = joinChunks(
+    (await scanAll(path, source, plan, { threads: scan.threads, events: scan.last })) as ChunkSummary[],
+  );
   for (const name of INDEX_NAMES) {
-    const named = name === 'audit' ? (problem: IndexProblem) => AUDIT_NAMES.has(problem.index) : (problem: IndexProblem) => problem.index === name;
+    const named =
+      name === 'audit'
+        ? (problem: IndexProblem) => AUDIT_NAMES.has(problem.index)
+        : (problem: IndexProblem) => problem.index === name;
     if (!differs(name) || precise.indexProblems.some(named)) continue;
     // Every event's entry is there: the index holds something more, or something changed in it.
-    const what = name === 'audit' ? `the audit view's indexes (${[...AUDIT_NAMES].join(', ')}: ${indexes.audit.count} entries)` : `the ${name} index (${indexes[name].count} entries)`;
-    precise.indexProblems.push({ index: name, reason: `${what} holds an entry the events do not call for, or one was changed` });
+    const what =
+      name === 'audit'
+        ? `the audit view's indexes (${[...AUDIT_NAMES].join(', ')}: ${indexes.audit.count} entries)`
+        : `the ${name} index (${indexes[name].count} entries)`;
+    precise.indexProblems.push({
+      index: name,
+      reason: `${what} holds an entry the events do not call for, or one was changed`,
+    });
   }
   return precise;
 }
@@ -216,17 +269,47 @@ function storedTree(root: RootDatabase, dbs: LogDatabases, verified: number, hea
 }
 
 /** The indexes against what the events say they should hold. */
-function indexFindings(snapshot: Snapshot, joined: JoinedScan, verified: number, stored: StoredTree, counts: { ids: number; calls: number }): Finding[] {
+function indexFindings(
+  snapshot: Snapshot,
+  joined: JoinedScan,
+  verified: number,
+  stored: StoredTree,
+  counts: { ids: number; calls: number },
+): Finding[] {
   const { last } = snapshot;
-  const findings: Finding[] = joined.indexProblems.map((problem) => ({ kind: 'index', where: problem.index, ...(problem.seq === undefined ? {} : { seq: problem.seq }), reason: problem.reason }));
+  const findings: Finding[] = joined.indexProblems.map((problem) => ({
+    kind: 'index',
+    where: problem.index,
+    ...(problem.seq === undefined ? {} : { seq: problem.seq }),
+    reason: problem.reason,
+  }));
   if (verified !== last) return findings;
   if ((snapshot.auditCovered ?? 0) > last) {
-    findings.push({ kind: 'index', where: 'audit', reason: `the audit view's indexes say they cover ${snapshot.auditCovered} events, but the log ends at seq ${last}: events were removed` });
+    findings.push({
+      kind: 'index',
+      where: 'audit',
+      reason: `the audit view's indexes say they cover ${snapshot.auditCovered} events, but the log ends at seq ${last}: events were removed`,
+    });
   }
-  if (counts.ids !== joined.named) findings.push({ kind: 'index', where: 'ids', reason: `the ids index holds ${counts.ids} entries for ${joined.named} events whose writer chose their id` });
-  if (counts.calls !== joined.withCallId) findings.push({ kind: 'index', where: 'calls', reason: `the calls index holds ${counts.calls} entries for ${joined.withCallId} call events` });
+  if (counts.ids !== joined.named)
+    findings.push({
+      kind: 'index',
+      where: 'ids',
+      reason: `the ids index holds ${counts.ids} entries for ${joined.named} events whose writer chose their id`,
+    });
+  if (counts.calls !== joined.withCallId)
+    findings.push({
+      kind: 'index',
+      where: 'calls',
+      reason: `the calls index holds ${counts.calls} entries for ${joined.withCallId} call events`,
+    });
   for (const [type, seq] of snapshot.latest) {
-    if (joined.latest[type] !== seq) findings.push({ kind: 'index', where: 'latest', reason: `the latest index says the newest ${type} is seq ${seq}, the events say ${joined.latest[type] ?? 'none'}` });
+    if (joined.latest[type] !== seq)
+      findings.push({
+        kind: 'index',
+        where: 'latest',
+        reason: `the latest index says the newest ${type} is seq ${seq}, the events say ${joined.latest[type] ?? 'none'}`,
+      });
   }
   findings.push(...treeFindings(joined, last, stored));
   findings.push(...inflightFindings(snapshot.inflight, joined));
@@ -239,10 +322,20 @@ function inflightFindings(stored: Set<string> | undefined, joined: JoinedScan): 
   const what = (key: string) => `${key.startsWith('c:') ? 'call' : 'session'} ${key.slice(2)}`;
   const findings: Finding[] = [];
   for (const key of joined.open) {
-    if (!stored.has(key)) findings.push({ kind: 'index', where: 'inflight', reason: `${what(key)} is open in the events but missing from the inflight index (a crash would leave it running)` });
+    if (!stored.has(key))
+      findings.push({
+        kind: 'index',
+        where: 'inflight',
+        reason: `${what(key)} is open in the events but missing from the inflight index (a crash would leave it running)`,
+      });
   }
   for (const key of stored) {
-    if (!joined.open.has(key)) findings.push({ kind: 'index', where: 'inflight', reason: `the inflight index lists ${what(key)}, which the events show closed or never opened` });
+    if (!joined.open.has(key))
+      findings.push({
+        kind: 'index',
+        where: 'inflight',
+        reason: `the inflight index lists ${what(key)}, which the events show closed or never opened`,
+      });
   }
   return findings.slice(0, 20);
 }
@@ -250,10 +343,24 @@ function inflightFindings(stored: Set<string> | undefined, joined: JoinedScan): 
 function treeFindings(joined: JoinedScan, last: number, stored: StoredTree): Finding[] {
   if (stored.size === undefined) return [];
   if (stored.size < last) {
-    return [{ kind: 'appended', where: 'tree', seq: stored.size + 1, reason: `events ${stored.size + 1}–${last} were appended without extending the Merkle tree (written outside factorly)` }];
+    return [
+      {
+        kind: 'appended',
+        where: 'tree',
+        seq: stored.size + 1,
+        reason: `events ${stored.size + 1}–${last} were appended without extending the Merkle tree (written outside factorly)`,
+      },
+    ];
   }
   if (stored.size > last) {
-    return [{ kind: 'truncated', where: 'tree', seq: last + 1, reason: `the Merkle tree covers ${stored.size} events but the log ends at seq ${last}: events were removed` }];
+    return [
+      {
+        kind: 'truncated',
+        where: 'tree',
+        seq: last + 1,
+        reason: `the Merkle tree covers ${stored.size} events but the log ends at seq ${last}: events were removed`,
+      },
+    ];
   }
   let root: Buffer | undefined;
   try {
@@ -263,9 +370,13 @@ function treeFindings(joined: JoinedScan, last: number, stored: StoredTree): Fin
   }
   if (!root?.equals(joined.range.root())) {
     stored.tree = undefined;
-    return [{ kind: 'index', where: 'tree', reason: 'the stored Merkle tree does not match the events: it was changed, or the events were' }];
+    return [
+      {
+        kind: 'index',
+        where: 'tree',
+        reason: 'the stored Merkle tree does not match the events: it was changed, or the events were',
+      },
+    ];
   }
   return [];
 }
-
-

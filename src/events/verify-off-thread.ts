@@ -9,17 +9,25 @@ import { verifyLogFile, type LogVerification } from './verify-log.js';
  * checked (the file walk and the joins run on the calling thread otherwise). Runs here when the
  * compiled thread is not there (tests run from the sources).
  */
-export function verifyLogFileOffThread(path: string, options: { verifierKeys: readonly string[]; threads?: number }): Promise<LogVerification> {
+export function verifyLogFileOffThread(
+  path: string,
+  options: { verifierKeys: readonly string[]; threads?: number },
+): Promise<LogVerification> {
   const script = new URL('./verify-thread.js', import.meta.url);
-  if (!existsSync(fileURLToPath(script))) return verifyLogFile(path, { verifiers: options.verifierKeys.map(verifierFromKey), threads: options.threads });
+  if (!existsSync(fileURLToPath(script)))
+    return verifyLogFile(path, { verifiers: options.verifierKeys.map(verifierFromKey), threads: options.threads });
   return new Promise((resolve, reject) => {
-    const worker = new Worker(script, { workerData: { path, verifierKeys: [...options.verifierKeys], threads: options.threads } });
+    const worker = new Worker(script, {
+      workerData: { path, verifierKeys: [...options.verifierKeys], threads: options.threads },
+    });
     worker.once('message', (message: { report?: LogVerification; error?: string }) => {
       if (message.report) resolve(message.report);
       else reject(new Error(message.error ?? 'the verification thread answered nothing'));
       void worker.terminate();
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the verification thread stopped (exit code ${code}) before it answered`)));
+    worker.once('exit', (code) =>
+      reject(new Error(`the verification thread stopped (exit code ${code}) before it answered`)),
+    );
   });
 }

@@ -8,7 +8,14 @@ import type { Recorded } from './envelope.js';
 import { hashEnvelope } from './hash.js';
 import { chainLeaf, CompactRange, verifyInclusion } from './merkle.js';
 import type { NoteVerifier } from './signed-note.js';
-import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type CheckpointResult, type Finding, type GivenCheckpoint, type LogFacts } from './verify-checkpoints.js';
+import {
+  checkEmbeddedCheckpoints,
+  checkGivenCheckpoints,
+  type CheckpointResult,
+  type Finding,
+  type GivenCheckpoint,
+  type LogFacts,
+} from './verify-checkpoints.js';
 import type { LogVerification } from './verify-log.js';
 
 /** One line of `factorly logs prove --json`: an event, and where it sits in a signed tree. */
@@ -31,7 +38,9 @@ export interface OfflineInput {
   verifiers: readonly NoteVerifier[];
 }
 
-export type OfflineVerification = LogVerification & { proofs: { name: string; seq: number; ok: boolean; reason: string }[] };
+export type OfflineVerification = LogVerification & {
+  proofs: { name: string; seq: number; ok: boolean; reason: string }[];
+};
 
 /**
  * What an auditor can check with what they were handed and no project: an export (its chain, and
@@ -41,30 +50,59 @@ export type OfflineVerification = LogVerification & { proofs: { name: string; se
 export async function verifyOffline(input: OfflineInput): Promise<OfflineVerification> {
   const findings: Finding[] = [];
   const sizes = new Set(input.checkpoints.map((c) => Number(c.note.split('\n')[1])));
-  const records = input.proofs.flatMap((file) => parseProofs(file.name, file.text).map((record) => ({ name: file.name, record })));
-  const scanned = input.export ? await scanExport(input.export, sizes, new Set(records.map(({ record }) => record.seq))) : undefined;
+  const records = input.proofs.flatMap((file) =>
+    parseProofs(file.name, file.text).map((record) => ({ name: file.name, record })),
+  );
+  const scanned = input.export
+    ? await scanExport(input.export, sizes, new Set(records.map(({ record }) => record.seq)))
+    : undefined;
   if (scanned?.broken) findings.push(scanned.broken);
-  const facts: LogFacts = { verified: scanned?.verified ?? 0, brokenAt: scanned?.broken?.seq, origin: scanned?.embedded[0]?.data.origin, roots: scanned?.roots ?? new Map(), embedded: scanned?.embedded ?? [] };
-  const checked = scanned ? checkGivenCheckpoints(input.checkpoints, input.verifiers, facts) : signaturesOnly(input.checkpoints, input.verifiers);
+  const facts: LogFacts = {
+    verified: scanned?.verified ?? 0,
+    brokenAt: scanned?.broken?.seq,
+    origin: scanned?.embedded[0]?.data.origin,
+    roots: scanned?.roots ?? new Map(),
+    embedded: scanned?.embedded ?? [],
+  };
+  const checked = scanned
+    ? checkGivenCheckpoints(input.checkpoints, input.verifiers, facts)
+    : signaturesOnly(input.checkpoints, input.verifiers);
   findings.push(...checked.findings);
   const checkpoints = checked.results;
   if (scanned) findings.push(...checkEmbeddedCheckpoints(facts, input.verifiers));
   const proofs = records.map(({ name, record }) => checkProof(name, record, input.verifiers, scanned?.hashes));
-  for (const proof of proofs) if (!proof.ok) findings.push({ kind: 'bad-proof', seq: proof.seq, reason: proof.reason, where: proof.name });
+  for (const proof of proofs)
+    if (!proof.ok) findings.push({ kind: 'bad-proof', seq: proof.seq, reason: proof.reason, where: proof.name });
   const root = facts.roots.get(facts.verified);
   return {
-    ok: findings.length === 0, status: findings.length === 0 ? 'verified' : 'tampered', verified: facts.verified, events: scanned?.events ?? 0,
-    firstBad: findings[0], findings, tree: { size: facts.verified, rootHash: root?.toString('hex') ?? '', origin: facts.origin }, checkpoints, proofs,
+    ok: findings.length === 0,
+    status: findings.length === 0 ? 'verified' : 'tampered',
+    verified: facts.verified,
+    events: scanned?.events ?? 0,
+    firstBad: findings[0],
+    findings,
+    tree: { size: facts.verified, rootHash: root?.toString('hex') ?? '', origin: facts.origin },
+    checkpoints,
+    proofs,
   };
 }
 
 /** Without an export there is nothing to compare a checkpoint with: its signature is all that is checked. */
-function signaturesOnly(given: readonly GivenCheckpoint[], verifiers: readonly NoteVerifier[]): { results: CheckpointResult[]; findings: Finding[] } {
+function signaturesOnly(
+  given: readonly GivenCheckpoint[],
+  verifiers: readonly NoteVerifier[],
+): { results: CheckpointResult[]; findings: Finding[] } {
   const findings: Finding[] = [];
   const results = given.map((checkpoint): CheckpointResult => {
     try {
       const opened = openCheckpoint(checkpoint.note, verifiers);
-      return { name: checkpoint.name, size: opened.size, origin: opened.origin, status: 'consistent', reason: `checkpoint ${checkpoint.name} is signed by the given key` };
+      return {
+        name: checkpoint.name,
+        size: opened.size,
+        origin: opened.origin,
+        status: 'consistent',
+        reason: `checkpoint ${checkpoint.name} is signed by the given key`,
+      };
     } catch (error) {
       const reason = `checkpoint ${checkpoint.name}: ${(error as Error).message}`;
       findings.push({ kind: 'forged-checkpoint', reason, where: checkpoint.name });
@@ -84,8 +122,15 @@ interface ScannedExport {
   hashes: Map<number, string>;
 }
 
-async function scanExport(path: string, sizes: ReadonlySet<number>, proven: ReadonlySet<number>): Promise<ScannedExport> {
-  const lines = createInterface({ input: createReadStream(path, 'utf8').on('error', () => undefined), crlfDelay: Infinity });
+async function scanExport(
+  path: string,
+  sizes: ReadonlySet<number>,
+  proven: ReadonlySet<number>,
+): Promise<ScannedExport> {
+  const lines = createInterface({
+    input: createReadStream(path, 'utf8').on('error', () => undefined),
+    crlfDelay: Infinity,
+  });
   const checker = new ChainChecker();
   const range = new CompactRange();
   const result: ScannedExport = { verified: 0, events: 0, roots: new Map(), embedded: [], hashes: new Map() };
@@ -110,7 +155,11 @@ async function scanExport(path: string, sizes: ReadonlySet<number>, proven: Read
       if (text.trim() === '') continue;
       result.events += 1;
       const entry = parseLine(text, line);
-      if (line === 1 && entry.event && entry.event.seq !== 1) throw new FactorlyError('LOG_UNREADABLE', `export ${path} starts at seq ${entry.event.seq}: checking it needs every event from seq 1 (export without --since)`);
+      if (line === 1 && entry.event && entry.event.seq !== 1)
+        throw new FactorlyError(
+          'LOG_UNREADABLE',
+          `export ${path} starts at seq ${entry.event.seq}: checking it needs every event from seq 1 (export without --since)`,
+        );
       if (pending && !judge(pending, entry)) break;
       pending = entry;
     }
@@ -135,28 +184,50 @@ function parseLine(text: string, line: number): ChainEntry {
 
 function parseProofs(name: string, text: string): InclusionProofRecord[] {
   try {
-    return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as InclusionProofRecord);
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as InclusionProofRecord);
   } catch {
     throw new FactorlyError('LOG_UNREADABLE', `proof ${name} is not the JSON that factorly logs prove --json prints`);
   }
 }
 
-function checkProof(name: string, record: InclusionProofRecord, verifiers: readonly NoteVerifier[], hashes: Map<number, string> | undefined) {
-  const fail = (reason: string) => ({ name, seq: record.seq, ok: false, reason: `proof ${name}, seq ${record.seq}: ${reason}` });
+function checkProof(
+  name: string,
+  record: InclusionProofRecord,
+  verifiers: readonly NoteVerifier[],
+  hashes: Map<number, string> | undefined,
+) {
+  const fail = (reason: string) => ({
+    name,
+    seq: record.seq,
+    ok: false,
+    reason: `proof ${name}, seq ${record.seq}: ${reason}`,
+  });
   let checkpoint;
   try {
     checkpoint = openCheckpoint(record.checkpoint, verifiers);
   } catch (error) {
     return fail(`its checkpoint: ${(error as Error).message}`);
   }
-  if (checkpoint.size !== record.treeSize || checkpoint.rootHash.toString('hex') !== record.rootHash) return fail('its tree size or root hash is not the one its checkpoint signed');
+  if (checkpoint.size !== record.treeSize || checkpoint.rootHash.toString('hex') !== record.rootHash)
+    return fail('its tree size or root hash is not the one its checkpoint signed');
   if (record.event) {
     const { hash, ...rest } = record.event;
-    if (record.event.seq !== record.seq || hash !== record.eventHash || hashEnvelope(rest) !== hash) return fail('the event it carries does not match its hash');
+    if (record.event.seq !== record.seq || hash !== record.eventHash || hashEnvelope(rest) !== hash)
+      return fail('the event it carries does not match its hash');
   }
   if (record.leafIndex !== record.seq - 1) return fail(`leaf index ${record.leafIndex} is not seq ${record.seq} - 1`);
-  if (hashes?.has(record.seq) && hashes.get(record.seq) !== record.eventHash) return fail('the export holds another event at this seq');
+  if (hashes?.has(record.seq) && hashes.get(record.seq) !== record.eventHash)
+    return fail('the export holds another event at this seq');
   const path = Array.isArray(record.proof) ? record.proof.map((node) => Buffer.from(String(node), 'hex')) : [];
-  if (!verifyInclusion(record.leafIndex, record.treeSize, chainLeaf(record.eventHash), path, checkpoint.rootHash)) return fail('the inclusion proof does not lead to the signed root');
-  return { name, seq: record.seq, ok: true, reason: `event ${record.seq} is in the tree of ${record.treeSize} events its checkpoint signed` };
+  if (!verifyInclusion(record.leafIndex, record.treeSize, chainLeaf(record.eventHash), path, checkpoint.rootHash))
+    return fail('the inclusion proof does not lead to the signed root');
+  return {
+    name,
+    seq: record.seq,
+    ok: true,
+    reason: `event ${record.seq} is in the tree of ${record.treeSize} events its checkpoint signed`,
+  };
 }

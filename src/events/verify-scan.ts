@@ -84,8 +84,26 @@ const CLOSING = new Set(['call.completed', 'call.interrupted']);
  * and every index entry its events should have. Stretches are independent, so a long log is
  * checked in parallel and the summaries are joined in order (see joinChunks).
  */
-export function scanChunk(source: ScanSource, from: number, to: number, sizes: readonly number[], indexes: IndexCheck = { mode: 'lookup' }): ChunkSummary {
-  const summary: ChunkSummary = { from, count: 0, peaks: [], snapshots: [], latest: {}, withCallId: 0, named: 0, indexProblems: [], opened: [], closed: [], checkpoints: [] };
+export function scanChunk(
+  source: ScanSource,
+  from: number,
+  to: number,
+  sizes: readonly number[],
+  indexes: IndexCheck = { mode: 'lookup' },
+): ChunkSummary {
+  const summary: ChunkSummary = {
+    from,
+    count: 0,
+    peaks: [],
+    snapshots: [],
+    latest: {},
+    withCallId: 0,
+    named: 0,
+    indexProblems: [],
+    opened: [],
+    closed: [],
+    checkpoints: [],
+  };
   if (indexes.mode === 'digest') summary.digests = { ids: emptyDigest(), calls: emptyDigest(), audit: emptyDigest() };
   const auditUpTo = indexes.auditUpTo ?? 0;
   const checker = ChainChecker.after(from - 1, undefined);
@@ -125,7 +143,9 @@ export function scanChunk(source: ScanSource, from: number, to: number, sizes: r
 
 export function parseEntry(key: number, value: Uint8Array): ChainEntry {
   try {
-    const text = Buffer.isBuffer(value) ? value.toString('utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+    const text = Buffer.isBuffer(value)
+      ? value.toString('utf8')
+      : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
     return { key, event: JSON.parse(text) as Recorded };
   } catch {
     return { key, error: `event log entry ${key} is not valid JSON` };
@@ -134,7 +154,8 @@ export function parseEntry(key: number, value: Uint8Array): ChainEntry {
 
 function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds, auditUpTo: number): void {
   if (!isGeneratedId(event.id)) addEntry(summary.digests!.ids, seeds, event.id, event.seq);
-  if (event.seq <= auditUpTo) for (const [index, key] of auditKeys(event)) addEntry(summary.digests!.audit, seeds, `${index}\0${key}`, event.seq);
+  if (event.seq <= auditUpTo)
+    for (const [index, key] of auditKeys(event)) addEntry(summary.digests!.audit, seeds, `${index}\0${key}`, event.seq);
   const callId = callIdOf(event);
   if (callId === undefined) return;
   summary.withCallId += 1;
@@ -145,7 +166,12 @@ function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds, aud
  * The same sum over an index as it is stored, and how many entries it holds, for events up to
  * `upTo` (a log still being written has entries for later ones by the time this runs).
  */
-export function scanIndex(source: ScanSource, name: IndexName, seeds: Seeds, upTo: number): { name: string; count: number; digest: Digest; problems: IndexProblem[] } {
+export function scanIndex(
+  source: ScanSource,
+  name: IndexName,
+  seeds: Seeds,
+  upTo: number,
+): { name: string; count: number; digest: Digest; problems: IndexProblem[] } {
   const digest = emptyDigest();
   const problems: IndexProblem[] = [];
   let count = 0;
@@ -156,7 +182,12 @@ export function scanIndex(source: ScanSource, name: IndexName, seeds: Seeds, upT
     // cannot count it, so its entry is checked against the event it names.
     if (name === 'ids' && isGeneratedId(key)) {
       const listed = eventIdAt(source, value);
-      if (listed !== key && problems.length < MAX_INDEX_PROBLEMS) problems.push({ index: 'ids', seq: value, reason: `the ids index lists id ${key} at seq ${value}, which holds ${listed === undefined ? 'no event' : `event ${listed}`}` });
+      if (listed !== key && problems.length < MAX_INDEX_PROBLEMS)
+        problems.push({
+          index: 'ids',
+          seq: value,
+          reason: `the ids index lists id ${key} at seq ${value}, which holds ${listed === undefined ? 'no event' : `event ${listed}`}`,
+        });
       continue;
     }
     addEntry(digest, seeds, key, value);
@@ -179,20 +210,34 @@ function eventIdAt(source: ScanSource, seq: number): string | undefined {
   return undefined;
 }
 
-function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary, listed: Map<string, Set<number>>, auditUpTo: number): void {
+function checkIndexes(
+  source: ScanSource,
+  event: Recorded,
+  summary: ChunkSummary,
+  listed: Map<string, Set<number>>,
+  auditUpTo: number,
+): void {
   const problems = summary.indexProblems;
   const report = (index: string, reason: string): void => {
     if (problems.length < MAX_INDEX_PROBLEMS) problems.push({ index, seq: event.seq, reason });
   };
   if (event.seq <= auditUpTo && source.auditListed) {
     for (const [index, key] of auditKeys(event)) {
-      if (!source.auditListed(index, key, event.seq)) report(index, `event ${event.seq} (${event.type}) is missing from the ${index} index under ${JSON.stringify(key)}, so logs --${index} leaves it out`);
+      if (!source.auditListed(index, key, event.seq))
+        report(
+          index,
+          `event ${event.seq} (${event.type}) is missing from the ${index} index under ${JSON.stringify(key)}, so logs --${index} leaves it out`,
+        );
     }
   }
   if (source.seqOfId) {
     const seq = source.seqOfId(event.id);
     const expected = !isGeneratedId(event.id) || seq !== undefined;
-    if (expected && seq !== event.seq) report('ids', `event ${event.seq} (id ${event.id}) is ${seq === undefined ? 'missing from' : `listed at seq ${seq} in`} the ids index`);
+    if (expected && seq !== event.seq)
+      report(
+        'ids',
+        `event ${event.seq} (id ${event.id}) is ${seq === undefined ? 'missing from' : `listed at seq ${seq} in`} the ids index`,
+      );
   }
   const callId = callIdOf(event);
   if (callId === undefined) return;
@@ -201,7 +246,10 @@ function checkIndexes(source: ScanSource, event: Recorded, summary: ChunkSummary
   const seqs = listed.get(callId);
   const inIndex = seqs ? seqs.has(event.seq) : (source.callLists?.(callId, event.seq) ?? true);
   if (!inIndex) {
-    report('calls', `event ${event.seq} (${event.type} of call ${callId}) is missing from the calls index, so the call reads without it`);
+    report(
+      'calls',
+      `event ${event.seq} (${event.type} of call ${callId}) is missing from the calls index, so the call reads without it`,
+    );
   }
 }
 

@@ -42,15 +42,25 @@ export async function verifyChain(events: AsyncIterable<Recorded>, attested?: Lo
     await iterator.return?.();
   }
   const truncated = checkHeadRecord(checker.last, attested);
-  return truncated ? { ok: false, verified: checker.verified, firstBad: truncated } : { ok: true, verified: checker.verified };
+  return truncated
+    ? { ok: false, verified: checker.verified, firstBad: truncated }
+    : { ok: true, verified: checker.verified };
 }
 
 /** Compares the last event with the separately recorded head, when there is one. */
-export function checkHeadRecord(last: { seq: number; hash: string | undefined }, attested: LogHead | undefined): ChainBreak | undefined {
+export function checkHeadRecord(
+  last: { seq: number; hash: string | undefined },
+  attested: LogHead | undefined,
+): ChainBreak | undefined {
   if (!attested || attested.seq < last.seq) return undefined;
   if (attested.seq > last.seq) {
-    return { seq: last.seq + 1, kind: 'truncated' as BreakKind, reason: `the log ends at seq ${last.seq} but its head record says ${attested.seq}` };
+    return {
+      seq: last.seq + 1,
+      kind: 'truncated' as BreakKind,
+      reason: `the log ends at seq ${last.seq} but its head record says ${attested.seq}`,
+    };
   }
-  if (attested.hash !== last.hash) return { seq: last.seq, kind: 'modified', reason: 'the last event does not match the head record' };
+  if (attested.hash !== last.hash)
+    return { seq: last.seq, kind: 'modified', reason: 'the last event does not match the head record' };
   return undefined;
 }

@@ -49,10 +49,12 @@ export class WriterLog extends DelegatingEventLog {
     // (one write, not two), and what the rebase decides is stamped as well.
     const first = this.started ? [] : [this.startEvent()];
     const rebase = options?.rebase;
-    const again = rebase && ((head: number, readFrom: (seq: number) => readonly Recorded[]) => {
-      const decided = rebase(head, readFrom);
-      return decided && [...first, ...decided.map((event) => this.stamp(event))];
-    });
+    const again =
+      rebase &&
+      ((head: number, readFrom: (seq: number) => readonly Recorded[]) => {
+        const decided = rebase(head, readFrom);
+        return decided && [...first, ...decided.map((event) => this.stamp(event))];
+      });
     const stampedOptions = again ? { ...options, rebase: again } : options;
     try {
       const recorded = await this.inner.append([...first, ...stamped], stampedOptions);
@@ -72,7 +74,11 @@ export class WriterLog extends DelegatingEventLog {
   }
 
   private startEvent(): NewEvent {
-    return { id: writerEventId(this.identity.writer), type: 'writer.started', data: { ...this.identity, ...this.describe() } };
+    return {
+      id: writerEventId(this.identity.writer),
+      type: 'writer.started',
+      data: { ...this.identity, ...this.describe() },
+    };
   }
 
   private stamp(event: NewEvent): NewEvent {
@@ -87,7 +93,11 @@ export class WriterLog extends DelegatingEventLog {
     for (const event of batch) {
       if (event.type !== 'call.completed') continue;
       const reason = `outcome not recorded: the completion could not be written (${messageOf(error)}); the caller was told`;
-      this.unrecorded.push({ id: `interrupted-${event.data.callId}`, type: 'call.interrupted', data: { callId: event.data.callId, writer: this.identity.writer, reason } });
+      this.unrecorded.push({
+        id: `interrupted-${event.data.callId}`,
+        type: 'call.interrupted',
+        data: { callId: event.data.callId, writer: this.identity.writer, reason },
+      });
     }
   }
 

@@ -30,7 +30,10 @@ export interface BootPlan {
 type Slot = KeyedSlot<unknown> | OrderedSlot<{ order?: number }>;
 
 /** The slots a plan records, by the name used in `owns`. */
-export type PlanSlots = Record<'rules' | 'processors' | 'channels' | 'backends' | 'listeners' | 'sources' | 'interfaces' | 'engines', Slot> & {
+export type PlanSlots = Record<
+  'rules' | 'processors' | 'channels' | 'backends' | 'listeners' | 'sources' | 'interfaces' | 'engines',
+  Slot
+> & {
   providers: KeyedSlot<unknown>;
 };
 
@@ -42,15 +45,29 @@ export function planOf(key: string, plugins: LoadedPlugins, slots: PlanSlots, ef
   const report: PluginReport = { loaded: plugins.loaded, failed: plugins.failed };
   const owns = new Map<string, string[]>(report.loaded.map((plugin) => [plugin.id, []]));
   for (const [type, owner] of slots.providers.ownersByKey()) owns.get(owner)?.push(`provider:${type}`);
-  const named: [string, Slot][] = [...Object.entries(slots).filter(([name]) => name !== 'providers'), ...plugins.provided.filter(({ value }) => isSlot(value)).map(({ id, value }): [string, Slot] => [`token:${id}`, value as Slot])];
+  const named: [string, Slot][] = [
+    ...Object.entries(slots).filter(([name]) => name !== 'providers'),
+    ...plugins.provided
+      .filter(({ value }) => isSlot(value))
+      .map(({ id, value }): [string, Slot] => [`token:${id}`, value as Slot]),
+  ];
   for (const [name, slot] of named) for (const owner of ownersOf(slot)) owns.get(owner)?.push(name);
   for (const { id, owner } of plugins.provided) owns.get(owner)?.push(`provides:${id}`);
   for (const [plugin, needs] of plugins.needs) owns.get(plugin)?.push(...needs.map((id) => `needs:${id}`));
-  return { schema: 1, key, plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })), report, effective };
+  return {
+    schema: 1,
+    key,
+    plugins: report.loaded.map((plugin) => ({ id: plugin.id, root: plugin.root, owns: owns.get(plugin.id) ?? [] })),
+    report,
+    effective,
+  };
 }
 
 function isSlot(value: unknown): boolean {
-  return typeof (value as { owners?: unknown } | null)?.owners === 'function' || typeof (value as { ownersByKey?: unknown } | null)?.ownersByKey === 'function';
+  return (
+    typeof (value as { owners?: unknown } | null)?.owners === 'function' ||
+    typeof (value as { ownersByKey?: unknown } | null)?.ownersByKey === 'function'
+  );
 }
 
 function ownersOf(slot: Slot): Set<string> {
@@ -65,7 +82,12 @@ function ownersOf(slot: Slot): Set<string> {
  * know, a provider that also contributes something else (an upstream server's pass-through, a
  * tool source), a tool that is not a config entry of its own, or built-in overlays to apply.
  */
-export function pluginsForCall(plan: BootPlan, sources: readonly PluginSource[], tool: ToolDefinition | undefined, overlays: number): PluginSource[] | undefined {
+export function pluginsForCall(
+  plan: BootPlan,
+  sources: readonly PluginSource[],
+  tool: ToolDefinition | undefined,
+  overlays: number,
+): PluginSource[] | undefined {
   if (!tool || overlays > 0) return undefined;
   const byRoot = new Map(plan.plugins.map((plugin) => [plugin.root, plugin]));
   const provider = plan.plugins.find((plugin) => plugin.owns.includes(`provider:${tool.type}`));
@@ -101,13 +123,18 @@ function withProviders(plan: BootPlan, chosen: Set<PlannedPlugin>): void {
 
 /** A `{{<backend>:KEY}}` reference anywhere in the definition, or a parameter that takes references. */
 function refersToSecrets(tool: ToolDefinition): boolean {
-  return /\{\{\s*[A-Za-z_][\w-]*\s*:/.test(JSON.stringify(tool)) || tool.parameters.some((parameter) => parameter.hydrateVaultRefs);
+  return (
+    /\{\{\s*[A-Za-z_][\w-]*\s*:/.test(JSON.stringify(tool)) ||
+    tool.parameters.some((parameter) => parameter.hydrateVaultRefs)
+  );
 }
 
 export function readPlan(dir: string, key: string): BootPlan | undefined {
   try {
     const plan = JSON.parse(readFileSync(join(dir, 'boot-plan.json'), 'utf8')) as BootPlan;
-    return plan.schema === 1 && plan.key === key && Array.isArray(plan.plugins) && Array.isArray(plan.report?.loaded) ? plan : undefined;
+    return plan.schema === 1 && plan.key === key && Array.isArray(plan.plugins) && Array.isArray(plan.report?.loaded)
+      ? plan
+      : undefined;
   } catch {
     return undefined;
   }

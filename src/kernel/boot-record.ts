@@ -59,7 +59,8 @@ export class BootRecord {
   /** The effective configuration of this boot (for the boot plan a narrowed start reads). */
   record(): EffectiveRecord {
     const planned = this.sources.planned?.bootSha === this.sha ? this.sources.planned : undefined;
-    this.effective ??= planned ?? effectiveConfig(this.config, this.sources.tools(), this.plugins, this.sources.secrets());
+    this.effective ??=
+      planned ?? effectiveConfig(this.config, this.sources.tools(), this.plugins, this.sources.secrets());
     return { bootSha: this.sha, sha: this.effective.sha, config: this.effective.config };
   }
 
@@ -79,7 +80,10 @@ export class BootRecord {
     if (sameBoot && last?.data.configSha === configSha && !this.sources.reload) return;
     const events: NewEvent[] = [
       { id: `config-${configSha}`, type: 'config.recorded', data: { sha: configSha, config } },
-      { type: 'config.loaded', data: { bootSha: this.sha, files: this.config.files, tools: this.config.tools.length, configSha } },
+      {
+        type: 'config.loaded',
+        data: { bootSha: this.sha, files: this.config.files, tools: this.config.tools.length, configSha },
+      },
     ];
     if (!sameBoot) {
       events.push(...this.plugins.loaded.map((data): NewEvent => ({ type: 'plugin.loaded', data })));

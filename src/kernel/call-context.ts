@@ -53,7 +53,11 @@ export class CallContext implements CallTreeLink {
   private deadlineAt?: number;
   private detach?: () => void;
 
-  private constructor(readonly callId: string, readonly parent: CallContext | undefined, private readonly tree: Tree) {
+  private constructor(
+    readonly callId: string,
+    readonly parent: CallContext | undefined,
+    private readonly tree: Tree,
+  ) {
     this.signal = this.controller.signal;
     this.secrets = new CallSecretScope(tree.backends, tree.values);
     for (let above = parent; above; above = above.parent) this.places.push(above.started++);
@@ -61,7 +65,11 @@ export class CallContext implements CallTreeLink {
   }
 
   /** A call from outside: the root of a new tree, stopped when `caller` aborts. */
-  static root(callId: string, parts: { backends: KeyedSlot<SecretBackend>; standing?: SecretScope }, caller?: AbortSignal): CallContext {
+  static root(
+    callId: string,
+    parts: { backends: KeyedSlot<SecretBackend>; standing?: SecretScope },
+    caller?: AbortSignal,
+  ): CallContext {
     const context = new CallContext(callId, undefined, { rootId: callId, ...parts, values: new Map() });
     if (caller) context.follow(caller, () => new CallCancelled('the caller cancelled the call'));
     return context;
@@ -70,7 +78,10 @@ export class CallContext implements CallTreeLink {
   /** The context `link` stands for, if the kernel issued it. */
   static adopt(link: CallTreeLink): CallContext {
     if (!issued.has(link)) {
-      throw new FactorlyError('CALL_CONTEXT', 'an inner call must pass the calling ToolCall.context as its parent, as the kernel issued it');
+      throw new FactorlyError(
+        'CALL_CONTEXT',
+        'an inner call must pass the calling ToolCall.context as its parent, as the kernel issued it',
+      );
     }
     return link as CallContext;
   }
@@ -82,7 +93,13 @@ export class CallContext implements CallTreeLink {
   /** An inner call made by this one; it stops when this one does (at once, if this one already stopped). */
   child(callId: string): CallContext {
     const child = new CallContext(callId, this, this.tree);
-    child.follow(this.signal, () => new CallCancelled(`stopped with the call that made it ("${this.tool?.name ?? this.callId}": ${this.stopReason()})`));
+    child.follow(
+      this.signal,
+      () =>
+        new CallCancelled(
+          `stopped with the call that made it ("${this.tool?.name ?? this.callId}": ${this.stopReason()})`,
+        ),
+    );
     return child;
   }
 
@@ -91,7 +108,10 @@ export class CallContext implements CallTreeLink {
     this.tool = tool;
     if (this.signal.aborted) return;
     this.deadlineAt = performance.now() + timeoutMs;
-    this.deadline = setTimeout(() => this.controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    this.deadline = setTimeout(
+      () => this.controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
     this.deadline.unref?.();
   }
 
@@ -164,7 +184,8 @@ export class CallContext implements CallTreeLink {
   async settle(): Promise<void> {
     clearTimeout(this.deadline);
     if (this.running.size === 0) return;
-    if (!this.signal.aborted) this.controller.abort(new CallCancelled(`"${this.tool?.name ?? this.callId}" ended before it`));
+    if (!this.signal.aborted)
+      this.controller.abort(new CallCancelled(`"${this.tool?.name ?? this.callId}" ended before it`));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)));
     await Promise.race([Promise.allSettled([...this.running]), waited]);

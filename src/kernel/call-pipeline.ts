@@ -77,32 +77,68 @@ export class CallPipeline {
       log = this.parts.log();
       await this.parts.boot.ensure(log);
     } catch (error) {
-      return unrecorded(context, `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`, started);
+      return unrecorded(
+        context,
+        `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`,
+        started,
+      );
     }
     const tool = this.parts.registry.get(request.tool, request.sessionId);
-    const record = new CallRecord(context, request, tool ?? unknownTool(request.tool), () => this.parts.processors.list(), this.parts.bounds());
+    const record = new CallRecord(
+      context,
+      request,
+      tool ?? unknownTool(request.tool),
+      () => this.parts.processors.list(),
+      this.parts.bounds(),
+    );
     const flight: Flight = { log, context, record, request, started };
     // The call's tree stopped before this call could start: it is recorded, and never runs.
     if (context.signal.aborted) return this.stopped(flight, await record.opening());
     if (!tool) {
-      const hint = didYouMean(request.tool, this.parts.registry.visible().map((t) => t.name));
+      const hint = didYouMean(
+        request.tool,
+        this.parts.registry.visible().map((t) => t.name),
+      );
       return this.block(flight, await record.opening(), 'unknown_tool', `tool "${request.tool}" not found${hint}`);
     }
     const validated = validateParams(tool.parameters, request.params);
     if (validated.problems.length > 0) {
-      return this.block(flight, await record.opening(), 'invalid', `parameter validation failed for "${tool.name}": ${validated.problems.join('; ')}`);
+      return this.block(
+        flight,
+        await record.opening(),
+        'invalid',
+        `parameter validation failed for "${tool.name}": ${validated.problems.join('; ')}`,
+      );
     }
     const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
     const coerced = validated.changed ? { original: request.params, coerced: validated.params } : undefined;
-    const opening = [...(source ? [await record.source(source)] : []), ...(await record.opening({ sourceSha: source?.sha, engine: source?.engine, coerced }))];
+    const opening = [
+      ...(source ? [await record.source(source)] : []),
+      ...(await record.opening({ sourceSha: source?.sha, engine: source?.engine, coerced })),
+    ];
     const { agentId, sessionId, iface, client } = request;
-    const gateRequest = { callId: context.callId, tool, params: validated.params, iface, agentId, sessionId, parentId: context.parent?.callId, client, callers: context.callers(), signal: context.signal };
+    const gateRequest = {
+      callId: context.callId,
+      tool,
+      params: validated.params,
+      iface,
+      agentId,
+      sessionId,
+      parentId: context.parent?.callId,
+      client,
+      callers: context.callers(),
+      signal: context.signal,
+    };
     // The shadow gate writes call.requested together with its decisions, before execution.
     let verdict: Awaited<ReturnType<ShadowGate['check']>>;
     try {
       verdict = await this.parts.shadow.check(log, gateRequest, opening, record.redactor);
     } catch (error) {
-      return unrecorded(context, `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`, started);
+      return unrecorded(
+        context,
+        `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`,
+        started,
+      );
     }
     // A confirmation cut short by the tree stopping is a cancellation, not a refusal.
     const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.signal.aborted;
@@ -127,41 +163,103 @@ export class CallPipeline {
       const hydrated = await hydrateParams(tool.parameters, params, context.secrets, this.parts.backends);
       const { iface, agentId, sessionId, client } = request;
       const work = provider.execute({
-        callId: context.callId, rootId: context.rootId, parentId: context.parent?.callId, tool, params: hydrated, iface,
-        agentId, sessionId, timeoutMs, signal: context.signal, secrets: context.secrets, context, client,
+        callId: context.callId,
+        rootId: context.rootId,
+        parentId: context.parent?.callId,
+        tool,
+        params: hydrated,
+        iface,
+        agentId,
+        sessionId,
+        timeoutMs,
+        signal: context.signal,
+        secrets: context.secrets,
+        context,
+        client,
       });
-      const unstoppable = (): ToolResult => ({ output: '', error: `"${tool.name}" did not stop within ${STOP_GRACE_MS / 1000}s (${context.stopReason()})`, exitCode: context.cancelled ? 130 : 124 });
+      const unstoppable = (): ToolResult => ({
+        output: '',
+        error: `"${tool.name}" did not stop within ${STOP_GRACE_MS / 1000}s (${context.stopReason()})`,
+        exitCode: context.cancelled ? 130 : 124,
+      });
       return await context.bounded(work, unstoppable);
     } catch (error) {
       return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
     }
   }
 
-  private async complete(flight: Flight, tool: ToolDefinition, result: ToolResult, params: Params, stopped?: Stopped): Promise<CallOutcome> {
+  private async complete(
+    flight: Flight,
+    tool: ToolDefinition,
+    result: ToolResult,
+    params: Params,
+    stopped?: Stopped,
+  ): Promise<CallOutcome> {
     const { log, context, record } = flight;
-    const processed = await processResult(this.parts.processors.list(), result, { tool, secrets: context.scrubList(), params });
+    const processed = await processResult(this.parts.processors.list(), result, {
+      tool,
+      secrets: context.scrubList(),
+      params,
+    });
     const { output, error, diagnostics, content, meta, structuredContent } = processed;
     const durationMs = Math.round(performance.now() - flight.started);
     const status = stopped ?? (result.exitCode !== 0 || error ? 'error' : 'success');
-    const bytes = processed.processed ? { originalBytes: Buffer.byteLength(processed.originalOutput, 'utf8'), processedBytes: Buffer.byteLength(output, 'utf8') } : {};
+    const bytes = processed.processed
+      ? {
+          originalBytes: Buffer.byteLength(processed.originalOutput, 'utf8'),
+          processedBytes: Buffer.byteLength(output, 'utf8'),
+        }
+      : {};
     const usage = result.usage;
     const stored = record.stored(output, error, diagnostics);
-    const lost = await appended(log, [{ type: 'call.completed', data: { callId: context.callId, status, exitCode: result.exitCode, ...stored, durationMs, usage, ...bytes } }]);
+    const lost = await appended(log, [
+      {
+        type: 'call.completed',
+        data: { callId: context.callId, status, exitCode: result.exitCode, ...stored, durationMs, usage, ...bytes },
+      },
+    ]);
     // The tool ran: the caller hears that its outcome is not on record (the log marks the call
     // interrupted once it can be written), and gets no output that the log does not hold.
-    if (lost) return unrecorded(context, `the tool ran, but its outcome could not be recorded (${lost}); the call is marked interrupted once the log can be written`, flight.started);
+    if (lost)
+      return unrecorded(
+        context,
+        `the tool ran, but its outcome could not be recorded (${lost}); the call is marked interrupted once the log can be written`,
+        flight.started,
+      );
     const extras = { content, meta, structuredContent };
-    return { callId: context.callId, status, output, error, diagnostics, exitCode: result.exitCode, durationMs, ...definedOnly(extras) };
+    return {
+      callId: context.callId,
+      status,
+      output,
+      error,
+      diagnostics,
+      exitCode: result.exitCode,
+      durationMs,
+      ...definedOnly(extras),
+    };
   }
 
   /** A call refused before it ran: `blockedBy` is the stage or decision (as recorded), `rule` the rule's name. */
-  private async block(flight: Flight, before: NewEvent[], blockedBy: string, reason: string, rule = blockedBy): Promise<CallOutcome> {
+  private async block(
+    flight: Flight,
+    before: NewEvent[],
+    blockedBy: string,
+    reason: string,
+    rule = blockedBy,
+  ): Promise<CallOutcome> {
     const { log, context, record } = flight;
     const error = await record.text(reason);
     const durationMs = Math.round(performance.now() - flight.started);
     const stored = record.stored('', error, undefined);
-    const refusal = await appended(log, [...before, { type: 'call.completed', data: { callId: context.callId, status: 'blocked', exitCode: 1, ...stored, blockedBy, durationMs } }]);
-    if (refusal) return unrecorded(context, `${error}; and the refusal could not be recorded (${refusal})`, flight.started);
+    const refusal = await appended(log, [
+      ...before,
+      {
+        type: 'call.completed',
+        data: { callId: context.callId, status: 'blocked', exitCode: 1, ...stored, blockedBy, durationMs },
+      },
+    ]);
+    if (refusal)
+      return unrecorded(context, `${error}; and the refusal could not be recorded (${refusal})`, flight.started);
     return { callId: context.callId, status: 'blocked', output: '', error, exitCode: 1, durationMs, blockedBy: rule };
   }
 
@@ -171,7 +269,13 @@ export class CallPipeline {
     const error = await record.text(`cancelled before it ran: ${context.stopReason()}`);
     const durationMs = Math.round(performance.now() - flight.started);
     const stored = record.stored('', error, undefined);
-    const refusal = await appended(log, [...before, { type: 'call.completed', data: { callId: context.callId, status: 'cancelled', exitCode: 130, ...stored, durationMs } }]);
+    const refusal = await appended(log, [
+      ...before,
+      {
+        type: 'call.completed',
+        data: { callId: context.callId, status: 'cancelled', exitCode: 130, ...stored, durationMs },
+      },
+    ]);
     if (refusal) return unrecorded(context, `${error}; and that could not be recorded (${refusal})`, flight.started);
     return { callId: context.callId, status: 'cancelled', output: '', error, exitCode: 130, durationMs };
   }
@@ -181,7 +285,14 @@ type Stopped = Extract<CallStatus, 'cancelled' | 'timeout'>;
 
 /** The answer to a call the log could not take: an error, and no output the log does not hold. */
 function unrecorded(context: CallContext, error: string, started: number): CallOutcome {
-  return { callId: context.callId, status: 'error', output: '', error, exitCode: 1, durationMs: Math.round(performance.now() - started) };
+  return {
+    callId: context.callId,
+    status: 'error',
+    output: '',
+    error,
+    exitCode: 1,
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 /**
@@ -219,7 +330,13 @@ function stoppedStatus(context: CallContext, result: ToolResult): Stopped | unde
  * script), with 124 or 130 when the provider gave none; a cancelled one says what stopped it.
  */
 function stoppedResult(result: ToolResult, stopped: Stopped | undefined, context: CallContext): ToolResult {
-  if (stopped === 'timeout') return { ...result, exitCode: result.exitCode || 124, error: result.error || `timed out after ${(context.tool?.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s` };
-  if (stopped === 'cancelled') return { ...result, exitCode: result.exitCode || 130, error: `cancelled: ${context.stopReason()}` };
+  if (stopped === 'timeout')
+    return {
+      ...result,
+      exitCode: result.exitCode || 124,
+      error: result.error || `timed out after ${(context.tool?.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s`,
+    };
+  if (stopped === 'cancelled')
+    return { ...result, exitCode: result.exitCode || 130, error: `cancelled: ${context.stopReason()}` };
   return result;
 }

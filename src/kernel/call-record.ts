@@ -26,27 +26,53 @@ export class CallRecord {
   }
 
   /** `call.requested`, then `call.params_coerced` when validation changed the params, then `call.params_capped` when any was too big. */
-  async opening(extra: { sourceSha?: string; engine?: { name: string; version: string }; coerced?: { original: Params; coerced: Params } } = {}): Promise<NewEvent[]> {
+  async opening(
+    extra: {
+      sourceSha?: string;
+      engine?: { name: string; version: string };
+      coerced?: { original: Params; coerced: Params };
+    } = {},
+  ): Promise<NewEvent[]> {
     const { request, context } = this;
     const { tool, iface, agentId, sessionId, replayedFrom } = request;
-    const data = { callId: context.callId, rootId: context.rootId, parentId: context.parent?.callId, tool, params: request.params, iface, agentId, sessionId, replayedFrom, sourceSha: extra.sourceSha, engine: extra.engine };
+    const data = {
+      callId: context.callId,
+      rootId: context.rootId,
+      parentId: context.parent?.callId,
+      tool,
+      params: request.params,
+      iface,
+      agentId,
+      sessionId,
+      replayedFrom,
+      sourceSha: extra.sourceSha,
+      engine: extra.engine,
+    };
     const requested = await this.redactor.event<NewEvent<'call.requested'>>({ type: 'call.requested', data });
     const capped = new Map<string, CappedInfo[string]>();
     requested.data.params = this.cap(requested.data.params, capped);
     const events: NewEvent[] = [requested];
     if (extra.coerced) {
-      const coerced = await this.redactor.event<NewEvent<'call.params_coerced'>>({ type: 'call.params_coerced', data: { callId: context.callId, ...extra.coerced } });
+      const coerced = await this.redactor.event<NewEvent<'call.params_coerced'>>({
+        type: 'call.params_coerced',
+        data: { callId: context.callId, ...extra.coerced },
+      });
       coerced.data.original = this.cap(coerced.data.original, capped);
       coerced.data.coerced = this.cap(coerced.data.coerced, capped);
       events.push(coerced);
     }
-    if (capped.size > 0) events.push({ type: 'call.params_capped', data: { callId: context.callId, params: Object.fromEntries(capped) } });
+    if (capped.size > 0)
+      events.push({ type: 'call.params_capped', data: { callId: context.callId, params: Object.fromEntries(capped) } });
     return events;
   }
 
   /** `source.recorded` for the script a call runs (its id is derived from the digest: appending it again is a no-op). */
   async source(source: CallSource): Promise<NewEvent> {
-    return this.redactor.event({ id: `source-${source.sha}`, type: 'source.recorded', data: { sha: source.sha, language: source.language, source: source.source } });
+    return this.redactor.event({
+      id: `source-${source.sha}`,
+      type: 'source.recorded',
+      data: { sha: source.sha, language: source.language, source: source.source },
+    });
   }
 
   /** The text of an error the pipeline itself writes (a refusal), scrubbed. */
@@ -57,7 +83,11 @@ export class CallRecord {
   /** A completion's fields as stored: output capped with its size and digest, error and diagnostics capped with a marker. */
   stored(output: string, error: string | undefined, diagnostics: string | undefined) {
     const cap = this.bounds.maxOutputBytes;
-    return { output: storedText(output, cap), error: cappedText(error, cap), diagnostics: cappedText(diagnostics, cap) };
+    return {
+      output: storedText(output, cap),
+      error: cappedText(error, cap),
+      diagnostics: cappedText(diagnostics, cap),
+    };
   }
 
   private cap(params: Params, capped: Map<string, CappedInfo[string]>): Params {

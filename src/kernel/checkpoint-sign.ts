@@ -31,8 +31,13 @@ export function checkpointFileName(size: number): string {
  * The key (`.factorly/log.key` unless `keyFor` gives another) is made on first use, named after the
  * log's origin.
  */
-export async function signLogCheckpoint(log: EventLog, stateDir: string, keyFor: (origin: string) => Promise<LogSigner> = async (origin) => loadLogKey(stateDir, origin)!): Promise<SignedCheckpoint> {
-  if (!log.tree) throw new FactorlyError('LOG_CORRUPT', 'this event log keeps no Merkle tree, so it cannot be checkpointed');
+export async function signLogCheckpoint(
+  log: EventLog,
+  stateDir: string,
+  keyFor: (origin: string) => Promise<LogSigner> = async (origin) => loadLogKey(stateDir, origin)!,
+): Promise<SignedCheckpoint> {
+  if (!log.tree)
+    throw new FactorlyError('LOG_CORRUPT', 'this event log keeps no Merkle tree, so it cannot be checkpointed');
   const tree = await log.tree();
   const signer = await keyFor(tree.origin);
   const root = tree.root();
@@ -41,7 +46,19 @@ export async function signLogCheckpoint(log: EventLog, stateDir: string, keyFor:
   mkdirSync(dir, { recursive: true });
   const file = join(dir, checkpointFileName(tree.size));
   writeFileSync(file, checkpoint);
-  const signed = { origin: tree.origin, size: tree.size, rootHash: root.toString('hex'), checkpoint, file, verifierKey: signer.verifierKey };
-  await log.append([{ type: 'log.checkpointed', data: { size: signed.size, rootHash: signed.rootHash, origin: signed.origin, checkpoint } }]);
+  const signed = {
+    origin: tree.origin,
+    size: tree.size,
+    rootHash: root.toString('hex'),
+    checkpoint,
+    file,
+    verifierKey: signer.verifierKey,
+  };
+  await log.append([
+    {
+      type: 'log.checkpointed',
+      data: { size: signed.size, rootHash: signed.rootHash, origin: signed.origin, checkpoint },
+    },
+  ]);
   return signed;
 }

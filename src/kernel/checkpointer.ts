@@ -40,7 +40,10 @@ export class Checkpointer {
 
   /** The key checkpoints are signed with, as `log.key` says (made on first use). */
   key(origin: string): Promise<LogSigner> {
-    this.signer ??= this.settings.key === 'file' ? Promise.resolve(loadLogKey(this.stateDir, origin)!) : loadBackendLogKey(this.backend(this.settings.key), this.settings.key, this.stateDir, origin);
+    this.signer ??=
+      this.settings.key === 'file'
+        ? Promise.resolve(loadLogKey(this.stateDir, origin)!)
+        : loadBackendLogKey(this.backend(this.settings.key), this.settings.key, this.stateDir, origin);
     this.signer.catch(() => (this.signer = undefined));
     return this.signer;
   }
@@ -65,9 +68,10 @@ export class Checkpointer {
     if (!BOOKKEEPING.has(event.type)) this.appendedSince = true;
     const every = this.settings.checkpointEvery;
     // Only events that may have reached the next checkpoint queue any work.
-    if (every > 0 && (this.last === undefined || event.seq - this.last.size >= every)) void this.enqueue(async () => {
-      if (event.seq - (await this.lastCheckpoint()).size >= every) await this.sign();
-    });
+    if (every > 0 && (this.last === undefined || event.seq - this.last.size >= every))
+      void this.enqueue(async () => {
+        if (event.seq - (await this.lastCheckpoint()).size >= every) await this.sign();
+      });
   }
 
   /** While serving: a checkpoint every interval in which the log grew (other writers included). */
@@ -75,9 +79,13 @@ export class Checkpointer {
     this.serving = true;
     const interval = this.settings.checkpointIntervalMs;
     if (interval <= 0 || this.timer) return;
-    this.timer = setInterval(() => void this.enqueue(async () => {
-      if ((await this.log().head()).seq > (await this.lastCheckpoint()).size) await this.sign();
-    }), interval);
+    this.timer = setInterval(
+      () =>
+        void this.enqueue(async () => {
+          if ((await this.log().head()).seq > (await this.lastCheckpoint()).size) await this.sign();
+        }),
+      interval,
+    );
     this.timer.unref();
   }
 
@@ -91,9 +99,10 @@ export class Checkpointer {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.queue;
-    if (this.appendedSince) await this.enqueue(async () => {
-      if (this.serving || (await this.lastCheckpointDue())) await this.sign();
-    });
+    if (this.appendedSince)
+      await this.enqueue(async () => {
+        if (this.serving || (await this.lastCheckpointDue())) await this.sign();
+      });
   }
 
   private async sign(): Promise<SignedCheckpoint> {
@@ -123,7 +132,10 @@ export class Checkpointer {
   }
 
   private noteCheckpoint(size: number, at: string): void {
-    this.last = { size: Math.max(this.last?.size ?? 0, size), at: Math.max(this.last?.at ?? Number.NEGATIVE_INFINITY, Date.parse(at)) };
+    this.last = {
+      size: Math.max(this.last?.size ?? 0, size),
+      at: Math.max(this.last?.at ?? Number.NEGATIVE_INFINITY, Date.parse(at)),
+    };
   }
 
   private enqueue(work: () => Promise<unknown>, rethrow = false): Promise<unknown> {

@@ -25,7 +25,11 @@ export async function collectTools(
   const all: ToolDefinition[] = [];
   for (const tool of config.tools) {
     const provider = providers.get(tool.type);
-    all.push(...(provider?.expand && options.expand ? expandedFrom(tool, await expand(provider, tool, options.redact)) : [tool]));
+    all.push(
+      ...(provider?.expand && options.expand
+        ? expandedFrom(tool, await expand(provider, tool, options.redact))
+        : [tool]),
+    );
   }
   const sourced: ToolDefinition[] = [];
   for (const source of sources.list()) sourced.push(...(await source.tools({ settings: config.settings })));
@@ -40,7 +44,10 @@ export async function collectTools(
       continue;
     }
     const earlier = seen.get(tool.name);
-    if (earlier) problems.push(`config: duplicate tool "${tool.name}" (found again in ${where(tool)}; first in ${where(earlier)})`);
+    if (earlier)
+      problems.push(
+        `config: duplicate tool "${tool.name}" (found again in ${where(tool)}; first in ${where(earlier)})`,
+      );
     else seen.set(tool.name, tool);
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
@@ -52,7 +59,11 @@ export async function collectTools(
  * covered by the entry's rules unless the provider gave it its own.
  */
 export function expandedFrom(entry: ToolDefinition, tools: readonly ToolDefinition[]): ToolDefinition[] {
-  return tools.map((tool) => ({ ...tool, ...(tool.shadow || !entry.shadow ? {} : { shadow: entry.shadow }), expandedFrom: entry.name }));
+  return tools.map((tool) => ({
+    ...tool,
+    ...(tool.shadow || !entry.shadow ? {} : { shadow: entry.shadow }),
+    expandedFrom: entry.name,
+  }));
 }
 
 /**
@@ -60,7 +71,11 @@ export function expandedFrom(entry: ToolDefinition, tools: readonly ToolDefiniti
  * quote what it was given, such as the server's stderr echoing its secret env: the message is
  * scrubbed as a call's error would be. The new error carries no cause, whose text would still hold it.
  */
-async function expand(provider: ToolProvider, tool: ToolDefinition, redact: CollectOptions['redact']): Promise<ToolDefinition[]> {
+async function expand(
+  provider: ToolProvider,
+  tool: ToolDefinition,
+  redact: CollectOptions['redact'],
+): Promise<ToolDefinition[]> {
   try {
     return await provider.expand!(tool);
   } catch (error) {
@@ -71,7 +86,11 @@ async function expand(provider: ToolProvider, tool: ToolDefinition, redact: Coll
 }
 
 /** Lays each entry that adjusts a built-in over the built-in tool it names (each `shadow` key the user set wins). */
-function applyOverlays(config: LoadedConfig, sourced: ToolDefinition[], providers: KeyedSlot<ToolProvider>): ToolDefinition[] {
+function applyOverlays(
+  config: LoadedConfig,
+  sourced: ToolDefinition[],
+  providers: KeyedSlot<ToolProvider>,
+): ToolDefinition[] {
   const byName = new Map(sourced.map((tool) => [tool.name, tool]));
   const problems: string[] = [];
   for (const overlay of config.overlays) {
@@ -106,10 +125,15 @@ function overlaySpecProblems(overlay: ToolOverlay, tool: ToolDefinition, provide
   const at = (key?: string) => `${overlay.source.file}:${(key && overlay.specLines?.[key]) ?? overlay.source.line}`;
   const unknown = Object.keys(overlay.spec).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
-    return unknown.map((key) => `config: tool "${overlay.name}" has key "${key}", but an entry for a built-in tool may only hold ${[...OVERLAY_SETTINGS, ...allowed].join(', ')} (${at(key)})`);
+    return unknown.map(
+      (key) =>
+        `config: tool "${overlay.name}" has key "${key}", but an entry for a built-in tool may only hold ${[...OVERLAY_SETTINGS, ...allowed].join(', ')} (${at(key)})`,
+    );
   }
   const prepared = providers.get(tool.type)?.prepare?.(tool);
-  return (prepared?.problems ?? []).map((message) => `config: tool "${overlay.name}" ${message} (${at(Object.keys(overlay.spec!)[0])})`);
+  return (prepared?.problems ?? []).map(
+    (message) => `config: tool "${overlay.name}" ${message} (${at(Object.keys(overlay.spec!)[0])})`,
+  );
 }
 
 function where(tool: ToolDefinition): string {

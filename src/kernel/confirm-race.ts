@@ -17,7 +17,12 @@ export const STOPPED = 'stopped';
  * does not count as an answer unless every channel failed; no answer within `timeoutMs` is a deny,
  * and so is the call being stopped (`stop`) before anyone answered.
  */
-export function raceChannels(channels: readonly ConfirmChannel[], request: ConfirmRequest, timeoutMs: number, stop?: AbortSignal): Promise<ConfirmOutcome> {
+export function raceChannels(
+  channels: readonly ConfirmChannel[],
+  request: ConfirmRequest,
+  timeoutMs: number,
+  stop?: AbortSignal,
+): Promise<ConfirmOutcome> {
   const controller = new AbortController();
   return new Promise((resolve) => {
     let settled = false;
@@ -38,10 +43,12 @@ export function raceChannels(channels: readonly ConfirmChannel[], request: Confi
       Promise.resolve()
         .then(() => channel.ask(request, controller.signal))
         .then(
-          (answer) => finish({ channel: channel.name, approved: answer.approved === true, by: answer.by, timedOut: false }),
+          (answer) =>
+            finish({ channel: channel.name, approved: answer.approved === true, by: answer.by, timedOut: false }),
           (error: unknown) => {
             failures += 1;
-            if (failures === channels.length) finish({ channel: channel.name, approved: false, by: `failed: ${messageOf(error)}`, timedOut: false });
+            if (failures === channels.length)
+              finish({ channel: channel.name, approved: false, by: `failed: ${messageOf(error)}`, timedOut: false });
           },
         );
     }

@@ -17,14 +17,20 @@ export interface EffectiveConfig {
  * configurations get one digest. A secret a provider resolved at boot is put back as its reference
  * wherever its value shows up, so the record never holds one.
  */
-export function effectiveConfig(config: LoadedConfig, tools: readonly ToolDefinition[], plugins: PluginReport, secrets: ReadonlyMap<string, string>): { sha: string; config: JsonValue } {
+export function effectiveConfig(
+  config: LoadedConfig,
+  tools: readonly ToolDefinition[],
+  plugins: PluginReport,
+  secrets: ReadonlyMap<string, string>,
+): { sha: string; config: JsonValue } {
   const effective: EffectiveConfig = {
     settings: config.settings as Record<string, JsonValue>,
     tools: Object.fromEntries(tools.map(({ inputSchema: _schema, ...tool }) => [tool.name, tool as ToolDefinition])),
     plugins: plugins.loaded.map((plugin) => `${plugin.id}@${plugin.version}`).sort(),
   };
   let text = canonicalJson(effective);
-  for (const [reference, value] of secrets) if (value.length >= 4) text = text.split(JSON.stringify(value).slice(1, -1)).join(`{{${reference}}}`);
+  for (const [reference, value] of secrets)
+    if (value.length >= 4) text = text.split(JSON.stringify(value).slice(1, -1)).join(`{{${reference}}}`);
   return { sha: sha256Hex(text), config: JSON.parse(text) as JsonValue };
 }
 

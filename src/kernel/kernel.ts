@@ -15,7 +15,14 @@ import type { ConfigDeclarations } from './config/declared.js';
 import type { ConfigSettings, ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
 import { createRootScope, type Scope } from './container.js';
-import type { ConfigListener, ConfirmChannel, FactorlyInterface, OutputProcessor, SecretBackend, ShadowRule } from './contracts/extensions.js';
+import type {
+  ConfigListener,
+  ConfirmChannel,
+  FactorlyInterface,
+  OutputProcessor,
+  SecretBackend,
+  ShadowRule,
+} from './contracts/extensions.js';
 import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import { bindLogEngines, checkLogEngine, defaultLogSettings, openConfiguredLog } from './log-engines.js';
@@ -115,22 +122,41 @@ export interface Kernel {
  */
 export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const lifecycle = new Lifecycle();
-  const paths = options.inlineConfig ? inlinePaths(options) : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
+  const paths = options.inlineConfig
+    ? inlinePaths(options)
+    : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
   const checkpoints = new Checkpointer(
-    () => scope.resolve(KernelTokens.EventLog), paths.stateDir, DEFAULT_CHECKPOINT_SETTINGS,
-    (message) => process.stderr.write(`warning: ${message}\n`), (name) => slots.backends.get(name),
+    () => scope.resolve(KernelTokens.EventLog),
+    paths.stateDir,
+    DEFAULT_CHECKPOINT_SETTINGS,
+    (message) => process.stderr.write(`warning: ${message}\n`),
+    (name) => slots.backends.get(name),
   );
   // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
   let logSettings = defaultLogSettings(paths);
   let writer: WriterLog | undefined;
   let booted: BootRecord | undefined;
-  const logParts = (settings: LoadedConfig['log'], clock?: () => Date) => ({ paths, settings, engines: slots.logEngines, secret: (key: string) => slots.standing.resolve(key), clock });
+  const logParts = (settings: LoadedConfig['log'], clock?: () => Date) => ({
+    paths,
+    settings,
+    engines: slots.logEngines,
+    secret: (key: string) => slots.standing.resolve(key),
+    clock,
+  });
   const openLog = (): EventLog => {
     // The writer's record names the configuration it runs with, once the registry is known.
     const describe = () => (booted ? { configSha: booted.configSha } : {});
-    const opened = openKernelLog({ ...logParts(logSettings), given: options.log, lifecycle, bus, rules: slots.rules, checkpoints, describe });
+    const opened = openKernelLog({
+      ...logParts(logSettings),
+      given: options.log,
+      lifecycle,
+      bus,
+      rules: slots.rules,
+      checkpoints,
+      describe,
+    });
     writer = opened.writer;
     return opened.log;
   };
@@ -147,7 +173,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
   let plugins: LoadedPlugins;
   try {
-    plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle, { readSettings, hostTokens: options.hostTokens });
+    plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle, {
+      readSettings,
+      hostTokens: options.hostTokens,
+    });
   } catch (error) {
     await lifecycle.stop();
     throw error;
@@ -164,23 +193,40 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     await lifecycle.stop();
     throw error;
   }
-  for (const provider of slots.providers.values()) if (provider.stop) lifecycle.onStop(`provider ${provider.type}`, () => provider.stop!());
-  for (const engine of slots.engines.values()) if (engine.stop) lifecycle.onStop(`sandbox engine ${engine.name}`, () => engine.stop!());
+  for (const provider of slots.providers.values())
+    if (provider.stop) lifecycle.onStop(`provider ${provider.type}`, () => provider.stop!());
+  for (const engine of slots.engines.values())
+    if (engine.stop) lifecycle.onStop(`sandbox engine ${engine.name}`, () => engine.stop!());
   let registry: ToolRegistry;
   try {
     // Secrets a provider resolved at boot (an upstream's env) are scrubbed from its failure too.
-    const redact = (text: string, tool: ToolDefinition) => processErrorText(slots.processors.list(), text, { tool, secrets: slots.standing.resolved() });
-    registry = new ToolRegistry(await collectTools(config, slots.providers, slots.sources, { expand: options.expandTools !== false, redact }));
+    const redact = (text: string, tool: ToolDefinition) =>
+      processErrorText(slots.processors.list(), text, { tool, secrets: slots.standing.resolved() });
+    registry = new ToolRegistry(
+      await collectTools(config, slots.providers, slots.sources, { expand: options.expandTools !== false, redact }),
+    );
   } catch (error) {
     await lifecycle.stop();
     throw error;
   }
   const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
   const shadow = new ShadowGate(slots.rules, slots.channels);
-  const bootSources = (reload: boolean): BootSources => ({ tools: () => registry.all(), secrets: () => slots.standing.resolved(), reload, planned: boot.effective });
+  const bootSources = (reload: boolean): BootSources => ({
+    tools: () => registry.all(),
+    secrets: () => slots.standing.resolved(),
+    reload,
+    planned: boot.effective,
+  });
   const parts = {
-    log, registry, providers: slots.providers, processors: slots.processors, backends: slots.backends, standing: slots.standing,
-    boot: new BootRecord(config, boot.recorded(plugins), bootSources(false)), shadow, bounds: () => config.log.bounds,
+    log,
+    registry,
+    providers: slots.providers,
+    processors: slots.processors,
+    backends: slots.backends,
+    standing: slots.standing,
+    boot: new BootRecord(config, boot.recorded(plugins), bootSources(false)),
+    shadow,
+    bounds: () => config.log.bounds,
   };
   booted = parts.boot;
   const pipeline = new CallPipeline(parts);
@@ -192,7 +238,9 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     checkpoints.configure(next.log.checkpoints);
     await plugins.reconfigure(next.settings);
     for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
-    registry.replace(await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }));
+    registry.replace(
+      await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }),
+    );
     config = next;
     parts.boot = new BootRecord(next, boot.recorded(plugins), bootSources(true));
     booted = parts.boot;
@@ -210,15 +258,53 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     const unwatch = [watcher.subscribe(listener), slots.catalog.subscribe(listener)];
     return () => unwatch.forEach((stop) => stop());
   };
-  slots.gateway.bind({ call: (request) => pipeline.call(request), tools: (sessionId) => registry.catalogueOf(sessionId), watchTools });
+  slots.gateway.bind({
+    call: (request) => pipeline.call(request),
+    tools: (sessionId) => registry.catalogueOf(sessionId),
+    watchTools,
+  });
   if (boot.cache && !boot.partial) {
     const { providers, rules, processors, channels, backends, sources, interfaces, engines } = slots;
-    writePlan(options.cacheDir!, planOf(boot.cache.key, plugins, { providers, rules, processors, channels, backends, listeners: slots.configListeners, sources, interfaces, engines }, parts.boot.record()));
+    writePlan(
+      options.cacheDir!,
+      planOf(
+        boot.cache.key,
+        plugins,
+        {
+          providers,
+          rules,
+          processors,
+          channels,
+          backends,
+          listeners: slots.configListeners,
+          sources,
+          interfaces,
+          engines,
+        },
+        parts.boot.record(),
+      ),
+    );
   }
   lifecycle.enter(KernelPhase.Ready);
   return {
-    paths, get config() { return config; }, registry, pipeline, plugins, bus, providers: slots.providers, backends: slots.backends,
-    interfaces: slots.interfaces, shadow, checkpoints, log, reload, checkConfig, stop: () => lifecycle.stop(), inventory: () => inventoryOf(plugins, slots),
+    paths,
+    get config() {
+      return config;
+    },
+    registry,
+    pipeline,
+    plugins,
+    bus,
+    providers: slots.providers,
+    backends: slots.backends,
+    interfaces: slots.interfaces,
+    shadow,
+    checkpoints,
+    log,
+    reload,
+    checkConfig,
+    stop: () => lifecycle.stop(),
+    inventory: () => inventoryOf(plugins, slots),
     provided: <T>(token: Token<T>) => plugins.provided.find((entry) => entry.token === token)?.value as T | undefined,
     openLog: (settings, clock) => openConfiguredLog(logParts(settings, clock)),
     warm: async () => {
@@ -238,7 +324,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
  * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
  * narrow the plugins to those that call needs (`pluginsForCall`; all, with another log engine than LMDB).
  */
-function planBoot(paths: ProjectPaths, options: KernelOptions): {
+function planBoot(
+  paths: ProjectPaths,
+  options: KernelOptions,
+): {
   sources: readonly PluginSource[];
   config?: LoadedConfig;
   cache?: ConfigCache;
@@ -253,16 +342,39 @@ function planBoot(paths: ProjectPaths, options: KernelOptions): {
   if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
   const cache = new ConfigCache(options.cacheDir, sources);
   const config = cache.read(paths);
-  const plan = config && options.need && config.log.engine === 'lmdb' ? readPlan(options.cacheDir, cache.key) : undefined;
-  const chosen = plan && config ? pluginsForCall(plan, sources, config.tools.find((tool) => tool.name === options.need!.tool), config.overlays.length) : undefined;
+  const plan =
+    config && options.need && config.log.engine === 'lmdb' ? readPlan(options.cacheDir, cache.key) : undefined;
+  const chosen =
+    plan && config
+      ? pluginsForCall(
+          plan,
+          sources,
+          config.tools.find((tool) => tool.name === options.need!.tool),
+          config.overlays.length,
+        )
+      : undefined;
   // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
   // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
-  const recorded = (loaded: PluginReport): PluginReport => (chosen && plan && loaded.failed.length === 0 ? plan.report : loaded);
-  return { sources: chosen ?? sources, config, cache, partial: chosen !== undefined, recorded, effective: chosen ? plan?.effective : undefined };
+  const recorded = (loaded: PluginReport): PluginReport =>
+    chosen && plan && loaded.failed.length === 0 ? plan.report : loaded;
+  return {
+    sources: chosen ?? sources,
+    config,
+    cache,
+    partial: chosen !== undefined,
+    recorded,
+    effective: chosen ? plan?.effective : undefined,
+  };
 }
 
 /** The tools of the config whose settings were read, validated (and the whole cached, when there is a cache). */
-async function buildProjectConfig(paths: ProjectPaths, read: ConfigSettings, slots: ReturnType<typeof bindCore>, declared: ConfigDeclarations, cache?: ConfigCache): Promise<LoadedConfig> {
+async function buildProjectConfig(
+  paths: ProjectPaths,
+  read: ConfigSettings,
+  slots: ReturnType<typeof bindCore>,
+  declared: ConfigDeclarations,
+  cache?: ConfigCache,
+): Promise<LoadedConfig> {
   // YAML and the validators are loaded only when the files must be read.
   const { buildConfig } = await import('./config/load.js');
   const config = buildConfig(paths, read, slots.providers, declared);
@@ -316,6 +428,13 @@ function inlinePaths(options: KernelOptions): ProjectPaths {
     return findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   } catch {
     const dir = options.globalDir ?? globalConfigDir();
-    return { mainFile: join(dir, 'factorly.yaml'), stateDir: dir, baseDir: options.cwd, logPath: join(dir, 'events.lmdb'), global: true, globalDir: dir };
+    return {
+      mainFile: join(dir, 'factorly.yaml'),
+      stateDir: dir,
+      baseDir: options.cwd,
+      logPath: join(dir, 'events.lmdb'),
+      global: true,
+      globalDir: dir,
+    };
   }
 }

@@ -31,10 +31,17 @@ export function checkLogEngine(settings: LogSettings, engines: KeyedSlot<LogEngi
   const engine = engines.get(settings.engine);
   if (!engine) {
     const known = [DEFAULT_LOG_ENGINE, ...engines.keys()].join(', ');
-    throw new FactorlyError('CONFIG_INVALID', `config: log.engine: no log engine "${settings.engine}" (known: ${known}; is its plugin installed?) (${placeOf(settings.at, 'engine')})`);
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `config: log.engine: no log engine "${settings.engine}" (known: ${known}; is its plugin installed?) (${placeOf(settings.at, 'engine')})`,
+    );
   }
   const bad = engine.check(settings.engineOptions);
-  if (bad) throw new FactorlyError('CONFIG_INVALID', `config: log.${bad.key}: ${bad.problem} (${placeOf(settings.at, bad.key)})`);
+  if (bad)
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `config: log.${bad.key}: ${bad.problem} (${placeOf(settings.at, bad.key)})`,
+    );
 }
 
 export interface ConfiguredLogParts {
@@ -56,7 +63,8 @@ export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
     paths,
     durability: settings.durability,
     secret: parts.secret,
-    replicated: (stream, options) => new ReplicatedEventLog(stream, { ...options, clock: parts.clock ?? options?.clock }),
+    replicated: (stream, options) =>
+      new ReplicatedEventLog(stream, { ...options, clock: parts.clock ?? options?.clock }),
   });
 }
 
@@ -71,6 +79,10 @@ function openProjectFile(paths: ProjectPaths, settings: LogSettings, clock?: () 
     return new LmdbEventLog({ path: paths.logPath, durability: settings.durability, clock });
   } catch (error) {
     if (FactorlyError.isInstance(error)) throw error;
-    throw new FactorlyError('LOG_WRITE_FAILED', `cannot open the event log ${paths.logPath} for writing: ${messageOf(error)}`, { cause: error });
+    throw new FactorlyError(
+      'LOG_WRITE_FAILED',
+      `cannot open the event log ${paths.logPath} for writing: ${messageOf(error)}`,
+      { cause: error },
+    );
   }
 }

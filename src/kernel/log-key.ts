@@ -29,15 +29,27 @@ export const LOG_KEY_ENTRY = 'FACTORLY_LOG_KEY';
  * The signing key kept in a secret backend instead of a file (`log.key: <backend>`): read from its
  * project tier, or made and stored there on first use. Its verifier key is published in `.factorly/log.pub`.
  */
-export async function loadBackendLogKey(backend: SecretBackend | undefined, backendName: string, stateDir: string, name: string): Promise<LogSigner> {
-  if (!backend?.read || !backend.write) throw new FactorlyError('LOG_KEY', `log.key is "${backendName}", but no writable secret backend of that name is installed`);
+export async function loadBackendLogKey(
+  backend: SecretBackend | undefined,
+  backendName: string,
+  stateDir: string,
+  name: string,
+): Promise<LogSigner> {
+  if (!backend?.read || !backend.write)
+    throw new FactorlyError(
+      'LOG_KEY',
+      `log.key is "${backendName}", but no writable secret backend of that name is installed`,
+    );
   const stored = (await backend.read(LOG_KEY_ENTRY, { tier: 'project' })).value;
   const text = stored ?? newSignerKey(name);
   let signer: LogSigner;
   try {
     signer = signerFromKey(text);
   } catch (error) {
-    throw new FactorlyError('LOG_KEY', `${backendName} entry ${LOG_KEY_ENTRY} is not a factorly log key: ${(error as Error).message}`);
+    throw new FactorlyError(
+      'LOG_KEY',
+      `${backendName} entry ${LOG_KEY_ENTRY} is not a factorly log key: ${(error as Error).message}`,
+    );
   }
   if (stored === undefined) await backend.write(LOG_KEY_ENTRY, text, { tier: 'project' });
   publish(stateDir, signer);
@@ -47,7 +59,8 @@ export async function loadBackendLogKey(backend: SecretBackend | undefined, back
 /** Best effort: a project read from a read-only copy still verifies with the key itself. */
 function publish(stateDir: string, signer: LogSigner): void {
   try {
-    if (publishedVerifierKey(stateDir) !== signer.verifierKey) writeFileSync(verifierKeyPath(stateDir), `${signer.verifierKey}\n`);
+    if (publishedVerifierKey(stateDir) !== signer.verifierKey)
+      writeFileSync(verifierKeyPath(stateDir), `${signer.verifierKey}\n`);
   } catch {
     // not writable here: nothing is lost, log.pub is a convenience
   }
@@ -58,14 +71,19 @@ function publish(stateDir: string, signer: LogSigner): void {
  * file is created exclusively, so two processes signing their first checkpoint at once end up
  * with the same key. A key file others can read is refused.
  */
-export function loadLogKey(stateDir: string, name: string, options: { create: boolean } = { create: true }): LogSigner | undefined {
+export function loadLogKey(
+  stateDir: string,
+  name: string,
+  options: { create: boolean } = { create: true },
+): LogSigner | undefined {
   const path = logKeyPath(stateDir);
   if (!existsSync(path)) {
     if (!options.create) return undefined;
     try {
       writeFileSync(path, `${newSignerKey(name)}\n`, { mode: 0o600, flag: 'wx' });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw keyError(path, `cannot be created: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw keyError(path, `cannot be created: ${(error as Error).message}`);
     }
   }
   const signer = readKey(path);
@@ -76,7 +94,10 @@ export function loadLogKey(stateDir: string, name: string, options: { create: bo
 function readKey(path: string): LogSigner {
   const mode = statSync(path).mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw keyError(path, `has insecure permissions ${mode.toString(8).padStart(4, '0')} (must be 0600: run chmod 600 ${shown(path)})`);
+    throw keyError(
+      path,
+      `has insecure permissions ${mode.toString(8).padStart(4, '0')} (must be 0600: run chmod 600 ${shown(path)})`,
+    );
   }
   try {
     return signerFromKey(readFileSync(path, 'utf8'));

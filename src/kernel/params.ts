@@ -38,7 +38,8 @@ function toInteger(value: JsonValue): Coerced {
 
 function toNumber(value: JsonValue): Coerced {
   if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value };
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return { ok: true, value: Number(value) };
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return { ok: true, value: Number(value) };
   return { ok: false, message: `expected number, got ${show(value)}` };
 }
 
@@ -62,28 +63,36 @@ function toJson(value: JsonValue): Coerced {
 function toText(value: JsonValue): Coerced {
   if (typeof value === 'string') return { ok: true, value };
   if (typeof value === 'number' || typeof value === 'boolean') return { ok: true, value: String(value) };
-  return { ok: false, message: `expected string, got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : 'an object'}` };
+  return {
+    ok: false,
+    message: `expected string, got ${value === null ? 'null' : Array.isArray(value) ? 'a list' : 'an object'}`,
+  };
 }
 
 function checkLimits(spec: ParameterSpec, value: JsonValue): Coerced {
   if (typeof value === 'number') {
-    if (spec.min !== undefined && value < spec.min) return { ok: false, message: `must be at least ${spec.min}, got ${value}` };
-    if (spec.max !== undefined && value > spec.max) return { ok: false, message: `must be at most ${spec.max}, got ${value}` };
+    if (spec.min !== undefined && value < spec.min)
+      return { ok: false, message: `must be at least ${spec.min}, got ${value}` };
+    if (spec.max !== undefined && value > spec.max)
+      return { ok: false, message: `must be at most ${spec.max}, got ${value}` };
   }
   if (typeof value === 'string') {
     const length = [...value].length;
-    if (spec.minLength !== undefined && length < spec.minLength) return { ok: false, message: `too short: ${length} < ${spec.minLength}` };
-    if (spec.maxLength !== undefined && length > spec.maxLength) return { ok: false, message: `too long: ${length} > ${spec.maxLength}` };
+    if (spec.minLength !== undefined && length < spec.minLength)
+      return { ok: false, message: `too short: ${length} < ${spec.minLength}` };
+    if (spec.maxLength !== undefined && length > spec.maxLength)
+      return { ok: false, message: `too long: ${length} > ${spec.maxLength}` };
     if (spec.pattern !== undefined && !new RegExp(spec.pattern, 'u').test(value)) {
       return { ok: false, message: `does not match pattern "${spec.pattern}"` };
     }
   }
-  if (spec.enum && !spec.enum.includes(String(value))) return { ok: false, message: `must be one of: ${spec.enum.join(', ')}` };
+  if (spec.enum && !spec.enum.includes(String(value)))
+    return { ok: false, message: `must be one of: ${spec.enum.join(', ')}` };
   return { ok: true, value };
 }
 
 function show(value: JsonValue): string {
-  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
 }
 
 export interface ValidatedParams {

@@ -13,7 +13,11 @@ type JsonObject = { [key: string]: JsonValue };
  * that declares `processContent` sees the whole result instead. A part a processor leaves
  * unreadable is withheld with a note rather than returned half-processed.
  */
-export async function processContent(processors: readonly OutputProcessor[], result: ContentResult, base: Base): Promise<ContentResult> {
+export async function processContent(
+  processors: readonly OutputProcessor[],
+  result: ContentResult,
+  base: Base,
+): Promise<ContentResult> {
   let current = result;
   for (const processor of processors) {
     if (processor.processContent) {
@@ -21,16 +25,23 @@ export async function processContent(processors: readonly OutputProcessor[], res
       continue;
     }
     const content = await Promise.all(current.content.map((block) => blockThrough(processor, block, base)));
-    const structuredContent = current.structuredContent && (await jsonThrough(processor, current.structuredContent, base));
+    const structuredContent =
+      current.structuredContent && (await jsonThrough(processor, current.structuredContent, base));
     const meta = current.meta && (await jsonThrough(processor, current.meta, base));
-    current = { content, ...(structuredContent ? { structuredContent } : {}), ...(meta ? { meta } : {}), ...(current.error ? { error: current.error } : {}) };
+    current = {
+      content,
+      ...(structuredContent ? { structuredContent } : {}),
+      ...(meta ? { meta } : {}),
+      ...(current.error ? { error: current.error } : {}),
+    };
   }
   return current;
 }
 
 /** What an MCP result says as text: its text blocks joined by newlines, or the JSON of all its blocks when some are not text. */
 export function contentText(content: readonly ContentBlock[]): string {
-  if (content.every((block) => block.type === 'text')) return content.map((block) => String(block.text ?? '')).join('\n');
+  if (content.every((block) => block.type === 'text'))
+    return content.map((block) => String(block.text ?? '')).join('\n');
   return JSON.stringify(content);
 }
 
@@ -45,7 +56,11 @@ async function blockThrough(processor: OutputProcessor, block: ContentBlock, bas
 }
 
 /** One JSON part through a processor; the same object when it changed nothing, undefined when it left it unreadable. */
-async function jsonThrough<T extends JsonObject>(processor: OutputProcessor, value: T, base: Base): Promise<T | undefined> {
+async function jsonThrough<T extends JsonObject>(
+  processor: OutputProcessor,
+  value: T,
+  base: Base,
+): Promise<T | undefined> {
   const text = JSON.stringify(value);
   const processed = await processor.process(text, { ...base, stream: 'structured' });
   if (processed === text) return value;

@@ -46,13 +46,28 @@ export async function processResult(
   };
 }
 
-async function processMcpResult(processors: readonly OutputProcessor[], result: ToolResult & { content: ContentBlock[] }, base: Omit<OutputContext, 'stream'>): Promise<ProcessedResult> {
+async function processMcpResult(
+  processors: readonly OutputProcessor[],
+  result: ToolResult & { content: ContentBlock[] },
+  base: Omit<OutputContext, 'stream'>,
+): Promise<ProcessedResult> {
   let { error, diagnostics } = result;
   for (const processor of processors) {
     if (error) error = await processor.process(error, { ...base, stream: 'error' });
     if (diagnostics) diagnostics = await processor.process(diagnostics, { ...base, stream: 'diagnostics' });
   }
-  const { content, structuredContent, meta, error: withheld } = await processContent(processors, definedOnly({ content: result.content, structuredContent: result.structuredContent, meta: result.meta }) as { content: ContentBlock[] }, base);
+  const {
+    content,
+    structuredContent,
+    meta,
+    error: withheld,
+  } = await processContent(
+    processors,
+    definedOnly({ content: result.content, structuredContent: result.structuredContent, meta: result.meta }) as {
+      content: ContentBlock[];
+    },
+    base,
+  );
   return {
     output: contentText(content),
     originalOutput: contentText(result.content),
@@ -66,7 +81,11 @@ async function processMcpResult(processors: readonly OutputProcessor[], result: 
 }
 
 /** One text through every processor as a tool's `error` (a boot-time failure, outside any call). */
-export async function processErrorText(processors: readonly OutputProcessor[], text: string, base: Omit<OutputContext, 'stream'>): Promise<string> {
+export async function processErrorText(
+  processors: readonly OutputProcessor[],
+  text: string,
+  base: Omit<OutputContext, 'stream'>,
+): Promise<string> {
   let out = text;
   for (const processor of processors) out = await processor.process(out, { ...base, stream: 'error' });
   return out;

@@ -22,7 +22,11 @@ export interface RecordedRun {
 export async function findRun(log: EventLog, rawPrefix: string): Promise<RecordedRun> {
   const prefix = rawPrefix.trim().toLowerCase();
   if (!/^[0-9a-f]{4,64}$/.test(prefix)) {
-    throw lookupError(prefix.length < 4 ? `sha prefix "${rawPrefix}" is too short (need at least 4 hex chars)` : `sha prefix "${rawPrefix}" is not hexadecimal`);
+    throw lookupError(
+      prefix.length < 4
+        ? `sha prefix "${rawPrefix}" is too short (need at least 4 hex chars)`
+        : `sha prefix "${rawPrefix}" is not hexadecimal`,
+    );
   }
   const runs = new Map<string, Omit<RecordedRun, 'source'>>();
   const sources = new Map<string, CallSource>();
@@ -36,11 +40,14 @@ export async function findRun(log: EventLog, rawPrefix: string): Promise<Recorde
   if (runs.size === 0) throw lookupError(`no recorded run found with source_sha prefix "${rawPrefix}"`);
   if (runs.size > 1) {
     const shas = [...runs.keys()].sort().map((s) => `${s.slice(0, 12)}…`);
-    throw lookupError(`sha prefix "${rawPrefix}" is ambiguous: matches ${runs.size} distinct scripts (${shas.join(', ')}) — use a longer prefix`);
+    throw lookupError(
+      `sha prefix "${rawPrefix}" is ambiguous: matches ${runs.size} distinct scripts (${shas.join(', ')}) — use a longer prefix`,
+    );
   }
   const [[sha, run]] = [...runs];
   const source = sources.get(sha);
-  if (!source) throw lookupError(`the log has no source.recorded for sha ${sha.slice(0, 12)}: cannot recover the source`);
+  if (!source)
+    throw lookupError(`the log has no source.recorded for sha ${sha.slice(0, 12)}: cannot recover the source`);
   return { ...run, source };
 }
 

@@ -25,7 +25,8 @@ export class Redactor {
     const secrets = this.secrets();
     if (secrets.size === 0 || text === '') return text;
     let out = text;
-    for (const processor of this.processors()) out = await processor.process(out, { tool: this.tool, secrets, stream: 'event' });
+    for (const processor of this.processors())
+      out = await processor.process(out, { tool: this.tool, secrets, stream: 'event' });
     return out;
   }
 
@@ -102,5 +103,13 @@ function rebuilt(value: JsonValue, scrubbed: ReadonlyMap<string, string>): JsonV
 
 /** What the redactor names as the tool of a call whose tool does not exist (the name may itself hold a secret). */
 export function unknownTool(name: string): ToolDefinition {
-  return { name, type: 'unknown', description: '', hidden: true, parameters: [], spec: {}, source: { file: '<unknown>', line: 0 } };
+  return {
+    name,
+    type: 'unknown',
+    description: '',
+    hidden: true,
+    parameters: [],
+    spec: {},
+    source: { file: '<unknown>', line: 0 },
+  };
 }

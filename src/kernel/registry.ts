@@ -31,7 +31,8 @@ export class ToolRegistry {
     const { kept, clashing } = this.withoutClashes(entry, tools);
     const at = this.catalogue.findIndex((tool) => tool.expandedFrom === entry);
     const others = this.catalogue.filter((tool) => tool.expandedFrom !== entry);
-    const index = at === -1 ? others.length : this.catalogue.slice(0, at).filter((tool) => tool.expandedFrom !== entry).length;
+    const index =
+      at === -1 ? others.length : this.catalogue.slice(0, at).filter((tool) => tool.expandedFrom !== entry).length;
     this.replace([...others.slice(0, index), ...kept, ...others.slice(index)]);
     return clashing;
   }
@@ -88,7 +89,10 @@ export class ToolRegistry {
     return this.all().filter((tool) => !tool.hidden);
   }
 
-  private withoutClashes(entry: string, tools: readonly ToolDefinition[]): { kept: ToolDefinition[]; clashing: string[] } {
+  private withoutClashes(
+    entry: string,
+    tools: readonly ToolDefinition[],
+  ): { kept: ToolDefinition[]; clashing: string[] } {
     const clashing = tools.filter((tool) => {
       const other = this.tools.get(tool.name);
       return other !== undefined && other.expandedFrom !== entry;

@@ -78,7 +78,12 @@ export function secretReferences(value: unknown, into = new Set<string>()): Set<
  * (`SecretBackend.hydratable`), and so scrubbed afterwards; everything else an agent sends stays
  * literal. Events keep the params as sent, so they hold the template, never the value.
  */
-export async function hydrateParams(parameters: readonly ParameterSpec[], params: Params, scope: CallSecretScope, backends: KeyedSlot<SecretBackend>): Promise<Params> {
+export async function hydrateParams(
+  parameters: readonly ParameterSpec[],
+  params: Params,
+  scope: CallSecretScope,
+  backends: KeyedSlot<SecretBackend>,
+): Promise<Params> {
   const opted = parameters.filter((p) => p.hydrateVaultRefs && params[p.name] !== undefined);
   if (opted.length === 0) return params;
   const hydratable = new Set(backends.keys().filter((name) => backends.get(name)?.hydratable === true));
@@ -87,11 +92,17 @@ export async function hydrateParams(parameters: readonly ParameterSpec[], params
   return out;
 }
 
-async function hydrateValue(value: JsonValue, scope: CallSecretScope, hydratable: ReadonlySet<string>): Promise<JsonValue> {
+async function hydrateValue(
+  value: JsonValue,
+  scope: CallSecretScope,
+  hydratable: ReadonlySet<string>,
+): Promise<JsonValue> {
   if (typeof value === 'string') return scope.resolveFrom(value, hydratable);
   if (Array.isArray(value)) return Promise.all(value.map((item) => hydrateValue(item, scope, hydratable)));
   if (value !== null && typeof value === 'object') {
-    const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await hydrateValue(v, scope, hydratable)] as const));
+    const entries = await Promise.all(
+      Object.entries(value).map(async ([k, v]) => [k, await hydrateValue(v, scope, hydratable)] as const),
+    );
     return Object.fromEntries(entries);
   }
   return value;

@@ -11,7 +11,8 @@ import type { OrderedSlot } from './slots.js';
 import type { Redactor } from './redact.js';
 
 /** `decision` is what blocked (`deny`, `confirm`, …), `rule` the name of the rule that decided it. */
-export type GateResult = { blocked: false; warnings: string[] } | { blocked: true; decision: string; rule: string; reason: string };
+export type GateResult =
+  { blocked: false; warnings: string[] } | { blocked: true; decision: string; rule: string; reason: string };
 export type GateRequest = Omit<ShadowContext, 'fingerprint' | 'now'>;
 
 export const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
@@ -60,12 +61,18 @@ export class ShadowGate {
    * `redact` scrubs the call tree's secrets from the reasons recorded and the params a person is shown.
    */
   async check(log: EventLog, request: GateRequest, before: NewEvent[] = [], redact?: Redactor): Promise<GateResult> {
-    const context: ShadowContext = { ...request, fingerprint: fingerprintOf(request.tool.name, request.params), now: this.clock() };
+    const context: ShadowContext = {
+      ...request,
+      fingerprint: fingerprintOf(request.tool.name, request.params),
+      now: this.clock(),
+    };
     const pending = [...before];
     const rules = this.rules.list();
     const pass = { log, context, pending, redact };
     // With any history rule the whole chain is decided against one head and recorded at once.
-    const decided = rules.some((rule) => rule.history) ? await this.decideWithHistory(pass, rules) : await this.decideStateless(pass, rules);
+    const decided = rules.some((rule) => rule.history)
+      ? await this.decideWithHistory(pass, rules)
+      : await this.decideStateless(pass, rules);
     const warnings: string[] = [];
     let confirm: ShadowVerdict | undefined;
     for (const { rule, verdict } of decided) {
@@ -113,7 +120,8 @@ export class ShadowGate {
     const stateful = group.find((rule) => rule.history)!;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const round = await this.exclusive(() => this.decideAtHead(log, group, context, redact));
-      if ('unreadable' in round) return this.recordPlain(pass, stateful, failed(stateful, 'could not read its state', round.unreadable));
+      if ('unreadable' in round)
+        return this.recordPlain(pass, stateful, failed(stateful, 'could not read its state', round.unreadable));
       let decided = round.decided;
       if (!decided.some(({ rule }) => rule.history)) {
         pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
@@ -142,25 +150,41 @@ export class ShadowGate {
   }
 
   /** The chain decided against the log's head as it is now (history decisions of one process go one at a time). */
-  private async decideAtHead(log: EventLog, group: ShadowRule[], context: ShadowContext, redact: Redactor | undefined): Promise<{ head: number; decided: Decided[] } | { unreadable: string }> {
+  private async decideAtHead(
+    log: EventLog,
+    group: ShadowRule[],
+    context: ShadowContext,
+    redact: Redactor | undefined,
+  ): Promise<{ head: number; decided: Decided[] } | { unreadable: string }> {
     let folded: { seq: number; states: Map<ShadowRule, RuleState> };
     try {
       folded = await this.histories.current(log);
     } catch (error) {
       return { unreadable: messageOf(error) };
     }
-    return { head: folded.seq, decided: await this.evaluateGroup(group, { ...context, now: this.clock() }, folded.states, redact) };
+    return {
+      head: folded.seq,
+      decided: await this.evaluateGroup(group, { ...context, now: this.clock() }, folded.states, redact),
+    };
   }
 
   /**
    * The chain decided again inside a write, synchronously. Undefined when a rule answers with a
    * promise (it cannot be waited for there): the append then conflicts and is retried as a whole.
    */
-  private evaluateNow(group: ShadowRule[], context: ShadowContext, states: ReadonlyMap<ShadowRule, RuleState>, redact: Redactor | undefined): Decided[] | undefined {
+  private evaluateNow(
+    group: ShadowRule[],
+    context: ShadowContext,
+    states: ReadonlyMap<ShadowRule, RuleState>,
+    redact: Redactor | undefined,
+  ): Decided[] | undefined {
     const decided: Decided[] = [];
     for (const rule of group) {
       const state = states.get(rule);
-      const verdict = state && 'broken' in state ? failed(rule, 'could not read its state', state.broken) : runRuleNow(rule, context, state?.state);
+      const verdict =
+        state && 'broken' in state
+          ? failed(rule, 'could not read its state', state.broken)
+          : runRuleNow(rule, context, state?.state);
       if (verdict === ASYNC) return undefined;
       if (!verdict) continue;
       if (redact?.active && !scrubNow(verdict, redact)) return undefined;
@@ -170,43 +194,85 @@ export class ShadowGate {
     return decided;
   }
 
-  private async evaluateGroup(group: ShadowRule[], context: ShadowContext, states: ReadonlyMap<ShadowRule, RuleState>, redact: Redactor | undefined): Promise<Decided[]> {
+  private async evaluateGroup(
+    group: ShadowRule[],
+    context: ShadowContext,
+    states: ReadonlyMap<ShadowRule, RuleState>,
+    redact: Redactor | undefined,
+  ): Promise<Decided[]> {
     const decided: Decided[] = [];
     for (const rule of group) {
       const state = states.get(rule);
-      const verdict = state && 'broken' in state ? failed(rule, 'could not read its state', state.broken) : await runRule(rule, context, state?.state);
+      const verdict =
+        state && 'broken' in state
+          ? failed(rule, 'could not read its state', state.broken)
+          : await runRule(rule, context, state?.state);
       if (!verdict) continue;
-      if (redact?.active) Object.assign(verdict, { reason: await redact.text(verdict.reason), facts: await redact.value(verdict.facts) });
+      if (redact?.active)
+        Object.assign(verdict, { reason: await redact.text(verdict.reason), facts: await redact.value(verdict.facts) });
       decided.push({ rule, verdict });
       if (BLOCKING.has(verdict.decision)) break;
     }
     return decided;
   }
 
-  private async recordPlain({ log, context, pending }: Pass, rule: ShadowRule, verdict: ShadowVerdict): Promise<Decided[]> {
+  private async recordPlain(
+    { log, context, pending }: Pass,
+    rule: ShadowRule,
+    verdict: ShadowVerdict,
+  ): Promise<Decided[]> {
     pending.push(this.decidedEvent(rule, context, verdict));
     await flush(log, pending);
     return [{ rule, verdict }];
   }
 
-  private async confirm({ log, context, pending, redact }: Pass, verdict: ShadowVerdict, warnings: string[]): Promise<GateResult> {
+  private async confirm(
+    { log, context, pending, redact }: Pass,
+    verdict: ShadowVerdict,
+    warnings: string[],
+  ): Promise<GateResult> {
     const name = context.tool.name;
     // A person is shown the call as the log records it: with the tree's secrets scrubbed.
     const params = redact ? await redact.value(context.params) : context.params;
-    const request = { callId: context.callId, tool: name, params, fingerprint: context.fingerprint, iface: context.iface, agentId: context.agentId, sessionId: context.sessionId, client: context.client, reason: verdict.reason };
+    const request = {
+      callId: context.callId,
+      tool: name,
+      params,
+      fingerprint: context.fingerprint,
+      iface: context.iface,
+      agentId: context.agentId,
+      sessionId: context.sessionId,
+      client: context.client,
+      reason: verdict.reason,
+    };
     const all = this.channels.list();
     const channels = all.filter((channel) => channel.accepts?.(request) ?? true);
     if (channels.length === 0) {
       await flush(log, pending);
       const why = all.map((channel) => channel.whyNot?.(request)).filter((reason) => reason !== undefined);
       const detail = why.length > 0 ? `: ${why.join('; ')}` : '';
-      return { blocked: true, decision: 'confirm', rule: 'confirm', reason: `tool "${name}" requires confirmation but no confirm channel is available${detail}` };
+      return {
+        blocked: true,
+        decision: 'confirm',
+        rule: 'confirm',
+        reason: `tool "${name}" requires confirmation but no confirm channel is available${detail}`,
+      };
     }
-    pending.push(...channels.map((channel): NewEvent => ({ type: 'confirm.requested', data: { callId: context.callId, channel: channel.name } })));
+    pending.push(
+      ...channels.map((channel): NewEvent => ({
+        type: 'confirm.requested',
+        data: { callId: context.callId, channel: channel.name },
+      })),
+    );
     await flush(log, pending);
     const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
     const answer = await raceChannels(channels, request, timeoutMs, context.signal);
-    await log.append([{ type: 'confirm.resolved', data: { callId: context.callId, channel: answer.channel, approved: answer.approved, by: answer.by } }]);
+    await log.append([
+      {
+        type: 'confirm.resolved',
+        data: { callId: context.callId, channel: answer.channel, approved: answer.approved, by: answer.by },
+      },
+    ]);
     if (answer.approved) return { blocked: false, warnings };
     const reason = answer.timedOut
       ? `tool "${name}": confirmation timed out after ${Math.round(timeoutMs / 1000)}s (no answer counts as declined)`
@@ -217,7 +283,10 @@ export class ShadowGate {
   private decidedEvent(rule: ShadowRule, context: ShadowContext, verdict: ShadowVerdict): NewEvent {
     const plugin = this.rules.ownerOf(rule) ?? 'unknown';
     const { decision, reason, facts } = verdict;
-    return { type: 'shadow.decided', data: { callId: context.callId, rule: rule.name, plugin, decision, reason, facts } };
+    return {
+      type: 'shadow.decided',
+      data: { callId: context.callId, rule: rule.name, plugin, decision, reason, facts },
+    };
   }
 
   /** History decisions of one process are taken one at a time (their writes may overlap). */

@@ -56,7 +56,12 @@ export class RuleHistories {
   /** Every rule's state, by rule name (for tests and diagnostics). */
   async snapshot(log: EventLog): Promise<{ seq: number; states: Record<string, unknown> }> {
     const { seq, states } = await this.current(log);
-    return { seq, states: Object.fromEntries([...states].map(([rule, state]) => [rule.name, 'state' in state ? state.state : undefined])) };
+    return {
+      seq,
+      states: Object.fromEntries(
+        [...states].map(([rule, state]) => [rule.name, 'state' in state ? state.state : undefined]),
+      ),
+    };
   }
 
   private views(log: EventLog): Map<ShadowRule, ProjectionView<unknown>> {

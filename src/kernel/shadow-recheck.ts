@@ -51,8 +51,14 @@ interface Pending {
  * disagree: under the recorded config, an event was forged (or a rule's code changed); under
  * today's, what the config change would decide differently.
  */
-export async function recheckDecisions(log: EventLog, rules: readonly ShadowRule[], options: RecheckOptions): Promise<RecheckReport> {
-  const states = new Map(rules.filter((rule) => rule.history).map((rule) => [rule, rule.history!.init()] as [ShadowRule, unknown]));
+export async function recheckDecisions(
+  log: EventLog,
+  rules: readonly ShadowRule[],
+  options: RecheckOptions,
+): Promise<RecheckReport> {
+  const states = new Map(
+    rules.filter((rule) => rule.history).map((rule) => [rule, rule.history!.init()] as [ShadowRule, unknown]),
+  );
   const calls = new Map<string, Pending>();
   const report: RecheckReport = { checked: 0, skipped: [], mismatches: [], unrecorded: 0 };
   const configs = new RulesInForce();
@@ -64,9 +70,19 @@ export async function recheckDecisions(log: EventLog, rules: readonly ShadowRule
       const recorded = options.under === 'current' ? undefined : configs.toolsFor(event.data.writer);
       if (options.under !== 'current' && !recorded) report.unrecorded += 1;
       const tools = recorded ? (name: string) => recorded.get(name) : options.current;
-      await rederive(log, event, rules, states, tools, calls, report, trees.started(event.data, tools(event.data.tool)));
+      await rederive(
+        log,
+        event,
+        rules,
+        states,
+        tools,
+        calls,
+        report,
+        trees.started(event.data, tools(event.data.tool)),
+      );
     }
-    if (event.type === 'shadow.decided') calls.get(event.data.callId)?.recorded.push(`${event.data.rule}:${event.data.decision}`);
+    if (event.type === 'shadow.decided')
+      calls.get(event.data.callId)?.recorded.push(`${event.data.rule}:${event.data.decision}`);
     for (const [rule, state] of states) states.set(rule, rule.history!.evolve(state, event));
   }
   for (const [callId, call] of calls) {
@@ -114,7 +130,8 @@ async function rederive(
   const { callId, tool: name } = event.data;
   const own = await log.readCall(callId);
   const completed = own.find((e) => e.type === 'call.completed');
-  const blockedBefore = completed?.type === 'call.completed' && ['unknown_tool', 'invalid'].includes(completed.data.blockedBy ?? '');
+  const blockedBefore =
+    completed?.type === 'call.completed' && ['unknown_tool', 'invalid'].includes(completed.data.blockedBy ?? '');
   if (blockedBefore) return;
   const tool = tools(name);
   if (!tool) {
@@ -124,8 +141,16 @@ async function rederive(
   const coerced = own.find((e) => e.type === 'call.params_coerced');
   const params: Params = coerced?.type === 'call.params_coerced' ? coerced.data.coerced : event.data.params;
   const context: ShadowContext = {
-    callId, tool, params, iface: event.data.iface, agentId: event.data.agentId, sessionId: event.data.sessionId,
-    parentId: event.data.parentId, callers, fingerprint: fingerprintOf(name, params), now: Date.parse(event.at),
+    callId,
+    tool,
+    params,
+    iface: event.data.iface,
+    agentId: event.data.agentId,
+    sessionId: event.data.sessionId,
+    parentId: event.data.parentId,
+    callers,
+    fingerprint: fingerprintOf(name, params),
+    now: Date.parse(event.at),
   };
   const rederived: string[] = [];
   for (const rule of rules) {

@@ -8,7 +8,11 @@ export const DEFAULT_RULE_TIMEOUT_MS = 5_000;
  * Evaluates one rule with its time budget. A rule that throws or runs out of time denies the call
  * with a reason naming it (fail closed), unless the rule declared `failOpen`: then it warns.
  */
-export async function runRule(rule: ShadowRule, context: ShadowContext, state: unknown): Promise<ShadowVerdict | undefined> {
+export async function runRule(
+  rule: ShadowRule,
+  context: ShadowContext,
+  state: unknown,
+): Promise<ShadowVerdict | undefined> {
   let answer: unknown;
   try {
     answer = rule.evaluate(context, state);
@@ -25,7 +29,9 @@ export async function runRule(rule: ShadowRule, context: ShadowContext, state: u
   try {
     return checkVerdict(rule, await Promise.race([answer, timedOut]));
   } catch (error) {
-    return error instanceof RuleTimeout ? failed(rule, `timed out after ${timeoutMs}ms`) : failed(rule, 'failed', messageOf(error));
+    return error instanceof RuleTimeout
+      ? failed(rule, `timed out after ${timeoutMs}ms`)
+      : failed(rule, 'failed', messageOf(error));
   } finally {
     clearTimeout(timer);
   }
@@ -38,7 +44,11 @@ export const ASYNC = Symbol('async verdict');
  * Evaluates one rule synchronously (inside a write, where nothing can be awaited): a throw denies as
  * in `runRule`; a promise is dropped (its outcome ignored) and reported as `ASYNC`.
  */
-export function runRuleNow(rule: ShadowRule, context: ShadowContext, state: unknown): ShadowVerdict | undefined | typeof ASYNC {
+export function runRuleNow(
+  rule: ShadowRule,
+  context: ShadowContext,
+  state: unknown,
+): ShadowVerdict | undefined | typeof ASYNC {
   try {
     const verdict: unknown = rule.evaluate(context, state);
     if (isThenable(verdict)) {

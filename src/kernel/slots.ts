@@ -33,7 +33,11 @@ export class KeyedSlot<T> implements Checkpointed {
   remove(key: string, owner: string): void {
     const existing = this.entries.get(key);
     if (!existing) return;
-    if (existing.owner !== owner) throw new FactorlyError('EXTENSION_CONFLICT', `${this.what} "${key}" belongs to plugin "${existing.owner}", not to plugin "${owner}"`);
+    if (existing.owner !== owner)
+      throw new FactorlyError(
+        'EXTENSION_CONFLICT',
+        `${this.what} "${key}" belongs to plugin "${existing.owner}", not to plugin "${owner}"`,
+      );
     this.entries.delete(key);
   }
 

@@ -56,10 +56,13 @@ export function capParams(params: Params, cap: number): { params: Params; capped
     const value = params[name];
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     capped.set(name, { bytes: Buffer.byteLength(text, 'utf8'), sha256: sha256(text) });
-    out.set(name, fitted(text, Buffer.byteLength(text, 'utf8') - over, (prefix) => {
-      out.set(name, prefix);
-      return total() <= cap;
-    }));
+    out.set(
+      name,
+      fitted(text, Buffer.byteLength(text, 'utf8') - over, (prefix) => {
+        out.set(name, prefix);
+        return total() <= cap;
+      }),
+    );
   }
   return { params: Object.fromEntries(out), capped };
 }

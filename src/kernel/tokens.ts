@@ -57,7 +57,14 @@ export type KernelTokens = typeof KernelTokens;
 
 /** The extension points plugins add to (each a KeyedSlot or OrderedSlot): what a failed plugin load rolls back. */
 export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
-  KernelTokens.ToolProviders, KernelTokens.ShadowRules, KernelTokens.OutputProcessors, KernelTokens.ConfirmChannels,
-  KernelTokens.SecretBackends, KernelTokens.Interfaces, KernelTokens.ToolSources, KernelTokens.ConfigListeners,
-  KernelTokens.SandboxEngines, KernelTokens.LogEngines,
+  KernelTokens.ToolProviders,
+  KernelTokens.ShadowRules,
+  KernelTokens.OutputProcessors,
+  KernelTokens.ConfirmChannels,
+  KernelTokens.SecretBackends,
+  KernelTokens.Interfaces,
+  KernelTokens.ToolSources,
+  KernelTokens.ConfigListeners,
+  KernelTokens.SandboxEngines,
+  KernelTokens.LogEngines,
 ];

@@ -26,7 +26,13 @@ export interface ParameterEdit {
  * parameters now: an entry that declares none has them inferred (a cli tool's `{{placeholders}}`),
  * and editing one of those declares them all, since a declared list replaces the inferred one.
  */
-export function applyParameters(editor: YamlEditor, entry: YAMLMap, edits: readonly ParameterEdit[], current: readonly ParameterSpec[], problems: string[]): void {
+export function applyParameters(
+  editor: YamlEditor,
+  entry: YAMLMap,
+  edits: readonly ParameterEdit[],
+  current: readonly ParameterSpec[],
+  problems: string[],
+): void {
   const effective = entry.has('parameters') ? edits : declaringInferred(edits, current);
   for (const edit of effective) {
     if (!(PARAM_TYPES as readonly string[]).includes(edit.type)) {
@@ -45,12 +51,28 @@ const INVALID = Symbol('invalid default');
 function declaringInferred(edits: readonly ParameterEdit[], inferred: readonly ParameterSpec[]): ParameterEdit[] {
   const existing = edits.filter((edit) => !edit.added);
   const added = edits.filter((edit) => edit.added);
-  if (existing.every((edit) => !edit.remove && isUnchanged(edit, inferred.find((p) => p.name === edit.name)))) return added;
+  if (
+    existing.every(
+      (edit) =>
+        !edit.remove &&
+        isUnchanged(
+          edit,
+          inferred.find((p) => p.name === edit.name),
+        ),
+    )
+  )
+    return added;
   return [...existing.filter((edit) => !edit.remove).map((edit) => ({ ...edit, added: true })), ...added];
 }
 
 function isUnchanged(edit: ParameterEdit, spec: ParameterSpec | undefined): boolean {
-  if (!spec || edit.type !== spec.type || edit.required !== spec.required || edit.description.trim() !== (spec.description ?? '')) return false;
+  if (
+    !spec ||
+    edit.type !== spec.type ||
+    edit.required !== spec.required ||
+    edit.description.trim() !== (spec.description ?? '')
+  )
+    return false;
   if (edit.default.trim() === '') return spec.default === undefined;
   const coerced = coerceValue(spec, edit.default);
   return coerced.ok && isDeepStrictEqual(coerced.value, spec.default);
@@ -64,7 +86,13 @@ function defaultOf(edit: ParameterEdit, problems: string[]): JsonValue | undefin
   return INVALID;
 }
 
-function change(editor: YamlEditor, entry: YAMLMap, edit: ParameterEdit, fallback: JsonValue | undefined, problems: string[]): void {
+function change(
+  editor: YamlEditor,
+  entry: YAMLMap,
+  edit: ParameterEdit,
+  fallback: JsonValue | undefined,
+  problems: string[],
+): void {
   const list = entry.get('parameters', true) as unknown;
   const item = parameterItem(list as YAMLSeq | undefined, edit.name);
   const label = `parameters.${edit.name}`;
@@ -77,13 +105,25 @@ function change(editor: YamlEditor, entry: YAMLMap, edit: ParameterEdit, fallbac
     editor.changed.push(`${label} removed`);
     return;
   }
-  editor.set(item, 'type', !item.has('type') && edit.type === 'string' ? undefined : edit.type, `${label}.type`, 'name');
+  editor.set(
+    item,
+    'type',
+    !item.has('type') && edit.type === 'string' ? undefined : edit.type,
+    `${label}.type`,
+    'name',
+  );
   editor.set(item, 'required', edit.required ? true : item.has('required') ? false : undefined, `${label}.required`);
   editor.set(item, 'default', fallback, `${label}.default`);
   editor.set(item, 'description', edit.description.trim() || undefined, `${label}.description`);
 }
 
-function add(editor: YamlEditor, entry: YAMLMap, edit: ParameterEdit, fallback: JsonValue | undefined, problems: string[]): void {
+function add(
+  editor: YamlEditor,
+  entry: YAMLMap,
+  edit: ParameterEdit,
+  fallback: JsonValue | undefined,
+  problems: string[],
+): void {
   const name = edit.name.trim();
   if (name === '') return;
   const list = entry.get('parameters', true) as unknown;

@@ -18,7 +18,12 @@ export function editableTool(kernel: Kernel, name: string): EditableTool {
   const target = targetOf(kernel, name);
   const text = existsSync(target.path) ? readFileSync(target.path, 'utf8') : '';
   const entry = entryIn(parseDocument(text).contents, name);
-  const written = { shadow: yamlOf(entry?.get('shadow', true) as Node | undefined), timeout: scalarText(entry, 'timeout'), maxOutput: scalarText(entry, 'max_output'), hidden: entry?.get('hidden') === true };
+  const written = {
+    shadow: yamlOf(entry?.get('shadow', true) as Node | undefined),
+    timeout: scalarText(entry, 'timeout'),
+    maxOutput: scalarText(entry, 'max_output'),
+    hidden: entry?.get('hidden') === true,
+  };
   return { tool: target.tool, kind: target.kind, file: target.file, written };
 }
 
@@ -33,13 +38,15 @@ export async function planToolEdit(kernel: Kernel, name: string, edit: ToolEdit)
   const editor = YamlEditor.parse(before);
   const problems: string[] = editor.doc.errors.map((error) => `${target.file}: ${error.message.split('\n')[0]}`);
   const entry = problems.length > 0 ? undefined : entryFor(editor, name, target.kind === 'overlay');
-  if (!entry && problems.length === 0) problems.push(`${target.file} no longer holds an entry "${name}"; reload the page`);
+  if (!entry && problems.length === 0)
+    problems.push(`${target.file} no longer holds an entry "${name}"; reload the page`);
   if (entry) applyEdit(editor, entry, target, edit, problems, scriptKeyOf(kernel, target.tool));
   const text = editor.render(before);
   const plan = { name, file: target.file, text, changed: editor.changed, problems };
   if (problems.length > 0 || editor.changed.length === 0) return plan;
   const key = scriptKeyOf(kernel, target.tool);
-  if (edit.code !== undefined && key && editor.changed.includes(key)) problems.push(...scriptProblems(kernel, target.tool, key, edit.code));
+  if (edit.code !== undefined && key && editor.changed.includes(key))
+    problems.push(...scriptProblems(kernel, target.tool, key, edit.code));
   // A script that does not compile is reported once, here (loading it would warn about it again).
   if (problems.length === 0) problems.push(...(await configProblems(kernel, target.path, text)));
   return plan;
@@ -54,7 +61,11 @@ export async function saveToolEdit(kernel: Kernel, name: string, edit: ToolEdit)
     await kernel.reload();
   } catch (error) {
     // Only when another file changed between the check and the write.
-    throw new FactorlyError('CONFIG_INVALID', `saved ${plan.file}, but the config did not reload: ${messageOf(error)}`, { cause: error });
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `saved ${plan.file}, but the config did not reload: ${messageOf(error)}`,
+      { cause: error },
+    );
   }
   await kernel.log().append([{ type: 'tool.edited', data: { name, file: plan.file, changed: plan.changed } }]);
   return plan;
@@ -74,7 +85,10 @@ function targetOf(kernel: Kernel, name: string): Target {
   const entry = kernel.config.tools.find((t) => t.name === name);
   if (entry) return { tool, kind: 'definition', path: resolve(baseDir, entry.source.file), file: entry.source.file };
   if (!name.startsWith(BUILTIN_PREFIX) || tool.source.line > 0) {
-    throw new FactorlyError('USAGE', `tool "${name}" has no entry of its own to edit: it comes from ${tool.source.file}:${tool.source.line}; edit that entry`);
+    throw new FactorlyError(
+      'USAGE',
+      `tool "${name}" has no entry of its own to edit: it comes from ${tool.source.file}:${tool.source.line}; edit that entry`,
+    );
   }
   const overlay = kernel.config.overlays.find((o) => o.name === name);
   const path = overlay ? resolve(baseDir, overlay.source.file) : kernel.paths.mainFile;
@@ -99,9 +113,17 @@ function entryFor(editor: YamlEditor, name: string, create: boolean): YAMLMap | 
   return tools ? mapAt(editor.doc, tools, name, true) : undefined;
 }
 
-function applyEdit(editor: YamlEditor, entry: YAMLMap, target: Target, edit: ToolEdit, problems: string[], scriptKey: string | undefined): void {
+function applyEdit(
+  editor: YamlEditor,
+  entry: YAMLMap,
+  target: Target,
+  edit: ToolEdit,
+  problems: string[],
+  scriptKey: string | undefined,
+): void {
   if (target.kind === 'definition') {
-    if (edit.description !== undefined) editor.set(entry, 'description', edit.description.trim() || undefined, 'description', 'type');
+    if (edit.description !== undefined)
+      editor.set(entry, 'description', edit.description.trim() || undefined, 'description', 'type');
     if (edit.parameters) applyParameters(editor, entry, edit.parameters, target.tool.parameters, problems);
     if (edit.code !== undefined && scriptKey) editor.setScript(entry, scriptKey, lines(edit.code), scriptKey);
   } else {
@@ -124,7 +146,9 @@ function scriptKeyOf(kernel: Kernel, tool: ToolDefinition): string | undefined {
 function scriptProblems(kernel: Kernel, tool: ToolDefinition, key: string, code: string): string[] {
   const provider = kernel.providers.get(tool.type);
   if (!provider?.diagnose) return [];
-  return provider.diagnose({ ...tool, spec: { ...tool.spec, [key]: lines(code) } }).map((problem) => `script doesn't compile: ${problem}`);
+  return provider
+    .diagnose({ ...tool, spec: { ...tool.spec, [key]: lines(code) } })
+    .map((problem) => `script doesn't compile: ${problem}`);
 }
 
 async function configProblems(kernel: Kernel, path: string, text: string): Promise<string[]> {

@@ -30,16 +30,20 @@ export function checkVerdict(rule: ShadowRule, returned: unknown): ShadowVerdict
 }
 
 function wellFormed(value: unknown): [string, undefined] | [undefined, ShadowVerdict] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return ['a verdict is an object {decision, reason}', undefined];
-  const own = (key: string): unknown => (Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return ['a verdict is an object {decision, reason}', undefined];
+  const own = (key: string): unknown =>
+    Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
   const decision = own('decision');
-  if (typeof decision !== 'string' || !(DECISIONS as readonly string[]).includes(decision)) return [`decision must be one of ${DECISIONS.join(', ')}`, undefined];
+  if (typeof decision !== 'string' || !(DECISIONS as readonly string[]).includes(decision))
+    return [`decision must be one of ${DECISIONS.join(', ')}`, undefined];
   const reason = own('reason');
   if (typeof reason !== 'string') return ['reason must be a string', undefined];
   const facts = own('facts');
   if (facts !== undefined && !isJsonObject(facts)) return ['facts must be an object of JSON values', undefined];
   const timeoutMs = own('timeoutMs');
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) return ['timeoutMs must be a positive number of milliseconds', undefined];
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0))
+    return ['timeoutMs must be a positive number of milliseconds', undefined];
   const verdict: ShadowVerdict = { decision: decision as Decision, reason };
   if (facts !== undefined) verdict.facts = JSON.parse(JSON.stringify(facts)) as Record<string, JsonValue>;
   if (timeoutMs !== undefined) verdict.timeoutMs = timeoutMs as number;
@@ -57,14 +61,19 @@ function isJson(value: unknown, depth: number): boolean {
   if (Array.isArray(value)) return value.every((item) => isJson(item, depth + 1));
   if (typeof value !== 'object') return false;
   const proto = Object.getPrototypeOf(value) as unknown;
-  return (proto === Object.prototype || proto === null) && Object.values(value).every((item) => isJson(item, depth + 1));
+  return (
+    (proto === Object.prototype || proto === null) && Object.values(value).every((item) => isJson(item, depth + 1))
+  );
 }
 
 /** What the rule returned, as JSON when it is, and cut short. */
 function describe(value: unknown): string {
   let text: string;
   try {
-    text = typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function' ? String(value) : (JSON.stringify(value) ?? String(value));
+    text =
+      typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function'
+        ? String(value)
+        : (JSON.stringify(value) ?? String(value));
   } catch {
     text = `${Object.prototype.toString.call(value)} (not JSON)`;
   }

@@ -36,8 +36,14 @@ export async function deliverCheckpoint(signed: SignedCheckpoint, witnesses: Wit
 }
 
 function runWitness(command: string | string[], signed: SignedCheckpoint): Promise<string | undefined> {
-  const [file, args, shell] = typeof command === 'string' ? [command, [], true] : [command[0]!, command.slice(1), false];
-  const env = { ...process.env, FACTORLY_CHECKPOINT_SIZE: String(signed.size), FACTORLY_CHECKPOINT_ORIGIN: signed.origin, FACTORLY_CHECKPOINT_FILE: signed.file };
+  const [file, args, shell] =
+    typeof command === 'string' ? [command, [], true] : [command[0]!, command.slice(1), false];
+  const env = {
+    ...process.env,
+    FACTORLY_CHECKPOINT_SIZE: String(signed.size),
+    FACTORLY_CHECKPOINT_ORIGIN: signed.origin,
+    FACTORLY_CHECKPOINT_FILE: signed.file,
+  };
   const shown = typeof command === 'string' ? command : command.join(' ');
   return new Promise((resolve) => {
     const child = spawn(file, args, { shell, env, stdio: ['pipe', 'ignore', 'pipe'], timeout: COMMAND_TIMEOUT_MS });
@@ -46,7 +52,10 @@ function runWitness(command: string | string[], signed: SignedCheckpoint): Promi
     child.on('error', (error) => resolve(`witness command ${shown}: ${error.message}`));
     child.on('close', (code, signal) => {
       if (code === 0) resolve(undefined);
-      else resolve(`witness command ${shown} ${signal ? `was stopped (${signal})` : `exited ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`);
+      else
+        resolve(
+          `witness command ${shown} ${signal ? `was stopped (${signal})` : `exited ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`,
+        );
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(signed.checkpoint);

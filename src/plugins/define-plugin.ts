@@ -14,7 +14,9 @@ export interface OptionalToken<T> {
 
 export type Dependency = Token<unknown> | OptionalToken<unknown>;
 
-type Resolved<D> = { [K in keyof D]: D[K] extends Token<infer T> ? T : D[K] extends OptionalToken<infer T> ? T | undefined : never };
+type Resolved<D> = {
+  [K in keyof D]: D[K] extends Token<infer T> ? T : D[K] extends OptionalToken<infer T> ? T | undefined : never;
+};
 
 export interface PluginContext {
   readonly pluginId: string;
@@ -54,7 +56,10 @@ export interface PluginRegistrar {
    * `upcasters[n]` turns the data of a v`n` event into v`n+1` data, so readers (projections, rules'
    * history) always see the current shape. Returns the type to append (`log.append([{ type, data }])`).
    */
-  eventType(name: string, definition: { version: number; upcasters?: Readonly<Record<number, (data: unknown) => unknown>> }): string;
+  eventType(
+    name: string,
+    definition: { version: number; upcasters?: Readonly<Record<number, (data: unknown) => unknown>> },
+  ): string;
   /** A dependency this plugin can do without (the plugin that provides it may not be installed). */
   optional<T>(token: Token<T>): OptionalToken<T>;
   /** A new keyed extension point (one contribution per key) to `provide`; a failed plugin's contributions are rolled back. */

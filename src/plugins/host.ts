@@ -53,7 +53,13 @@ export interface LoadOptions {
  * Initialising one plugin is a transaction: when its `init` throws, everything it added to any
  * extension point is removed again, so a half-initialised plugin never decides or serves anything.
  */
-export async function loadPlugins(sources: readonly PluginSource[], inline: readonly LoadablePlugin[], scope: Scope, lifecycle: Lifecycle, options: LoadOptions = {}): Promise<LoadedPlugins> {
+export async function loadPlugins(
+  sources: readonly PluginSource[],
+  inline: readonly LoadablePlugin[],
+  scope: Scope,
+  lifecycle: Lifecycle,
+  options: LoadOptions = {},
+): Promise<LoadedPlugins> {
   const report: PluginReport = { loaded: [], failed: [] };
   const failedIds = new Set<string>();
   const fail = (source: PluginSource, id: string, error: unknown): void => {
@@ -73,14 +79,22 @@ export async function loadPlugins(sources: readonly PluginSource[], inline: read
   for (const { plugin, error } of refused) fail(plugin.source, plugin.definition.id, error);
   const provided = new ProvidedTokens();
   for (const [token, value] of options.hostTokens ?? []) provided.provide('host', token as never, value);
-  const registered = registerAll(declareConfig(ordered, (plugin, error) => fail(plugin.source, plugin.definition.id, error)).plugins, provided, fail);
+  const registered = registerAll(
+    declareConfig(ordered, (plugin, error) => fail(plugin.source, plugin.definition.id, error)).plugins,
+    provided,
+    fail,
+  );
   const { declared } = declareConfig(registered.map((each) => each.plugin));
   const configs = new PluginConfigs(declared, await (options.readSettings ?? (async () => ({})))(declared));
   for (const each of registered) {
     const { source, definition } = each.plugin;
     const missing = (definition.requires ?? []).find((id) => failedIds.has(id));
     try {
-      if (missing) throw new FactorlyError('PLUGIN_DEPENDENCY', `plugin "${definition.id}" requires plugin "${missing}", which failed to load`);
+      if (missing)
+        throw new FactorlyError(
+          'PLUGIN_DEPENDENCY',
+          `plugin "${definition.id}" requires plugin "${missing}", which failed to load`,
+        );
       await initPlugin(each, scope, lifecycle, configs, provided);
       report.loaded.push({ id: definition.id, version: source.version, root: source.root, source: source.kind });
     } catch (error) {
@@ -88,12 +102,28 @@ export async function loadPlugins(sources: readonly PluginSource[], inline: read
       fail(source, definition.id, error);
     }
   }
-  const loaded = declareConfig(registered.filter((each) => !failedIds.has(each.plugin.definition.id)).map((each) => each.plugin)).declared;
-  const needs = new Map(registered.filter((each) => !failedIds.has(each.plugin.definition.id)).map((each) => [each.plugin.definition.id, each.needs]));
-  return { ...report, declared: loaded, provided: provided.list(), needs, reconfigure: (next) => configs.reconfigure(next) };
+  const loaded = declareConfig(
+    registered.filter((each) => !failedIds.has(each.plugin.definition.id)).map((each) => each.plugin),
+  ).declared;
+  const needs = new Map(
+    registered
+      .filter((each) => !failedIds.has(each.plugin.definition.id))
+      .map((each) => [each.plugin.definition.id, each.needs]),
+  );
+  return {
+    ...report,
+    declared: loaded,
+    provided: provided.list(),
+    needs,
+    reconfigure: (next) => configs.reconfigure(next),
+  };
 }
 
-function registerAll(plugins: readonly LoadablePlugin[], provided: ProvidedTokens, fail: (source: PluginSource, id: string, error: unknown) => void): Registered[] {
+function registerAll(
+  plugins: readonly LoadablePlugin[],
+  provided: ProvidedTokens,
+  fail: (source: PluginSource, id: string, error: unknown) => void,
+): Registered[] {
   const registered: Registered[] = [];
   for (const plugin of plugins) {
     try {
@@ -107,7 +137,10 @@ function registerAll(plugins: readonly LoadablePlugin[], provided: ProvidedToken
 
 /** One undo for every extension point of the scope and every slot a plugin provided. (Stop hooks a failed plugin registered stay: they release what it started.) */
 function checkpoint(scope: Scope, provided: ProvidedTokens): () => void {
-  const points = [...EXTENSION_POINTS.filter((token) => scope.isRegistered(token)).map((token) => scope.resolve(token)), ...provided.checkpointed()];
+  const points = [
+    ...EXTENSION_POINTS.filter((token) => scope.isRegistered(token)).map((token) => scope.resolve(token)),
+    ...provided.checkpointed(),
+  ];
   const undo = points.map((point) => point.checkpoint());
   return () => {
     for (const step of undo) step();
@@ -119,13 +152,22 @@ async function importDefinition(source: PluginSource): Promise<PluginDefinition>
   const module = (await import(pathToFileURL(join(source.root, manifest.plugin)).href)) as Record<string, unknown>;
   const definition = (module.default ?? module.plugin) as PluginDefinition | undefined;
   if (!definition || typeof definition.id !== 'string' || typeof definition.register !== 'function') {
-    throw new FactorlyError('PLUGIN_INVALID', `plugin package "${source.name}": ${manifest.plugin} must export a definePlugin(...) value as default or "plugin"`);
+    throw new FactorlyError(
+      'PLUGIN_INVALID',
+      `plugin package "${source.name}": ${manifest.plugin} must export a definePlugin(...) value as default or "plugin"`,
+    );
   }
   checkApiVersion(definition.apiVersion, `plugin "${definition.id}"`);
   return definition;
 }
 
-async function initPlugin({ plugin, init }: Registered, scope: Scope, lifecycle: Lifecycle, configs: PluginConfigs, provided: ProvidedTokens): Promise<void> {
+async function initPlugin(
+  { plugin, init }: Registered,
+  scope: Scope,
+  lifecycle: Lifecycle,
+  configs: PluginConfigs,
+  provided: ProvidedTokens,
+): Promise<void> {
   const { id } = plugin.definition;
   const deps = resolveDeps(id, init.deps, provided, scope.child());
   const rollback = checkpoint(scope, provided);
@@ -142,6 +184,8 @@ async function initPlugin({ plugin, init }: Registered, scope: Scope, lifecycle:
   } catch (error) {
     rollback();
     if (FactorlyError.isInstance(error)) throw error;
-    throw new FactorlyError('PLUGIN_INIT_FAILED', `plugin "${id}" failed to initialise: ${messageOf(error)}`, { cause: error });
+    throw new FactorlyError('PLUGIN_INIT_FAILED', `plugin "${id}" failed to initialise: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
 }

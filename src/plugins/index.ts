@@ -1,6 +1,13 @@
 // The plugin SDK: everything a factorly plugin may rely on. Named exports only.
 export { definePlugin, PLUGIN_API_VERSION } from './define-plugin.js';
-export type { Dependency, OptionalToken, PluginContext, PluginDefinition, PluginInit, PluginRegistrar } from './define-plugin.js';
+export type {
+  Dependency,
+  OptionalToken,
+  PluginContext,
+  PluginDefinition,
+  PluginInit,
+  PluginRegistrar,
+} from './define-plugin.js';
 export type { PluginManifest, PluginSource } from './manifest.js';
 export { createToken } from '../kernel/base/token.js';
 export type { Token } from '../kernel/base/token.js';
@@ -26,7 +33,15 @@ export type {
   ToolResult,
   ToolSource,
 } from '../kernel/contracts/tool.js';
-export type { CallGateway, CallOutcome, CallRequest, CallTreeLink, CatalogChange, ClientLink, ToolCatalog } from '../kernel/contracts/gateway.js';
+export type {
+  CallGateway,
+  CallOutcome,
+  CallRequest,
+  CallTreeLink,
+  CatalogChange,
+  ClientLink,
+  ToolCatalog,
+} from '../kernel/contracts/gateway.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -78,7 +93,18 @@ export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../ke
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { Recorded } from '../events/envelope.js';
-export type { CallStatus, Decision, EventMap, EventType, Interface, JsonValue, McpForwarded, Params, ShadowDecided, StoredText } from '../events/catalog.js';
+export type {
+  CallStatus,
+  Decision,
+  EventMap,
+  EventType,
+  Interface,
+  JsonValue,
+  McpForwarded,
+  Params,
+  ShadowDecided,
+  StoredText,
+} from '../events/catalog.js';
 export type { LogEngine, LogEngineContext, LogOptionProblem } from '../kernel/contracts/log-engine.js';
 export type { BatchAppended, BatchStream, StoredBatch } from '../events/batch-stream.js';
 export type { ReplicatedLogOptions } from '../events/replicated-log.js';

@@ -39,8 +39,14 @@ export interface InventorySlots {
 
 /** Each point under the name a person reads in `plugins inspect`. */
 const POINTS: Record<keyof InventorySlots, string> = {
-  providers: 'toolTypes', rules: 'rules', processors: 'outputProcessors', channels: 'confirmChannels',
-  backends: 'secretBackends', interfaces: 'interfaces', engines: 'engines', sources: 'toolSources',
+  providers: 'toolTypes',
+  rules: 'rules',
+  processors: 'outputProcessors',
+  channels: 'confirmChannels',
+  backends: 'secretBackends',
+  interfaces: 'interfaces',
+  engines: 'engines',
+  sources: 'toolSources',
 };
 
 /** Each plugin, loaded or not, with everything it contributed and declared. */
@@ -54,17 +60,30 @@ export function inventoryOf(plugins: LoadedPlugins, slots: InventorySlots): Plug
   for (const [name, point] of Object.entries(POINTS) as [keyof InventorySlots, string][]) {
     const slot = slots[name];
     if ('ownersByKey' in slot) for (const [key, owner] of slot.ownersByKey()) add(owner, point, key);
-    else for (const { value, owner } of slot.contributions()) add(owner, point, value.name ?? value.type ?? '(unnamed)');
+    else
+      for (const { value, owner } of slot.contributions()) add(owner, point, value.name ?? value.type ?? '(unnamed)');
   }
   for (const { type, version, owner } of pluginEventTypes()) add(owner, 'eventTypes', `${type}@${version}`);
   const provides = (id: string) => plugins.provided.filter((token) => token.owner === id).map((token) => token.id);
   const loaded = plugins.loaded.map((plugin): PluginInventory => ({
-    id: plugin.id, root: plugin.root, version: plugin.version, source: plugin.source, status: 'loaded',
-    contributes: contributes.get(plugin.id) ?? {}, provides: provides(plugin.id), config: plugins.declared.keysOf(plugin.id),
+    id: plugin.id,
+    root: plugin.root,
+    version: plugin.version,
+    source: plugin.source,
+    status: 'loaded',
+    contributes: contributes.get(plugin.id) ?? {},
+    provides: provides(plugin.id),
+    config: plugins.declared.keysOf(plugin.id),
   }));
   const failed = plugins.failed.map((plugin): PluginInventory => ({
-    id: plugin.id, root: plugin.root, status: 'failed', reason: plugin.reason, code: plugin.code,
-    contributes: {}, provides: [], config: { settings: [], tool: [], shadow: [] },
+    id: plugin.id,
+    root: plugin.root,
+    status: 'failed',
+    reason: plugin.reason,
+    code: plugin.code,
+    contributes: {},
+    provides: [],
+    config: { settings: [], tool: [], shadow: [] },
   }));
   return [...loaded, ...failed];
 }

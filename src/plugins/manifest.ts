@@ -34,7 +34,10 @@ export function checkManifest(source: PluginSource): PluginManifest {
 export function checkApiVersion(declared: string, where: string, consequence = 'it was not loaded'): void {
   const major = /^[\^~]?(\d+)(?:\.[\dx*]+)*$/.exec(declared.trim())?.[1];
   if (major === undefined) {
-    throw new FactorlyError('PLUGIN_INVALID', `${where}: apiVersion ${JSON.stringify(declared)} is not a version (expected "${PLUGIN_API_VERSION}")`);
+    throw new FactorlyError(
+      'PLUGIN_INVALID',
+      `${where}: apiVersion ${JSON.stringify(declared)} is not a version (expected "${PLUGIN_API_VERSION}")`,
+    );
   }
   if (major !== PLUGIN_API_VERSION) {
     throw new FactorlyError(

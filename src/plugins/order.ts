@@ -24,7 +24,13 @@ export function orderPlugins(plugins: readonly LoadablePlugin[]): OrderResult {
   for (const plugin of [...plugins].sort((a, b) => a.definition.id.localeCompare(b.definition.id))) {
     const other = byId.get(plugin.definition.id);
     if (other) {
-      refused.push({ plugin, error: new FactorlyError('PLUGIN_INVALID', `plugin id "${plugin.definition.id}" is used by both ${other.source.root} and ${plugin.source.root}`) });
+      refused.push({
+        plugin,
+        error: new FactorlyError(
+          'PLUGIN_INVALID',
+          `plugin id "${plugin.definition.id}" is used by both ${other.source.root} and ${plugin.source.root}`,
+        ),
+      });
     } else byId.set(plugin.definition.id, plugin);
   }
   const ordered: LoadablePlugin[] = [];
@@ -42,11 +48,24 @@ export function orderPlugins(plugins: readonly LoadablePlugin[]): OrderResult {
     state.set(id, 'visiting');
     for (const required of plugin.definition.requires ?? []) {
       if (!byId.has(required)) {
-        refuse(plugin, new FactorlyError('PLUGIN_DEPENDENCY', `plugin "${id}" requires plugin "${required}", which is not installed`));
+        refuse(
+          plugin,
+          new FactorlyError(
+            'PLUGIN_DEPENDENCY',
+            `plugin "${id}" requires plugin "${required}", which is not installed`,
+          ),
+        );
         return false;
       }
       if (!visit(required, [...path, id])) {
-        if (state.get(id) !== 'refused') refuse(plugin, new FactorlyError('PLUGIN_DEPENDENCY', `plugin "${id}" requires plugin "${required}", which could not be loaded`));
+        if (state.get(id) !== 'refused')
+          refuse(
+            plugin,
+            new FactorlyError(
+              'PLUGIN_DEPENDENCY',
+              `plugin "${id}" requires plugin "${required}", which could not be loaded`,
+            ),
+          );
         return false;
       }
     }

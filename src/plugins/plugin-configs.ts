@@ -4,7 +4,10 @@ import type { LoadablePlugin } from './order.js';
 type Listener = (value: unknown) => void | Promise<void>;
 
 /** Adds each plugin's config declarations; a plugin whose keys clash is refused (`fail`) and left out. */
-export function declareConfig(plugins: readonly LoadablePlugin[], fail: (plugin: LoadablePlugin, error: unknown) => void = () => undefined) {
+export function declareConfig(
+  plugins: readonly LoadablePlugin[],
+  fail: (plugin: LoadablePlugin, error: unknown) => void = () => undefined,
+) {
   const declared = new ConfigDeclarations();
   const kept: LoadablePlugin[] = [];
   for (const plugin of plugins) {
@@ -22,7 +25,10 @@ export function declareConfig(plugins: readonly LoadablePlugin[], fail: (plugin:
 export class PluginConfigs {
   private readonly listeners = new Map<string, Listener[]>();
 
-  constructor(private readonly declared: ConfigDeclarations, private settings: Record<string, unknown>) {}
+  constructor(
+    private readonly declared: ConfigDeclarations,
+    private settings: Record<string, unknown>,
+  ) {}
 
   of(plugin: string): unknown {
     const key = this.declared.blockOf(plugin);

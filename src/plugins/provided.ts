@@ -27,10 +27,17 @@ export class ProvidedTokens {
   provide(owner: string, token: Token<unknown>, value: unknown): void {
     const id = tokenId(token);
     if (typeof token !== 'symbol' || !id.startsWith(`${owner}.`)) {
-      throw new FactorlyError('PLUGIN_INVALID', `plugin "${owner}" provides token "${id || String(token)}": a plugin's tokens are named "${owner}.<name>"`);
+      throw new FactorlyError(
+        'PLUGIN_INVALID',
+        `plugin "${owner}" provides token "${id || String(token)}": a plugin's tokens are named "${owner}.<name>"`,
+      );
     }
     const existing = this.entries.get(token);
-    if (existing) throw new FactorlyError('EXTENSION_CONFLICT', `token "${id}" is provided twice: by "${existing.owner}" and by "${owner}"`);
+    if (existing)
+      throw new FactorlyError(
+        'EXTENSION_CONFLICT',
+        `token "${id}" is provided twice: by "${existing.owner}" and by "${owner}"`,
+      );
     this.entries.set(token, { token, id, value, owner });
   }
 
@@ -53,6 +60,8 @@ export class ProvidedTokens {
 
   /** The provided values that are extension points (plugin-made slots): a failed plugin's contributions to them are rolled back too. */
   checkpointed(): Checkpointed[] {
-    return this.list().map((entry) => entry.value).filter((value): value is Checkpointed => typeof (value as Checkpointed | null)?.checkpoint === 'function');
+    return this.list()
+      .map((entry) => entry.value)
+      .filter((value): value is Checkpointed => typeof (value as Checkpointed | null)?.checkpoint === 'function');
   }
 }

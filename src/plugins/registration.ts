@@ -47,18 +47,31 @@ export function registerPlugin(plugin: LoadablePlugin, provided: ProvidedTokens)
     provided.withdraw(id);
     throw error;
   }
-  const needs = Object.values(init.deps).filter((dep): dep is Token<unknown> => typeof dep === 'symbol').map(tokenId).filter((name) => !name.startsWith('kernel.'));
+  const needs = Object.values(init.deps)
+    .filter((dep): dep is Token<unknown> => typeof dep === 'symbol')
+    .map(tokenId)
+    .filter((name) => !name.startsWith('kernel.'));
   return { plugin, init, provides: added.map(tokenId), needs };
 }
 
 /** A plugin's deps: tokens other plugins provided first, then the kernel's; an optional one nothing provides is undefined. */
-export function resolveDeps(id: string, deps: Record<string, Dependency>, provided: ProvidedTokens, scope: Scope): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(deps).map(([name, dep]) => {
-    const optional = typeof dep === 'object' && dep !== null && 'optional' in dep;
-    const token = optional ? (dep as OptionalToken<unknown>).optional : (dep as Token<unknown>);
-    if (provided.has(token)) return [name, provided.get(token)];
-    if (scope.isRegistered(token)) return [name, scope.resolve(token)];
-    if (optional) return [name, undefined];
-    throw new FactorlyError('PLUGIN_DEPENDENCY', `plugin "${id}" needs "${tokenId(token)}" (as deps.${name}), which no installed plugin provides`);
-  }));
+export function resolveDeps(
+  id: string,
+  deps: Record<string, Dependency>,
+  provided: ProvidedTokens,
+  scope: Scope,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(deps).map(([name, dep]) => {
+      const optional = typeof dep === 'object' && dep !== null && 'optional' in dep;
+      const token = optional ? (dep as OptionalToken<unknown>).optional : (dep as Token<unknown>);
+      if (provided.has(token)) return [name, provided.get(token)];
+      if (scope.isRegistered(token)) return [name, scope.resolve(token)];
+      if (optional) return [name, undefined];
+      throw new FactorlyError(
+        'PLUGIN_DEPENDENCY',
+        `plugin "${id}" needs "${tokenId(token)}" (as deps.${name}), which no installed plugin provides`,
+      );
+    }),
+  );
 }

@@ -43,7 +43,11 @@ export interface TestKernel {
  * `.factorly/factorly.yaml` is `yaml`, with the plugins under test given as values and official
  * plugins loaded as factorly installs them. The log is in memory unless `options.log` says otherwise.
  */
-export async function startTestKernel(yaml: string, plugins: readonly PluginDefinition[] = [], options: TestKernelOptions = {}): Promise<TestKernel> {
+export async function startTestKernel(
+  yaml: string,
+  plugins: readonly PluginDefinition[] = [],
+  options: TestKernelOptions = {},
+): Promise<TestKernel> {
   const made = options.root === undefined;
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'factorly-test-'));
   for (const [path, text] of Object.entries({ ...options.files, '.factorly/factorly.yaml': yaml })) {
@@ -57,7 +61,11 @@ export async function startTestKernel(yaml: string, plugins: readonly PluginDefi
   const host = lateHostServices();
   try {
     kernel = await createKernel({
-      cwd: root, globalDir: join(root, '.no-global'), log, plugins: officialPlugins(options.official ?? ['provider-cli']), inlinePlugins: plugins.map(inline),
+      cwd: root,
+      globalDir: join(root, '.no-global'),
+      log,
+      plugins: officialPlugins(options.official ?? ['provider-cli']),
+      inlinePlugins: plugins.map(inline),
       hostTokens: [[HostTokens.Services, host.services]],
     });
   } catch (error) {
@@ -66,7 +74,9 @@ export async function startTestKernel(yaml: string, plugins: readonly PluginDefi
   }
   host.bind(kernel);
   return {
-    kernel, log, root,
+    kernel,
+    log,
+    root,
     events: async () => {
       const out: Recorded[] = [];
       for await (const event of log.read()) out.push(event);
@@ -82,7 +92,10 @@ export async function startTestKernel(yaml: string, plugins: readonly PluginDefi
 
 /** A plugin given as a value, as the host loads it. */
 export function inline(definition: PluginDefinition): LoadablePlugin {
-  return { definition, source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' } };
+  return {
+    definition,
+    source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' },
+  };
 }
 
 const require = createRequire(import.meta.url);

@@ -24,7 +24,13 @@ export function rfcRoot(leaves: readonly Uint8Array[]): Buffer {
 }
 
 /** §2.1.3.2: verifying an inclusion proof. `hash` is the leaf hash. */
-export function rfcVerifyInclusion(leafIndex: number, treeSize: number, hash: Buffer, inclusionPath: readonly Buffer[], root: Buffer): boolean {
+export function rfcVerifyInclusion(
+  leafIndex: number,
+  treeSize: number,
+  hash: Buffer,
+  inclusionPath: readonly Buffer[],
+  root: Buffer,
+): boolean {
   // Every hash the RFC passes around is a SHA-256 output (HASH_SIZE = 32 bytes for SHA-256).
   if (hash.length !== 32 || root.length !== 32) return false;
   // 1. Compare leaf_index against tree_size. If leaf_index is greater than or equal to tree_size, fail.
@@ -62,7 +68,13 @@ export function rfcVerifyInclusion(leafIndex: number, treeSize: number, hash: Bu
 }
 
 /** §2.1.4.2: verifying consistency between two tree heads (first < second; equal sizes need equal roots). */
-export function rfcVerifyConsistency(first: number, second: number, firstHash: Buffer, secondHash: Buffer, consistencyPath: readonly Buffer[]): boolean {
+export function rfcVerifyConsistency(
+  first: number,
+  second: number,
+  firstHash: Buffer,
+  secondHash: Buffer,
+  consistencyPath: readonly Buffer[],
+): boolean {
   // The RFC's proofs are for 0 < first < second; a tree is consistent with itself when the heads match.
   if (first <= 0 || first > second) return false;
   if (first === second) return consistencyPath.length === 0 && firstHash.equals(secondHash);

@@ -29,10 +29,12 @@ export function like(actual: unknown, expected: unknown, message?: string): void
 const MISSING = '<missing>';
 
 function picked(actual: unknown, expected: unknown): unknown {
-  if (Array.isArray(expected) && Array.isArray(actual)) return actual.map((item, i) => (i < expected.length ? picked(item, expected[i]) : item));
+  if (Array.isArray(expected) && Array.isArray(actual))
+    return actual.map((item, i) => (i < expected.length ? picked(item, expected[i]) : item));
   if (!isPlain(expected) || !isPlain(actual)) return actual;
   const out: Record<string, unknown> = {};
-  for (const [key, wanted] of Object.entries(expected)) out[key] = key in actual ? picked(actual[key], wanted) : wanted === undefined ? undefined : MISSING;
+  for (const [key, wanted] of Object.entries(expected))
+    out[key] = key in actual ? picked(actual[key], wanted) : wanted === undefined ? undefined : MISSING;
   return out;
 }
 

@@ -7,8 +7,12 @@ import { updateTomlConfig } from '../../src/cli/sync/toml-config.js';
 import { writeWithBackup } from '../../src/cli/sync/write-file.js';
 import { tempProject } from '../helpers/project.js';
 
-const ENTRY = { command: '/opt/node', args: ['/opt/factorly/bin/run.js', 'serve', '--config', '/p/.factorly/factorly.yaml'] };
-const json = (text: string | undefined, comments = false) => updateJsonConfig(text, 'factorly', ENTRY, { file: '.mcp.json', comments });
+const ENTRY = {
+  command: '/opt/node',
+  args: ['/opt/factorly/bin/run.js', 'serve', '--config', '/p/.factorly/factorly.yaml'],
+};
+const json = (text: string | undefined, comments = false) =>
+  updateJsonConfig(text, 'factorly', ENTRY, { file: '.mcp.json', comments });
 
 describe('mergeEntry', () => {
   it('sets command and args in place and keeps every other key', () => {
@@ -18,7 +22,9 @@ describe('mergeEntry', () => {
   });
 
   it('replaces an entry that reached factorly over HTTP (its url and headers mean nothing for stdio)', () => {
-    expect(mergeEntry({ url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer x' } }, ENTRY)).toEqual(ENTRY);
+    expect(mergeEntry({ url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer x' } }, ENTRY)).toEqual(
+      ENTRY,
+    );
   });
 });
 
@@ -27,7 +33,11 @@ describe('updateJsonConfig', () => {
     const gh = '        "gh": {\n            "command": "npx",\n            "args": ["-y", "gh"]\n        }';
     const before = `{\n    "z": 1,\n    "mcpServers": {\n${gh}\n    },\n    "a": 2\n}\n`;
     const { text } = json(before);
-    expect(text.startsWith(`{\n    "z": 1,\n    "mcpServers": {\n${gh},\n        "factorly": {\n            "command": "/opt/node",\n`)).toBe(true);
+    expect(
+      text.startsWith(
+        `{\n    "z": 1,\n    "mcpServers": {\n${gh},\n        "factorly": {\n            "command": "/opt/node",\n`,
+      ),
+    ).toBe(true);
     expect(text.endsWith('        }\n    },\n    "a": 2\n}\n')).toBe(true);
     expect(JSON.parse(text).mcpServers.factorly).toEqual(ENTRY);
   });
@@ -38,10 +48,18 @@ describe('updateJsonConfig', () => {
   });
 
   it('names the file, line and column of a syntax error', () => {
-    expect(() => json('{\n  "mcpServers": {\n    "gh" {}\n  }\n}\n')).toThrow('.mcp.json:3:10: invalid JSON: colon expected; fix it (factorly left the file untouched)');
-    expect(() => json('{\n  // mine\n  "mcpServers": {}\n}\n')).toThrow('.mcp.json:2:3: comments are not allowed in this file; fix it (factorly left the file untouched)');
-    expect(() => json('[]')).toThrow('.mcp.json: its top level is not a JSON object; fix it (factorly left the file untouched)');
-    expect(() => json('{"mcpServers": []}')).toThrow('.mcp.json: "mcpServers" is not an object; fix it (factorly left the file untouched)');
+    expect(() => json('{\n  "mcpServers": {\n    "gh" {}\n  }\n}\n')).toThrow(
+      '.mcp.json:3:10: invalid JSON: colon expected; fix it (factorly left the file untouched)',
+    );
+    expect(() => json('{\n  // mine\n  "mcpServers": {}\n}\n')).toThrow(
+      '.mcp.json:2:3: comments are not allowed in this file; fix it (factorly left the file untouched)',
+    );
+    expect(() => json('[]')).toThrow(
+      '.mcp.json: its top level is not a JSON object; fix it (factorly left the file untouched)',
+    );
+    expect(() => json('{"mcpServers": []}')).toThrow(
+      '.mcp.json: "mcpServers" is not an object; fix it (factorly left the file untouched)',
+    );
   });
 
   it('keeps comments, trailing commas and one-line siblings where the agent accepts them (Cursor)', () => {
@@ -54,17 +72,26 @@ describe('updateJsonConfig', () => {
   });
 
   it('replaces an existing entry in place and keeps CRLF line endings', () => {
-    const before = '{\r\n  "mcpServers": {\r\n    "factorly": {"command": "old", "env": {"A": "1"}},\r\n    "gh": {"command": "npx"}\r\n  }\r\n}\r\n';
+    const before =
+      '{\r\n  "mcpServers": {\r\n    "factorly": {"command": "old", "env": {"A": "1"}},\r\n    "gh": {"command": "npx"}\r\n  }\r\n}\r\n';
     const { text, previous } = json(before);
     expect(previous).toEqual({ command: 'old', env: { A: '1' } });
-    expect(text.split('\r\n').slice(0, 4)).toEqual(['{', '  "mcpServers": {', '    "factorly": {', '      "command": "/opt/node",']);
+    expect(text.split('\r\n').slice(0, 4)).toEqual([
+      '{',
+      '  "mcpServers": {',
+      '    "factorly": {',
+      '      "command": "/opt/node",',
+    ]);
     expect(text).toContain('"env": {\r\n        "A": "1"\r\n      },\r\n      "args": [\r\n');
     expect(text.endsWith('      ]\r\n    },\r\n    "gh": {"command": "npx"}\r\n  }\r\n}\r\n')).toBe(true);
     expect(text.replaceAll('\r\n', '')).not.toContain('\n');
   });
 
   it('adds mcpServers to a file that has none, after the other keys', () => {
-    expect(JSON.parse(json('{\n  "theme": "dark"\n}\n').text)).toEqual({ theme: 'dark', mcpServers: { factorly: ENTRY } });
+    expect(JSON.parse(json('{\n  "theme": "dark"\n}\n').text)).toEqual({
+      theme: 'dark',
+      mcpServers: { factorly: ENTRY },
+    });
   });
 });
 
@@ -117,7 +144,9 @@ describe('updateTomlConfig', () => {
   });
 
   it('creates the file, and appends to one without the entry', () => {
-    expect(toml(undefined).text).toBe('[mcp_servers.factorly]\ncommand = "/opt/node"\nargs = [ "/opt/factorly/bin/run.js", "serve", "--config", "/p/.factorly/factorly.yaml" ]\n');
+    expect(toml(undefined).text).toBe(
+      '[mcp_servers.factorly]\ncommand = "/opt/node"\nargs = [ "/opt/factorly/bin/run.js", "serve", "--config", "/p/.factorly/factorly.yaml" ]\n',
+    );
     expect(toml('model = "o3"').text).toMatch(/^model = "o3"\n\n\[mcp_servers\.factorly\]\n/);
   });
 
@@ -129,8 +158,12 @@ describe('updateTomlConfig', () => {
   });
 
   it('names the line and column of a syntax error', () => {
-    expect(() => toml('model = "o3"\n[mcp_servers.gh\ncommand = "npx"\n')).toThrow(/^config\.toml:2:\d+: invalid TOML: .+; fix it \(factorly left the file untouched\)$/);
-    expect(() => toml('mcp_servers = 3\n')).toThrow('config.toml: "mcp_servers" is not a table (factorly left the file untouched)');
+    expect(() => toml('model = "o3"\n[mcp_servers.gh\ncommand = "npx"\n')).toThrow(
+      /^config\.toml:2:\d+: invalid TOML: .+; fix it \(factorly left the file untouched\)$/,
+    );
+    expect(() => toml('mcp_servers = 3\n')).toThrow(
+      'config.toml: "mcp_servers" is not a table (factorly left the file untouched)',
+    );
   });
 });
 

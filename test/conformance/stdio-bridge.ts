@@ -3,7 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 
 export interface StdioCommand {
   command: string;
@@ -31,7 +36,9 @@ interface Session {
  */
 export async function bridgeStdioToHttp(spawn: StdioCommand): Promise<{ url: string; close: () => Promise<void> }> {
   const sessions = new Map<string, Session>();
-  const server = createServer((req, res) => void handle(req, res).catch((error: Error) => fail(res, 500, error.message)));
+  const server = createServer(
+    (req, res) => void handle(req, res).catch((error: Error) => fail(res, 500, error.message)),
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = req.method === 'POST' ? await readJson(req) : undefined;
@@ -47,7 +54,15 @@ export async function bridgeStdioToHttp(spawn: StdioCommand): Promise<{ url: str
 
   async function open(): Promise<Session> {
     const child = new StdioClientTransport({ ...spawn, stderr: 'inherit' });
-    const session: Session = { child, pending: [], progress: new Map(), http: new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, session) }) };
+    const session: Session = {
+      child,
+      pending: [],
+      progress: new Map(),
+      http: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, session),
+      }),
+    };
     const { http } = session;
     http.onmessage = (message) => {
       if (isJSONRPCRequest(message)) {
@@ -103,5 +118,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 function fail(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }

@@ -8,7 +8,13 @@ const require = createRequire(import.meta.url);
 const CONFORMANCE = join(require.resolve('@modelcontextprotocol/conformance/package.json'), '..', 'dist', 'index.js');
 
 /** The scenarios @modelcontextprotocol/conformance 0.1.10 marks pending (left out of its active suite). */
-export const PENDING = ['elicitation-sep1034-defaults', 'elicitation-sep1330-enums', 'json-schema-2020-12', 'server-sse-polling', 'tools-call-elicitation'];
+export const PENDING = [
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
+  'json-schema-2020-12',
+  'server-sse-polling',
+  'tools-call-elicitation',
+];
 
 interface Check {
   id: string;
@@ -33,8 +39,11 @@ export async function runConformance(url: string, which: 'active' | 'pending' | 
   try {
     const runs = typeof which === 'string' ? [['--suite', which]] : which.map((scenario) => ['--scenario', scenario]);
     let output = '';
-    for (const selection of runs) output += await run(process.execPath, [CONFORMANCE, 'server', '--url', url, ...selection, '-o', out]);
-    const results = readdirSync(out).map((dir) => summarize(dir, JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]));
+    for (const selection of runs)
+      output += await run(process.execPath, [CONFORMANCE, 'server', '--url', url, ...selection, '-o', out]);
+    const results = readdirSync(out).map((dir) =>
+      summarize(dir, JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]),
+    );
     if (results.length === 0) throw new Error(`the conformance suite produced no results:\n${output}`);
     return results.sort((a, b) => a.scenario.localeCompare(b.scenario));
   } finally {
@@ -50,7 +59,10 @@ export async function listScenarios(): Promise<string[]> {
 
 /** One line per scenario that failed, with the failing checks' messages (for the test's failure output). */
 export function describeFailures(results: ScenarioResult[]): string {
-  return results.filter((result) => result.failed > 0).map((result) => `${result.scenario}: ${result.failures.join('; ')}`).join('\n');
+  return results
+    .filter((result) => result.failed > 0)
+    .map((result) => `${result.scenario}: ${result.failures.join('; ')}`)
+    .join('\n');
 }
 
 function summarize(dir: string, checks: Check[]): ScenarioResult {
@@ -73,6 +85,8 @@ function run(command: string, args: string[]): Promise<string> {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
     // Exit code 1 means "some check failed": the results say which, so only a crash is an error here.
-    child.on('close', (code) => (code === 0 || code === 1 ? resolve(output) : reject(new Error(`conformance exited with ${code}:\n${output}`))));
+    child.on('close', (code) =>
+      code === 0 || code === 1 ? resolve(output) : reject(new Error(`conformance exited with ${code}:\n${output}`)),
+    );
   });
 }

@@ -25,19 +25,46 @@ describe('factorly CLI', () => {
     expect(readFileSync(join(root, '.gitignore'), 'utf8')).toBe(
       'node_modules\n# factorly runtime state\n.factorly/events.lmdb\n.factorly/events.lmdb-lock\n.factorly/vault.key\n',
     );
-    expect(runCli(['init'], root)).toMatchObject({ status: 1, stderr: 'Error: .factorly/factorly.yaml already exists\n' });
+    expect(runCli(['init'], root)).toMatchObject({
+      status: 1,
+      stderr: 'Error: .factorly/factorly.yaml already exists\n',
+    });
     expect(runCli(['call', 'greet', '--name', 'Ada'], root)).toMatchObject({ status: 0, stdout: 'Hello, Ada!\n' });
     const logs = runCli(['logs', '--json'], root);
-    const [entry] = logs.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    expect(entry).toMatchObject({ tool: 'greet', status: 'success', exit_code: 0, interface: 'cli', params: { name: 'Ada' }, parent_id: null, source_sha: null });
+    const [entry] = logs.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(entry).toMatchObject({
+      tool: 'greet',
+      status: 'success',
+      exit_code: 0,
+      interface: 'cli',
+      params: { name: 'Ada' },
+      parent_id: null,
+      source_sha: null,
+    });
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
     expect(entry.hash).toMatch(/^[0-9a-f]{64}$/);
     const types = (await projectEvents(root)).map((e) => e.type);
     // One plugin.loaded per official plugin: how many there are is not this test's business. The
     // process records itself and its configuration first, and signs a checkpoint as it stops.
-    expect(types.filter((type) => type !== 'plugin.loaded')).toEqual(['writer.started', 'config.recorded', 'config.loaded', 'call.requested', 'shadow.decided', 'call.completed', 'log.checkpointed']);
-    expect(runCli(['logs', 'verify'], root)).toMatchObject({ status: 0, stdout: expect.stringMatching(new RegExp(`^Chain verified: ${types.length} events OK\n`)) });
-    expect(runCli(['logs', '-n', '1'], root).stdout).toMatch(/^TIME +TOOL +STATUS +DURATION\n\d\d:\d\d:\d\d +greet +success +\d+ms\n$/);
+    expect(types.filter((type) => type !== 'plugin.loaded')).toEqual([
+      'writer.started',
+      'config.recorded',
+      'config.loaded',
+      'call.requested',
+      'shadow.decided',
+      'call.completed',
+      'log.checkpointed',
+    ]);
+    expect(runCli(['logs', 'verify'], root)).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(new RegExp(`^Chain verified: ${types.length} events OK\n`)),
+    });
+    expect(runCli(['logs', '-n', '1'], root).stdout).toMatch(
+      /^TIME +TOOL +STATUS +DURATION\n\d\d:\d\d:\d\d +greet +success +\d+ms\n$/,
+    );
   });
 
   it('exits with the tool exit code and prints its error on stderr', () => {
@@ -52,16 +79,32 @@ describe('factorly CLI', () => {
     expect(runCli(['call', 'count', '--params', '{"n": 3}'], root).stdout).toBe('3\n');
     expect(runCli(['call', 'count', '--n', '-'], root, { input: '5\n' }).stdout).toBe('5\n');
     expect(runCli(['call', 'count', '--n', '@n.txt'], root).stdout).toBe('12\n');
-    expect(runCli(['call', 'count', '--params', '[1]'], root)).toMatchObject({ status: 2, stderr: 'Error: --params must be a JSON object\n' });
+    expect(runCli(['call', 'count', '--params', '[1]'], root)).toMatchObject({
+      status: 2,
+      stderr: 'Error: --params must be a JSON object\n',
+    });
   });
 
   it('gives one-line errors for an unknown tool and bad params, and records only blocked calls', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
-    expect(runCli(['call', 'cont'], root)).toMatchObject({ status: 1, stdout: '', stderr: 'tool "cont" not found; did you mean "count"?\n' });
-    expect(runCli(['call', 'count'], root).stderr).toBe('parameter validation failed for "count": required parameter "n" missing\n');
-    expect(runCli(['call', 'count', '--n', 'x1'], root).stderr).toBe('parameter validation failed for "count": n: expected integer, got "x1"\n');
-    expect(runCli(['call'], root)).toMatchObject({ status: 2, stderr: expect.stringMatching(/^Error: usage: factorly call <tool>/) });
-    const completed = (await projectEvents(root)).filter((e) => e.type === 'call.completed').map((e) => (e.data as { status: string }).status);
+    expect(runCli(['call', 'cont'], root)).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'tool "cont" not found; did you mean "count"?\n',
+    });
+    expect(runCli(['call', 'count'], root).stderr).toBe(
+      'parameter validation failed for "count": required parameter "n" missing\n',
+    );
+    expect(runCli(['call', 'count', '--n', 'x1'], root).stderr).toBe(
+      'parameter validation failed for "count": n: expected integer, got "x1"\n',
+    );
+    expect(runCli(['call'], root)).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/^Error: usage: factorly call <tool>/),
+    });
+    const completed = (await projectEvents(root))
+      .filter((e) => e.type === 'call.completed')
+      .map((e) => (e.data as { status: string }).status);
     expect(completed).toEqual(['blocked', 'blocked', 'blocked']);
   });
 
@@ -70,7 +113,9 @@ describe('factorly CLI', () => {
     const run = runCli(['call', 'a'], root);
     expect(run).toMatchObject({ status: 1, stdout: '' });
     // The list of installed types grows with the official plugins; cli is always among them.
-    expect(run.stderr).toMatch(/^Error: config: tool "a" has unknown type "teleport" \(installed types: [a-z, -]*\bcli\b[a-z, -]*\) \(\.factorly\/factorly\.yaml:3\)\n$/);
+    expect(run.stderr).toMatch(
+      /^Error: config: tool "a" has unknown type "teleport" \(installed types: [a-z, -]*\bcli\b[a-z, -]*\) \(\.factorly\/factorly\.yaml:3\)\n$/,
+    );
     expect(existsSync(join(root, '.factorly', 'events.lmdb'))).toBe(false);
     writeFileSync(join(root, '.factorly', 'factorly.yaml'), 'tools:\n  a: [unclosed\n');
     expect(runCli(['tools'], root).stderr).toMatch(/^Error: config: \.factorly\/factorly\.yaml:3:1: /);
@@ -88,19 +133,26 @@ describe('factorly CLI', () => {
     const names = JSON.parse(runCli(['tools', '--json'], root).stdout).map((t: { name: string }) => t.name) as string[];
     expect(names.filter((name) => !name.startsWith('factorly.'))).toEqual(['count', 'fail']);
     expect(runCli(['tools', 'show', 'count'], root).stdout).toContain('count:\n  type: cli\n  command: echo\n');
-    expect(runCli(['tools', 'show', 'fial'], root)).toMatchObject({ status: 1, stderr: 'Error: tool "fial" is not configured; did you mean "fail"?\n' });
+    expect(runCli(['tools', 'show', 'fial'], root)).toMatchObject({
+      status: 1,
+      stderr: 'Error: tool "fial" is not configured; did you mean "fail"?\n',
+    });
   });
 
   it('logs verify names the first tampered event and exits nonzero', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
     for (const n of ['1', '2', '3']) runCli(['call', 'count', '--n', n], root);
-    const seq = (await projectEvents(root)).find((e) => e.type === 'call.completed' && (e.data as { output: { text: string } }).output.text === '2\n')!.seq;
+    const seq = (await projectEvents(root)).find(
+      (e) => e.type === 'call.completed' && (e.data as { output: { text: string } }).output.text === '2\n',
+    )!.seq;
     const env = open({ path: join(root, '.factorly', 'events.lmdb'), compression: false });
     const db = env.openDB<Buffer, number>({ name: 'events', keyEncoding: 'uint32', encoding: 'binary' });
     db.putSync(seq, Buffer.from(db.getBinary(seq)!.toString().replace('"2\\n"', '"9\\n"')));
     await env.close();
     const verify = runCli(['logs', 'verify'], root);
     expect(verify.status).toBe(1);
-    expect(verify.stderr).toBe(`Chain broken at seq ${seq} (modified): content does not match its hash; ${seq - 1} events before it verified\n`);
+    expect(verify.stderr).toBe(
+      `Chain broken at seq ${seq} (modified): content does not match its hash; ${seq - 1} events before it verified\n`,
+    );
   });
 });

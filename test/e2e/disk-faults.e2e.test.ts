@@ -42,16 +42,19 @@ function projectOnTmpfs(marker: string): string {
   const disk = tmpfs('4m');
   const root = join(disk, 'project');
   mkdirSync(join(root, '.factorly'), { recursive: true });
-  writeFileSync(join(root, '.factorly', 'factorly.yaml'), `tools:
+  writeFileSync(
+    join(root, '.factorly', 'factorly.yaml'),
+    `tools:
   hi: {type: cli, command: sh, args: ["-c", "touch ${marker}; echo hi"], parameters: [{name: pad}]}
   fill: {type: cli, command: sh, args: ["-c", "dd if=/dev/zero of=${join(disk, 'filler')} bs=64k count=200 2>/dev/null; head -c 40000 /dev/zero | tr '\\\\0' x"]}
-`);
+`,
+  );
   return root;
 }
 
 const PAD = 'p'.repeat(40_000);
 
-const text = (result: unknown): string => ((result as { content: { text: string }[] }).content[0]?.text ?? '');
+const text = (result: unknown): string => (result as { content: { text: string }[] }).content[0]?.text ?? '';
 
 describe('a full disk: calls are refused or answered with an error, nothing is lost, serve keeps serving', () => {
   it('factorly call: one line naming the log file, the tool not run when its request cannot be recorded', () => {
@@ -60,69 +63,115 @@ describe('a full disk: calls are refused or answered with an error, nothing is l
     expect(runCli(['call', 'hi'], root)).toMatchObject({ status: 0, stdout: 'hi\n' });
     const filled = runCli(['call', 'fill'], root);
     expect(filled.status).toBe(1);
-    expect(filled.stderr).toMatch(/^the tool ran, but its outcome could not be recorded \(cannot write the event log \S+events\.lmdb: .+\); the call is marked interrupted once the log can be written$/m);
+    expect(filled.stderr).toMatch(
+      /^the tool ran, but its outcome could not be recorded \(cannot write the event log \S+events\.lmdb: .+\); the call is marked interrupted once the log can be written$/m,
+    );
     rmSync(marker);
     const refused = runCli(['call', 'hi', '--pad', PAD], root);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/^refused before the tool ran: the call could not be recorded \(cannot write the event log \S+events\.lmdb: /m);
+    expect(refused.stderr).toMatch(
+      /^refused before the tool ran: the call could not be recorded \(cannot write the event log \S+events\.lmdb: /m,
+    );
     expect(refused.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(marker)).toBe(false);
     // Reading still works on the full disk, and verify finds the log intact.
     expect(runCli(['logs', 'verify'], root).status).toBe(0);
     rmSync(join(root, '..', 'filler'));
     // Space is back: the next open marks the call whose outcome was lost.
-    const statuses = runCli(['logs', '--json'], root).stdout.trim().split('\n').map((line) => JSON.parse(line).status);
+    const statuses = runCli(['logs', '--json'], root)
+      .stdout.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).status);
     expect(statuses).toEqual(['success', 'interrupted']);
   });
 
-  it('factorly serve: keeps serving through the full disk and marks the lost outcome once space returns', { timeout: 90_000 }, async () => {
-    const marker = join(tempProject(), 'ran');
-    const root = projectOnTmpfs(marker);
-    const listening = await spawnListening([BIN, 'serve', '--port', '0'], { cwd: root, env: isolatedEnv(root) });
-    const client = new Client({ name: 'agent', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(listening.url)));
-    try {
-      expect(text(await client.callTool({ name: 'hi', arguments: {} }))).toBe('hi\n');
-      const lost = await client.callTool({ name: 'fill', arguments: {} });
-      expect(lost.isError).toBe(true);
-      expect(text(lost)).toContain('the tool ran, but its outcome could not be recorded');
-      rmSync(marker);
-      const refused = await client.callTool({ name: 'hi', arguments: { pad: PAD } });
-      expect(refused.isError).toBe(true);
-      expect(text(refused)).toContain('refused before the tool ran');
-      expect(existsSync(marker)).toBe(false);
-      rmSync(join(root, '..', 'filler'));
-      expect(text(await client.callTool({ name: 'hi', arguments: {} }))).toBe('hi\n');
-    } finally {
-      await client.close();
-    }
-    expect(await listening.stop()).toBe(0);
-    const events = await projectEvents(root);
-    const interrupted = events.filter((event) => event.type === 'call.interrupted').map((event) => event.data as { reason: string });
-    expect(interrupted).toEqual([{ callId: expect.any(String), writer: expect.any(String), reason: expect.stringMatching(/^outcome not recorded: the completion could not be written/) }]);
-    const statuses = runCli(['logs', '--json'], root).stdout.trim().split('\n').map((line) => JSON.parse(line).status);
-    expect(statuses).toEqual(['success', 'interrupted', 'success']);
-  });
+  it(
+    'factorly serve: keeps serving through the full disk and marks the lost outcome once space returns',
+    { timeout: 90_000 },
+    async () => {
+      const marker = join(tempProject(), 'ran');
+      const root = projectOnTmpfs(marker);
+      const listening = await spawnListening([BIN, 'serve', '--port', '0'], { cwd: root, env: isolatedEnv(root) });
+      const client = new Client({ name: 'agent', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(listening.url)));
+      try {
+        expect(text(await client.callTool({ name: 'hi', arguments: {} }))).toBe('hi\n');
+        const lost = await client.callTool({ name: 'fill', arguments: {} });
+        expect(lost.isError).toBe(true);
+        expect(text(lost)).toContain('the tool ran, but its outcome could not be recorded');
+        rmSync(marker);
+        const refused = await client.callTool({ name: 'hi', arguments: { pad: PAD } });
+        expect(refused.isError).toBe(true);
+        expect(text(refused)).toContain('refused before the tool ran');
+        expect(existsSync(marker)).toBe(false);
+        rmSync(join(root, '..', 'filler'));
+        expect(text(await client.callTool({ name: 'hi', arguments: {} }))).toBe('hi\n');
+      } finally {
+        await client.close();
+      }
+      expect(await listening.stop()).toBe(0);
+      const events = await projectEvents(root);
+      const interrupted = events
+        .filter((event) => event.type === 'call.interrupted')
+        .map((event) => event.data as { reason: string });
+      expect(interrupted).toEqual([
+        {
+          callId: expect.any(String),
+          writer: expect.any(String),
+          reason: expect.stringMatching(/^outcome not recorded: the completion could not be written/),
+        },
+      ]);
+      const statuses = runCli(['logs', '--json'], root)
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).status);
+      expect(statuses).toEqual(['success', 'interrupted', 'success']);
+    },
+  );
 });
 
 describe('a read-only file system', () => {
-  it('logs, show, stats, export, verify and replay read a log they cannot write; a call is refused in one line', { timeout: 90_000 }, () => {
-    const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  hi: {type: cli, command: echo, args: [hi]}\n' });
-    runCli(['call', 'hi'], root);
-    const view = readOnlyView(root);
-    const [entry] = runCli(['logs', '--json'], view).stdout.trim().split('\n').map((line) => JSON.parse(line));
-    expect(entry).toMatchObject({ tool: 'hi', status: 'success' });
-    expect(runCli(['logs', 'show', entry.call_id], view)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^hi \[success exit 0/) });
-    expect(JSON.parse(runCli(['logs', 'stats', '--json'], view).stdout)).toMatchObject({ calls: 1, chain: { ok: true } });
-    expect(runCli(['logs', 'export'], view).stdout.trim().split('\n').length).toBeGreaterThan(3);
-    expect(runCli(['logs', 'verify'], view)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Chain verified: \d+ events OK/) });
-    expect(runCli(['logs', 'replay', '--check'], view)).toMatchObject({ status: 0, stdout: 'Re-derived the decisions of 1 calls: 0 mismatch(es)\n' });
-    const refused = runCli(['call', 'hi'], view);
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/^refused before the tool ran: the call could not be recorded \(cannot open the event log \S+events\.lmdb for writing: .*[Rr]ead-only file system/);
-    // A checkpoint that is not one: could not read (2), not tampered (1).
-    const junk = join(tempProject(), 'not-a-checkpoint.txt');
-    writeFileSync(junk, 'hello\n');
-    expect(runCli(['logs', 'verify', '--checkpoint', junk], view)).toMatchObject({ status: 2, stderr: expect.stringContaining(`checkpoint ${junk}: not a signed note`) });
-  });
+  it(
+    'logs, show, stats, export, verify and replay read a log they cannot write; a call is refused in one line',
+    { timeout: 90_000 },
+    () => {
+      const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  hi: {type: cli, command: echo, args: [hi]}\n' });
+      runCli(['call', 'hi'], root);
+      const view = readOnlyView(root);
+      const [entry] = runCli(['logs', '--json'], view)
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(entry).toMatchObject({ tool: 'hi', status: 'success' });
+      expect(runCli(['logs', 'show', entry.call_id], view)).toMatchObject({
+        status: 0,
+        stdout: expect.stringMatching(/^hi \[success exit 0/),
+      });
+      expect(JSON.parse(runCli(['logs', 'stats', '--json'], view).stdout)).toMatchObject({
+        calls: 1,
+        chain: { ok: true },
+      });
+      expect(runCli(['logs', 'export'], view).stdout.trim().split('\n').length).toBeGreaterThan(3);
+      expect(runCli(['logs', 'verify'], view)).toMatchObject({
+        status: 0,
+        stdout: expect.stringMatching(/^Chain verified: \d+ events OK/),
+      });
+      expect(runCli(['logs', 'replay', '--check'], view)).toMatchObject({
+        status: 0,
+        stdout: 'Re-derived the decisions of 1 calls: 0 mismatch(es)\n',
+      });
+      const refused = runCli(['call', 'hi'], view);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(
+        /^refused before the tool ran: the call could not be recorded \(cannot open the event log \S+events\.lmdb for writing: .*[Rr]ead-only file system/,
+      );
+      // A checkpoint that is not one: could not read (2), not tampered (1).
+      const junk = join(tempProject(), 'not-a-checkpoint.txt');
+      writeFileSync(junk, 'hello\n');
+      expect(runCli(['logs', 'verify', '--checkpoint', junk], view)).toMatchObject({
+        status: 2,
+        stderr: expect.stringContaining(`checkpoint ${junk}: not a signed note`),
+      });
+    },
+  );
 });

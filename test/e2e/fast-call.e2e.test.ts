@@ -30,13 +30,18 @@ describe('factorly call started without oclif, from its caches', () => {
     expect(secret.status).toBe(0);
     expect(secret.stdout).not.toContain('s3cr3t-value');
     expect(secret.stdout).toMatch(/^token=\[REDACTED:[^\]]+\]\n$/);
-    const calls = runCli(['logs', '--json'], root, { env }).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const calls = runCli(['logs', '--json'], root, { env })
+      .stdout.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(calls.map((c) => `${c.tool}:${c.status}`)).toEqual(['plain:success', 'plain:success', 'secret:success']);
     expect(runCli(['logs', 'verify'], root, { env }).status).toBe(0);
     // The narrowed starts record the installation of the full one: one boot record, not one per start.
     const events = await projectEvents(root);
     expect(events.filter((event) => event.type === 'config.loaded')).toHaveLength(1);
-    expect(events.filter((event) => event.type === 'plugin.loaded').map((event) => (event.data as { id: string }).id)).toEqual(expect.arrayContaining(['provider-cli', 'shadow', 'vault', 'interface-mcp']));
+    expect(
+      events.filter((event) => event.type === 'plugin.loaded').map((event) => (event.data as { id: string }).id),
+    ).toEqual(expect.arrayContaining(['provider-cli', 'shadow', 'vault', 'interface-mcp']));
   });
 
   it('prints the version as oclif does, without loading it', () => {

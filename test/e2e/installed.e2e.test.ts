@@ -37,12 +37,22 @@ describe('factorly installed from its npm pack tarball', () => {
     expect(realpathSync(installed.bin).startsWith(REPO)).toBe(false);
     const root = project('tour');
     expect(installed.run(['init'], root)).toMatchObject({ status: 0 });
-    expect(installed.run(['call', 'greet', '--name', 'Ada'], root)).toMatchObject({ status: 0, stdout: 'Hello, Ada!\n' });
-    const script = 'async function run(p) { const r = await factorly.call("greet", { name: p.who }); return r.output.trim() + "!" }';
+    expect(installed.run(['call', 'greet', '--name', 'Ada'], root)).toMatchObject({
+      status: 0,
+      stdout: 'Hello, Ada!\n',
+    });
+    const script =
+      'async function run(p) { const r = await factorly.call("greet", { name: p.who }); return r.output.trim() + "!" }';
     const code = installed.run(['call', 'factorly.code', '--code', script, '--params', '{"who":"Bo"}'], root);
     expect(code.status, code.stderr).toBe(0);
     expect(code.stdout).toContain('Hello, Bo!!');
-    const transport = new StdioClientTransport({ command: installed.bin, args: ['serve'], cwd: root, env: installed.env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: installed.bin,
+      args: ['serve'],
+      cwd: root,
+      env: installed.env,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'installed', version: '1' });
     await client.connect(transport);
     try {
@@ -62,58 +72,95 @@ describe('factorly installed from its npm pack tarball', () => {
     beforeAll(() => {
       // A plugin project: `npm install -D <tarball>` gives it the SDK types and factorly/testing.
       author = project('author');
-      writeFileSync(join(author, 'package.json'), JSON.stringify({ name: 'plugins-of-mine', private: true, type: 'module' }));
+      writeFileSync(
+        join(author, 'package.json'),
+        JSON.stringify({ name: 'plugins-of-mine', private: true, type: 'module' }),
+      );
       npm(['install', '--save-dev', installed.tarball], author, installed.env);
       const bundled = join(author, 'node_modules', 'factorly', 'node_modules');
       for (const name of SUITES) cpSync(join(FIXTURES, name), join(author, name), { recursive: true });
       // What `npm install @factorly/sandbox-kit ses` gives the engine (this machine has no registry).
-      for (const name of ['@factorly/sandbox-kit', 'ses']) copyPackage(name, bundled, join(author, 'kit-engine', 'node_modules'));
+      for (const name of ['@factorly/sandbox-kit', 'ses'])
+        copyPackage(name, bundled, join(author, 'kit-engine', 'node_modules'));
     }, 300_000);
 
-    it.each(SUITES)('%s passes its contract suite from factorly/testing (node:test)', async (name) => {
-      const run = await runAsync(process.execPath, ['--test', '--test-timeout=60000'], join(author, name), installed.env);
-      // Every case ran and passed (node:test's summary), none skipped.
-      const count = (what: string) => Number(new RegExp(`# ${what} (\\d+)`).exec(run.stdout)?.[1]);
-      expect(count('tests'), run.stdout + run.stderr).toBeGreaterThan(0);
-      expect(count('pass')).toBe(count('tests'));
-      expect(run.status).toBe(0);
-    }, 240_000);
+    it.each(SUITES)(
+      '%s passes its contract suite from factorly/testing (node:test)',
+      async (name) => {
+        const run = await runAsync(
+          process.execPath,
+          ['--test', '--test-timeout=60000'],
+          join(author, name),
+          installed.env,
+        );
+        // Every case ran and passed (node:test's summary), none skipped.
+        const count = (what: string) => Number(new RegExp(`# ${what} (\\d+)`).exec(run.stdout)?.[1]);
+        expect(count('tests'), run.stdout + run.stderr).toBeGreaterThan(0);
+        expect(count('pass')).toBe(count('tests'));
+        expect(run.status).toBe(0);
+      },
+      240_000,
+    );
 
     it('each installs with `plugins install <tarball>` and works: a shadow.<key> rule, an engine, an output stage, an interface', async () => {
       for (const name of EXAMPLES) {
-        const install = installed.run(['plugins', 'install', pack(join(author, name), installed.work, installed.env)], author);
+        const install = installed.run(
+          ['plugins', 'install', pack(join(author, name), installed.work, installed.env)],
+          author,
+        );
         expect(install.status, install.stderr).toBe(0);
       }
-      const root = project('uses-plugins', [
-        'tools:',
-        '  pay:',
-        '    type: cli',
-        '    command: echo',
-        '    args: ["paid {{amount}}"]',
-        '    parameters: [{name: amount, type: number, required: true}]',
-        '    upper: true',
-        '    shadow: {max_amount: 100}',
-        '  sum:',
-        '    type: code',
-        '    engine: kit',
-        '    parameters: [{name: a, type: integer}, {name: b, type: integer}]',
-        '    code: "async function run(p) { return p.a + p.b }"',
-        '',
-      ].join('\n'));
+      const root = project(
+        'uses-plugins',
+        [
+          'tools:',
+          '  pay:',
+          '    type: cli',
+          '    command: echo',
+          '    args: ["paid {{amount}}"]',
+          '    parameters: [{name: amount, type: number, required: true}]',
+          '    upper: true',
+          '    shadow: {max_amount: 100}',
+          '  sum:',
+          '    type: code',
+          '    engine: kit',
+          '    parameters: [{name: a, type: integer}, {name: b, type: integer}]',
+          '    code: "async function run(p) { return p.a + p.b }"',
+          '',
+        ].join('\n'),
+      );
       expect(installed.run(['call', 'pay', '--amount', '5'], root)).toMatchObject({ status: 0, stdout: 'PAID 5\n' });
       const over = installed.run(['call', 'pay', '--amount', '500'], root);
       expect(over.status).not.toBe(0);
       expect(over.stderr).toContain('amount-limit: "amount" is 500, over shadow.max_amount 100');
       expect(installed.run(['call', 'sum', '--a', '2', '--b', '3'], root)).toMatchObject({ status: 0, stdout: '5' });
-      const inspected = JSON.parse(installed.run(['plugins', 'inspect', '--json'], root).stdout) as { id: string; status: string; source: string; contributes: Record<string, string[]>; config: Record<string, string[]> }[];
+      const inspected = JSON.parse(installed.run(['plugins', 'inspect', '--json'], root).stdout) as {
+        id: string;
+        status: string;
+        source: string;
+        contributes: Record<string, string[]>;
+        config: Record<string, string[]>;
+      }[];
       const byId = new Map(inspected.map((plugin) => [plugin.id, plugin]));
-      expect(byId.get('amount-limit')).toMatchObject({ status: 'loaded', source: 'user', contributes: { rules: ['amount-limit'] }, config: { shadow: ['max_amount'] } });
+      expect(byId.get('amount-limit')).toMatchObject({
+        status: 'loaded',
+        source: 'user',
+        contributes: { rules: ['amount-limit'] },
+        config: { shadow: ['max_amount'] },
+      });
       expect(byId.get('kit-engine')).toMatchObject({ status: 'loaded', contributes: { engines: ['kit'] } });
-      expect(byId.get('upper-output')).toMatchObject({ status: 'loaded', contributes: { outputProcessors: ['upper'] }, config: { tool: ['upper'] } });
+      expect(byId.get('upper-output')).toMatchObject({
+        status: 'loaded',
+        contributes: { outputProcessors: ['upper'] },
+        config: { tool: ['upper'] },
+      });
       expect(byId.get('plain-http')).toMatchObject({ status: 'loaded', contributes: { interfaces: ['plain-http'] } });
       await servesOverPlainHttp(root);
       // The rule's own key is checked with the rule's schema, naming the file and line.
-      writeFileSync(join(root, '.factorly', 'factorly.yaml'), readFileSync(join(root, '.factorly', 'factorly.yaml'), 'utf8').replace('max_amount: 100', 'max_amount: -1'));
+      writeFileSync(
+        join(root, '.factorly', 'factorly.yaml'),
+        readFileSync(join(root, '.factorly', 'factorly.yaml'), 'utf8').replace('max_amount: 100', 'max_amount: -1'),
+      );
       const bad = installed.run(['call', 'pay', '--amount', '5'], root);
       expect(bad.status).not.toBe(0);
       expect(bad.stderr).toMatch(/max_amount[\s\S]*factorly\.yaml:8/);
@@ -124,7 +171,9 @@ describe('factorly installed from its npm pack tarball', () => {
       cpSync(join(FIXTURES, 'future-api'), copy, { recursive: true });
       const install = installed.run(['plugins', 'install', pack(copy, installed.work, installed.env)], author);
       expect(install.status).not.toBe(0);
-      expect(install.stderr).toContain('plugin package "factorly-plugin-future-fixture@9.0.0" targets plugin API 2, but this factorly provides plugin API 1; not installed');
+      expect(install.stderr).toContain(
+        'plugin package "factorly-plugin-future-fixture@9.0.0" targets plugin API 2, but this factorly provides plugin API 1; not installed',
+      );
       expect(installed.run(['plugins', 'inspect', '--json'], author).stdout).not.toContain('future');
     });
   });
@@ -132,7 +181,11 @@ describe('factorly installed from its npm pack tarball', () => {
 
 /** `serve --interface plain-http` from the installed copy: a call through it, then SIGTERM ends it cleanly. */
 async function servesOverPlainHttp(root: string): Promise<void> {
-  const child = spawn(installed.bin, ['serve', '--interface', 'plain-http', '--port', '0'], { cwd: root, env: installed.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(installed.bin, ['serve', '--interface', 'plain-http', '--port', '0'], {
+    cwd: root,
+    env: installed.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {

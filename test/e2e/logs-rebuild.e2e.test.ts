@@ -11,23 +11,33 @@ const TOOLS = `tools:
 `;
 
 describe('logs rebuild and the persisted projections', () => {
-  it('recomputes the audit view and the rules\' projections from seq 1, and the counts stay what they were', () => {
+  it("recomputes the audit view and the rules' projections from seq 1, and the counts stay what they were", () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
-    for (const text of ['one', 'two', 'three']) expect(runCli(['call', 'echo.say', '--text', text], root).status).toBe(0);
+    for (const text of ['one', 'two', 'three'])
+      expect(runCli(['call', 'echo.say', '--text', text], root).status).toBe(0);
     const before = JSON.parse(runCli(['logs', 'stats', '--json'], root).stdout);
     expect(before).toMatchObject({ calls: 3, byStatus: { success: 3 }, chain: { ok: true, scope: 'tail' } });
     const rebuilt = runCli(['logs', 'rebuild', '--json'], root);
     expect(rebuilt.status).toBe(0);
     const report = JSON.parse(rebuilt.stdout);
     expect(report).toMatchObject({ events: before.events, indexes: ['tool', 'agent', 'status'] });
-    expect(report.projections).toEqual(expect.arrayContaining(['stats', 'shadow.rate-limit.buckets', 'shadow.loop.windows']));
+    expect(report.projections).toEqual(
+      expect.arrayContaining(['stats', 'shadow.rate-limit.buckets', 'shadow.loop.windows']),
+    );
     expect(rebuilt.stderr).toContain(`rebuilding: ${before.events} of ${before.events} events`);
     const after = JSON.parse(runCli(['logs', 'stats', '--json'], root).stdout);
     expect(after).toEqual(before);
-    expect(JSON.parse(runCli(['logs', 'stats', '--verify', '--json'], root).stdout).chain).toMatchObject({ ok: true, scope: 'full', verified: before.events });
+    expect(JSON.parse(runCli(['logs', 'stats', '--verify', '--json'], root).stdout).chain).toMatchObject({
+      ok: true,
+      scope: 'full',
+      verified: before.events,
+    });
     // The rate limit still counts every call made before the rebuild.
     expect(runCli(['call', 'echo.say', '--text', 'four', '--json'], root).stdout).toContain('"status":"success"');
-    const decided = runCli(['logs', 'show', JSON.parse(runCli(['logs', '--json', '-n', '1'], root).stdout).call_id], root).stdout;
+    const decided = runCli(
+      ['logs', 'show', JSON.parse(runCli(['logs', '--json', '-n', '1'], root).stdout).call_id],
+      root,
+    ).stdout;
     expect(decided).toContain('within 100/min (96 left)');
   });
 
@@ -35,7 +45,8 @@ describe('logs rebuild and the persisted projections', () => {
     const root = tempProject({ '.factorly/factorly.yaml': `log: {durability: sometimes}\n${TOOLS}` });
     expect(runCli(['call', 'echo.say', '--text', 'x'], root)).toMatchObject({
       status: 1,
-      stderr: 'Error: config: "log.durability" must be one of fsync, commit, not "sometimes" (.factorly/factorly.yaml:1)\n',
+      stderr:
+        'Error: config: "log.durability" must be one of fsync, commit, not "sometimes" (.factorly/factorly.yaml:1)\n',
     });
     const commit = tempProject({ '.factorly/factorly.yaml': `log: {durability: commit}\n${TOOLS}` });
     expect(runCli(['call', 'echo.say', '--text', 'x'], commit)).toMatchObject({ status: 0, stdout: 'x\n' });

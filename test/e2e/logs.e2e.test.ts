@@ -65,7 +65,9 @@ async function firstCallSeq(root: string): Promise<number> {
 /** Seqs of every call.requested, in order. */
 async function requestSeqs(root: string): Promise<number[]> {
   const handle = eventsDb(root);
-  const seqs = [...handle.db.getRange()].filter(({ value }) => (JSON.parse(value.toString()) as Recorded).type === 'call.requested').map(({ key }) => key);
+  const seqs = [...handle.db.getRange()]
+    .filter(({ value }) => (JSON.parse(value.toString()) as Recorded).type === 'call.requested')
+    .map(({ key }) => key);
   await handle.env.close();
   return seqs;
 }
@@ -80,13 +82,19 @@ describe('logs verify catches tampering', () => {
     const root = project();
     const seq = await firstCallSeq(root);
     await tamper(root, (db) => db.putSync(seq, Buffer.from(db.getBinary(seq)!.toString().replace('"one"', '"0ne"'))));
-    expect(verify(root)).toMatchObject({ status: 1, report: { ok: false, verified: seq - 1, firstBad: { seq, kind: 'modified' } } });
+    expect(verify(root)).toMatchObject({
+      status: 1,
+      report: { ok: false, verified: seq - 1, firstBad: { seq, kind: 'modified' } },
+    });
   });
 
   it('a deleted event', async () => {
     const root = project();
     await tamper(root, (db) => db.removeSync(6));
-    expect(verify(root)).toMatchObject({ status: 1, report: { ok: false, verified: 5, firstBad: { seq: 6, kind: 'deleted' } } });
+    expect(verify(root)).toMatchObject({
+      status: 1,
+      report: { ok: false, verified: 5, firstBad: { seq: 6, kind: 'deleted' } },
+    });
   });
 
   it('a forged event inserted with a valid hash of its own', async () => {
@@ -95,7 +103,13 @@ describe('logs verify catches tampering', () => {
       const last = Number([...db.getKeys({ reverse: true, limit: 1 })][0]);
       for (let seq = last; seq >= 6; seq -= 1) db.putSync(seq + 1, db.getBinary(seq)!);
       const before = read(db, 5);
-      const forged = { ...read(db, 6), id: 'forged', seq: 6, prevHash: before.hash, data: { callId: 'x', rootId: 'x', tool: 'rm', params: {}, iface: 'cli' } };
+      const forged = {
+        ...read(db, 6),
+        id: 'forged',
+        seq: 6,
+        prevHash: before.hash,
+        data: { callId: 'x', rootId: 'x', tool: 'rm', params: {}, iface: 'cli' },
+      };
       const { hash: _drop, ...rest } = forged;
       db.putSync(6, Buffer.from(JSON.stringify({ ...forged, hash: hashEnvelope(rest as Omit<Recorded, 'hash'>) })));
     });
@@ -126,14 +140,21 @@ describe('logs verify catches tampering', () => {
     const { status, report } = verify(root);
     expect(status).toBe(1);
     expect(report.firstBad.kind).toBe('truncated');
-    expect(runCli(['logs', 'verify'], root).stderr).toMatch(/^Chain broken at seq \d+ \(truncated\): the log ends at seq \d+ but its head record says \d+/);
+    expect(runCli(['logs', 'verify'], root).stderr).toMatch(
+      /^Chain broken at seq \d+ \(truncated\): the log ends at seq \d+ but its head record says \d+/,
+    );
   });
 });
 
 describe('logs: filters, detail, show, stats, export, replay', () => {
   it('filters by tool, status and seq range, and prints detail blocks', async () => {
     const root = project();
-    const lines = (args: string[]) => runCli(['logs', '--json', ...args], root).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = (args: string[]) =>
+      runCli(['logs', '--json', ...args], root)
+        .stdout.trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
     const all = lines([]);
     expect(all.map((e) => e.status)).toEqual(['success', 'success', 'success', 'error', 'blocked']);
     const requestedAt = await requestSeqs(root);
@@ -142,14 +163,22 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     expect(lines(['--since', String(requestedAt[3])]).map((e) => e.tool)).toEqual(['fail', 'echo.say']);
     // Up to the second call's completion (an entry's seq is the event that closed it).
     expect(lines(['--until', String(all[1].seq)]).map((e) => e.params.text)).toEqual(['one', 'two']);
-    expect(runCli(['logs', '--status', 'error', '--detail'], root).stdout).toMatch(/^——— .* ———\nTool: +fail\nStatus: +error \(exit 4\)\n/);
-    expect(runCli(['logs', '--since', 'yesterday-ish'], root)).toMatchObject({ status: 2, stderr: expect.stringContaining('--since: expected a seq number') });
+    expect(runCli(['logs', '--status', 'error', '--detail'], root).stdout).toMatch(
+      /^——— .* ———\nTool: +fail\nStatus: +error \(exit 4\)\n/,
+    );
+    expect(runCli(['logs', '--since', 'yesterday-ish'], root)).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('--since: expected a seq number'),
+    });
   });
 
   it('follows new calls live, filtered, until interrupted', async () => {
     const root = project();
     const env = { ...process.env, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') };
-    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--json', '--tool', 'say', '-n', '1'], { cwd: root, env });
+    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--json', '--tool', 'say', '-n', '1'], {
+      cwd: root,
+      env,
+    });
     let out = '';
     follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await expect.poll(() => out.split('\n').length, { timeout: 15_000 }).toBeGreaterThan(1);
@@ -159,24 +188,41 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     follower.kill('SIGINT');
     const code = await new Promise((resolve) => follower.on('exit', resolve));
     expect(code).toBe(0);
-    const [tail, live] = out.trim().split('\n').map((l) => JSON.parse(l));
+    const [tail, live] = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(tail).toMatchObject({ tool: 'echo.say', status: 'blocked' });
     expect(live).toMatchObject({ tool: 'echo.say', status: 'success', params: { text: 'live' } });
   });
 
   it('shows a call by id and by hash prefix, and refuses an unknown one', () => {
     const root = project();
-    const [entry] = runCli(['logs', '--json', '--status', 'error'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const [entry] = runCli(['logs', '--json', '--status', 'error'], root)
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const byId = runCli(['logs', 'show', entry.call_id], root);
-    expect(byId.stdout).toMatch(new RegExp(`^fail \\[error exit 4 \\d+ms\\] ${entry.call_id} \\(cli\\)\\n  params: \\{\\}`));
+    expect(byId.stdout).toMatch(
+      new RegExp(`^fail \\[error exit 4 \\d+ms\\] ${entry.call_id} \\(cli\\)\\n  params: \\{\\}`),
+    );
     expect(runCli(['logs', 'show', entry.hash.slice(0, 10)], root).stdout).toBe(byId.stdout);
-    expect(runCli(['logs', 'show', 'abcdef01'], root)).toMatchObject({ status: 1, stderr: 'Error: no call matches "abcdef01"\n' });
+    expect(runCli(['logs', 'show', 'abcdef01'], root)).toMatchObject({
+      status: 1,
+      stderr: 'Error: no call matches "abcdef01"\n',
+    });
   });
 
   it('summarises with stats', () => {
     const root = project();
     const stats = JSON.parse(runCli(['logs', 'stats', '--json'], root).stdout);
-    expect(stats).toMatchObject({ calls: 5, byStatus: { success: 3, error: 1, blocked: 1 }, byTool: { 'echo.say': 4, fail: 1 }, blockedBy: { invalid: 1 }, chain: { ok: true } });
+    expect(stats).toMatchObject({
+      calls: 5,
+      byStatus: { success: 3, error: 1, blocked: 1 },
+      byTool: { 'echo.say': 4, fail: 1 },
+      blockedBy: { invalid: 1 },
+      chain: { ok: true },
+    });
     expect(runCli(['logs', 'stats'], root).stdout).toContain('Blocked calls: 1 total (1 invalid)');
   });
 
@@ -184,7 +230,10 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     const root = project();
     const out = join(root, 'export.jsonl');
     expect(runCli(['logs', 'export', '-o', out], root).stderr).toMatch(/^Exported \d+ events to /);
-    const events = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Recorded);
+    const events = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Recorded);
     for (const [i, event] of events.entries()) {
       const { hash, ...rest } = event;
       expect(hashEnvelope(rest)).toBe(hash);
@@ -193,17 +242,30 @@ describe('logs: filters, detail, show, stats, export, replay', () => {
     const otlp = JSON.parse(runCli(['logs', 'export', '--format', 'otlp-json'], root).stdout);
     const records = otlp.resourceLogs[0].scopeLogs[0].logRecords;
     expect(records).toHaveLength(events.length);
-    expect(records.find((r: { body: { stringValue: string } }) => r.body.stringValue === 'call.completed')).toMatchObject({ severityText: 'INFO' });
+    expect(
+      records.find((r: { body: { stringValue: string } }) => r.body.stringValue === 'call.completed'),
+    ).toMatchObject({ severityText: 'INFO' });
   });
 
   // Ten CLI runs, each loading every official plugin: give it room on a busy machine.
   it('re-runs a recorded call with an override, and rebuilds a timeline up to a seq', { timeout: 90_000 }, async () => {
     const root = project();
     const callSeq = await firstCallSeq(root);
-    const [first] = runCli(['logs', '--json'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(runCli(['logs', 'replay', first.call_id, '--show'], root).stdout).toBe(`Would run echo.say {"text":"one"} (replaying ${first.call_id})\n`);
-    expect(runCli(['logs', 'replay', first.call_id, '--param', 'text=again'], root)).toMatchObject({ status: 0, stdout: 'again\n' });
-    const [replayed] = runCli(['logs', '--json', '-n', '1'], root).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const [first] = runCli(['logs', '--json'], root)
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(runCli(['logs', 'replay', first.call_id, '--show'], root).stdout).toBe(
+      `Would run echo.say {"text":"one"} (replaying ${first.call_id})\n`,
+    );
+    expect(runCli(['logs', 'replay', first.call_id, '--param', 'text=again'], root)).toMatchObject({
+      status: 0,
+      stdout: 'again\n',
+    });
+    const [replayed] = runCli(['logs', '--json', '-n', '1'], root)
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(replayed).toMatchObject({ replayed_from: first.call_id, params: { text: 'again' } });
     // Up to the second call's completion: each call is requested, decided (loop detection) and completed.
     const until = callSeq + 5;

@@ -1,7 +1,11 @@
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  LoggingMessageNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, REPO, tempProject } from '../helpers/project.js';
 import { projectEvents } from '../helpers/events.js';
@@ -30,7 +34,10 @@ async function agent(url: string, reply: string) {
     asked.push(String(content.text));
     return { role: 'assistant', content: { type: 'text', text: reply }, model: 'm', stopReason: 'endTurn' };
   });
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params.data));
+  client.setNotificationHandler(
+    LoggingMessageNotificationSchema,
+    (notification) => void logs.push(notification.params.data),
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   cleanups.push(() => client.close());
   return { client, asked, logs };
@@ -52,9 +59,13 @@ describe('factorly serve --port in front of an upstream MCP server', () => {
     expect([a.asked, b.asked]).toEqual([['asked by A'], ['asked by B']]);
 
     const progress: number[] = [];
-    const result = await a.client.request({ method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {} } }, CallToolResultSchema, {
-      onprogress: (update) => void progress.push(update.progress),
-    });
+    const result = await a.client.request(
+      { method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {} } },
+      CallToolResultSchema,
+      {
+        onprogress: (update) => void progress.push(update.progress),
+      },
+    );
     expect(progress).toEqual([0, 50, 100]);
     expect(result.content).toEqual([{ type: 'text', text: 'Progress tool finished' }]);
 
@@ -64,13 +75,23 @@ describe('factorly serve --port in front of an upstream MCP server', () => {
     expect(a.logs).toEqual([]);
 
     const error = await a.client.callTool({ name: 'test_error_handling', arguments: {} });
-    expect(error).toMatchObject({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] });
+    expect(error).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
+    });
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 
     const log = await projectEvents(root);
-    const opened = log.filter((event) => event.type === 'session.opened').map((event) => (event.data as { sessionId: string; client?: { name: string } }));
+    const opened = log
+      .filter((event) => event.type === 'session.opened')
+      .map((event) => event.data as { sessionId: string; client?: { name: string } });
     const sessionOf = (name: string) => opened.find((session) => session.client?.name === name)!.sessionId;
-    const sampling = log.filter((event) => event.type === 'mcp.forwarded').map((event) => event.data as { method: string; sessionId: string }).filter((data) => data.method === 'sampling/createMessage');
-    expect(sampling.map((data) => data.sessionId).sort()).toEqual([sessionOf('agent-reply A'), sessionOf('agent-reply B')].sort());
+    const sampling = log
+      .filter((event) => event.type === 'mcp.forwarded')
+      .map((event) => event.data as { method: string; sessionId: string })
+      .filter((data) => data.method === 'sampling/createMessage');
+    expect(sampling.map((data) => data.sessionId).sort()).toEqual(
+      [sessionOf('agent-reply A'), sessionOf('agent-reply B')].sort(),
+    );
   });
 });

@@ -7,9 +7,11 @@ import { REPO, runCli, tempProject } from '../helpers/project.js';
 import { projectEvents } from '../helpers/events.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures', 'plugins');
-const SAY = 'tools:\n  say:\n    type: echo\n    prefix: "got "\n    parameters: [{name: n, type: integer}]\n  hi: {type: cli, command: echo, args: [hi]}\n';
+const SAY =
+  'tools:\n  say:\n    type: echo\n    prefix: "got "\n    parameters: [{name: n, type: integer}]\n  hi: {type: cli, command: echo, args: [hi]}\n';
 
-const pluginEvents = async (root: string): Promise<Recorded[]> => (await projectEvents(root)).filter((event) => event.type.startsWith('plugin.'));
+const pluginEvents = async (root: string): Promise<Recorded[]> =>
+  (await projectEvents(root)).filter((event) => event.type.startsWith('plugin.'));
 
 describe('plugins discovered through oclif', () => {
   it('loads a linked third-party plugin and uses the tool type it provides', async () => {
@@ -28,7 +30,9 @@ describe('plugins discovered through oclif', () => {
     const root = tempProject({ '.factorly/factorly.yaml': SAY });
     const link = runCli(['plugins', 'link', '--no-install', join(FIXTURES, 'future-api')], root);
     expect(link.status).not.toBe(0);
-    expect(link.stderr).toContain('plugin package "factorly-plugin-future-fixture@9.0.0" targets plugin API 2, but this factorly provides plugin API 1; not linked');
+    expect(link.stderr).toContain(
+      'plugin package "factorly-plugin-future-fixture@9.0.0" targets plugin API 2, but this factorly provides plugin API 1; not linked',
+    );
     expect(runCli(['plugins', 'inspect', '--json'], root).stdout).not.toContain('future');
   });
 
@@ -53,7 +57,9 @@ describe('plugins discovered through oclif', () => {
     const failed = (await pluginEvents(root)).filter((e) => e.type === 'plugin.failed');
     expect(failed).toHaveLength(1);
     expect(failed[0].data).toMatchObject({ id: 'factorly-plugin-future-fixture', code: 'PLUGIN_API_MISMATCH' });
-    const inspected = JSON.parse(runCli(['plugins', 'inspect', 'factorly-plugin-future-fixture', '--json'], root).stdout);
+    const inspected = JSON.parse(
+      runCli(['plugins', 'inspect', 'factorly-plugin-future-fixture', '--json'], root).stdout,
+    );
     expect(inspected).toMatchObject({ status: 'failed', code: 'PLUGIN_API_MISMATCH' });
   });
 
@@ -61,7 +67,13 @@ describe('plugins discovered through oclif', () => {
     const root = tempProject({ '.factorly/factorly.yaml': SAY });
     expect(runCli(['plugins', 'link', '--no-install', join(FIXTURES, 'echo-provider')], root).status).toBe(0);
     const echo = JSON.parse(runCli(['plugins', 'inspect', 'echo-fixture', '--json'], root).stdout);
-    expect(echo).toMatchObject({ id: 'echo-fixture', source: 'link', status: 'loaded', version: '1.2.3', contributes: { toolTypes: ['echo'] } });
+    expect(echo).toMatchObject({
+      id: 'echo-fixture',
+      source: 'link',
+      status: 'loaded',
+      version: '1.2.3',
+      contributes: { toolTypes: ['echo'] },
+    });
     const shadow = JSON.parse(runCli(['plugins', 'inspect', 'shadow', '--json'], root).stdout);
     expect(shadow.contributes.rules).toEqual(expect.arrayContaining(['deny', 'confirm', 'rate-limit']));
     expect(shadow.provides).toContain('shadow.policies');
@@ -92,7 +104,9 @@ describe('plugins discovered through oclif', () => {
     const tarball = pack(copy, root, process.env as Record<string, string>);
     const install = runCli(['plugins', 'install', `file:${tarball}`], root);
     expect(install.status).not.toBe(0);
-    expect(install.stderr).toContain('plugin package "factorly-plugin-echo-fixture@1.2.3" requires factorly >=9.0.0, but this is factorly 0.1.0; uninstalled again');
+    expect(install.stderr).toContain(
+      'plugin package "factorly-plugin-echo-fixture@1.2.3" requires factorly >=9.0.0, but this is factorly 0.1.0; uninstalled again',
+    );
     expect(runCli(['plugins', 'inspect', '--json'], root).stdout).not.toContain('echo-fixture');
     expect(runCli(['call', 'say', '--n', '1'], root).stderr).toContain('unknown type "echo"');
   });

@@ -4,10 +4,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import { callIdOf } from '../../src/events/seal.js';
-import { cutTail, lastSeqOf, logFile, readAt, rehashed, rewriteFrom, setTreeSize, tamper, writeIndexed } from '../helpers/forger.js';
+import {
+  cutTail,
+  lastSeqOf,
+  logFile,
+  readAt,
+  rehashed,
+  rewriteFrom,
+  setTreeSize,
+  tamper,
+  writeIndexed,
+} from '../helpers/forger.js';
 import { runCli, tempProject } from '../helpers/project.js';
 
-const TOOLS = 'tools:\n  echo.say:\n    type: cli\n    command: echo\n    args: ["{{text}}"]\n    parameters: [{name: text, required: true}]\n';
+const TOOLS =
+  'tools:\n  echo.say:\n    type: cli\n    command: echo\n    args: ["{{text}}"]\n    parameters: [{name: text, required: true}]\n';
 
 /**
  * One project, built once: three calls, a copy of its log taken after the second (the "earlier
@@ -43,8 +54,18 @@ function copy(): string {
 }
 
 function verify(root: string) {
-  const run = runCli(['logs', 'verify', '--checkpoint', join(outside, 'checkpoint.txt'), '--key', join(outside, 'log.pub'), '--json'], root);
-  return { status: run.status, report: JSON.parse(run.stdout) as { ok: boolean; findings: { kind: string; seq?: number; where?: string; reason: string }[]; checkpoints: { status: string }[] } };
+  const run = runCli(
+    ['logs', 'verify', '--checkpoint', join(outside, 'checkpoint.txt'), '--key', join(outside, 'log.pub'), '--json'],
+    root,
+  );
+  return {
+    status: run.status,
+    report: JSON.parse(run.stdout) as {
+      ok: boolean;
+      findings: { kind: string; seq?: number; where?: string; reason: string }[];
+      checkpoints: { status: string }[];
+    },
+  };
 }
 
 const kinds = (report: ReturnType<typeof verify>['report']) => report.findings.map((f) => f.kind);
@@ -76,7 +97,9 @@ describe('logs verify against a checkpoint kept outside the project', () => {
   it('a modified event', async () => {
     const root = copy();
     const seq = await seqOfCall(root, 'two');
-    await tamper(root, (dbs) => dbs.events.putSync(seq, Buffer.from(dbs.events.getBinary(seq)!.toString().replace('"two"', '"tw0"'))));
+    await tamper(root, (dbs) =>
+      dbs.events.putSync(seq, Buffer.from(dbs.events.getBinary(seq)!.toString().replace('"two"', '"tw0"'))),
+    );
     const { status, report } = verify(root);
     expect(status).toBe(1);
     expect(report.findings[0]).toMatchObject({ seq, kind: 'modified' });
@@ -94,7 +117,13 @@ describe('logs verify against a checkpoint kept outside the project', () => {
     const seq = await seqOfCall(root, 'two');
     await tamper(root, (dbs) => {
       for (let at = lastSeqOf(dbs); at >= seq; at -= 1) dbs.events.putSync(at + 1, dbs.events.getBinary(at)!);
-      const forged = rehashed({ ...readAt(dbs, seq + 1), id: 'forged', seq, prevHash: readAt(dbs, seq - 1).hash, data: { callId: 'x', rootId: 'x', tool: 'rm', params: {}, iface: 'cli' } } as Recorded);
+      const forged = rehashed({
+        ...readAt(dbs, seq + 1),
+        id: 'forged',
+        seq,
+        prevHash: readAt(dbs, seq - 1).hash,
+        data: { callId: 'x', rootId: 'x', tool: 'rm', params: {}, iface: 'cli' },
+      } as Recorded);
       dbs.events.putSync(seq, Buffer.from(JSON.stringify(forged)));
     });
     const { status, report } = verify(root);
@@ -125,17 +154,32 @@ describe('logs verify against a checkpoint kept outside the project', () => {
     // was, no longer lists that call, while the events now leave it open; and the audit view's
     // indexes still say they cover the events cut.
     expect(kinds(report)).toEqual(['index', 'index', 'rolled-back']);
-    expect(report.findings).toEqual(expect.arrayContaining([
-      expect.objectContaining({ where: 'inflight', reason: expect.stringContaining('is open in the events but missing from the inflight index') }),
-      expect.objectContaining({ where: 'audit', reason: expect.stringContaining('events were removed') }),
-    ]));
+    expect(report.findings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          where: 'inflight',
+          reason: expect.stringContaining('is open in the events but missing from the inflight index'),
+        }),
+        expect.objectContaining({ where: 'audit', reason: expect.stringContaining('events were removed') }),
+      ]),
+    );
   });
 
   it('a forged event appended with a correct hash, its indexes and the head record', async () => {
     const root = copy();
     await tamper(root, (dbs) => {
       const last = readAt(dbs, lastSeqOf(dbs));
-      writeIndexed(dbs, rehashed({ ...last, seq: last.seq + 1, id: 'forged', prevHash: last.hash, type: 'call.requested', data: { callId: 'f', rootId: 'f', tool: 'rm', params: {}, iface: 'cli' } } as Recorded));
+      writeIndexed(
+        dbs,
+        rehashed({
+          ...last,
+          seq: last.seq + 1,
+          id: 'forged',
+          prevHash: last.hash,
+          type: 'call.requested',
+          data: { callId: 'f', rootId: 'f', tool: 'rm', params: {}, iface: 'cli' },
+        } as Recorded),
+      );
     });
     const { status, report } = verify(root);
     expect(status).toBe(1);
@@ -154,12 +198,18 @@ describe('logs verify against a checkpoint kept outside the project', () => {
   it('history rewritten consistently from a seq on (chain, indexes and tree all agree)', async () => {
     const root = copy();
     const seq = await seqOfCall(root, 'three');
-    await rewriteFrom(root, seq, (event) => (callIdOf(event) && event.type === 'call.requested' ? { ...event, data: { ...event.data, params: { text: 'innocent' } } } as Recorded : event));
+    await rewriteFrom(root, seq, (event) =>
+      callIdOf(event) && event.type === 'call.requested'
+        ? ({ ...event, data: { ...event.data, params: { text: 'innocent' } } } as Recorded)
+        : event,
+    );
     // The forger re-signed the log's own checkpoints: without one kept elsewhere, nothing shows.
     expect(runCli(['logs', 'verify'], root).status).toBe(0);
     const { status, report } = verify(root);
     expect(status).toBe(1);
-    expect(report.findings).toMatchObject([{ kind: 'rewritten', reason: expect.stringContaining('history was rewritten at or before seq') }]);
+    expect(report.findings).toMatchObject([
+      { kind: 'rewritten', reason: expect.stringContaining('history was rewritten at or before seq') },
+    ]);
   });
 
   it("the file replaced by another project's log", () => {
@@ -171,7 +221,7 @@ describe('logs verify against a checkpoint kept outside the project', () => {
     expect(kinds(report)).toContain('other-log');
   });
 
-  it("an entry removed from the calls index (the call would read as running)", async () => {
+  it('an entry removed from the calls index (the call would read as running)', async () => {
     const root = copy();
     const seq = await seqOfCall(root, 'two');
     await tamper(root, (dbs) => {
@@ -180,6 +230,10 @@ describe('logs verify against a checkpoint kept outside the project', () => {
     });
     const { status, report } = verify(root);
     expect(status).toBe(1);
-    expect(report.findings[0]).toMatchObject({ kind: 'index', where: 'calls', reason: expect.stringContaining('missing from the calls index') });
+    expect(report.findings[0]).toMatchObject({
+      kind: 'index',
+      where: 'calls',
+      reason: expect.stringContaining('missing from the calls index'),
+    });
   });
 });

@@ -18,8 +18,21 @@ function call(i: number): NewEvent[] {
   const tool = i % 97 === 0 ? 'rare' : TOOLS[i % 3];
   const status = STATUSES[i % 5 === 0 ? 2 : i % 3 === 0 ? 1 : 0];
   return [
-    { type: 'call.requested', data: { callId, rootId: callId, tool, params: { i }, iface: i % 2 ? 'mcp' : 'cli', agentId: `agent-${i % 4}` } },
-    { type: 'call.completed', data: { callId, status, exitCode: status === 'success' ? 0 : 1, output: { text: '', bytes: 0, sha256: 'x', truncated: false }, durationMs: i % 50, ...(status === 'blocked' ? { blockedBy: 'deny' } : {}) } },
+    {
+      type: 'call.requested',
+      data: { callId, rootId: callId, tool, params: { i }, iface: i % 2 ? 'mcp' : 'cli', agentId: `agent-${i % 4}` },
+    },
+    {
+      type: 'call.completed',
+      data: {
+        callId,
+        status,
+        exitCode: status === 'success' ? 0 : 1,
+        output: { text: '', bytes: 0, sha256: 'x', truncated: false },
+        durationMs: i % 50,
+        ...(status === 'blocked' ? { blockedBy: 'deny' } : {}),
+      },
+    },
   ];
 }
 
@@ -69,17 +82,28 @@ describe('the audit view from its indexes', () => {
     const indexed = new LmdbEventLog({ path: join(dir, 'events.lmdb') });
     registerAuditViews(indexed);
     try {
-      const filter = fc.record({
-        tool: fc.option(fc.constantFrom('github', 'rare', 'fs.read', 'nope'), { nil: undefined }),
-        agent: fc.option(fc.constantFrom('agent-1', 'agent-3', 'nobody'), { nil: undefined }),
-        status: fc.option(fc.constantFrom('success', 'error', 'blocked', 'running'), { nil: undefined }),
-        iface: fc.option(fc.constantFrom('cli', 'mcp'), { nil: undefined }),
-        since: fc.option(fc.integer({ min: 1, max: 6020 }).map((seq) => ({ seq })), { nil: undefined }),
-        until: fc.option(fc.integer({ min: 1, max: 6020 }).map((seq) => ({ seq })), { nil: undefined }),
-      }, { requiredKeys: [] });
+      const filter = fc.record(
+        {
+          tool: fc.option(fc.constantFrom('github', 'rare', 'fs.read', 'nope'), { nil: undefined }),
+          agent: fc.option(fc.constantFrom('agent-1', 'agent-3', 'nobody'), { nil: undefined }),
+          status: fc.option(fc.constantFrom('success', 'error', 'blocked', 'running'), { nil: undefined }),
+          iface: fc.option(fc.constantFrom('cli', 'mcp'), { nil: undefined }),
+          since: fc.option(
+            fc.integer({ min: 1, max: 6020 }).map((seq) => ({ seq })),
+            { nil: undefined },
+          ),
+          until: fc.option(
+            fc.integer({ min: 1, max: 6020 }).map((seq) => ({ seq })),
+            { nil: undefined },
+          ),
+        },
+        { requiredKeys: [] },
+      );
       await fc.assert(
         fc.asyncProperty(filter, fc.integer({ min: 1, max: 40 }), async (f, limit) => {
-          expect(await recentCalls(indexed, f as AuditFilter, limit)).toEqual(await recentCalls(bare, f as AuditFilter, limit));
+          expect(await recentCalls(indexed, f as AuditFilter, limit)).toEqual(
+            await recentCalls(bare, f as AuditFilter, limit),
+          );
         }),
         { numRuns: 60 },
       );

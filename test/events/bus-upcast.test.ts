@@ -19,7 +19,10 @@ describe('event bus', () => {
     bus.on('call.requested', (event) => byType.push(event.seq));
     bus.onAny((event) => any.push(event.type));
     bus.onListenerFailed((error, event) => failures.push(`${(error as Error).message}@${event.seq}`));
-    const recorded = await log.append([requested('a'), { type: 'vault.accessed', data: { op: 'list', tier: 'project' } }]);
+    const recorded = await log.append([
+      requested('a'),
+      { type: 'vault.accessed', data: { op: 'list', tier: 'project' } },
+    ]);
     expect(recorded.map((e) => e.seq)).toEqual([1, 2]);
     expect(byType).toEqual([1]);
     expect(any).toEqual(['call.requested', 'vault.accessed']);
@@ -49,7 +52,16 @@ describe('upcasting', () => {
       'call.requested@1': (data) => ({ ...(data as object), agentId: 'legacy' }),
       'call.requested@2': (data) => ({ ...(data as object), workspace: 'default' }),
     });
-    const old = { seq: 1, id: 'x', type: 'call.requested', v: 1, at: '', prevHash: '', hash: '', data: { callId: 'c' } } as unknown as Recorded;
+    const old = {
+      seq: 1,
+      id: 'x',
+      type: 'call.requested',
+      v: 1,
+      at: '',
+      prevHash: '',
+      hash: '',
+      data: { callId: 'c' },
+    } as unknown as Recorded;
     expect(upcast(old)).toMatchObject({ v: 3, data: { callId: 'c', agentId: 'legacy', workspace: 'default' } });
     expect(old.v).toBe(1);
   });

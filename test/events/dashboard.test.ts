@@ -21,14 +21,45 @@ function timedLog() {
   let now = T0;
   const log = new MemoryEventLog(() => new Date(now));
   let next = 0;
-  const call = async (at: number, tool: string, done?: { status: CallStatus | string; durationMs?: number; blockedBy?: string; error?: string }, who: { agentId?: string; parentId?: string; rootId?: string; iface?: string } = {}) => {
+  const call = async (
+    at: number,
+    tool: string,
+    done?: { status: CallStatus | string; durationMs?: number; blockedBy?: string; error?: string },
+    who: { agentId?: string; parentId?: string; rootId?: string; iface?: string } = {},
+  ) => {
     now = at;
     const callId = `c${(next += 1)}`;
-    await log.append([{ type: 'call.requested', data: { callId, rootId: who.rootId ?? callId, parentId: who.parentId, tool, params: {}, iface: who.iface ?? 'cli', agentId: who.agentId } }]);
+    await log.append([
+      {
+        type: 'call.requested',
+        data: {
+          callId,
+          rootId: who.rootId ?? callId,
+          parentId: who.parentId,
+          tool,
+          params: {},
+          iface: who.iface ?? 'cli',
+          agentId: who.agentId,
+        },
+      },
+    ]);
     if (done) {
       now = at + (done.durationMs ?? 0);
       const status = done.status as CallStatus;
-      await log.append([{ type: 'call.completed', data: { callId, status, exitCode: status === 'success' ? 0 : 1, output: { text: '', bytes: 0, sha256: '', truncated: false }, durationMs: done.durationMs ?? 0, blockedBy: done.blockedBy, error: done.error } }]);
+      await log.append([
+        {
+          type: 'call.completed',
+          data: {
+            callId,
+            status,
+            exitCode: status === 'success' ? 0 : 1,
+            output: { text: '', bytes: 0, sha256: '', truncated: false },
+            durationMs: done.durationMs ?? 0,
+            blockedBy: done.blockedBy,
+            error: done.error,
+          },
+        },
+      ]);
     }
     return callId;
   };
@@ -40,19 +71,43 @@ describe('the dashboard projection', () => {
     const { log, call } = timedLog();
     await call(T0 + 5_000, 'say', { status: 'success', durationMs: 20 });
     await call(T0 + 10_000, 'say', { status: 'error', durationMs: 40 }, { agentId: 'agent-1' });
-    await call(T0 + 2 * MINUTE, 'deploy', { status: 'blocked', blockedBy: 'deny', error: 'tool "deploy" is denied by shadow policy\nmore' });
+    await call(T0 + 2 * MINUTE, 'deploy', {
+      status: 'blocked',
+      blockedBy: 'deny',
+      error: 'tool "deploy" is denied by shadow policy\nmore',
+    });
     await call(T0 + 3 * MINUTE, 'slow');
     const state = await replay(log, dashboardProjection);
     const figures = dashboardFigures(state, '1h', T0 + 4 * MINUTE);
     expect(figures.timeline).toHaveLength(60);
-    expect(figures.timeline.slice(-5).map((step) => step.statuses)).toEqual([{ success: 1, error: 1 }, {}, { blocked: 1 }, { running: 1 }, {}]);
-    expect(figures.statuses).toEqual([{ status: 'blocked', calls: 1 }, { status: 'error', calls: 1 }, { status: 'running', calls: 1 }, { status: 'success', calls: 1 }]);
+    expect(figures.timeline.slice(-5).map((step) => step.statuses)).toEqual([
+      { success: 1, error: 1 },
+      {},
+      { blocked: 1 },
+      { running: 1 },
+      {},
+    ]);
+    expect(figures.statuses).toEqual([
+      { status: 'blocked', calls: 1 },
+      { status: 'error', calls: 1 },
+      { status: 'running', calls: 1 },
+      { status: 'success', calls: 1 },
+    ]);
     expect(figures.calls).toBe(4);
-    expect(figures.tools).toEqual([{ tool: 'say', calls: 2 }, { tool: 'deploy', calls: 1 }, { tool: 'slow', calls: 1 }]);
-    expect(figures.agents).toEqual([{ agent: 'iface:cli', calls: 3 }, { agent: 'agent-1', calls: 1 }]);
+    expect(figures.tools).toEqual([
+      { tool: 'say', calls: 2 },
+      { tool: 'deploy', calls: 1 },
+      { tool: 'slow', calls: 1 },
+    ]);
+    expect(figures.agents).toEqual([
+      { agent: 'iface:cli', calls: 3 },
+      { agent: 'agent-1', calls: 1 },
+    ]);
     expect(figures.agentCount).toBe(1);
     expect(figures.blocked).toEqual([{ rule: 'deny', reason: 'tool "deploy" is denied by shadow policy', calls: 1 }]);
-    expect(figures.durations).toEqual([{ tool: 'say', calls: 2, p50: expect.closeTo(20, 0), p95: expect.closeTo(40, 0) }]);
+    expect(figures.durations).toEqual([
+      { tool: 'say', calls: 2, p50: expect.closeTo(20, 0), p95: expect.closeTo(40, 0) },
+    ]);
   });
 
   it('counts a script’s inner calls for its root’s agent, and statuses it does not know under their own name', async () => {
@@ -61,14 +116,22 @@ describe('the dashboard projection', () => {
     await call(T0 + 100, 'say', { status: 'success' }, { parentId: root, rootId: root, iface: 'code' });
     await call(T0 + 200, 'stuck', { status: 'interrupted' });
     const figures = dashboardFigures(await replay(log, dashboardProjection), '24h', T0 + MINUTE);
-    expect(figures.agents).toEqual([{ agent: 'claude', calls: 2 }, { agent: 'iface:cli', calls: 1 }]);
-    expect(figures.statuses).toEqual([{ status: 'interrupted', calls: 1 }, { status: 'running', calls: 1 }, { status: 'success', calls: 1 }]);
+    expect(figures.agents).toEqual([
+      { agent: 'claude', calls: 2 },
+      { agent: 'iface:cli', calls: 1 },
+    ]);
+    expect(figures.statuses).toEqual([
+      { status: 'interrupted', calls: 1 },
+      { status: 'running', calls: 1 },
+      { status: 'success', calls: 1 },
+    ]);
   });
 
   it('reads percentiles from log bins within 4.5 %, merged across steps', async () => {
     const { log, call } = timedLog();
     // 1..100 ms, one per step of the 24 h range: p50 = 50, p95 = 95.
-    for (let ms = 1; ms <= 100; ms += 1) await call(T0 + ms * 15 * MINUTE - 86_400_000, 'spread', { status: 'success', durationMs: ms });
+    for (let ms = 1; ms <= 100; ms += 1)
+      await call(T0 + ms * 15 * MINUTE - 86_400_000, 'spread', { status: 'success', durationMs: ms });
     const figures = dashboardFigures(await replay(log, dashboardProjection), '7d', T0 + 60 * MINUTE);
     const [row] = figures.durations;
     expect(row.calls).toBe(100);
@@ -80,7 +143,8 @@ describe('the dashboard projection', () => {
 
   it('drops steps a span behind the newest event, so the state stays bounded', async () => {
     const { log, call } = timedLog();
-    for (let hour = 0; hour < 24 * 9; hour += 1) await call(T0 + hour * 3_600_000, 'tick', { status: 'success', durationMs: 1 });
+    for (let hour = 0; hour < 24 * 9; hour += 1)
+      await call(T0 + hour * 3_600_000, 'tick', { status: 'success', durationMs: 1 });
     const state = await replay(log, dashboardProjection);
     for (const [range, { spanMs, stepMs }] of Object.entries(DASHBOARD_RANGES)) {
       expect(state.tiers[range as keyof typeof DASHBOARD_RANGES].size).toBeLessThanOrEqual(spanMs / stepMs + 1);
@@ -95,7 +159,12 @@ describe('the dashboard projection', () => {
 
   it('keeps at most 20 reasons per rule and step, counting the rest together', async () => {
     const { log, call } = timedLog();
-    for (let i = 0; i < 25; i += 1) await call(T0 + i, 'limited', { status: 'blocked', blockedBy: 'rate_limit', error: `limit reached, retry in ${i} s` });
+    for (let i = 0; i < 25; i += 1)
+      await call(T0 + i, 'limited', {
+        status: 'blocked',
+        blockedBy: 'rate_limit',
+        error: `limit reached, retry in ${i} s`,
+      });
     const figures = dashboardFigures(await replay(log, dashboardProjection), '1h', T0);
     expect(figures.blocked).toHaveLength(10);
     expect(figures.blocked[0]).toEqual({ rule: 'rate_limit', reason: OTHER_REASONS, calls: 5 });
@@ -109,7 +178,18 @@ describe('the dashboard projection', () => {
     await call(T0, 'a', { status: 'success', durationMs: 3 });
     const running = await call(T0 + 1_000, 'b');
     expect((await view.current()).seq).toBe(3);
-    await log.append([{ type: 'call.completed', data: { callId: running, status: 'error', exitCode: 1, output: { text: '', bytes: 0, sha256: '', truncated: false }, durationMs: 9 } }]);
+    await log.append([
+      {
+        type: 'call.completed',
+        data: {
+          callId: running,
+          status: 'error',
+          exitCode: 1,
+          output: { text: '', bytes: 0, sha256: '', truncated: false },
+          durationMs: 9,
+        },
+      },
+    ]);
     await call(T0 + 2 * MINUTE, 'c', { status: 'blocked', blockedBy: 'invalid', error: 'bad' });
     const [first, second] = await Promise.all([view.current(), view.current()]);
     expect(second.seq).toBe(first.seq);
@@ -123,8 +203,20 @@ describe('the dashboard projection', () => {
     registerAuditViews(writer);
     for (let i = 0; i < 300; i += 1) {
       await writer.append([
-        { type: 'call.requested', data: { callId: `c${i}`, rootId: `c${i}`, tool: `t${i % 7}`, params: {}, iface: 'cli' } },
-        { type: 'call.completed', data: { callId: `c${i}`, status: i % 5 === 0 ? 'blocked' : 'success', exitCode: 0, output: { text: '', bytes: 0, sha256: '', truncated: false }, durationMs: i } },
+        {
+          type: 'call.requested',
+          data: { callId: `c${i}`, rootId: `c${i}`, tool: `t${i % 7}`, params: {}, iface: 'cli' },
+        },
+        {
+          type: 'call.completed',
+          data: {
+            callId: `c${i}`,
+            status: i % 5 === 0 ? 'blocked' : 'success',
+            exitCode: 0,
+            output: { text: '', bytes: 0, sha256: '', truncated: false },
+            durationMs: i,
+          },
+        },
       ]);
     }
     await writer.close();
@@ -141,14 +233,30 @@ describe('the sessions projection', () => {
   it('names each agent by the client its session introduced, the newest session winning', async () => {
     const log = new MemoryEventLog();
     await log.append([
-      { type: 'session.opened', data: { sessionId: 's1', iface: 'mcp', agentId: 's1', client: { name: 'claude-code', version: '1.0.42' }, transport: 'stdio' } },
+      {
+        type: 'session.opened',
+        data: {
+          sessionId: 's1',
+          iface: 'mcp',
+          agentId: 's1',
+          client: { name: 'claude-code', version: '1.0.42' },
+          transport: 'stdio',
+        },
+      },
       { type: 'session.opened', data: { sessionId: 's2', iface: 'mcp', agentId: 's2' } },
       { type: 'session.closed', data: { sessionId: 's1', iface: 'mcp' } },
-      { type: 'session.opened', data: { sessionId: 's3', iface: 'mcp', agentId: 's2', client: { name: 'cursor', version: '' } } },
+      {
+        type: 'session.opened',
+        data: { sessionId: 's3', iface: 'mcp', agentId: 's2', client: { name: 'cursor', version: '' } },
+      },
     ]);
     const agents = await replay(log, sessionsProjection);
     expect([...agents.keys()]).toEqual(['s1', 's2']);
-    expect(agents.get('s1')).toMatchObject({ sessionId: 's1', client: { name: 'claude-code', version: '1.0.42' }, transport: 'stdio' });
+    expect(agents.get('s1')).toMatchObject({
+      sessionId: 's1',
+      client: { name: 'claude-code', version: '1.0.42' },
+      transport: 'stdio',
+    });
     expect(agents.get('s2')).toMatchObject({ sessionId: 's3', client: { name: 'cursor', version: '' } });
   });
 });

@@ -5,7 +5,9 @@ import { canonicalJson, hashEnvelope, sealEnvelope } from '../../src/events/hash
 
 describe('canonical JSON', () => {
   it('sorts keys at every depth, drops undefined, and writes no whitespace', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: null }], c: 'x' }, u: undefined })).toBe('{"a":{"c":"x","d":[3,{"y":null,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: null }], c: 'x' }, u: undefined })).toBe(
+      '{"a":{"c":"x","d":[3,{"y":null,"z":1}]},"b":1}',
+    );
   });
 
   it('orders keys by UTF-16 code units and escapes like JSON', () => {
@@ -27,7 +29,15 @@ describe('sealing an envelope', () => {
     const json = fc.jsonValue().filter((value) => value !== null && typeof value === 'object' && !Array.isArray(value));
     fc.assert(
       fc.property(json, fc.string(), fc.string(), fc.nat(), (data, id, type, seq) => {
-        const envelope = { seq, id, type, v: 1, at: '2026-01-01T00:00:00.000Z', data, prevHash: 'ab'.repeat(32) } as unknown as Omit<Recorded, 'hash'>;
+        const envelope = {
+          seq,
+          id,
+          type,
+          v: 1,
+          at: '2026-01-01T00:00:00.000Z',
+          data,
+          prevHash: 'ab'.repeat(32),
+        } as unknown as Omit<Recorded, 'hash'>;
         const { hash, stored } = sealEnvelope(envelope);
         expect(hash).toBe(hashEnvelope(envelope));
         expect(stored).toBe(canonicalJson({ ...envelope, hash }));

@@ -54,7 +54,9 @@ describe('the LMDB log keeps its Merkle tree in its own database', () => {
     const log = new LmdbEventLog({ path });
     const error = await log.append([requested('x')]).catch((e: unknown) => e);
     expect(FactorlyError.isInstance(error) && error.code).toBe('LOG_CORRUPT');
-    expect((error as Error).message).toBe("the event log's Merkle tree covers 10 events but the log ends at seq 8: events were removed (run factorly logs verify)");
+    expect((error as Error).message).toBe(
+      "the event log's Merkle tree covers 10 events but the log ends at seq 8: events were removed (run factorly logs verify)",
+    );
     expect((await log.head()).seq).toBe(8);
     await log.close();
   });

@@ -9,8 +9,24 @@ import { rfcLeafHash, rfcRoot, rfcVerifyConsistency, rfcVerifyInclusion } from '
 interface Vectors {
   leafInputs: string[];
   rootHashes: string[];
-  inclusion: { file: string; leafIdx: number; treeSize: number; root: string; leafHash: string; proof: string[]; wantErr: boolean }[];
-  consistency: { file: string; size1: number; size2: number; root1: string; root2: string; proof: string[]; wantErr: boolean }[];
+  inclusion: {
+    file: string;
+    leafIdx: number;
+    treeSize: number;
+    root: string;
+    leafHash: string;
+    proof: string[];
+    wantErr: boolean;
+  }[];
+  consistency: {
+    file: string;
+    size1: number;
+    size2: number;
+    root1: string;
+    root2: string;
+    proof: string[];
+    wantErr: boolean;
+  }[];
 }
 
 const vectors = JSON.parse(readFileSync(join(REPO, 'test', 'fixtures', 'merkle-vectors.json'), 'utf8')) as Vectors;
@@ -35,7 +51,8 @@ function builtTree(leaves: readonly Buffer[]): NodeSource & { range: CompactRang
   };
 }
 
-const randomLeaves = (n: number): Buffer[] => Array.from({ length: n }, (_, i) => Buffer.from(`leaf-${i}`.padEnd(32, '.')));
+const randomLeaves = (n: number): Buffer[] =>
+  Array.from({ length: n }, (_, i) => Buffer.from(`leaf-${i}`.padEnd(32, '.')));
 
 describe('RFC 9162 Merkle tree against the transparency-dev/merkle vectors', () => {
   it('builds the reference roots for every size of the reference leaves', () => {

@@ -27,24 +27,32 @@ async function readAll(path: string): Promise<Recorded[]> {
 }
 
 describe('LMDB log shared by several processes', () => {
-  it('loses nothing another process appends while this one opens and closes the log again and again', { timeout: 60_000 }, async () => {
-    const path = join(tempProject(), 'events.lmdb');
-    let exitCode: number | null | undefined;
-    const writer = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'append-worker.mjs'), path, 'steady', '3000'], { stdio: 'inherit' });
-    const exited = new Promise((resolve) => writer.on('exit', (code) => resolve((exitCode = code))));
-    let reopened = 0;
-    while (exitCode === undefined) {
-      const log = new LmdbEventLog({ path });
-      await log.head();
-      await log.close();
-      reopened += 1;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    await exited;
-    expect(exitCode).toBe(0);
-    expect(reopened).toBeGreaterThan(1);
-    expect(await readAll(path)).toHaveLength(3000);
-  });
+  it(
+    'loses nothing another process appends while this one opens and closes the log again and again',
+    { timeout: 60_000 },
+    async () => {
+      const path = join(tempProject(), 'events.lmdb');
+      let exitCode: number | null | undefined;
+      const writer = spawn(
+        process.execPath,
+        [join(REPO, 'test', 'fixtures', 'append-worker.mjs'), path, 'steady', '3000'],
+        { stdio: 'inherit' },
+      );
+      const exited = new Promise((resolve) => writer.on('exit', (code) => resolve((exitCode = code))));
+      let reopened = 0;
+      while (exitCode === undefined) {
+        const log = new LmdbEventLog({ path });
+        await log.head();
+        await log.close();
+        reopened += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await exited;
+      expect(exitCode).toBe(0);
+      expect(reopened).toBeGreaterThan(1);
+      expect(await readAll(path)).toHaveLength(3000);
+    },
+  );
 
   it('four processes appending at once leave a gap-free, duplicate-free, verifiable chain', async () => {
     const path = join(tempProject(), 'events.lmdb');
@@ -62,8 +70,12 @@ describe('LMDB log shared by several processes', () => {
   });
 
   it('a process killed with SIGKILL mid-burst leaves a log that reopens, verifies and holds every returned call', async () => {
-    const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  hi: {type: cli, command: echo, args: ["{{n}}"]}\n' });
-    const child = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'call-burst.mjs'), root], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const root = tempProject({
+      '.factorly/factorly.yaml': 'tools:\n  hi: {type: cli, command: echo, args: ["{{n}}"]}\n',
+    });
+    const child = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'call-burst.mjs'), root], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let printed = '';
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (chunk: Buffer) => {
@@ -75,12 +87,16 @@ describe('LMDB log shared by several processes', () => {
     await new Promise((resolve) => child.on('exit', resolve));
     const returned = printed.split('\n').slice(0, -1);
     const events = await readAll(join(root, '.factorly', 'events.lmdb'));
-    const completed = new Set(events.filter((e) => e.type === 'call.completed').map((e) => (e.data as { callId: string }).callId));
+    const completed = new Set(
+      events.filter((e) => e.type === 'call.completed').map((e) => (e.data as { callId: string }).callId),
+    );
     expect(returned.length).toBeGreaterThanOrEqual(60);
     for (const callId of returned) expect(completed.has(callId)).toBe(true);
     // The log also still accepts appends after the crash.
     const log = new LmdbEventLog({ path: join(root, '.factorly', 'events.lmdb') });
-    const [next] = await log.append([{ type: 'call.requested', data: { callId: 'after', rootId: 'after', tool: 'hi', params: {}, iface: 'cli' } }]);
+    const [next] = await log.append([
+      { type: 'call.requested', data: { callId: 'after', rootId: 'after', tool: 'hi', params: {}, iface: 'cli' } },
+    ]);
     expect(next.seq).toBe(events.length + 1);
     await log.close();
   });

@@ -41,7 +41,8 @@ const seqsProjection: Projection<number[]> = {
 const toolCountsProjection: Projection<Map<string, number>> = {
   name: 'test.tool-counts',
   init: () => new Map(),
-  evolve: (counts, event) => (event.type === 'call.requested' ? counts.set(event.data.tool, (counts.get(event.data.tool) ?? 0) + 1) : counts),
+  evolve: (counts, event) =>
+    event.type === 'call.requested' ? counts.set(event.data.tool, (counts.get(event.data.tool) ?? 0) + 1) : counts,
 };
 
 const PROJECTIONS = [statsProjection, seqsProjection, toolCountsProjection] as Projection<unknown>[];
@@ -90,7 +91,10 @@ async function expectFoldsExact(path: string): Promise<void> {
     }
     const { covered } = log.lookup('tool', 'none');
     for (const tool of new Set(events.flatMap((e) => (e.type === 'call.requested' ? [e.data.tool] : [])))) {
-      const expected = events.filter((e) => e.type === 'call.requested' && e.data.tool === tool && e.seq <= covered).map((e) => e.seq).reverse();
+      const expected = events
+        .filter((e) => e.type === 'call.requested' && e.data.tool === tool && e.seq <= covered)
+        .map((e) => e.seq)
+        .reverse();
       expect([...log.lookup('tool', tool).seqs]).toEqual(expected);
     }
   } finally {
@@ -99,16 +103,34 @@ async function expectFoldsExact(path: string): Promise<void> {
 }
 
 const eventArb: fc.Arbitrary<NewEvent> = fc.oneof(
-  fc.record({ callId: fc.uuid(), tool: fc.constantFrom('a', 'b.c', 'é', 'rare') }).map(({ callId, tool }): NewEvent => ({ type: 'call.requested', data: { callId, rootId: callId, tool, params: { n: 1 }, iface: 'cli', agentId: 'x' } })),
-  fc.record({ callId: fc.uuid(), status: fc.constantFrom('success', 'error', 'blocked') }).map(({ callId, status }): NewEvent => ({
-    type: 'call.completed',
-    data: { callId, status: status as 'success', exitCode: 0, output: { text: '', bytes: 0, sha256: 'x', truncated: false }, durationMs: 1, ...(status === 'blocked' ? { blockedBy: 'deny' } : {}) },
-  })),
+  fc
+    .record({ callId: fc.uuid(), tool: fc.constantFrom('a', 'b.c', 'é', 'rare') })
+    .map(({ callId, tool }): NewEvent => ({
+      type: 'call.requested',
+      data: { callId, rootId: callId, tool, params: { n: 1 }, iface: 'cli', agentId: 'x' },
+    })),
+  fc
+    .record({ callId: fc.uuid(), status: fc.constantFrom('success', 'error', 'blocked') })
+    .map(({ callId, status }): NewEvent => ({
+      type: 'call.completed',
+      data: {
+        callId,
+        status: status as 'success',
+        exitCode: 0,
+        output: { text: '', bytes: 0, sha256: 'x', truncated: false },
+        durationMs: 1,
+        ...(status === 'blocked' ? { blockedBy: 'deny' } : {}),
+      },
+    })),
   fc.constantFrom<NewEvent>({ type: 'vault.accessed', data: { op: 'get', key: 'k', tier: 'project' } }),
 );
 
 /** One step of a history: a writer (one of three "processes") appends a batch, or closes and reopens. */
-const stepArb = fc.record({ writer: fc.integer({ min: 0, max: 2 }), batch: fc.array(eventArb, { minLength: 1, maxLength: 60 }), reopen: fc.boolean() });
+const stepArb = fc.record({
+  writer: fc.integer({ min: 0, max: 2 }),
+  batch: fc.array(eventArb, { minLength: 1, maxLength: 60 }),
+  reopen: fc.boolean(),
+});
 
 describe('persisted projections', () => {
   it('after any history of appends by several writers, each snapshot equals the fold from scratch up to its seq, and a fresh reader equals the full fold', async () => {
@@ -142,10 +164,23 @@ describe('persisted projections', () => {
   it('a reader starts from the snapshot: it folds only the events after it, not the log from seq 1', async () => {
     const path = tempLog();
     const writer = openRegistered(path);
-    for (let i = 0; i < 5; i += 1) await writer.append(Array.from({ length: 100 }, (): NewEvent => ({ type: 'vault.accessed', data: { op: 'get', key: 'k', tier: 'project' } })));
+    for (let i = 0; i < 5; i += 1)
+      await writer.append(
+        Array.from({ length: 100 }, (): NewEvent => ({
+          type: 'vault.accessed',
+          data: { op: 'get', key: 'k', tier: 'project' },
+        })),
+      );
     await writer.close();
     let folded = 0;
-    const counting: Projection<number> = { name: 'counting', init: () => 0, evolve: (n) => { folded += 1; return n + 1; } };
+    const counting: Projection<number> = {
+      name: 'counting',
+      init: () => 0,
+      evolve: (n) => {
+        folded += 1;
+        return n + 1;
+      },
+    };
     const first = new LmdbEventLog({ path });
     first.project(counting);
     await first.append([{ type: 'vault.accessed', data: { op: 'get', key: 'k', tier: 'project' } }]);
@@ -166,7 +201,12 @@ describe('persisted projections', () => {
     const v1: Projection<number> = { name: 'count', version: 1, init: () => 0, evolve: (n) => n + 1 };
     const writer = new LmdbEventLog({ path });
     writer.project(v1);
-    await writer.append(Array.from({ length: 200 }, (): NewEvent => ({ type: 'vault.accessed', data: { op: 'get', key: 'k', tier: 'project' } })));
+    await writer.append(
+      Array.from({ length: 200 }, (): NewEvent => ({
+        type: 'vault.accessed',
+        data: { op: 'get', key: 'k', tier: 'project' },
+      })),
+    );
     await writer.close();
     const v2: Projection<number> = { name: 'count', version: 2, init: () => 0, evolve: (n) => n + 2 };
     const reader = openRegistered(path);
@@ -174,7 +214,11 @@ describe('persisted projections', () => {
       expect((await reader.project(v2).current()).state).toBe(400);
       const progress: number[] = [];
       const report = await reader.rebuild((done) => progress.push(done));
-      expect(report).toMatchObject({ events: 200, projections: expect.arrayContaining(['stats', 'count']), indexes: ['tool', 'agent', 'status'] });
+      expect(report).toMatchObject({
+        events: 200,
+        projections: expect.arrayContaining(['stats', 'count']),
+        indexes: ['tool', 'agent', 'status'],
+      });
       expect(progress.at(-1)).toBe(200);
       expect(await expectSnapshotsExact(path, reader)).toBe(3);
     } finally {
@@ -184,7 +228,9 @@ describe('persisted projections', () => {
 
   it('a writer killed mid-burst leaves snapshots and indexes that equal the fold of what was committed', async () => {
     const path = tempLog();
-    const child = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'projection-writer.mjs'), path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(REPO, 'test', 'fixtures', 'projection-writer.mjs'), path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let acknowledged = 0;
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (chunk: Buffer) => {

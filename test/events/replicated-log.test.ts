@@ -29,7 +29,9 @@ describe('ReplicatedEventLog', () => {
     expect((await all(reader)).map((event) => event.seq)).toEqual([1]);
     const error = await reader.append([requested('b')]).catch((e: unknown) => e);
     expect(codeOf(error)).toBe('LOG_CORRUPT');
-    expect((error as Error).message).toBe("event 1 in the stream's batch at position 2 has seq 1, expected 2: the log stops before it");
+    expect((error as Error).message).toBe(
+      "event 1 in the stream's batch at position 2 has seq 1, expected 2: the log stops before it",
+    );
   });
 
   it('refuses an append the stream does not answer within the timeout, then writes again once it is back', async () => {
@@ -39,7 +41,9 @@ describe('ReplicatedEventLog', () => {
     shared.down = true;
     const error = await log.append([requested('b')]).catch((e: unknown) => e);
     expect(codeOf(error)).toBe('LOG_WRITE_FAILED');
-    expect((error as Error).message).toMatch(/^cannot append to the event log memory\/stream: no quorum \(no answer within 0\.3s: is the stream reachable/);
+    expect((error as Error).message).toMatch(
+      /^cannot append to the event log memory\/stream: no quorum \(no answer within 0\.3s: is the stream reachable/,
+    );
     shared.down = false;
     await log.append([requested('c')]);
     expect((await all(log)).map((event) => callIdOf(event))).toEqual(['a', 'c']);
@@ -82,8 +86,14 @@ describe('ReplicatedEventLog', () => {
     expect(codeOf(await log.append([requested('lost')]).catch((e: unknown) => e))).toBe('LOG_WRITE_FAILED');
     silent = false;
     await log.append([requested('next')]);
-    expect((await all(log)).map((event) => `${event.type}:${callIdOf(event)}`)).toEqual(['call.requested:lost', 'call.interrupted:lost', 'call.requested:next']);
-    expect((await log.readCall('lost'))[1]?.data).toMatchObject({ reason: expect.stringMatching(/^refused before the tool ran/) });
+    expect((await all(log)).map((event) => `${event.type}:${callIdOf(event)}`)).toEqual([
+      'call.requested:lost',
+      'call.interrupted:lost',
+      'call.requested:next',
+    ]);
+    expect((await log.readCall('lost'))[1]?.data).toMatchObject({
+      reason: expect.stringMatching(/^refused before the tool ran/),
+    });
   });
 
   it('decides a conditional append again on what another node wrote first', async () => {
@@ -92,7 +102,10 @@ describe('ReplicatedEventLog', () => {
     await b.head();
     await a.append([requested('a')]);
     const seen: number[] = [];
-    const [landed] = await b.append([requested('b')], { expectedSeq: 0, rebase: (head) => (seen.push(head), [requested('b-again')]) });
+    const [landed] = await b.append([requested('b')], {
+      expectedSeq: 0,
+      rebase: (head) => (seen.push(head), [requested('b-again')]),
+    });
     expect(seen).toEqual([1]);
     expect(landed).toMatchObject({ seq: 2, data: { callId: 'b-again' } });
   });

@@ -56,19 +56,45 @@ export function targets(options: { serveYaml: string; command: string[]; rootsDi
     {
       name: 'serve (stdio)',
       factorly: true,
-      connect: () => stdioAgent(process.execPath, [BIN, 'serve'], options.rootsDir, project({ '.factorly/factorly.yaml': options.serveYaml })),
+      connect: () =>
+        stdioAgent(
+          process.execPath,
+          [BIN, 'serve'],
+          options.rootsDir,
+          project({ '.factorly/factorly.yaml': options.serveYaml }),
+        ),
     },
     {
       name: 'serve --port',
       factorly: true,
-      connect: () => httpAgent([BIN, 'serve', '--port', '0'], options.rootsDir, project({ '.factorly/factorly.yaml': options.serveYaml })),
+      connect: () =>
+        httpAgent(
+          [BIN, 'serve', '--port', '0'],
+          options.rootsDir,
+          project({ '.factorly/factorly.yaml': options.serveYaml }),
+        ),
     },
     // Without `--`: everything after the first word that is not a flag is the server's command line.
-    { name: 'wrap (stdio)', factorly: true, connect: () => stdioAgent(process.execPath, [BIN, 'wrap', ...options.command], options.rootsDir, project({ '.factorly/.keep': '' })) },
+    {
+      name: 'wrap (stdio)',
+      factorly: true,
+      connect: () =>
+        stdioAgent(
+          process.execPath,
+          [BIN, 'wrap', ...options.command],
+          options.rootsDir,
+          project({ '.factorly/.keep': '' }),
+        ),
+    },
     {
       name: 'wrap --port',
       factorly: true,
-      connect: () => httpAgent([BIN, 'wrap', '--port', '0', '--', ...options.command], options.rootsDir, project({ '.factorly/.keep': '' })),
+      connect: () =>
+        httpAgent(
+          [BIN, 'wrap', '--port', '0', '--', ...options.command],
+          options.rootsDir,
+          project({ '.factorly/.keep': '' }),
+        ),
     },
   ];
 }
@@ -80,16 +106,28 @@ function newAgent(rootsDir: string): Omit<Agent, 'close' | 'stderr' | 'root'> {
   let changed!: () => void;
   const listChanged = new Promise<void>((resolve) => (changed = resolve));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: `file://${rootsDir}`, name: 'fidelity' }] }));
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: [{ uri: `file://${rootsDir}`, name: 'fidelity' }],
+  }));
   client.setRequestHandler(CreateMessageRequestSchema, (request) => {
     const content = request.params.messages[0]?.content as { text?: string } | undefined;
     sampled.push(String(content?.text));
-    return { role: 'assistant', content: { type: 'text', text: SAMPLED_REPLY }, model: 'fidelity-model', stopReason: 'endTurn' };
+    return {
+      role: 'assistant',
+      content: { type: 'text', text: SAMPLED_REPLY },
+      model: 'fidelity-model',
+      stopReason: 'endTurn',
+    };
   });
   client.setRequestHandler(ElicitRequestSchema, (request) => {
     elicited.push(String(request.params.message));
-    const asked = (request.params as { requestedSchema?: { properties?: Record<string, unknown> } }).requestedSchema?.properties ?? {};
-    return { action: 'accept', content: 'interpretation' in asked ? { interpretation: 'historical' } : { name: 'Ada' } };
+    const asked =
+      (request.params as { requestedSchema?: { properties?: Record<string, unknown> } }).requestedSchema?.properties ??
+      {};
+    return {
+      action: 'accept',
+      content: 'interpretation' in asked ? { interpretation: 'historical' } : { name: 'Ada' },
+    };
   });
   return { client, sampled, elicited, listChanged };
 }
@@ -150,7 +188,12 @@ export function removeProjects(): void {
 }
 
 /** One request, answered as it came over the wire. */
-export function raw(agent: Agent, method: string, params?: Record<string, unknown>, options: { signal?: AbortSignal; onprogress?: () => void } = {}): Promise<RawResult> {
+export function raw(
+  agent: Agent,
+  method: string,
+  params?: Record<string, unknown>,
+  options: { signal?: AbortSignal; onprogress?: () => void } = {},
+): Promise<RawResult> {
   return agent.client.request({ method, ...(params ? { params } : {}) } as never, Raw, options);
 }
 

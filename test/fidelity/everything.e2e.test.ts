@@ -20,8 +20,15 @@ const agent = agentsFor(ALL);
 const direct = (): Agent => agent('direct');
 
 /** A tool's result, asked of the server directly and through the target, as the wire carried them. */
-async function bothAnswers(target: string, name: string, args: Record<string, unknown>): Promise<[RawResult, RawResult]> {
-  return Promise.all([raw(direct(), 'tools/call', { name, arguments: args }), raw(agent(target), 'tools/call', { name, arguments: args })]);
+async function bothAnswers(
+  target: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<[RawResult, RawResult]> {
+  return Promise.all([
+    raw(direct(), 'tools/call', { name, arguments: args }),
+    raw(agent(target), 'tools/call', { name, arguments: args }),
+  ]);
 }
 
 // The targets are independent processes: their cases run side by side.
@@ -35,7 +42,7 @@ describe.concurrent.each(THROUGH_FACTORLY)('server-everything through factorly $
     expect(seen.filter((tool) => !builtins.includes(tool))).toEqual(expected);
   });
 
-  it('forwards the server\'s tools/list_changed to the agent', async () => {
+  it("forwards the server's tools/list_changed to the agent", async () => {
     await agent(name).listChanged;
     expect((await listTools(agent(name))).map((tool) => tool.name)).toEqual(expect.arrayContaining(CAPABILITY_TOOLS));
   });
@@ -55,7 +62,8 @@ describe.concurrent.each(THROUGH_FACTORLY)('server-everything through factorly $
   });
 
   it('serves resources, resource templates, prompts and completions as the server does', async () => {
-    const ask = (method: string, params: Record<string, unknown> = {}) => Promise.all([raw(direct(), method, params), raw(agent(name), method, params)]);
+    const ask = (method: string, params: Record<string, unknown> = {}) =>
+      Promise.all([raw(direct(), method, params), raw(agent(name), method, params)]);
     const [resources, seenResources] = await ask('resources/list');
     expect(seenResources).toEqual(resources);
     const uri = String((resources.resources as { uri: string }[])[0]!.uri);
@@ -64,16 +72,22 @@ describe.concurrent.each(THROUGH_FACTORLY)('server-everything through factorly $
       ['resources/read', { uri }],
       ['prompts/list', {}],
       ['prompts/get', { name: 'args-prompt', arguments: { city: 'Paris', state: 'Texas' } }],
-      ['completion/complete', { ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } }],
+      [
+        'completion/complete',
+        { ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } },
+      ],
     ] as const) {
       const [expected, seen] = await ask(method, params);
       expect(seen, method).toEqual(expected);
     }
   });
 
-  it('serves the tools that need the agent\'s capabilities, and their requests reach the agent', async () => {
+  it("serves the tools that need the agent's capabilities, and their requests reach the agent", async () => {
     const asked = agent(name).sampled.length;
-    const [expected, seen] = await bothAnswers(name, 'trigger-sampling-request', { prompt: 'sampled through factorly', maxTokens: 5 });
+    const [expected, seen] = await bothAnswers(name, 'trigger-sampling-request', {
+      prompt: 'sampled through factorly',
+      maxTokens: 5,
+    });
     expect(seen).toEqual(expected);
     expect(JSON.stringify(seen)).toContain(SAMPLED_REPLY);
     expect(agent(name).sampled.slice(asked)).toEqual([expect.stringContaining('sampled through factorly')]);
@@ -85,11 +99,14 @@ describe.concurrent.each(THROUGH_FACTORLY)('server-everything through factorly $
     expect(JSON.stringify(rootsSeen)).toContain(ROOTS);
   });
 
-  it('runs a task-augmented call (taskSupport: required) to the same result, the task\'s elicitation reaching the agent', async () => {
+  it("runs a task-augmented call (taskSupport: required) to the same result, the task's elicitation reaching the agent", async () => {
     /** The stream's final result, with the id of the task it belongs to (each server numbers its own tasks) as TASK. */
     const run = async (who: Agent): Promise<unknown> => {
       await who.client.listTools(); // the SDK client learns here which tools are task tools
-      const stream = who.client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'fidelity', ambiguous: true } }, CallToolResultSchema);
+      const stream = who.client.experimental.tasks.callToolStream(
+        { name: 'simulate-research-query', arguments: { topic: 'fidelity', ambiguous: true } },
+        CallToolResultSchema,
+      );
       let taskId = '';
       let last: unknown;
       for await (const message of stream) {
@@ -101,35 +118,60 @@ describe.concurrent.each(THROUGH_FACTORLY)('server-everything through factorly $
     };
     const [expected, seen] = await Promise.all([run(direct()), run(agent(name))]);
     expect(seen).toEqual(expected);
-    expect(seen).toMatchObject({ type: 'result', result: { content: [{ type: 'text', text: expect.stringContaining('Research Report: fidelity (historical)') }] } });
+    expect(seen).toMatchObject({
+      type: 'result',
+      result: { content: [{ type: 'text', text: expect.stringContaining('Research Report: fidelity (historical)') }] },
+    });
   });
 
   it('stops a task the agent cancels, and records its call as cancelled', async () => {
     const { client, root } = agent(name);
     await client.listTools();
-    const stream = client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'to be cancelled' } }, CallToolResultSchema);
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'simulate-research-query', arguments: { topic: 'to be cancelled' } },
+      CallToolResultSchema,
+    );
     for await (const message of stream) {
       if (message.type !== 'taskCreated') continue;
       expect(await client.experimental.tasks.cancelTask(message.task.taskId)).toMatchObject({ status: 'cancelled' });
       break;
     }
-    await vi.waitFor(async () => {
-      const events = await projectEvents(root!);
-      const research = events.filter((event) => event.type === 'call.requested' && (event.data as { params: { topic?: string } }).params.topic === 'to be cancelled');
-      const callIds = research.map((event) => (event.data as { callId: string }).callId);
-      const completed = events.filter((event) => event.type === 'call.completed' && callIds.includes((event.data as { callId: string }).callId));
-      expect(completed.map((event) => (event.data as { status: string }).status)).toEqual(['cancelled']);
-    }, { timeout: 15_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const events = await projectEvents(root!);
+        const research = events.filter(
+          (event) =>
+            event.type === 'call.requested' &&
+            (event.data as { params: { topic?: string } }).params.topic === 'to be cancelled',
+        );
+        const callIds = research.map((event) => (event.data as { callId: string }).callId);
+        const completed = events.filter(
+          (event) => event.type === 'call.completed' && callIds.includes((event.data as { callId: string }).callId),
+        );
+        expect(completed.map((event) => (event.data as { status: string }).status)).toEqual(['cancelled']);
+      },
+      { timeout: 15_000, interval: 100 },
+    );
   });
 
   it('records a call the agent cancels as cancelled', async () => {
     const controller = new AbortController();
-    const call = raw(agent(name), 'tools/call', { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 60 } }, { signal: controller.signal, onprogress: () => controller.abort('the agent changed its mind') });
+    const call = raw(
+      agent(name),
+      'tools/call',
+      { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 60 } },
+      { signal: controller.signal, onprogress: () => controller.abort('the agent changed its mind') },
+    );
     await expect(call).rejects.toThrow();
-    await vi.waitFor(async () => {
-      const completed = (await projectEvents(agent(name).root!)).filter((event) => event.type === 'call.completed').map((event) => event.data as { status: string; exitCode: number });
-      expect(completed).toContainEqual(expect.objectContaining({ status: 'cancelled' }));
-    }, { timeout: 15_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const completed = (await projectEvents(agent(name).root!))
+          .filter((event) => event.type === 'call.completed')
+          .map((event) => event.data as { status: string; exitCode: number });
+        expect(completed).toContainEqual(expect.objectContaining({ status: 'cancelled' }));
+      },
+      { timeout: 15_000, interval: 100 },
+    );
   });
 });
 
@@ -143,7 +185,7 @@ describe('what the agent is told at initialize', () => {
     }
   });
 
-  it('serve declares the upstream\'s capabilities and gives its instructions under its name', () => {
+  it("serve declares the upstream's capabilities and gives its instructions under its name", () => {
     for (const name of ['serve (stdio)', 'serve --port']) {
       const { client } = agent(name);
       expect(client.getServerVersion()?.name, name).toBe('factorly');

@@ -30,7 +30,10 @@ describe.each(ALL.filter((target) => target.factorly))('server-filesystem throug
 
   it('returns a 60 KB PNG intact, as content and as structured content', async () => {
     const args = { name: 'read_media_file', arguments: { path: PNG } };
-    const [expected, seen] = await Promise.all([raw(agent('direct'), 'tools/call', args), raw(agent(name), 'tools/call', args)]);
+    const [expected, seen] = await Promise.all([
+      raw(agent('direct'), 'tools/call', args),
+      raw(agent(name), 'tools/call', args),
+    ]);
     expect(seen).toEqual(expected);
     const [image] = seen.content as { type: string; data: string; mimeType: string }[];
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
@@ -45,7 +48,10 @@ describe.each(ALL.filter((target) => target.factorly))('server-filesystem throug
       ['list_allowed_directories', {}],
     ] as const) {
       const call = { name: tool, arguments: args };
-      const [expected, seen] = await Promise.all([raw(agent('direct'), 'tools/call', call), raw(agent(name), 'tools/call', call)]);
+      const [expected, seen] = await Promise.all([
+        raw(agent('direct'), 'tools/call', call),
+        raw(agent(name), 'tools/call', call),
+      ]);
       expect(seen, tool).toEqual(expected);
     }
   });
@@ -65,8 +71,15 @@ function pngOfNoise(width: number, height: number): Buffer {
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 2, 0, 0, 0], 8);
-  const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), randomBytes(width * 3)])));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  const rows = Buffer.concat(
+    Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), randomBytes(width * 3)])),
+  );
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function crc32(bytes: Buffer): number {

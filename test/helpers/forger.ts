@@ -17,7 +17,10 @@ export function logFile(root: string): string {
   return join(root, '.factorly', 'events.lmdb');
 }
 
-export async function tamper(root: string, change: (dbs: LogDatabases, raw: ReturnType<typeof open>) => void): Promise<void> {
+export async function tamper(
+  root: string,
+  change: (dbs: LogDatabases, raw: ReturnType<typeof open>) => void,
+): Promise<void> {
   const env = open({ path: logFile(root), compression: false });
   change(openLogDatabases(env), env);
   await env.close();

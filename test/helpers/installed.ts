@@ -19,7 +19,14 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** `npm <args>` in `cwd` with the install's environment; throws with npm's output when it fails. */
 export function npm(args: string[], cwd: string, env: Record<string, string>): string {
-  return execFileSync(NPM, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+  return execFileSync(NPM, args, {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 240_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 /** `npm pack` of the package in `dir` into `destination` (`npm run pack` for factorly itself); the tarball's path. */
@@ -36,9 +43,20 @@ export function installPacked(): Installed {
   mkdirSync(home);
   const env = {
     // The machine's npm, as a user has it (not one a package of this checkout brings along).
-    PATH: (process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules')).join(':'), HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'),
+    PATH: (process.env.PATH ?? '')
+      .split(':')
+      .filter((dir) => !dir.includes('node_modules'))
+      .join(':'),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
     // Nothing may come from a registry: the tarball carries everything.
-    npm_config_offline: 'true', npm_config_cache: join(work, 'npm-cache'), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false',
+    npm_config_offline: 'true',
+    npm_config_cache: join(work, 'npm-cache'),
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
   };
   const tarball = pack(REPO, work, env);
   npm(['install', '--global', '--prefix', join(work, 'prefix'), tarball], work, env);
@@ -59,7 +77,9 @@ export function copyPackage(name: string, from: string, to: string): void {
   const source = join(from, name);
   mkdirSync(dirname(join(to, name)), { recursive: true });
   cpSync(source, join(to, name), { recursive: true, dereference: true });
-  const { dependencies = {} } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const { dependencies = {} } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
   for (const dependency of Object.keys(dependencies)) copyPackage(dependency, from, to);
 }
 

@@ -10,11 +10,18 @@ import { plugin as cliPlugin } from '../../plugins-official/provider-cli/src/plu
 import { tempProject } from './project.js';
 
 export function inline(definition: PluginDefinition): LoadablePlugin {
-  return { definition, source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' } };
+  return {
+    definition,
+    source: { name: definition.id, version: '0.0.0', root: `inline:${definition.id}`, kind: 'builtin' },
+  };
 }
 
 /** A kernel over a temp project (or `root`, to prepare files first) and an in-memory log, with the cli provider and any extra plugins. */
-export async function startTestKernel(yaml: string, plugins: PluginDefinition[] = [], root = tempProject()): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
+export async function startTestKernel(
+  yaml: string,
+  plugins: PluginDefinition[] = [],
+  root = tempProject(),
+): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
   mkdirSync(join(root, '.factorly'), { recursive: true });
   writeFileSync(join(root, '.factorly', 'factorly.yaml'), yaml);
   const log = new MemoryEventLog();

@@ -13,7 +13,13 @@ export interface Listening {
 
 /** An environment with nothing of the host's config, vault or XDG dirs in it. */
 export function isolatedEnv(root: string, extra: NodeJS.ProcessEnv = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: root, XDG_CONFIG_HOME: join(root, '.xdg-config'), XDG_DATA_HOME: join(root, '.xdg-data'), ...extra } as Record<string, string>;
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: root,
+    XDG_CONFIG_HOME: join(root, '.xdg-config'),
+    XDG_DATA_HOME: join(root, '.xdg-data'),
+    ...extra,
+  } as Record<string, string>;
 }
 
 /**
@@ -21,7 +27,10 @@ export function isolatedEnv(root: string, extra: NodeJS.ProcessEnv = {}): Record
  * "Streamable HTTP at <url>", or a fixture's "listening on <url>"); rejects with its stderr if it
  * exits first.
  */
-export function spawnListening(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Listening> {
+export function spawnListening(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Listening> {
   const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -18,14 +18,17 @@ export async function startNatsCluster(size = 3) {
   const nodes = Array.from({ length: size }, (_, i) => {
     const [client, cluster, monitor] = ports.slice(i * 3, i * 3 + 3);
     const config = join(dir, `n${i + 1}.conf`);
-    writeFileSync(config, [
-      `server_name: n${i + 1}`,
-      `listen: 127.0.0.1:${client}`,
-      `http: 127.0.0.1:${monitor}`,
-      `jetstream { store_dir: "${join(dir, `store-n${i + 1}`)}" }`,
-      `cluster { name: factorly-test, listen: 127.0.0.1:${cluster}, routes: [${routes.filter((_, j) => j !== i).join(', ')}] }`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      config,
+      [
+        `server_name: n${i + 1}`,
+        `listen: 127.0.0.1:${client}`,
+        `http: 127.0.0.1:${monitor}`,
+        `jetstream { store_dir: "${join(dir, `store-n${i + 1}`)}" }`,
+        `cluster { name: factorly-test, listen: 127.0.0.1:${cluster}, routes: [${routes.filter((_, j) => j !== i).join(', ')}] }`,
+        '',
+      ].join('\n'),
+    );
     return { name: `n${i + 1}`, url: `nats://127.0.0.1:${client}`, monitor: `http://127.0.0.1:${monitor}`, config };
   });
   for (const node of nodes) launch(node);
@@ -67,7 +70,9 @@ function launch(node) {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   child.on('error', (error) => {
-    child.spawnError = new Error(`cannot start nats-server: ${error.message} (scripts/install-test-deps.sh installs it)`);
+    child.spawnError = new Error(
+      `cannot start nats-server: ${error.message} (scripts/install-test-deps.sh installs it)`,
+    );
   });
   Object.assign(child, { lastStderr: () => stderr });
   node.process = child;
@@ -82,7 +87,10 @@ async function healthy(nodes) {
       if (node.process?.exitCode !== null && node.process?.exitCode !== undefined) {
         throw new Error(`nats-server ${node.name} exited: ${node.process.lastStderr()}`);
       }
-      const ok = await fetch(`${node.monitor}/healthz`).then((response) => response.ok, () => false);
+      const ok = await fetch(`${node.monitor}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error(`nats-server ${node.name} not healthy within ${READY_WITHIN_MS} ms`);
       await delay(POLL_MS);

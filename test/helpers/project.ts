@@ -42,7 +42,12 @@ export function runCli(args: string[], cwd: string, options: { input?: string; e
     cwd,
     input: options.input ?? '',
     encoding: 'utf8',
-    env: { ...process.env, XDG_DATA_HOME: join(cwd, '.xdg-data'), XDG_CONFIG_HOME: join(cwd, '.xdg-config'), ...options.env },
+    env: {
+      ...process.env,
+      XDG_DATA_HOME: join(cwd, '.xdg-data'),
+      XDG_CONFIG_HOME: join(cwd, '.xdg-config'),
+      ...options.env,
+    },
     timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -11,8 +11,16 @@ import type { PluginSource } from '../../src/plugins/manifest.js';
 import { KeyedSlot } from '../../src/kernel/slots.js';
 import { tempProject } from '../helpers/project.js';
 
-const source = (name: string, root = `/plugins/${name}`): PluginSource => ({ name, version: '1.0.0', root, kind: 'core', manifest: { plugin: './p.js', apiVersion: '1' } });
-const SOURCES = ['provider-cli', 'provider-mcp', 'shadow', 'output', 'vault', 'interface-ui', 'builtins'].map((name) => source(name));
+const source = (name: string, root = `/plugins/${name}`): PluginSource => ({
+  name,
+  version: '1.0.0',
+  root,
+  kind: 'core',
+  manifest: { plugin: './p.js', apiVersion: '1' },
+});
+const SOURCES = ['provider-cli', 'provider-mcp', 'shadow', 'output', 'vault', 'interface-ui', 'builtins'].map((name) =>
+  source(name),
+);
 const PLAN: BootPlan = {
   schema: 1,
   key: 'k',
@@ -27,7 +35,16 @@ const PLAN: BootPlan = {
   ],
   report: { loaded: [], failed: [] },
 };
-const tool = (over: Partial<ToolDefinition> = {}): ToolDefinition => ({ name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: { command: 'echo', args: ['{{text}}'] }, source: { file: 'f', line: 1 }, ...over });
+const tool = (over: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  name: 't',
+  type: 'cli',
+  description: '',
+  hidden: false,
+  parameters: [],
+  spec: { command: 'echo', args: ['{{text}}'] },
+  source: { file: 'f', line: 1 },
+  ...over,
+});
 const names = (chosen: PluginSource[] | undefined) => chosen?.map((s) => s.name);
 
 describe('the plugins a call needs', () => {
@@ -36,9 +53,26 @@ describe('the plugins a call needs', () => {
   });
 
   it('the secret plugins when the tool refers to a secret or takes references, the channels when it asks for confirmation', () => {
-    expect(names(pluginsForCall(PLAN, SOURCES, tool({ spec: { command: 'curl', args: ['-H', 'x: {{vault:TOKEN}}'] } }), 0))).toContain('vault');
-    expect(names(pluginsForCall(PLAN, SOURCES, tool({ parameters: [{ name: 'q', type: 'string', required: false, hydrateVaultRefs: true }] as ToolDefinition['parameters'] }), 0))).toContain('vault');
-    expect(names(pluginsForCall(PLAN, SOURCES, tool({ shadow: { confirm: true } as ToolDefinition['shadow'] }), 0))).toEqual(['provider-cli', 'shadow', 'output', 'interface-ui']);
+    expect(
+      names(pluginsForCall(PLAN, SOURCES, tool({ spec: { command: 'curl', args: ['-H', 'x: {{vault:TOKEN}}'] } }), 0)),
+    ).toContain('vault');
+    expect(
+      names(
+        pluginsForCall(
+          PLAN,
+          SOURCES,
+          tool({
+            parameters: [
+              { name: 'q', type: 'string', required: false, hydrateVaultRefs: true },
+            ] as ToolDefinition['parameters'],
+          }),
+          0,
+        ),
+      ),
+    ).toContain('vault');
+    expect(
+      names(pluginsForCall(PLAN, SOURCES, tool({ shadow: { confirm: true } as ToolDefinition['shadow'] }), 0)),
+    ).toEqual(['provider-cli', 'shadow', 'output', 'interface-ui']);
   });
 
   it('everything when the plan cannot tell: a provider that also serves more, an unknown plugin, no such config entry, overlays', () => {
@@ -51,7 +85,15 @@ describe('the plugins a call needs', () => {
 
 describe('the normalised config cache', () => {
   const providers = new KeyedSlot<ToolProvider>('tool type');
-  providers.add('cli', { type: 'cli', keys: ['command', 'args'], execute: async () => ({ output: '', exitCode: 0 }) } as unknown as ToolProvider, 'test');
+  providers.add(
+    'cli',
+    {
+      type: 'cli',
+      keys: ['command', 'args'],
+      execute: async () => ({ output: '', exitCode: 0 }),
+    } as unknown as ToolProvider,
+    'test',
+  );
   const setup = () => {
     const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  a: {type: cli, command: echo}\n' });
     const paths = findConfig({ cwd: root });
@@ -84,7 +126,11 @@ describe('the launch cache', () => {
   });
 
   it('gives back the plugin list oclif found until a plugin manifest or the environment changes', () => {
-    const root = tempProject({ 'pkg/package.json': '{"name":"factorly"}', 'data/package.json': '{}', 'plug/package.json': '{"name":"p"}' });
+    const root = tempProject({
+      'pkg/package.json': '{"name":"factorly"}',
+      'data/package.json': '{}',
+      'plug/package.json': '{"name":"p"}',
+    });
     process.env.XDG_CACHE_HOME = join(root, 'cache');
     delete process.env.FACTORLY_CACHE_DIR;
     const sources = [source('p', join(root, 'plug'))];

@@ -82,7 +82,8 @@ describe('config loading', () => {
   });
 
   it('reports a bad parameter type on the parameter line', () => {
-    const yaml = 'tools:\n  a:\n    type: cli\n    command: echo\n    parameters:\n      - name: n\n        type: int\n';
+    const yaml =
+      'tools:\n  a:\n    type: cli\n    command: echo\n    parameters:\n      - name: n\n        type: int\n';
     expect(errorOf({ [MAIN]: yaml })).toBe(
       'config: tool "a" parameter "n" has unknown type "int" (valid: string, text, integer, number, boolean, json, enum) (.factorly/factorly.yaml:7)',
     );
@@ -101,19 +102,32 @@ describe('config loading', () => {
       '      - {name: p, pattern: "("}',
     ].join('\n');
     const lines = errorOf({ [MAIN]: yaml }).split('\n');
-    expect(lines[0]).toBe('config: tool "a" has an invalid timeout "soon" (use a duration such as "30s", "2m" or "500ms") (.factorly/factorly.yaml:5)');
-    expect(lines[1]).toBe('config: tool "a" parameter "e" is type=enum but has no enum list (.factorly/factorly.yaml:7)');
-    expect(lines[2]).toBe('config: tool "a" parameter "n" has an invalid default: expected integer, got "many" (.factorly/factorly.yaml:8)');
-    expect(lines[3]).toMatch(/^config: tool "a" parameter "p": pattern is not a valid regular expression .*\(\.factorly\/factorly\.yaml:9\)$/);
+    expect(lines[0]).toBe(
+      'config: tool "a" has an invalid timeout "soon" (use a duration such as "30s", "2m" or "500ms") (.factorly/factorly.yaml:5)',
+    );
+    expect(lines[1]).toBe(
+      'config: tool "a" parameter "e" is type=enum but has no enum list (.factorly/factorly.yaml:7)',
+    );
+    expect(lines[2]).toBe(
+      'config: tool "a" parameter "n" has an invalid default: expected integer, got "many" (.factorly/factorly.yaml:8)',
+    );
+    expect(lines[3]).toMatch(
+      /^config: tool "a" parameter "p": pattern is not a valid regular expression .*\(\.factorly\/factorly\.yaml:9\)$/,
+    );
   });
 
   it('refuses a template placeholder that is not a declared parameter', () => {
-    const yaml = 'tools:\n  a:\n    type: cli\n    command: echo\n    args: ["{{nmae}}"]\n    parameters: [{name: name}]\n';
-    expect(errorOf({ [MAIN]: yaml })).toBe('config: tool "a" uses {{nmae}}, which is not one of its parameters (.factorly/factorly.yaml:2)');
+    const yaml =
+      'tools:\n  a:\n    type: cli\n    command: echo\n    args: ["{{nmae}}"]\n    parameters: [{name: name}]\n';
+    expect(errorOf({ [MAIN]: yaml })).toBe(
+      'config: tool "a" uses {{nmae}}, which is not one of its parameters (.factorly/factorly.yaml:2)',
+    );
   });
 
   it('infers required string params from the templates when none are declared', () => {
-    const config = load({ [MAIN]: 'tools:\n  f: {type: cli, command: curl, args: ["-s", "{{url}}"], stdin: "{{body}}"}\n' });
+    const config = load({
+      [MAIN]: 'tools:\n  f: {type: cli, command: curl, args: ["-s", "{{url}}"], stdin: "{{body}}"}\n',
+    });
     expect(config.tools[0].parameters).toEqual([
       { name: 'url', type: 'string', required: true },
       { name: 'body', type: 'string', required: true },

@@ -24,13 +24,20 @@ describe('secret scope', () => {
 
   it('names the missing reference, never a value', async () => {
     const scope = new CallSecretScope(backends({}));
-    await expect(scope.resolve('{{vault:GONE}}')).rejects.toThrow('secret {{vault:GONE}} is not set in the vault backend');
+    await expect(scope.resolve('{{vault:GONE}}')).rejects.toThrow(
+      'secret {{vault:GONE}} is not set in the vault backend',
+    );
   });
 });
 
 const sourced = (name: string): ToolDefinition => ({
-  name, type: 'cli', description: 'from a source', hidden: false, parameters: [],
-  spec: { command: 'echo', args: [name] }, source: { file: 'plugin:test', line: 0 },
+  name,
+  type: 'cli',
+  description: 'from a source',
+  hidden: false,
+  parameters: [],
+  spec: { command: 'echo', args: [name] },
+  source: { file: 'plugin:test', line: 0 },
 });
 
 describe('tool sources, expansion and the call gateway', () => {
@@ -64,7 +71,10 @@ describe('tool sources, expansion and the call gateway', () => {
       id: 'test-clash',
       apiVersion: '1',
       register(reg) {
-        reg.registerInit({ deps: { sources: reg.tokens.ToolSources }, init: ({ sources }, ctx) => sources.add({ name: 's', tools: () => [sourced('a')] }, ctx.pluginId) });
+        reg.registerInit({
+          deps: { sources: reg.tokens.ToolSources },
+          init: ({ sources }, ctx) => sources.add({ name: 's', tools: () => [sourced('a')] }, ctx.pluginId),
+        });
       },
     });
     await expect(startTestKernel('tools:\n  a: {type: cli, command: echo}\n', [plugin])).rejects.toThrow(

@@ -11,35 +11,59 @@ const KERNEL = join(REPO, 'src', 'kernel');
  * the contracts between plugins. Each pattern says what it catches.
  */
 const KNOWN_NAMES: [RegExp, string][] = [
-  [/@factorly\/|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard|process-kit)\b/, 'an official plugin or package'],
+  [
+    /@factorly\/|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard|process-kit)\b/,
+    'an official plugin or package',
+  ],
   [/\bplugin-(shadow|vault|output|builtins)\b/, 'an official plugin package'],
   [/factorly\.(code|fetch|shell|file)\b/, 'a built-in tool'],
   [/'(cli|rest|mcp|code|builtin)'/, 'a tool type or an interface as a string'],
   [/'ui'/, 'an interface as a string'],
   [/\bvault\b|'env'|\{\{env:/, 'a secret backend'],
   [/\b(quickjs|ses)\b/i, 'a script engine'],
-  [/\b(rate_limit|max_calls|log_params|allow_urls|allow_patterns|allow_paths|compress|vault_backends|disable_builtins|disabled_builtins|memory_mb)\b/, 'a config key a plugin owns'],
+  [
+    /\b(rate_limit|max_calls|log_params|allow_urls|allow_patterns|allow_paths|compress|vault_backends|disable_builtins|disabled_builtins|memory_mb)\b/,
+    'a config key a plugin owns',
+  ],
   [/'(filter|loop|scope|defaults|engine)'|\bdefaults\.engine\b/, 'a config key a plugin owns'],
   [/\b(McpPassthrough|UiServices|ShadowPolicy|maxCallsOf|CodeRun)\b/, 'a contract between plugins'],
 ];
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
 }
 
 describe('the kernel is mechanism only', () => {
   it('names no concrete plugin, tool, backend, engine, plugin-owned config key or inter-plugin contract, in code or comments', () => {
     const found: string[] = [];
     for (const file of filesUnder(KERNEL)) {
-      readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
-        for (const [pattern, what] of KNOWN_NAMES) if (pattern.test(line)) found.push(`${relative(REPO, file)}:${index + 1}: ${what}: ${line.trim()}`);
-      });
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          for (const [pattern, what] of KNOWN_NAMES)
+            if (pattern.test(line)) found.push(`${relative(REPO, file)}:${index + 1}: ${what}: ${line.trim()}`);
+        });
     }
     expect(found).toEqual([]);
   });
 
   it('catches each kind of name it looks for', () => {
-    const samples = ["import '@factorly/plugin-vault'", "tool.name === 'factorly.code'", "providers.get('code')", "{{vault:KEY}}", 'engine: quickjs', 'shadow.rate_limit', 'McpPassthrough', "'defaults'"];
-    for (const sample of samples) expect(KNOWN_NAMES.some(([pattern]) => pattern.test(sample)), sample).toBe(true);
+    const samples = [
+      "import '@factorly/plugin-vault'",
+      "tool.name === 'factorly.code'",
+      "providers.get('code')",
+      '{{vault:KEY}}',
+      'engine: quickjs',
+      'shadow.rate_limit',
+      'McpPassthrough',
+      "'defaults'",
+    ];
+    for (const sample of samples)
+      expect(
+        KNOWN_NAMES.some(([pattern]) => pattern.test(sample)),
+        sample,
+      ).toBe(true);
   });
 });

@@ -43,6 +43,9 @@ describe('parameter coercion', () => {
     const params = [spec({ name: 'n', type: 'integer', default: 3 }), spec({ name: 'r', required: true })];
     expect(validateParams(params, { r: 'x' })).toEqual({ params: { n: 3, r: 'x' }, changed: true, problems: [] });
     expect(validateParams(params, { r: 'x', n: 3 }).changed).toBe(false);
-    expect(validateParams(params, { nn: 1 }).problems).toEqual(['unknown parameter "nn"; did you mean "n"?', 'required parameter "r" missing']);
+    expect(validateParams(params, { nn: 1 }).problems).toEqual([
+      'unknown parameter "nn"; did you mean "n"?',
+      'required parameter "r" missing',
+    ]);
   });
 });

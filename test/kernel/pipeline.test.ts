@@ -43,7 +43,10 @@ function ruleTool(rule: ShadowRule) {
     id: 'test-rule',
     apiVersion: '1',
     register(reg) {
-      reg.registerInit({ deps: { rules: reg.tokens.ShadowRules }, init: ({ rules }, ctx) => rules.add(rule, ctx.pluginId) });
+      reg.registerInit({
+        deps: { rules: reg.tokens.ShadowRules },
+        init: ({ rules }, ctx) => rules.add(rule, ctx.pluginId),
+      });
     },
   });
 }
@@ -55,7 +58,14 @@ describe('call pipeline', () => {
     const outcome = await kernel.pipeline.call({ tool: 'greet', params: { name: 'Ada', times: '2' }, iface: 'cli' });
     expect(outcome).toMatchObject({ status: 'success', output: 'hi Ada 2\n', exitCode: 0 });
     const events = await eventsOf(started.log);
-    expect(events.map((e) => e.type)).toEqual(['config.recorded', 'config.loaded', 'plugin.loaded', 'call.requested', 'call.params_coerced', 'call.completed']);
+    expect(events.map((e) => e.type)).toEqual([
+      'config.recorded',
+      'config.loaded',
+      'plugin.loaded',
+      'call.requested',
+      'call.params_coerced',
+      'call.completed',
+    ]);
     expect(events[4].data).toMatchObject({ original: { times: '2' }, coerced: { name: 'Ada', times: 2 } });
     expect(events[5].data).toMatchObject({ status: 'success', exitCode: 0, output: { text: 'hi Ada 2\n', bytes: 9 } });
     expect((await verifyChain(started.log.read())).ok).toBe(true);
@@ -65,7 +75,11 @@ describe('call pipeline', () => {
     const started = await startTestKernel(YAML);
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'greet', params: {}, iface: 'cli' });
-    expect(outcome).toMatchObject({ status: 'blocked', exitCode: 1, error: 'parameter validation failed for "greet": required parameter "name" missing' });
+    expect(outcome).toMatchObject({
+      status: 'blocked',
+      exitCode: 1,
+      error: 'parameter validation failed for "greet": required parameter "name" missing',
+    });
     const calls = (await eventsOf(started.log)).filter((e) => e.type.startsWith('call.'));
     expect(calls.map((e) => e.type)).toEqual(['call.requested', 'call.completed']);
     expect(calls[1].data).toMatchObject({ status: 'blocked', blockedBy: 'invalid' });
@@ -125,28 +139,46 @@ describe('call pipeline', () => {
     kernel = (await startTestKernel(YAML)).kernel;
     const text = 'a; rm -rf / $(whoami) `id`';
     expect((await kernel.pipeline.call({ tool: 'stdin', params: { text }, iface: 'cli' })).output).toBe(text);
-    expect((await kernel.pipeline.call({ tool: 'greet', params: { name: '$(id)' }, iface: 'cli' })).output).toBe('hi $(id)\n');
+    expect((await kernel.pipeline.call({ tool: 'greet', params: { name: '$(id)' }, iface: 'cli' })).output).toBe(
+      'hi $(id)\n',
+    );
   });
 
   it('records each shadow decision and blocks on deny', async () => {
-    const rule: ShadowRule = { name: 'no-greet', order: 1, evaluate: async (c) => ({ decision: c.tool.name === 'greet' ? 'deny' : 'allow', reason: 'greeting is off' }) };
+    const rule: ShadowRule = {
+      name: 'no-greet',
+      order: 1,
+      evaluate: async (c) => ({ decision: c.tool.name === 'greet' ? 'deny' : 'allow', reason: 'greeting is off' }),
+    };
     const started = await startTestKernel(YAML, [ruleTool(rule)]);
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'greet', params: { name: 'x' }, iface: 'cli' });
     expect(outcome).toMatchObject({ status: 'blocked', error: 'greeting is off' });
-    const types = (await eventsOf(started.log)).map((e) => e.type).filter((t) => !t.startsWith('plugin.') && !t.startsWith('config.'));
+    const types = (await eventsOf(started.log))
+      .map((e) => e.type)
+      .filter((t) => !t.startsWith('plugin.') && !t.startsWith('config.'));
     expect(types).toEqual(['call.requested', 'shadow.decided', 'call.completed']);
   });
 
   it('fails closed when a rule throws', async () => {
-    const rule: ShadowRule = { name: 'broken', order: 1, evaluate: async () => { throw new Error('kaput'); } };
+    const rule: ShadowRule = {
+      name: 'broken',
+      order: 1,
+      evaluate: async () => {
+        throw new Error('kaput');
+      },
+    };
     kernel = (await startTestKernel(YAML, [ruleTool(rule)])).kernel;
     const outcome = await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' });
     expect(outcome).toMatchObject({ status: 'blocked', error: 'rule "broken" failed (failing closed): kaput' });
   });
 
   it('denies a confirm decision when no confirm channel is installed', async () => {
-    const rule: ShadowRule = { name: 'ask', order: 1, evaluate: async () => ({ decision: 'confirm', reason: 'needs a human' }) };
+    const rule: ShadowRule = {
+      name: 'ask',
+      order: 1,
+      evaluate: async () => ({ decision: 'confirm', reason: 'needs a human' }),
+    };
     kernel = (await startTestKernel(YAML, [ruleTool(rule)])).kernel;
     const outcome = await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' });
     expect(outcome.error).toBe('tool "warn" requires confirmation but no confirm channel is available');
@@ -159,15 +191,24 @@ describe('call pipeline', () => {
       register(reg) {
         reg.registerInit({
           deps: { processors: reg.tokens.OutputProcessors },
-          init: ({ processors }, ctx) => processors.add({ name: 'redact', order: 1, process: (text) => text.replace(/done|careful|boom/g, '[X]') }, ctx.pluginId),
+          init: ({ processors }, ctx) =>
+            processors.add(
+              { name: 'redact', order: 1, process: (text) => text.replace(/done|careful|boom/g, '[X]') },
+              ctx.pluginId,
+            ),
         });
       },
     });
     const started = await startTestKernel(YAML, [redact]);
     kernel = started.kernel;
-    expect(await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' })).toMatchObject({ output: '[X]\n', diagnostics: '[X]\n' });
+    expect(await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' })).toMatchObject({
+      output: '[X]\n',
+      diagnostics: '[X]\n',
+    });
     expect(await kernel.pipeline.call({ tool: 'fail', params: {}, iface: 'cli' })).toMatchObject({ error: '[X]\n' });
-    const stored = (await eventsOf(started.log)).filter((e) => e.type === 'call.completed').map((e) => JSON.stringify(e.data));
+    const stored = (await eventsOf(started.log))
+      .filter((e) => e.type === 'call.completed')
+      .map((e) => JSON.stringify(e.data));
     expect(stored.join()).not.toMatch(/done|careful|boom/);
   });
 

@@ -4,9 +4,22 @@ import type { ContentBlock, ToolDefinition } from '../../src/kernel/contracts/to
 import { contentText } from '../../src/kernel/process-content.js';
 import { processResult } from '../../src/kernel/process-output.js';
 
-const tool: ToolDefinition = { name: 't', type: 'mcp', description: '', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
+const tool: ToolDefinition = {
+  name: 't',
+  type: 'mcp',
+  description: '',
+  hidden: false,
+  parameters: [],
+  spec: {},
+  source: { file: 'x', line: 1 },
+};
 const base = { tool, secrets: new Map([['vault:K', 's3cret']]) };
-const IMAGE: ContentBlock = { type: 'image', data: 'aGVsbG8=', mimeType: 'image/png', annotations: { audience: ['user'] } };
+const IMAGE: ContentBlock = {
+  type: 'image',
+  data: 'aGVsbG8=',
+  mimeType: 'image/png',
+  annotations: { audience: ['user'] },
+};
 
 describe('processing an MCP result block by block', () => {
   it('gives a processor each text block on its own, and every other part as JSON on the structured stream', async () => {
@@ -19,9 +32,21 @@ describe('processing an MCP result block by block', () => {
         return context.stream === 'output' ? text.toUpperCase() : text.replaceAll('s3cret', '****');
       },
     };
-    const content: ContentBlock[] = [{ type: 'text', text: 'one s3cret', annotations: { priority: 1 } }, IMAGE, { type: 'text', text: 'two' }];
-    const result = await processResult([upper], { output: '', exitCode: 0, content, structuredContent: { token: 's3cret' }, meta: { trace: 's3cret' } }, base);
-    expect(result.content).toEqual([{ type: 'text', text: 'ONE S3CRET', annotations: { priority: 1 } }, IMAGE, { type: 'text', text: 'TWO' }]);
+    const content: ContentBlock[] = [
+      { type: 'text', text: 'one s3cret', annotations: { priority: 1 } },
+      IMAGE,
+      { type: 'text', text: 'two' },
+    ];
+    const result = await processResult(
+      [upper],
+      { output: '', exitCode: 0, content, structuredContent: { token: 's3cret' }, meta: { trace: 's3cret' } },
+      base,
+    );
+    expect(result.content).toEqual([
+      { type: 'text', text: 'ONE S3CRET', annotations: { priority: 1 } },
+      IMAGE,
+      { type: 'text', text: 'TWO' },
+    ]);
     expect(result.structuredContent).toEqual({ token: '****' });
     expect(result.meta).toEqual({ trace: '****' });
     expect(seen.filter(([stream]) => stream === 'output').map(([, text]) => text)).toEqual(['one s3cret', 'two']);
@@ -31,9 +56,20 @@ describe('processing an MCP result block by block', () => {
   });
 
   it('withholds a block a processor leaves unreadable, saying so, instead of returning it half-processed', async () => {
-    const mangle: OutputProcessor = { name: 'mangle', order: 0, process: (text, context) => (context.stream === 'structured' ? text.slice(1) : text) };
-    const result = await processResult([mangle], { output: '', exitCode: 0, content: [{ type: 'text', text: 'kept' }, IMAGE] }, base);
-    expect(result.content).toEqual([{ type: 'text', text: 'kept' }, { type: 'text', text: '[factorly: withheld one "image" block: output processing left it unreadable]' }]);
+    const mangle: OutputProcessor = {
+      name: 'mangle',
+      order: 0,
+      process: (text, context) => (context.stream === 'structured' ? text.slice(1) : text),
+    };
+    const result = await processResult(
+      [mangle],
+      { output: '', exitCode: 0, content: [{ type: 'text', text: 'kept' }, IMAGE] },
+      base,
+    );
+    expect(result.content).toEqual([
+      { type: 'text', text: 'kept' },
+      { type: 'text', text: '[factorly: withheld one "image" block: output processing left it unreadable]' },
+    ]);
   });
 
   it('hands the whole result to a stage that declares processContent, in its turn, and takes the error it sets', async () => {
@@ -50,13 +86,35 @@ describe('processing an MCP result block by block', () => {
         return { content: [{ type: 'text', text: 'cut' }], error: 'withheld something' };
       },
     };
-    const result = await processResult([first, whole], { output: '', exitCode: 0, content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, base);
+    const result = await processResult(
+      [first, whole],
+      {
+        output: '',
+        exitCode: 0,
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+      base,
+    );
     expect(order).toEqual(['first', 'first', 'whole:2']);
-    expect(result).toMatchObject({ content: [{ type: 'text', text: 'cut' }], output: 'cut', error: 'withheld something' });
+    expect(result).toMatchObject({
+      content: [{ type: 'text', text: 'cut' }],
+      output: 'cut',
+      error: 'withheld something',
+    });
   });
 
   it('says a result as text: text blocks joined by newlines, else the JSON of the blocks', () => {
-    expect(contentText([{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }])).toBe('a\nb');
-    expect(contentText([{ type: 'text', text: 'a' }, IMAGE])).toBe(JSON.stringify([{ type: 'text', text: 'a' }, IMAGE]));
+    expect(
+      contentText([
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ]),
+    ).toBe('a\nb');
+    expect(contentText([{ type: 'text', text: 'a' }, IMAGE])).toBe(
+      JSON.stringify([{ type: 'text', text: 'a' }, IMAGE]),
+    );
   });
 });

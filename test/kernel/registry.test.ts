@@ -3,12 +3,19 @@ import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
 import { ToolRegistry } from '../../src/kernel/registry.js';
 
 const tool = (name: string, expandedFrom?: string): ToolDefinition => ({
-  name, type: expandedFrom ? 'mcp' : 'cli', description: name, hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 }, ...(expandedFrom ? { expandedFrom } : {}),
+  name,
+  type: expandedFrom ? 'mcp' : 'cli',
+  description: name,
+  hidden: false,
+  parameters: [],
+  spec: {},
+  source: { file: 'x', line: 1 },
+  ...(expandedFrom ? { expandedFrom } : {}),
 });
 const names = (tools: ToolDefinition[]): string[] => tools.map((each) => each.name);
 
 describe('the tool registry', () => {
-  it('keeps catalogue order and swaps one entry\'s tools in the place its old ones had', () => {
+  it("keeps catalogue order and swaps one entry's tools in the place its old ones had", () => {
     const registry = new ToolRegistry([tool('a'), tool('up.x', 'up'), tool('up.y', 'up'), tool('b')]);
     expect(registry.replaceEntry('up', [tool('up.z', 'up'), tool('up.x', 'up')])).toEqual([]);
     expect(names(registry.catalogueOf())).toEqual(['a', 'up.z', 'up.x', 'b']);
@@ -22,7 +29,7 @@ describe('the tool registry', () => {
     expect(registry.get('a')!.type).toBe('cli');
   });
 
-  it('shows a session its own tools for an entry, in the entry\'s place, and only that session', () => {
+  it("shows a session its own tools for an entry, in the entry's place, and only that session", () => {
     const registry = new ToolRegistry([tool('a'), tool('x', 'up'), tool('b')]);
     registry.setSessionTools('s1', 'up', [tool('x', 'up'), tool('sample', 'up')]);
     expect(names(registry.catalogueOf('s1'))).toEqual(['a', 'x', 'sample', 'b']);

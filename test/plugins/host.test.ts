@@ -38,7 +38,11 @@ async function load(plugins: PluginDefinition[]) {
 describe('plugin host', () => {
   it('initialises plugins after the plugins they require and stops them in reverse', async () => {
     const order: string[] = [];
-    const { report, lifecycle } = await load([recorder('a', order, ['c']), recorder('b', order), recorder('c', order, ['b'])]);
+    const { report, lifecycle } = await load([
+      recorder('a', order, ['c']),
+      recorder('b', order),
+      recorder('c', order, ['b']),
+    ]);
     expect(order).toEqual(['b', 'c', 'a']);
     expect(report.loaded.map((p) => p.id)).toEqual(['b', 'c', 'a']);
     await lifecycle.stop();
@@ -57,7 +61,11 @@ describe('plugin host', () => {
   it('names a missing dependency', async () => {
     const { report } = await load([recorder('needs', [], ['ghost'])]);
     expect(report.failed).toEqual([
-      expect.objectContaining({ id: 'needs', code: 'PLUGIN_DEPENDENCY', reason: 'plugin "needs" requires plugin "ghost", which is not installed' }),
+      expect.objectContaining({
+        id: 'needs',
+        code: 'PLUGIN_DEPENDENCY',
+        reason: 'plugin "needs" requires plugin "ghost", which is not installed',
+      }),
     ]);
   });
 
@@ -79,7 +87,12 @@ describe('plugin host', () => {
         register(reg) {
           reg.registerInit({
             deps: { providers: reg.tokens.ToolProviders },
-            init: ({ providers }, ctx) => providers.add('cli', { type: 'cli', keys: [], execute: async () => ({ output: '', exitCode: 0 }) }, ctx.pluginId),
+            init: ({ providers }, ctx) =>
+              providers.add(
+                'cli',
+                { type: 'cli', keys: [], execute: async () => ({ output: '', exitCode: 0 }) },
+                ctx.pluginId,
+              ),
           });
         },
       });
@@ -89,13 +102,17 @@ describe('plugin host', () => {
 
   it('accepts API versions of the same major and refuses others', () => {
     for (const ok of ['1', '^1', '1.x', '1.0.0', '~1.2']) expect(() => checkApiVersion(ok, 'p')).not.toThrow();
-    expect(() => checkApiVersion('2', 'plugin "p"')).toThrow('plugin "p" targets plugin API 2, but this factorly provides plugin API 1');
+    expect(() => checkApiVersion('2', 'plugin "p"')).toThrow(
+      'plugin "p" targets plugin API 2, but this factorly provides plugin API 1',
+    );
     expect(() => checkApiVersion('latest', 'plugin "p"')).toThrow('apiVersion "latest" is not a version');
   });
 });
 
 describe('tokens plugins provide', () => {
-  const GREETING = Symbol.for('factorly:greeter.greeting') as import('../../src/kernel/base/token.js').Token<{ hello(): string }>;
+  const GREETING = Symbol.for('factorly:greeter.greeting') as import('../../src/kernel/base/token.js').Token<{
+    hello(): string;
+  }>;
   const greeter = definePlugin({
     id: 'greeter',
     apiVersion: '1',
@@ -109,7 +126,11 @@ describe('tokens plugins provide', () => {
       id,
       apiVersion: '1',
       register(reg) {
-        reg.registerInit({ deps: { greeting: optional ? reg.optional(GREETING) : GREETING }, init: ({ greeting }) => void seen.push((greeting as { hello(): string } | undefined)?.hello() ?? 'nobody greets') });
+        reg.registerInit({
+          deps: { greeting: optional ? reg.optional(GREETING) : GREETING },
+          init: ({ greeting }) =>
+            void seen.push((greeting as { hello(): string } | undefined)?.hello() ?? 'nobody greets'),
+        });
       },
     });
   }
@@ -127,12 +148,31 @@ describe('tokens plugins provide', () => {
     const seen: unknown[] = [];
     const { report } = await load([consumer('needs', false, seen), consumer('copes', true, seen)]);
     expect(seen).toEqual(['nobody greets']);
-    expect(report.failed).toEqual([expect.objectContaining({ id: 'needs', code: 'PLUGIN_DEPENDENCY', reason: 'plugin "needs" needs "greeter.greeting" (as deps.greeting), which no installed plugin provides' })]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({
+        id: 'needs',
+        code: 'PLUGIN_DEPENDENCY',
+        reason: 'plugin "needs" needs "greeter.greeting" (as deps.greeting), which no installed plugin provides',
+      }),
+    ]);
   });
 
   it('refuses a token named after another plugin', async () => {
-    const squatter = definePlugin({ id: 'squatter', apiVersion: '1', register: (reg) => { reg.provide(GREETING, { hello: () => 'fake' }); reg.registerInit({ deps: {}, init: () => undefined }); } });
+    const squatter = definePlugin({
+      id: 'squatter',
+      apiVersion: '1',
+      register: (reg) => {
+        reg.provide(GREETING, { hello: () => 'fake' });
+        reg.registerInit({ deps: {}, init: () => undefined });
+      },
+    });
     const { report } = await load([greeter, squatter]);
-    expect(report.failed).toEqual([expect.objectContaining({ id: 'squatter', code: 'PLUGIN_INVALID', reason: 'plugin "squatter" provides token "greeter.greeting": a plugin\'s tokens are named "squatter.<name>"' })]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({
+        id: 'squatter',
+        code: 'PLUGIN_INVALID',
+        reason: 'plugin "squatter" provides token "greeter.greeting": a plugin\'s tokens are named "squatter.<name>"',
+      }),
+    ]);
   });
 });

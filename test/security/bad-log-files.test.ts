@@ -36,7 +36,10 @@ function damaged(damage: (file: string) => void): string {
 
 /** The root page of the main database, from the newest of the good file's meta pages (lmdb-js keeps one at half a page too). */
 function mainRootPage(): number {
-  const metas = [0, PAGE / 2, PAGE].map((offset) => ({ txnid: good.readBigUInt64LE(offset + 152), root: good.readBigUInt64LE(offset + 136) }));
+  const metas = [0, PAGE / 2, PAGE].map((offset) => ({
+    txnid: good.readBigUInt64LE(offset + 152),
+    root: good.readBigUInt64LE(offset + 136),
+  }));
   return Number(metas.reduce((a, b) => (b.txnid > a.txnid ? b : a)).root);
 }
 
@@ -44,18 +47,34 @@ const cases: [string, (file: string) => void, RegExp][] = [
   ['random bytes', (file) => writeFileSync(file, randomBytes(good.length)), /is not an LMDB environment/],
   ['zero pages', (file) => writeFileSync(file, Buffer.alloc(good.length)), /is not an LMDB environment/],
   ['a few bytes', (file) => writeFileSync(file, good.subarray(0, 100)), /is not an LMDB environment/],
-  ['cut to one page', (file) => truncateSync(file, PAGE), /is cut short: 4096 bytes, less than its two 4096-byte header pages/],
-  ['cut in half', (file) => truncateSync(file, Math.floor(good.length / PAGE / 2) * PAGE), /is cut short: \d+ bytes, but its header says it holds at least \d+/],
-  ['its data root zeroed', (file) => {
-    const bytes = Buffer.from(good);
-    bytes.fill(0, mainRootPage() * PAGE, (mainRootPage() + 1) * PAGE);
-    writeFileSync(file, bytes);
-  }, /is damaged: page \d+, a root of its data, is not a valid LMDB page/],
-  ['a random second header page', (file) => {
-    const bytes = Buffer.from(good);
-    randomBytes(PAGE).copy(bytes, PAGE);
-    writeFileSync(file, bytes);
-  }, /is damaged/],
+  [
+    'cut to one page',
+    (file) => truncateSync(file, PAGE),
+    /is cut short: 4096 bytes, less than its two 4096-byte header pages/,
+  ],
+  [
+    'cut in half',
+    (file) => truncateSync(file, Math.floor(good.length / PAGE / 2) * PAGE),
+    /is cut short: \d+ bytes, but its header says it holds at least \d+/,
+  ],
+  [
+    'its data root zeroed',
+    (file) => {
+      const bytes = Buffer.from(good);
+      bytes.fill(0, mainRootPage() * PAGE, (mainRootPage() + 1) * PAGE);
+      writeFileSync(file, bytes);
+    },
+    /is damaged: page \d+, a root of its data, is not a valid LMDB page/,
+  ],
+  [
+    'a random second header page',
+    (file) => {
+      const bytes = Buffer.from(good);
+      randomBytes(PAGE).copy(bytes, PAGE);
+      writeFileSync(file, bytes);
+    },
+    /is damaged/,
+  ],
 ];
 
 describe('a log file that is not a valid LMDB environment ends with a clear error, exit 2, never a signal', () => {
@@ -104,11 +123,17 @@ describe('a log file that is not a valid LMDB environment ends with a clear erro
   });
 
   it('an intact log still verifies (exit 0), a tampered one exits 1: three different answers', () => {
-    expect(runCli(['logs', 'verify'], damaged(() => {})).status).toBe(0);
+    expect(
+      runCli(
+        ['logs', 'verify'],
+        damaged(() => {}),
+      ).status,
+    ).toBe(0);
     const tampered = damaged((file) => {
       // Every copy: LMDB leaves older copies of a page in pages it freed, where a change is harmless.
       const bytes = Buffer.from(good);
-      for (let at = bytes.indexOf('"tool":"hi"'); at >= 0; at = bytes.indexOf('"tool":"hi"', at + 1)) bytes.write('"tool":"ho"', at);
+      for (let at = bytes.indexOf('"tool":"hi"'); at >= 0; at = bytes.indexOf('"tool":"hi"', at + 1))
+        bytes.write('"tool":"ho"', at);
       writeFileSync(file, bytes);
     });
     const run = runCli(['logs', 'verify'], tampered);

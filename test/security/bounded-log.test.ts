@@ -29,10 +29,15 @@ const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'ut
 
 /** Calls tools through a kernel over the project's own LMDB log (as `factorly call` does), then stops it. */
 async function callIn(root: string, calls: { tool: string; params: Record<string, unknown> }[]) {
-  const kernel = await createKernel({ cwd: root, globalDir: join(root, 'no-global'), inlinePlugins: [inline(cliPlugin)] });
+  const kernel = await createKernel({
+    cwd: root,
+    globalDir: join(root, 'no-global'),
+    inlinePlugins: [inline(cliPlugin)],
+  });
   try {
     const outcomes = [];
-    for (const { tool, params } of calls) outcomes.push(await kernel.pipeline.call({ tool, params: params as never, iface: 'cli' }));
+    for (const { tool, params } of calls)
+      outcomes.push(await kernel.pipeline.call({ tool, params: params as never, iface: 'cli' }));
     return outcomes;
   } finally {
     await kernel.stop();
@@ -61,7 +66,10 @@ describe('the log stores bounded values', () => {
     expect(bytesOf(requested.data.params)).toBeLessThanOrEqual(64 * 1024);
     expect(Buffer.byteLength(stored)).toBeGreaterThan(60 * 1024);
     const [capped] = ofType(events, 'call.params_capped', outcome.callId);
-    expect(capped.data).toEqual({ callId: outcome.callId, params: { text: { bytes: Buffer.byteLength(text), sha256: sha256(text) } } });
+    expect(capped.data).toEqual({
+      callId: outcome.callId,
+      params: { text: { bytes: Buffer.byteLength(text), sha256: sha256(text) } },
+    });
     expect(statSync(join(root, '.factorly', 'events.lmdb')).size).toBeLessThan(2 * MiB);
   });
 
@@ -80,7 +88,9 @@ describe('the log stores bounded values', () => {
 
   it('bounds the params of a refused call too, whatever their names (`__proto__`, `constructor`)', async () => {
     const root = project();
-    const params = JSON.parse(`{"text": "a", "__proto__": "${'p'.repeat(200 * 1024)}", "constructor": "${'c'.repeat(100 * 1024)}"}`) as Record<string, unknown>;
+    const params = JSON.parse(
+      `{"text": "a", "__proto__": "${'p'.repeat(200 * 1024)}", "constructor": "${'c'.repeat(100 * 1024)}"}`,
+    ) as Record<string, unknown>;
     const [outcome] = await callIn(root, [{ tool: 'sink', params }]);
     expect(outcome).toMatchObject({ status: 'blocked' });
     const events = await projectEvents(root);
@@ -93,12 +103,19 @@ describe('the log stores bounded values', () => {
 
   it('stores outputs, errors and diagnostics capped at 64 KiB by default, with the size and digest of the whole output', async () => {
     const root = project();
-    const [ok, failed] = await callIn(root, [{ tool: 'flood', params: { bytes: 10 * MiB } }, { tool: 'flood', params: { bytes: 10 * MiB, code: 3 } }]);
+    const [ok, failed] = await callIn(root, [
+      { tool: 'flood', params: { bytes: 10 * MiB } },
+      { tool: 'flood', params: { bytes: 10 * MiB, code: 3 } },
+    ]);
     expect(ok.output).toHaveLength(10 * MiB);
     const events = await projectEvents(root);
     for (const outcome of [ok, failed]) {
       const [completed] = ofType(events, 'call.completed', outcome.callId);
-      expect(completed.data.output).toMatchObject({ bytes: 10 * MiB, sha256: sha256('o'.repeat(10 * MiB)), truncated: true });
+      expect(completed.data.output).toMatchObject({
+        bytes: 10 * MiB,
+        sha256: sha256('o'.repeat(10 * MiB)),
+        truncated: true,
+      });
       expect(Buffer.byteLength(completed.data.output.text)).toBe(64 * 1024);
       const stderr = completed.data.error ?? completed.data.diagnostics ?? '';
       expect(stderr).toContain(`capped in the log: ${10 * MiB} bytes, sha256 ${sha256('e'.repeat(10 * MiB))}`);
@@ -109,7 +126,10 @@ describe('the log stores bounded values', () => {
 
   it('takes its caps from the `log:` block of the config', async () => {
     const root = project('log:\n  max_param_bytes: 1024\n  max_output_bytes: 2048\n');
-    const [outcome] = await callIn(root, [{ tool: 'sink', params: { text: 'z'.repeat(5000) } }, { tool: 'flood', params: { bytes: 5000 } }]);
+    const [outcome] = await callIn(root, [
+      { tool: 'sink', params: { text: 'z'.repeat(5000) } },
+      { tool: 'flood', params: { bytes: 5000 } },
+    ]);
     const events = await projectEvents(root);
     expect(bytesOf(ofType(events, 'call.requested', outcome.callId)[0].data.params)).toBeLessThanOrEqual(1024);
     const flood = events.filter((e): e is Recorded<'call.completed'> => e.type === 'call.completed').at(-1)!;
@@ -119,24 +139,40 @@ describe('the log stores bounded values', () => {
 
   it('refuses a malformed `log:` block with an error naming the key', () => {
     const bad = (settings: string) => runCli(['tools'], project(settings));
-    expect(bad('log:\n  max_param_bytes: -5\n')).toMatchObject({ status: 1, stderr: expect.stringContaining('log.max_param_bytes must be a whole number of bytes from 1024') });
-    expect(bad('log:\n  max_output_bytes: lots\n').stderr).toContain('log.max_output_bytes must be a whole number of bytes from 1024');
+    expect(bad('log:\n  max_param_bytes: -5\n')).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining('log.max_param_bytes must be a whole number of bytes from 1024'),
+    });
+    expect(bad('log:\n  max_output_bytes: lots\n').stderr).toContain(
+      'log.max_output_bytes must be a whole number of bytes from 1024',
+    );
     expect(bad('log:\n  max_params: 1\n').stderr).toContain('unknown key "max_params" in log');
     expect(bad('log: 5\n').stderr).toContain('"log" must be a mapping');
   });
 
-  it('says when a recorded param was capped (logs show, replay) and replays it only with that param given again', { timeout: 60_000 }, async () => {
-    const root = project();
-    const text = 'w'.repeat(200 * 1024);
-    const [outcome] = await callIn(root, [{ tool: 'sink', params: { text } }]);
-    const refused = runCli(['logs', 'replay', outcome.callId], root);
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`param "text" of call ${outcome.callId} was recorded capped (${200 * 1024} bytes, sha256 ${sha256(text).slice(0, 16)}…)`);
-    expect(refused.stderr).toContain('--param text=');
-    const shown = runCli(['logs', 'replay', outcome.callId, '--show'], root);
-    expect(shown).toMatchObject({ status: 0 });
-    expect(shown.stdout).toContain('warning: param "text" was recorded capped');
-    expect(runCli(['logs', 'show', outcome.callId], root).stdout).toContain(`param text: capped in the log (${200 * 1024} bytes, sha256 ${sha256(text).slice(0, 16)}…)`);
-    expect(runCli(['logs', 'replay', outcome.callId, '--param', 'text=again'], root)).toMatchObject({ status: 0, stdout: '5\n' });
-  });
+  it(
+    'says when a recorded param was capped (logs show, replay) and replays it only with that param given again',
+    { timeout: 60_000 },
+    async () => {
+      const root = project();
+      const text = 'w'.repeat(200 * 1024);
+      const [outcome] = await callIn(root, [{ tool: 'sink', params: { text } }]);
+      const refused = runCli(['logs', 'replay', outcome.callId], root);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(
+        `param "text" of call ${outcome.callId} was recorded capped (${200 * 1024} bytes, sha256 ${sha256(text).slice(0, 16)}…)`,
+      );
+      expect(refused.stderr).toContain('--param text=');
+      const shown = runCli(['logs', 'replay', outcome.callId, '--show'], root);
+      expect(shown).toMatchObject({ status: 0 });
+      expect(shown.stdout).toContain('warning: param "text" was recorded capped');
+      expect(runCli(['logs', 'show', outcome.callId], root).stdout).toContain(
+        `param text: capped in the log (${200 * 1024} bytes, sha256 ${sha256(text).slice(0, 16)}…)`,
+      );
+      expect(runCli(['logs', 'replay', outcome.callId, '--param', 'text=again'], root)).toMatchObject({
+        status: 0,
+        stdout: '5\n',
+      });
+    },
+  );
 });

@@ -37,7 +37,11 @@ async function start(engine: string) {
   const started = await startTestKernel(`defaults: {engine: ${engine}}\ntools:\n${TOOLS}`, [quickjs, ses, code]);
   kernel = started.kernel;
   const script = async (source: string) => {
-    const outcome = await started.kernel.pipeline.call({ tool: 'factorly.code', params: { code: source }, iface: 'mcp' });
+    const outcome = await started.kernel.pipeline.call({
+      tool: 'factorly.code',
+      params: { code: source },
+      iface: 'mcp',
+    });
     return { ...outcome, value: outcome.exitCode === 0 ? parsed(outcome.output) : undefined };
   };
   return { script, events: () => eventsOf(started.log) };
@@ -52,7 +56,7 @@ function parsed(output: string): unknown {
 }
 
 describe.each(['quickjs', 'ses'])('abusing the SDK bridge (factorly.*, tools.*) on %s', (engine) => {
-  it('prototype pollution through factorly.call\'s arguments and results stays out of the host (and out of the guest)', async () => {
+  it("prototype pollution through factorly.call's arguments and results stays out of the host (and out of the guest)", async () => {
     const { script } = await start(engine);
     const result = await script(`async function run() {
       const sent = await factorly.call("echo", JSON.parse('{"__proto__": {"polluted": "yes"}, "text": "hi"}'));
@@ -92,8 +96,12 @@ describe.each(['quickjs', 'ses'])('abusing the SDK bridge (factorly.*, tools.*) 
 
   it('re-entrancy: a script calling itself stops at the nesting limit at once, with a reason, not at its deadline', async () => {
     const { script, events } = await start(engine);
-    const result = await script('async function run() { const r = await factorly.call("recurse", {}); return r.output }');
-    expect(result.value).toBe('stopped at 3: scripts nest at most 5 deep: "recurse" would run inside 5 running scripts');
+    const result = await script(
+      'async function run() { const r = await factorly.call("recurse", {}); return r.output }',
+    );
+    expect(result.value).toBe(
+      'stopped at 3: scripts nest at most 5 deep: "recurse" would run inside 5 running scripts',
+    );
     const completed = (await events()).filter((e) => e.type === 'call.completed');
     expect(completed).toHaveLength(6);
   });
@@ -101,7 +109,9 @@ describe.each(['quickjs', 'ses'])('abusing the SDK bridge (factorly.*, tools.*) 
   it('re-entrancy: more script trees at once than engine processes do not wait on each other', async () => {
     await start(engine);
     // Each outer run holds a process while its inner run needs another: 9 at once fill the pool's 8.
-    const outcomes = await Promise.all(Array.from({ length: 9 }, () => kernel!.pipeline.call({ tool: 'outer', params: {}, iface: 'mcp' })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 9 }, () => kernel!.pipeline.call({ tool: 'outer', params: {}, iface: 'mcp' })),
+    );
     expect(outcomes.map((o) => o.output)).toEqual(Array.from({ length: 9 }, () => 'inner done'));
   });
 });

@@ -37,7 +37,8 @@ const FORWARD = `async function run(p) {
   return out.join('');
 }`;
 
-const RELAY = 'async function run(p) { return (await factorly.call("plain.echo", { text: "deep " + p.text })).output; }';
+const RELAY =
+  'async function run(p) { return (await factorly.call("plain.echo", { text: "deep " + p.text })).output; }';
 
 const TOOLS = `tools:
   plain.echo:
@@ -56,42 +57,56 @@ const TOOLS = `tools:
 `;
 
 describe('a call tree shares one secret scope', () => {
-  it('scrubs a secret a script forwards to inner calls, at any depth, from every event, view, export and the LMDB file', { timeout: 180_000 }, async () => {
-    const secret = awkwardSecret();
-    const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
-    const env = { FACTORLY_VAULT_PASSWORD: randomBytes(9).toString('hex') };
-    const cli = (args: string[], input?: string) => runCli(args, root, { env, input });
-    expect(cli(["vault", "set", "K"], secret)).toMatchObject({ status: 0 });
+  it(
+    'scrubs a secret a script forwards to inner calls, at any depth, from every event, view, export and the LMDB file',
+    { timeout: 180_000 },
+    async () => {
+      const secret = awkwardSecret();
+      const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
+      const env = { FACTORLY_VAULT_PASSWORD: randomBytes(9).toString('hex') };
+      const cli = (args: string[], input?: string) => runCli(args, root, { env, input });
+      expect(cli(['vault', 'set', 'K'], secret)).toMatchObject({ status: 0 });
 
-    const call = cli(['call', 'forward', '--s', '{{vault:K}}']);
-    expect(call).toMatchObject({ status: 0 });
-    const events = await projectEvents(root);
-    const requested = events.filter((e): e is Recorded<'call.requested'> => e.type === 'call.requested');
-    const rootCall = requested.find((e) => e.data.tool === 'forward')!;
-    const inner = requested.filter((e) => e.data.rootId === rootCall.data.callId && e.data.callId !== rootCall.data.callId);
-    // Every forwarded form reached an inner call and was recorded as the reference, not the value.
-    expect(inner.map((e) => e.data.tool)).toEqual(['plain.echo', 'plain.echo', 'plain.echo', 'plain.echo', 'plain.echo', 'relay', 'plain.echo']);
-    for (const e of inner) expect(JSON.stringify(e.data.params)).toContain('[REDACTED:K]');
-    expect(call.stdout.split('[REDACTED:K]').length - 1).toBeGreaterThanOrEqual(6);
+      const call = cli(['call', 'forward', '--s', '{{vault:K}}']);
+      expect(call).toMatchObject({ status: 0 });
+      const events = await projectEvents(root);
+      const requested = events.filter((e): e is Recorded<'call.requested'> => e.type === 'call.requested');
+      const rootCall = requested.find((e) => e.data.tool === 'forward')!;
+      const inner = requested.filter(
+        (e) => e.data.rootId === rootCall.data.callId && e.data.callId !== rootCall.data.callId,
+      );
+      // Every forwarded form reached an inner call and was recorded as the reference, not the value.
+      expect(inner.map((e) => e.data.tool)).toEqual([
+        'plain.echo',
+        'plain.echo',
+        'plain.echo',
+        'plain.echo',
+        'plain.echo',
+        'relay',
+        'plain.echo',
+      ]);
+      for (const e of inner) expect(JSON.stringify(e.data.params)).toContain('[REDACTED:K]');
+      expect(call.stdout.split('[REDACTED:K]').length - 1).toBeGreaterThanOrEqual(6);
 
-    const views = [
-      call,
-      cli(['logs', '--json']),
-      cli(['logs']),
-      cli(['logs', '--detail']),
-      cli(['logs', 'show', rootCall.data.callId]),
-      cli(['logs', 'show', rootCall.data.callId, '--json']),
-      cli(['logs', 'export']),
-      cli(['logs', 'export', '--format', 'otlp-json']),
-    ];
-    for (const [i, view] of views.entries()) {
-      expect(view.status, `view ${i}: ${view.stderr}`).toBe(0);
-      expect(leaksIn(view.stdout + view.stderr, secret), `view ${i}`).toEqual([]);
-    }
-    expect(views[6].stdout).toContain('"tool":"relay"');
-    // The raw bytes of .factorly/ (events.lmdb included) in plain, base64, hex, URL and JSON-escaped forms.
-    expect(leaksUnder(root, secret)).toEqual([]);
-  });
+      const views = [
+        call,
+        cli(['logs', '--json']),
+        cli(['logs']),
+        cli(['logs', '--detail']),
+        cli(['logs', 'show', rootCall.data.callId]),
+        cli(['logs', 'show', rootCall.data.callId, '--json']),
+        cli(['logs', 'export']),
+        cli(['logs', 'export', '--format', 'otlp-json']),
+      ];
+      for (const [i, view] of views.entries()) {
+        expect(view.status, `view ${i}: ${view.stderr}`).toBe(0);
+        expect(leaksIn(view.stdout + view.stderr, secret), `view ${i}`).toEqual([]);
+      }
+      expect(views[6].stdout).toContain('"tool":"relay"');
+      // The raw bytes of .factorly/ (events.lmdb included) in plain, base64, hex, URL and JSON-escaped forms.
+      expect(leaksUnder(root, secret)).toEqual([]);
+    },
+  );
 
   it('scrubs a standing secret (resolved by a provider outside any call) from an inner call’s recorded params and output', async () => {
     const standingValue = `stand-${randomBytes(8).toString('hex')}`;
@@ -102,7 +117,11 @@ describe('a call tree shares one secret scope', () => {
         registrar.registerInit({
           deps: { backends: registrar.tokens.SecretBackends, standing: registrar.tokens.StandingSecrets },
           async init({ backends, standing }, context) {
-            backends.add('memory', { name: 'memory', readOnly: true, resolve: async () => standingValue }, context.pluginId);
+            backends.add(
+              'memory',
+              { name: 'memory', readOnly: true, resolve: async () => standingValue },
+              context.pluginId,
+            );
             // As an upstream MCP server's env is resolved when it starts, outside any call.
             await standing.resolve('{{memory:UPSTREAM_TOKEN}}');
           },
@@ -129,12 +148,29 @@ describe('a call tree shares one secret scope', () => {
     const log = new MemoryEventLog();
     const seen: Projection<number> = { name: 'seen', init: () => 0, evolve: (n) => n + 1 };
     let asked = 0;
-    const rule: ShadowRule<number> = { name: 'echoes', order: 100, history: seen, evaluate: (context) => ((asked += 1), { decision: 'allow', reason: `saw ${String(context.params.text)}` }) };
+    const rule: ShadowRule<number> = {
+      name: 'echoes',
+      order: 100,
+      history: seen,
+      evaluate: (context) => ((asked += 1), { decision: 'allow', reason: `saw ${String(context.params.text)}` }),
+    };
     const rules = new OrderedSlot<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
     const gate = new ShadowGate(rules, new OrderedSlot<ConfirmChannel>());
-    const tool = { name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
-    const redact = new Redactor(() => [new SecretScrubber()], () => new Map([['vault:K', secret]]), tool);
+    const tool = {
+      name: 't',
+      type: 'cli',
+      description: '',
+      hidden: false,
+      parameters: [],
+      spec: {},
+      source: { file: 'x', line: 1 },
+    };
+    const redact = new Redactor(
+      () => [new SecretScrubber()],
+      () => new Map([['vault:K', secret]]),
+      tool,
+    );
     const append = log.append.bind(log);
     let moved = false;
     // Another writer appends between the decision and its write, so the gate decides again inside the write.

@@ -33,23 +33,36 @@ describe('bad names are refused where they come in', () => {
       'config: tool name "e\\u001b[31m" holds a control character (.factorly/factorly.yaml:6)',
       'config: tool name "f\u202eg" holds a control character (.factorly/factorly.yaml:7)',
     ]);
-    expect(await refusal('tools:\n  a..b: {type: cli, command: echo}\n')).toBe('config: tool name "a..b" holds ".." (.factorly/factorly.yaml:2)');
+    expect(await refusal('tools:\n  a..b: {type: cli, command: echo}\n')).toBe(
+      'config: tool name "a..b" holds ".." (.factorly/factorly.yaml:2)',
+    );
   });
 
   it('names a plugin or an upstream server makes up are held to the same rule', async () => {
     const source = definePlugin({
-      id: 'odd-source', apiVersion: '1',
+      id: 'odd-source',
+      apiVersion: '1',
       register(reg) {
         reg.registerInit({
           deps: { sources: reg.tokens.ToolSources },
           init({ sources }, ctx) {
-            const tool: ToolDefinition = { name: '../../etc/passwd', type: 'cli', description: '', hidden: false, parameters: [], spec: { command: 'echo' }, source: { file: '<odd>', line: 1 } };
+            const tool: ToolDefinition = {
+              name: '../../etc/passwd',
+              type: 'cli',
+              description: '',
+              hidden: false,
+              parameters: [],
+              spec: { command: 'echo' },
+              source: { file: '<odd>', line: 1 },
+            };
             sources.add({ name: 'odd', tools: () => [tool] }, ctx.pluginId);
           },
         });
       },
     });
-    expect(await refusal('tools: {}\n', [source])).toBe('config: tool name "../../etc/passwd" holds a path separator ("/" or "\\") (from <odd>:1)');
+    expect(await refusal('tools: {}\n', [source])).toBe(
+      'config: tool name "../../etc/passwd" holds a path separator ("/" or "\\") (from <odd>:1)',
+    );
   });
 
   it('enum entries must be scalars: a mapping is refused, not turned into "[object Object]"', async () => {
@@ -68,7 +81,11 @@ describe('bad names are refused where they come in', () => {
   });
 
   it('parameters named like Object.prototype members are only ever own keys', () => {
-    const specs = ['constructor', 'toString', '__proto__'].map((name) => ({ name, type: 'json' as const, required: false }));
+    const specs = ['constructor', 'toString', '__proto__'].map((name) => ({
+      name,
+      type: 'json' as const,
+      required: false,
+    }));
     expect(validateParams(specs, {})).toEqual({ params: {}, changed: false, problems: [] });
     const given = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1}') as Record<string, never>;
     const { params, problems } = validateParams(specs, given);

@@ -7,7 +7,18 @@ import { KernelTokens } from '../../src/kernel/tokens.js';
 import { startTestKernel } from '../helpers/kernel.js';
 
 const YAML = 'tools:\n  t: {type: cli, command: echo, args: [ran]}\n';
-const NAMES = { rule: 'half-rule', type: 'half', engine: 'half-engine', processor: 'half-processor', face: 'half-ui', backend: 'half-secrets', channel: 'half-channel', source: 'half-source', listener: 'half-listener', thing: 'half-thing' };
+const NAMES = {
+  rule: 'half-rule',
+  type: 'half',
+  engine: 'half-engine',
+  processor: 'half-processor',
+  face: 'half-ui',
+  backend: 'half-secrets',
+  channel: 'half-channel',
+  source: 'half-source',
+  listener: 'half-listener',
+  thing: 'half-thing',
+};
 
 /** An extension point a plugin provides (as the MCP interface provides its pass-throughs), and a token the failing plugin offers. */
 const THINGS = Symbol.for('factorly:slot-owner.things') as Token<KeyedSlot<object>>;
@@ -23,8 +34,29 @@ const slotOwner = definePlugin({
 
 /** Adds one contribution to every extension point, then fails: in `init` (awaited) or in `register`. */
 function halfLoaded(failIn: 'init' | 'register'): PluginDefinition {
-  const { ShadowRules, ToolProviders, SandboxEngines, OutputProcessors, Interfaces, SecretBackends, ConfirmChannels, ToolSources, ConfigListeners } = KernelTokens;
-  const deps = { rules: ShadowRules, providers: ToolProviders, engines: SandboxEngines, processors: OutputProcessors, faces: Interfaces, backends: SecretBackends, channels: ConfirmChannels, sources: ToolSources, listeners: ConfigListeners, things: THINGS };
+  const {
+    ShadowRules,
+    ToolProviders,
+    SandboxEngines,
+    OutputProcessors,
+    Interfaces,
+    SecretBackends,
+    ConfirmChannels,
+    ToolSources,
+    ConfigListeners,
+  } = KernelTokens;
+  const deps = {
+    rules: ShadowRules,
+    providers: ToolProviders,
+    engines: SandboxEngines,
+    processors: OutputProcessors,
+    faces: Interfaces,
+    backends: SecretBackends,
+    channels: ConfirmChannels,
+    sources: ToolSources,
+    listeners: ConfigListeners,
+    things: THINGS,
+  };
   return definePlugin({
     id: 'half-loaded',
     apiVersion: '1',
@@ -33,10 +65,32 @@ function halfLoaded(failIn: 'init' | 'register'): PluginDefinition {
       registrar.registerInit({
         deps,
         async init(all, { pluginId }) {
-          all.rules.add({ name: NAMES.rule, order: 1, evaluate: () => ({ decision: 'deny', reason: 'a half-loaded plugin decided' }) }, pluginId);
-          all.providers.add(NAMES.type, { type: NAMES.type, keys: [], execute: async () => ({ output: 'half', exitCode: 0 }) }, pluginId);
-          all.engines.add(NAMES.engine, { name: NAMES.engine, compile: () => ({ ok: false, diagnostics: [] }), run: () => Promise.reject(new Error('x')) }, pluginId);
-          all.processors.add({ name: NAMES.processor, order: 1, process: () => 'replaced by a half-loaded plugin' }, pluginId);
+          all.rules.add(
+            {
+              name: NAMES.rule,
+              order: 1,
+              evaluate: () => ({ decision: 'deny', reason: 'a half-loaded plugin decided' }),
+            },
+            pluginId,
+          );
+          all.providers.add(
+            NAMES.type,
+            { type: NAMES.type, keys: [], execute: async () => ({ output: 'half', exitCode: 0 }) },
+            pluginId,
+          );
+          all.engines.add(
+            NAMES.engine,
+            {
+              name: NAMES.engine,
+              compile: () => ({ ok: false, diagnostics: [] }),
+              run: () => Promise.reject(new Error('x')),
+            },
+            pluginId,
+          );
+          all.processors.add(
+            { name: NAMES.processor, order: 1, process: () => 'replaced by a half-loaded plugin' },
+            pluginId,
+          );
           all.faces.add(NAMES.face, { name: NAMES.face, serve: async () => undefined }, pluginId);
           all.backends.add(NAMES.backend, { name: NAMES.backend, readOnly: true, resolve: async () => 'x' }, pluginId);
           all.channels.add({ name: NAMES.channel, ask: async () => ({ approved: true }) }, pluginId);
@@ -59,9 +113,31 @@ const probe = definePlugin({
   id: 'probe',
   apiVersion: '1',
   register(registrar) {
-    const { ShadowRules, ToolProviders, SandboxEngines, OutputProcessors, Interfaces, SecretBackends, ConfirmChannels, ToolSources, ConfigListeners } = registrar.tokens;
+    const {
+      ShadowRules,
+      ToolProviders,
+      SandboxEngines,
+      OutputProcessors,
+      Interfaces,
+      SecretBackends,
+      ConfirmChannels,
+      ToolSources,
+      ConfigListeners,
+    } = registrar.tokens;
     registrar.registerInit({
-      deps: { rules: ShadowRules, providers: ToolProviders, engines: SandboxEngines, processors: OutputProcessors, faces: Interfaces, backends: SecretBackends, channels: ConfirmChannels, sources: ToolSources, listeners: ConfigListeners, things: THINGS, offer: registrar.optional(OFFER) },
+      deps: {
+        rules: ShadowRules,
+        providers: ToolProviders,
+        engines: SandboxEngines,
+        processors: OutputProcessors,
+        faces: Interfaces,
+        backends: SecretBackends,
+        channels: ConfirmChannels,
+        sources: ToolSources,
+        listeners: ConfigListeners,
+        things: THINGS,
+        offer: registrar.optional(OFFER),
+      },
       init: ({ offer, ...all }) => {
         seen = all as never;
         offered = offer;
@@ -86,10 +162,15 @@ describe('plugin load is transactional', () => {
     it(`leaves nothing registered by a plugin whose ${failIn} throws, and its rule never decides`, async () => {
       offered = 'not set';
       kernel = (await startTestKernel(YAML, [halfLoaded(failIn), slotOwner, probe])).kernel;
-      expect(kernel.plugins.failed).toEqual([expect.objectContaining({ id: 'half-loaded', reason: expect.stringContaining('failed') })]);
+      expect(kernel.plugins.failed).toEqual([
+        expect.objectContaining({ id: 'half-loaded', reason: expect.stringContaining('failed') }),
+      ]);
       expect(leftBehind()).toEqual([]);
       expect(offered).toBeUndefined();
-      expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({ status: 'success', output: 'ran\n' });
+      expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({
+        status: 'success',
+        output: 'ran\n',
+      });
     });
   }
 
@@ -102,8 +183,15 @@ describe('plugin load is transactional', () => {
         registrar.registerInit({
           deps: { providers: registrar.tokens.ToolProviders, rules: registrar.tokens.ShadowRules },
           init({ providers, rules }, { pluginId }) {
-            rules.add({ name: 'half-clash-rule', order: 1, evaluate: () => ({ decision: 'deny', reason: 'clash' }) }, pluginId);
-            providers.add('cli', { type: 'cli', keys: [], execute: async () => ({ output: 'impostor', exitCode: 0 }) }, 'provider-cli');
+            rules.add(
+              { name: 'half-clash-rule', order: 1, evaluate: () => ({ decision: 'deny', reason: 'clash' }) },
+              pluginId,
+            );
+            providers.add(
+              'cli',
+              { type: 'cli', keys: [], execute: async () => ({ output: 'impostor', exitCode: 0 }) },
+              'provider-cli',
+            );
           },
         });
       },
@@ -111,6 +199,9 @@ describe('plugin load is transactional', () => {
     kernel = (await startTestKernel(YAML, [clash, slotOwner, probe])).kernel;
     expect(kernel.plugins.failed.map((f) => f.id)).toEqual(['clash']);
     expect(leftBehind()).toEqual([]);
-    expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({ status: 'success', output: 'ran\n' });
+    expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({
+      status: 'success',
+      output: 'ran\n',
+    });
   });
 });

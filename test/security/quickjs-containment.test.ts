@@ -37,7 +37,10 @@ const OVER_READ = String.raw`async function run() {
 }`;
 
 function engines(): [string, SandboxEngine][] {
-  return [['quickjs', createQuickJsEngine()], ['ses', createSesEngine()]];
+  return [
+    ['quickjs', createQuickJsEngine()],
+    ['ses', createSesEngine()],
+  ];
 }
 
 describe.each(engines())('script containment on %s: no script reads bytes outside its own objects', (_name, engine) => {
@@ -53,7 +56,15 @@ describe.each(engines())('script containment on %s: no script reads bytes outsid
 
   it('built-ins that capture a length and call back cannot copy foreign heap bytes', async () => {
     const probes = (await run(OVER_READ)) as Record<string, number | string>;
-    expect(Object.keys(probes).sort()).toEqual(['construct', 'copyWithin', 'fill', 'slice', 'sort', 'transfer', 'with']);
+    expect(Object.keys(probes).sort()).toEqual([
+      'construct',
+      'copyWithin',
+      'fill',
+      'slice',
+      'sort',
+      'transfer',
+      'with',
+    ]);
     for (const [name, found] of Object.entries(probes)) {
       expect(found === 0 || String(found).startsWith('refused: '), `${name} read ${found} foreign values`).toBe(true);
     }
@@ -67,6 +78,10 @@ describe.each(engines())('script containment on %s: no script reads bytes outsid
       const refused = tries.map((attempt) => { try { attempt(); return 'done'; } catch (e) { return e.name; } });
       return { refused, byteLength: ab.byteLength, sharedBuffers: typeof globalThis.SharedArrayBuffer };
     }`);
-    expect(seen).toEqual({ refused: ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError'], byteLength: 8, sharedBuffers: 'undefined' });
+    expect(seen).toEqual({
+      refused: ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError'],
+      byteLength: 8,
+      sharedBuffers: 'undefined',
+    });
   });
 });

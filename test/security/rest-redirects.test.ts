@@ -11,7 +11,13 @@ import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 
 const SECRET = 'sk-live-7f3a9c';
 
-interface Seen { server: 'a' | 'b'; method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Seen {
+  server: 'a' | 'b';
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 const seen: Seen[] = [];
 
 /**
@@ -48,12 +54,17 @@ afterAll(async () => {
 });
 
 const vault = definePlugin({
-  id: 'test-vault', apiVersion: '1',
+  id: 'test-vault',
+  apiVersion: '1',
   register(reg) {
     reg.registerInit({
       deps: { backends: reg.tokens.SecretBackends },
       init({ backends }, ctx) {
-        backends.add('vault', { name: 'vault', readOnly: true, resolve: async (key) => (key === 'K' ? SECRET : undefined) }, ctx.pluginId);
+        backends.add(
+          'vault',
+          { name: 'vault', readOnly: true, resolve: async (key) => (key === 'K' ? SECRET : undefined) },
+          ctx.pluginId,
+        );
       },
     });
   },
@@ -68,13 +79,17 @@ afterEach(async () => {
 });
 
 async function start(tools: string): Promise<Kernel> {
-  const started = await startTestKernel(`tools:\n${tools.replaceAll('$A', A).replaceAll('$B', B)}`, [restPlugin, vault]);
+  const started = await startTestKernel(`tools:\n${tools.replaceAll('$A', A).replaceAll('$B', B)}`, [
+    restPlugin,
+    vault,
+  ]);
   events = () => eventsOf(started.log);
   kernel = started.kernel;
   return kernel;
 }
 
-const call = (tool: string, params: Record<string, string> = {}) => kernel!.pipeline.call({ tool, params, iface: 'mcp' });
+const call = (tool: string, params: Record<string, string> = {}) =>
+  kernel!.pipeline.call({ tool, params, iface: 'mcp' });
 
 /** Everything server B saw, as one string: no form of the secret may be in it. */
 function reachedB(): string {
@@ -102,14 +117,17 @@ describe('redirects never carry secrets across origins', () => {
 `);
     const got = await call('leak.get');
     expect(got).toMatchObject({ status: 'success', output: `b GET /landing?page=2` });
-    expect(got.diagnostics).toBe(`redirected to ${B}, another origin: sent without header authorization, header x-api-key, query api_key\n`);
+    expect(got.diagnostics).toBe(
+      `redirected to ${B}, another origin: sent without header authorization, header x-api-key, query api_key\n`,
+    );
     const posted = await call('leak.post');
     expect(posted).toMatchObject({ status: 'success', output: 'b POST /landing' });
     expect(seen.find((s) => s.server === 'b' && s.method === 'POST')).toMatchObject({ body: '{"n":1}' });
     expect(seen.find((s) => s.server === 'b' && s.method === 'GET')!.headers['x-plain']).toBe('kept');
     // The first hop, to the origin the tool names, had everything.
     expect(seen.find((s) => s.server === 'a' && s.method === 'GET')!.headers['x-api-key']).toBe(SECRET);
-    for (const form of [SECRET, Buffer.from(SECRET).toString('base64'), encodeURIComponent(SECRET)]) expect(reachedB()).not.toContain(form);
+    for (const form of [SECRET, Buffer.from(SECRET).toString('base64'), encodeURIComponent(SECRET)])
+      expect(reachedB()).not.toContain(form);
     expect(JSON.stringify(await events())).not.toContain(SECRET);
   });
 
@@ -118,7 +136,9 @@ describe('redirects never carry secrets across origins', () => {
 `);
     const got = await call('keyed');
     expect(got).toMatchObject({ status: 'error', exitCode: 1 });
-    expect(got.error).toBe(`GET ${A}/to-b/307: HTTP 307 redirect to ${B}/landing, another origin, refused (follow_redirects: same-origin; "any" follows it without the tool's secrets)`);
+    expect(got.error).toBe(
+      `GET ${A}/to-b/307: HTTP 307 redirect to ${B}/landing, another origin, refused (follow_redirects: same-origin; "any" follows it without the tool's secrets)`,
+    );
     expect(seen.filter((s) => s.server === 'b')).toEqual([]);
   });
 
@@ -128,12 +148,16 @@ describe('redirects never carry secrets across origins', () => {
 `);
     expect(await call('same')).toMatchObject({ status: 'success', output: 'a GET /landing' });
     expect(seen.at(-1)!.headers['x-api-key']).toBe(SECRET);
-    expect(await call('stay')).toMatchObject({ status: 'error', error: `GET ${A}/to-a/302: HTTP 302 redirect to ${A}/landing not followed (follow_redirects: none)` });
+    expect(await call('stay')).toMatchObject({
+      status: 'error',
+      error: `GET ${A}/to-a/302: HTTP 302 redirect to ${A}/landing not followed (follow_redirects: none)`,
+    });
   });
 
   it('refuses an unknown follow_redirects at load time', async () => {
     await expect(start('  x: {type: rest, base_url: $A, method: GET, follow_redirects: always}\n')).rejects.toThrow(
-      'config: tool "x" has unknown follow_redirects "always" (valid: same-origin, any, none) (.factorly/factorly.yaml:2)');
+      'config: tool "x" has unknown follow_redirects "always" (valid: same-origin, any, none) (.factorly/factorly.yaml:2)',
+    );
   });
 });
 
@@ -148,11 +172,22 @@ describe('agent-steered rest URLs pass the SSRF guard of factorly.fetch', () => 
     shadow: {allow_urls: ["$A"]}
 `);
     const port = new URL(A).port;
-    expect((await call('any.host', { host: `127.0.0.1:${port}` })).error).toBe(`URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it)`);
-    expect((await call('any.host', { host: '169.254.169.254' })).error).toBe('URL blocked by safety guard: cloud metadata endpoint (169.254.169.254)');
-    expect((await call('any.host', { host: '10.1.2.3' })).error).toMatch(/^URL blocked by safety guard: private network access denied/);
-    expect((await call('any.host', { host: `localhost:${port}` })).error).toMatch(/^URL blocked by safety guard: localhost access denied/);
-    expect(await call('listed.host', { host: `127.0.0.1:${port}` })).toMatchObject({ status: 'success', output: 'a GET /hello' });
+    expect((await call('any.host', { host: `127.0.0.1:${port}` })).error).toBe(
+      `URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it)`,
+    );
+    expect((await call('any.host', { host: '169.254.169.254' })).error).toBe(
+      'URL blocked by safety guard: cloud metadata endpoint (169.254.169.254)',
+    );
+    expect((await call('any.host', { host: '10.1.2.3' })).error).toMatch(
+      /^URL blocked by safety guard: private network access denied/,
+    );
+    expect((await call('any.host', { host: `localhost:${port}` })).error).toMatch(
+      /^URL blocked by safety guard: localhost access denied/,
+    );
+    expect(await call('listed.host', { host: `127.0.0.1:${port}` })).toMatchObject({
+      status: 'success',
+      output: 'a GET /hello',
+    });
     expect(seen.map((s) => s.url)).toEqual(['/hello']);
   });
 
@@ -163,7 +198,9 @@ describe('agent-steered rest URLs pass the SSRF guard of factorly.fetch', () => 
     await start(`  any.host: {type: rest, base_url: 'http://{{host}}', method: GET}
 `);
     const got = await call('any.host', { host: `${name}:${new URL(A).port}` });
-    expect(got.error).toMatch(new RegExp(`request failed: URL blocked by safety guard: .*\\(${name} resolves to it\\)`));
+    expect(got.error).toMatch(
+      new RegExp(`request failed: URL blocked by safety guard: .*\\(${name} resolves to it\\)`),
+    );
     expect(seen).toEqual([]);
   });
 
@@ -172,8 +209,13 @@ describe('agent-steered rest URLs pass the SSRF guard of factorly.fetch', () => 
   by.path.listed: {type: rest, base_url: $A, method: GET, path: '/{{where}}/302', follow_redirects: any, shadow: {allow_urls: ["$B"]}}
 `);
     expect(await call('by.path', { where: 'to-a' })).toMatchObject({ status: 'success', output: 'a GET /landing' });
-    expect((await call('by.path', { where: 'to-b' })).error).toBe(`URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it) (redirected to ${B}/landing)`);
+    expect((await call('by.path', { where: 'to-b' })).error).toBe(
+      `URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it) (redirected to ${B}/landing)`,
+    );
     expect(seen.filter((s) => s.server === 'b')).toEqual([]);
-    expect(await call('by.path.listed', { where: 'to-b' })).toMatchObject({ status: 'success', output: 'b GET /landing' });
+    expect(await call('by.path.listed', { where: 'to-b' })).toMatchObject({
+      status: 'success',
+      output: 'b GET /landing',
+    });
   });
 });

@@ -12,7 +12,10 @@ const host: SandboxHost = {
   },
 };
 
-const engines: [string, () => SandboxEngine][] = [['quickjs', createQuickJsEngine], ['ses', createSesEngine]];
+const engines: [string, () => SandboxEngine][] = [
+  ['quickjs', createQuickJsEngine],
+  ['ses', createSesEngine],
+];
 
 describe.each(engines)('escape and resource attacks on %s', (_name, create) => {
   const engine = create();
@@ -53,33 +56,48 @@ describe.each(engines)('escape and resource attacks on %s', (_name, create) => {
       try { Object.prototype.toJSON = function () { delete Object.prototype.toJSON; return { ok: true, logs: { forged: true }, value: "forged" }; }; } catch (e) { return "refused: " + e.name; }
       return "tried";
     }`);
-    expect(result.value === 'refused: TypeError' || (result.exitCode === 2 && /tampered with the sandbox's outcome/.test(result.error ?? ''))).toBe(true);
+    expect(
+      result.value === 'refused: TypeError' ||
+        (result.exitCode === 2 && /tampered with the sandbox's outcome/.test(result.error ?? '')),
+    ).toBe(true);
     expect(Array.isArray(result.logs) && result.logs.every((line) => typeof line === 'string')).toBe(true);
     expect(({} as Record<string, unknown>).toJSON).toBeUndefined();
   });
 
   it('a value too deeply nested for JSON ends the run, and the engine keeps serving', async () => {
-    const deep = await run('async function run() { let v = []; for (let i = 0; i < 1e6; i++) v = [v]; return v }', 20_000);
+    const deep = await run(
+      'async function run() { let v = []; for (let i = 0; i < 1e6; i++) v = [v]; return v }',
+      20_000,
+    );
     expect(deep.exitCode).not.toBe(0);
     expect(await run('async function run(p) { return p.p }')).toMatchObject({ exitCode: 0, value: 1 });
   });
 
   it('host calls: cyclic arguments fail in the guest, oversized ones are refused before they leave the engine', async () => {
     reached.length = 0;
-    const result = await run(`async function run() {
+    const result = await run(
+      `async function run() {
       const out = [];
       const cyclic = {}; cyclic.self = cyclic;
       try { await factorly.call("t", cyclic); out.push("sent"); } catch (e) { out.push(e.name); }
       try { await factorly.call("t", { text: "x".repeat(9 * 1024 * 1024) }); out.push("sent"); } catch (e) { out.push(e.message); }
       return out;
-    }`, 20_000);
+    }`,
+      20_000,
+    );
     expect(result.exitCode).toBe(0);
-    expect(result.value).toEqual(['TypeError', 'the arguments of this host call are 9437217 characters of JSON; the limit is 8388608']);
+    expect(result.value).toEqual([
+      'TypeError',
+      'the arguments of this host call are 9437217 characters of JSON; the limit is 8388608',
+    ]);
     expect(reached).toEqual([]);
   });
 
   it('ten thousand concurrent host calls are answered, and the run still ends on time', async () => {
-    const result = await run('async function run() { const all = []; for (let i = 0; i < 10000; i++) all.push(factorly.call("t", { i })); return (await Promise.all(all)).length }', 20_000);
+    const result = await run(
+      'async function run() { const all = []; for (let i = 0; i < 10000; i++) all.push(factorly.call("t", { i })); return (await Promise.all(all)).length }',
+      20_000,
+    );
     expect(result).toMatchObject({ exitCode: 0, value: 10000 });
   });
 });

@@ -44,7 +44,9 @@ function expectPrintable(run: CliRun): void {
 describe('output for people is safe to print', () => {
   it('escapes control characters and bidi overrides, one line or many', () => {
     expect(printableLine('a\x1b[31mb\nc\td\u202e')).toBe('a\\x1b[31mb\\x0ac\\x09d\\u202e');
-    expect(printableText('line 1\r\nline\t2\n\x1b]0;t\x07\rend\x9b')).toBe('line 1\r\nline\t2\n\\x1b]0;t\\x07\\x0dend\\x9b');
+    expect(printableText('line 1\r\nline\t2\n\x1b]0;t\x07\rend\x9b')).toBe(
+      'line 1\r\nline\t2\n\\x1b]0;t\\x07\\x0dend\\x9b',
+    );
   });
 
   it('a CLI error naming an agent-chosen tool shows the escapes, not the sequences', () => {
@@ -74,7 +76,10 @@ describe('output for people is safe to print', () => {
   });
 
   it('--json stays exact', () => {
-    const lines = runCli(['logs', '--json'], root).stdout.trim().split('\n').map((line) => JSON.parse(line) as { tool: string; params: { text?: string } });
+    const lines = runCli(['logs', '--json'], root)
+      .stdout.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { tool: string; params: { text?: string } });
     expect(lines.map((l) => l.tool)).toContain(EVIL_TOOL);
     expect(lines.find((l) => l.tool === 'say')!.params.text).toBe(EVIL_TEXT);
   });

@@ -27,8 +27,16 @@ const MALFORMED: [string, unknown, string][] = [
   ['null', null, 'null'],
   ['an array', [{ decision: 'allow', reason: 'ok' }], '[{"decision":"allow","reason":"ok"}]'],
   ['a number', 1, '1'],
-  ['facts that are not an object', { decision: 'allow', reason: 'ok', facts: 'x' }, '{"decision":"allow","reason":"ok","facts":"x"}'],
-  ['a confirm timeout that is not a duration', { decision: 'confirm', reason: 'ask', timeoutMs: 'soon' }, '{"decision":"confirm","reason":"ask","timeoutMs":"soon"}'],
+  [
+    'facts that are not an object',
+    { decision: 'allow', reason: 'ok', facts: 'x' },
+    '{"decision":"allow","reason":"ok","facts":"x"}',
+  ],
+  [
+    'a confirm timeout that is not a duration',
+    { decision: 'confirm', reason: 'ask', timeoutMs: 'soon' },
+    '{"decision":"confirm","reason":"ask","timeoutMs":"soon"}',
+  ],
   ['an inherited decision', Object.create({ decision: 'allow', reason: 'inherited' }), '{}'],
 ];
 
@@ -43,12 +51,23 @@ describe('every verdict is validated at the boundary', () => {
       expect(outcome.error).toMatch(/^rule "sloppy" returned a malformed verdict \(failing closed\): /);
       expect(outcome.error).toContain(`it returned ${shown}`);
       const decided = (await decisions(started.log, outcome.callId)).at(-1);
-      expect(decided).toMatchObject({ rule: 'sloppy', plugin: 'third-party', decision: 'deny', reason: outcome.error, facts: { returned: shown } });
+      expect(decided).toMatchObject({
+        rule: 'sloppy',
+        plugin: 'third-party',
+        decision: 'deny',
+        reason: outcome.error,
+        facts: { returned: shown },
+      });
     });
   }
 
   it('denies a malformed verdict even from a rule that declares failOpen', async () => {
-    const rule: ShadowRule = { name: 'lenient', order: 100, failOpen: true, evaluate: () => ({ decision: 'maybe' }) as never };
+    const rule: ShadowRule = {
+      name: 'lenient',
+      order: 100,
+      failOpen: true,
+      evaluate: () => ({ decision: 'maybe' }) as never,
+    };
     const started = await shadowKernel(YAML, [contribute('third-party', { rules: [rule] })]);
     kernel = started.kernel;
     expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({ status: 'blocked' });
@@ -59,11 +78,24 @@ describe('every verdict is validated at the boundary', () => {
     const counted: Projection<number> = { name: 'n', init: () => 0, evolve: (n) => n + 1 };
     let calls = 0;
     // Well-formed on the first decision, malformed when asked again after another writer moved the log.
-    const rule: ShadowRule<number> = { name: 'flaky', order: 100, history: counted, evaluate: () => (calls++ === 0 ? { decision: 'allow', reason: 'ok' } : ({ decision: 'block' } as never)) };
+    const rule: ShadowRule<number> = {
+      name: 'flaky',
+      order: 100,
+      history: counted,
+      evaluate: () => (calls++ === 0 ? { decision: 'allow', reason: 'ok' } : ({ decision: 'block' } as never)),
+    };
     const rules = new OrderedSlot<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
     const gate = new ShadowGate(rules, new OrderedSlot<ConfirmChannel>());
-    const tool = { name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
+    const tool = {
+      name: 't',
+      type: 'cli',
+      description: '',
+      hidden: false,
+      parameters: [],
+      spec: {},
+      source: { file: 'x', line: 1 },
+    };
     const append = log.append.bind(log);
     let moved = false;
     // Another writer appends between the decision and its write, so the gate decides again in the write.
@@ -75,9 +107,16 @@ describe('every verdict is validated at the boundary', () => {
       return append(events, options);
     };
     const result = await gate.check(log, { callId: 'c1', tool, params: {}, iface: 'mcp' });
-    expect(result).toMatchObject({ blocked: true, decision: 'deny', rule: 'flaky', reason: expect.stringContaining('rule "flaky" returned a malformed verdict') });
+    expect(result).toMatchObject({
+      blocked: true,
+      decision: 'deny',
+      rule: 'flaky',
+      reason: expect.stringContaining('rule "flaky" returned a malformed verdict'),
+    });
     expect(calls, 'asked once before the write and once inside it').toBe(2);
     const decided = (await eventsOf(log)).filter((e) => e.type === 'shadow.decided').map((e) => e.data);
-    expect(decided).toEqual([expect.objectContaining({ rule: 'flaky', decision: 'deny', facts: { returned: '{"decision":"block"}' } })]);
+    expect(decided).toEqual([
+      expect.objectContaining({ rule: 'flaky', decision: 'deny', facts: { returned: '{"decision":"block"}' } }),
+    ]);
   });
 });

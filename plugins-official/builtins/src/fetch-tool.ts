@@ -26,8 +26,14 @@ export async function fetchTool(call: ToolCall, allowUrls: readonly string[]): P
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
       const allowed = isAllowed(url, allowUrls);
       const problem = allowed ? undefined : urlProblem(url);
-      if (problem) return { output: '', error: hop === 0 ? problem : `${problem} (redirected to ${url.href})`, exitCode: 1 };
-      const response = await fetch(url, { method: String(call.params.method ?? 'GET'), redirect: 'manual', signal: call.signal, dispatcher: allowed ? open : guarded });
+      if (problem)
+        return { output: '', error: hop === 0 ? problem : `${problem} (redirected to ${url.href})`, exitCode: 1 };
+      const response = await fetch(url, {
+        method: String(call.params.method ?? 'GET'),
+        redirect: 'manual',
+        signal: call.signal,
+        dispatcher: allowed ? open : guarded,
+      });
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel();
@@ -36,7 +42,8 @@ export async function fetchTool(call: ToolCall, allowUrls: readonly string[]): P
       }
       const { text, cut } = await readCapped(response.body);
       const output = cut ? `${text}\n[factorly: response cut at ${BODY_CAP} bytes]` : text;
-      if (response.status >= 400) return { output, error: `HTTP ${response.status} ${response.statusText}`.trim(), exitCode: 1 };
+      if (response.status >= 400)
+        return { output, error: `HTTP ${response.status} ${response.statusText}`.trim(), exitCode: 1 };
       return { output, exitCode: 0 };
     }
     return { output: '', error: `too many redirects (more than ${MAX_REDIRECTS})`, exitCode: 1 };

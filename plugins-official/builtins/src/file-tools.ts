@@ -3,7 +3,19 @@ import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path
 import type { ToolCall, ToolResult } from 'factorly';
 
 /** The reference's sensitive paths: refused for reading and writing. */
-const SENSITIVE = ['/etc/shadow', '/etc/passwd', '~/.ssh/', '.ssh/id_', '.ssh/config', '.pem', '.key', '.env', 'credentials.json', 'service-account.json', 'service_account.json'];
+const SENSITIVE = [
+  '/etc/shadow',
+  '/etc/passwd',
+  '~/.ssh/',
+  '.ssh/id_',
+  '.ssh/config',
+  '.pem',
+  '.key',
+  '.env',
+  'credentials.json',
+  'service-account.json',
+  'service_account.json',
+];
 const READ_CAP = 1024 * 1024;
 
 /**
@@ -11,13 +23,20 @@ const READ_CAP = 1024 * 1024;
  * exist yet, those of its nearest existing parent), and refuses anything that ends up outside the
  * project or matches a sensitive pattern. Returns the real path or the reason it is refused.
  */
-export async function projectPath(raw: unknown, projectDir: string, allowPaths: readonly string[]): Promise<{ path: string } | { problem: string }> {
+export async function projectPath(
+  raw: unknown,
+  projectDir: string,
+  allowPaths: readonly string[],
+): Promise<{ path: string } | { problem: string }> {
   if (typeof raw !== 'string' || raw === '') return { problem: 'path is required' };
   const root = await realpath(projectDir);
   const wanted = resolve(projectDir, raw);
   const real = await realOrParent(wanted);
   const inside = relative(root, real);
-  if (inside.startsWith('..') || isAbsolute(inside)) return { problem: `path ${JSON.stringify(raw)} is outside project directory ${JSON.stringify(root)} (resolved to ${real})` };
+  if (inside.startsWith('..') || isAbsolute(inside))
+    return {
+      problem: `path ${JSON.stringify(raw)} is outside project directory ${JSON.stringify(root)} (resolved to ${real})`,
+    };
   const pattern = SENSITIVE.find((p) => matches(real, p));
   if (pattern && !allowPaths.some((allowed) => resolve(projectDir, allowed) === real)) {
     return { problem: `path blocked by safety guard: matches denied pattern ${JSON.stringify(pattern)}` };
@@ -47,10 +66,17 @@ export async function readTool(call: ToolCall, projectDir: string, allowPaths: r
   if ('problem' in target) return { output: '', error: target.problem, exitCode: 1 };
   const bytes = await readFile(target.path);
   const text = bytes.subarray(0, READ_CAP).toString('utf8');
-  return { output: bytes.length > READ_CAP ? `${text}\n[factorly: file cut at ${READ_CAP} bytes of ${bytes.length}]` : text, exitCode: 0 };
+  return {
+    output: bytes.length > READ_CAP ? `${text}\n[factorly: file cut at ${READ_CAP} bytes of ${bytes.length}]` : text,
+    exitCode: 0,
+  };
 }
 
-export async function writeTool(call: ToolCall, projectDir: string, allowPaths: readonly string[]): Promise<ToolResult> {
+export async function writeTool(
+  call: ToolCall,
+  projectDir: string,
+  allowPaths: readonly string[],
+): Promise<ToolResult> {
   const target = await projectPath(call.params.path, projectDir, allowPaths);
   if ('problem' in target) return { output: '', error: target.problem, exitCode: 1 };
   const content = String(call.params.content ?? '');

@@ -1,7 +1,9 @@
 import type { ConfigBlock, PluginDefinition } from 'factorly';
 import { BuiltinProvider } from './builtin-provider.js';
 
-const names = (what: string): ConfigBlock => ({ schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: `a list of ${what}` } });
+const names = (what: string): ConfigBlock => ({
+  schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: `a list of ${what}` },
+});
 
 /**
  * Registers the `builtin` tool type and the `factorly.*` tools as a tool source. Its config: the
@@ -17,7 +19,11 @@ export const plugin: PluginDefinition = {
   },
   register(registrar) {
     registrar.registerInit({
-      deps: { providers: registrar.tokens.ToolProviders, sources: registrar.tokens.ToolSources, paths: registrar.tokens.ProjectPaths },
+      deps: {
+        providers: registrar.tokens.ToolProviders,
+        sources: registrar.tokens.ToolSources,
+        paths: registrar.tokens.ProjectPaths,
+      },
       init({ providers, sources, paths }, context) {
         const builtins = new BuiltinProvider(paths);
         providers.add('builtin', builtins, context.pluginId);

@@ -12,7 +12,15 @@ export async function shellTool(call: ToolCall, cwd: string, allowPatterns: read
   const command = String(call.params.command ?? '');
   const problem = shellProblem(command, allowPatterns);
   if (problem) return { output: '', error: problem, exitCode: 1 };
-  const run = await runCommand({ command: 'sh', args: ['-c', command], cwd, env: process.env, timeoutMs: call.timeoutMs, signal: call.signal, reapGroup: true });
+  const run = await runCommand({
+    command: 'sh',
+    args: ['-c', command],
+    cwd,
+    env: process.env,
+    timeoutMs: call.timeoutMs,
+    signal: call.signal,
+    reapGroup: true,
+  });
   const { stdout: output, stderr, exitCode, failure } = run;
   if (failure) return { output, error: [failure, stderr].filter(Boolean).join('\n'), exitCode };
   if (exitCode !== 0) return { output, error: stderr || `exit code ${exitCode}`, exitCode };

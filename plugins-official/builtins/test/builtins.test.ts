@@ -38,23 +38,41 @@ const call = (tool: string, params: Record<string, string>) => kernel!.pipeline.
 describe('factorly.fetch SSRF guard', () => {
   it('refuses loopback, IPv6 loopback, metadata and a name that resolves to a private address, each with its reason', async () => {
     await start();
-    expect((await call('factorly.fetch', { url: `${base}/ok` })).error).toBe('URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it)');
-    expect((await call('factorly.fetch', { url: 'http://[::1]:1/' })).error).toBe('URL blocked by safety guard: localhost access denied (::1; use shadow.allow_urls to allow it)');
-    expect((await call('factorly.fetch', { url: 'http://169.254.169.254/latest/meta-data/' })).error).toBe('URL blocked by safety guard: cloud metadata endpoint (169.254.169.254)');
-    expect((await call('factorly.fetch', { url: 'http://10.1.2.3/' })).error).toBe('URL blocked by safety guard: private network access denied (10.1.2.3; use shadow.allow_urls to allow it)');
-    expect((await call('factorly.fetch', { url: 'file:///etc/passwd' })).error).toBe('URL blocked by safety guard: file:// protocol not allowed');
+    expect((await call('factorly.fetch', { url: `${base}/ok` })).error).toBe(
+      'URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it)',
+    );
+    expect((await call('factorly.fetch', { url: 'http://[::1]:1/' })).error).toBe(
+      'URL blocked by safety guard: localhost access denied (::1; use shadow.allow_urls to allow it)',
+    );
+    expect((await call('factorly.fetch', { url: 'http://169.254.169.254/latest/meta-data/' })).error).toBe(
+      'URL blocked by safety guard: cloud metadata endpoint (169.254.169.254)',
+    );
+    expect((await call('factorly.fetch', { url: 'http://10.1.2.3/' })).error).toBe(
+      'URL blocked by safety guard: private network access denied (10.1.2.3; use shadow.allow_urls to allow it)',
+    );
+    expect((await call('factorly.fetch', { url: 'file:///etc/passwd' })).error).toBe(
+      'URL blocked by safety guard: file:// protocol not allowed',
+    );
     // This machine's own name resolves to one of its addresses (loopback or private): refused at connect time.
     const port = new URL(base).port;
     const named = await call('factorly.fetch', { url: `http://${hostname()}:${port}/ok` });
     expect(named).toMatchObject({ status: 'error', output: '' });
-    expect(named.error).toMatch(new RegExp(`^URL blocked by safety guard: (localhost|private network) access denied \\(.+; use shadow.allow_urls to allow it\\) \\(${hostname()} resolves to it\\)$`));
+    expect(named.error).toMatch(
+      new RegExp(
+        `^URL blocked by safety guard: (localhost|private network) access denied \\(.+; use shadow.allow_urls to allow it\\) \\(${hostname()} resolves to it\\)$`,
+      ),
+    );
   });
 
   it('lets exactly the allow_urls entry through and re-checks the redirect it answers with', async () => {
     await start(`tools:\n  factorly.fetch: {type: builtin, shadow: {allow_urls: ["${base}/ok", "${base}/hop"]}}\n`);
     expect(await call('factorly.fetch', { url: `${base}/ok` })).toMatchObject({ status: 'success', output: 'fine' });
-    expect((await call('factorly.fetch', { url: `${base}/okay` })).error).toMatch(/^URL blocked by safety guard: localhost access denied/);
-    expect((await call('factorly.fetch', { url: `${base}/secret` })).error).toMatch(/^URL blocked by safety guard: localhost access denied/);
+    expect((await call('factorly.fetch', { url: `${base}/okay` })).error).toMatch(
+      /^URL blocked by safety guard: localhost access denied/,
+    );
+    expect((await call('factorly.fetch', { url: `${base}/secret` })).error).toMatch(
+      /^URL blocked by safety guard: localhost access denied/,
+    );
     expect((await call('factorly.fetch', { url: `${base}/hop` })).error).toBe(
       `URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it) (redirected to ${base}/secret)`,
     );
@@ -63,20 +81,37 @@ describe('factorly.fetch SSRF guard', () => {
 
 describe('factorly.shell', () => {
   it('matches the guard per pattern: an allow entry lifts only the match it covers', () => {
-    expect(shellProblem('rm -rf ./build', [])).toBe('command blocked by safety guard: matches denied pattern "rm -rf ."');
+    expect(shellProblem('rm -rf ./build', [])).toBe(
+      'command blocked by safety guard: matches denied pattern "rm -rf ."',
+    );
     expect(shellProblem('rm -rf ./build', ['rm -rf ./build'])).toBeUndefined();
-    expect(shellProblem('rm -rf ./build; rm -rf /', ['rm -rf ./build'])).toBe('command blocked by safety guard: matches denied pattern "rm -rf /"');
-    expect(shellProblem('rm -rf /; echo ./build', ['./build'])).toBe('command blocked by safety guard: matches denied pattern "rm -rf /"');
-    expect(shellProblem('psql -c "drop table users"', ['rm -rf ./build'])).toBe('command blocked by safety guard: matches denied pattern "DROP TABLE"');
+    expect(shellProblem('rm -rf ./build; rm -rf /', ['rm -rf ./build'])).toBe(
+      'command blocked by safety guard: matches denied pattern "rm -rf /"',
+    );
+    expect(shellProblem('rm -rf /; echo ./build', ['./build'])).toBe(
+      'command blocked by safety guard: matches denied pattern "rm -rf /"',
+    );
+    expect(shellProblem('psql -c "drop table users"', ['rm -rf ./build'])).toBe(
+      'command blocked by safety guard: matches denied pattern "DROP TABLE"',
+    );
     expect(shellProblem('ls -la', [])).toBeUndefined();
   });
 
   it('runs in the project, asks for confirmation by default, and kills the whole process group on timeout', async () => {
-    const k = await start(`tools:\n  factorly.shell: {type: builtin, timeout: 500ms, shadow: {allow_patterns: ["rm -rf ./tmp"]}}\n`);
+    const k = await start(
+      `tools:\n  factorly.shell: {type: builtin, timeout: 500ms, shadow: {allow_patterns: ["rm -rf ./tmp"]}}\n`,
+    );
     const tool = k.registry.get('factorly.shell')!;
     expect(tool.shadow).toEqual({ confirm: true, allow_patterns: ['rm -rf ./tmp'] });
-    expect(await call('factorly.shell', { command: 'mkdir -p tmp && rm -rf ./tmp && pwd' })).toMatchObject({ status: 'success', output: `${k.paths.baseDir}\n` });
-    expect(await call('factorly.shell', { command: 'echo out; echo err >&2; exit 3' })).toMatchObject({ output: 'out\n', error: 'err\n', exitCode: 3 });
+    expect(await call('factorly.shell', { command: 'mkdir -p tmp && rm -rf ./tmp && pwd' })).toMatchObject({
+      status: 'success',
+      output: `${k.paths.baseDir}\n`,
+    });
+    expect(await call('factorly.shell', { command: 'echo out; echo err >&2; exit 3' })).toMatchObject({
+      output: 'out\n',
+      error: 'err\n',
+      exitCode: 3,
+    });
     const marker = join(k.paths.baseDir, 'survivor');
     const slow = await call('factorly.shell', { command: `(sleep 1.5; touch ${marker}) & sleep 10` });
     expect(slow).toMatchObject({ status: 'timeout', exitCode: 124, error: 'command timed out after 500ms' });
@@ -93,18 +128,31 @@ describe('factorly.file.read / write', () => {
     writeFileSync(join(root, '.env'), 'TOKEN=x');
     mkdirSync(join(root, 'links'));
     symlinkSync('/etc', join(root, 'links', 'etc'));
-    expect(await call('factorly.file.read', { path: 'notes.txt' })).toMatchObject({ status: 'success', output: 'hello' });
-    expect((await call('factorly.file.read', { path: '../outside.txt' })).error).toMatch(/^path "\.\.\/outside\.txt" is outside project directory ".+"/);
-    expect((await call('factorly.file.read', { path: 'links/etc/hostname' })).error).toMatch(/^path "links\/etc\/hostname" is outside project directory ".+" \(resolved to \/etc\/hostname\)$/);
-    expect((await call('factorly.file.read', { path: '.env' })).error).toBe('path blocked by safety guard: matches denied pattern ".env"');
+    expect(await call('factorly.file.read', { path: 'notes.txt' })).toMatchObject({
+      status: 'success',
+      output: 'hello',
+    });
+    expect((await call('factorly.file.read', { path: '../outside.txt' })).error).toMatch(
+      /^path "\.\.\/outside\.txt" is outside project directory ".+"/,
+    );
+    expect((await call('factorly.file.read', { path: 'links/etc/hostname' })).error).toMatch(
+      /^path "links\/etc\/hostname" is outside project directory ".+" \(resolved to \/etc\/hostname\)$/,
+    );
+    expect((await call('factorly.file.read', { path: '.env' })).error).toBe(
+      'path blocked by safety guard: matches denied pattern ".env"',
+    );
     const written = await call('factorly.file.write', { path: 'out/deep/a.txt', content: 'héllo' });
     expect(written.output).toMatch(/^wrote 6 bytes to .+\/out\/deep\/a\.txt$/);
     expect(readFileSync(join(root, 'out', 'deep', 'a.txt'), 'utf8')).toBe('héllo');
-    expect((await call('factorly.file.write', { path: 'links/etc/evil', content: 'x' })).error).toMatch(/is outside project directory/);
+    expect((await call('factorly.file.write', { path: 'links/etc/evil', content: 'x' })).error).toMatch(
+      /is outside project directory/,
+    );
   });
 
   it('refuses a config entry for a built-in that does not exist', async () => {
-    await expect(startTestKernel('tools:\n  factorly.nope: {type: builtin, timeout: 5s}\n', [builtinsPlugin])).rejects.toThrow(
+    await expect(
+      startTestKernel('tools:\n  factorly.nope: {type: builtin, timeout: 5s}\n', [builtinsPlugin]),
+    ).rejects.toThrow(
       'config: tool "factorly.nope" adjusts a built-in tool, but no built-in tool has that name (.factorly/factorly.yaml:2; built-in tools: factorly.fetch, factorly.shell, factorly.file.read, factorly.file.write)',
     );
   });

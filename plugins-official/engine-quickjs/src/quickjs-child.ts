@@ -1,8 +1,22 @@
 // The QuickJS engine process: loads the WASM module once, then runs each script in a fresh
 // runtime and context, prepared while idle. Started by the pool with an empty environment; never imported by the host.
 import * as variantModule from '@jitl/quickjs-wasmfile-release-sync';
-import { GUEST_PRELUDE, serveRuns, type GuestBridge, type GuestJob, type EngineOutcome } from '@factorly/sandbox-kit/child';
-import { newQuickJSWASMModuleFromVariant, type QuickJSSyncVariant, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import {
+  GUEST_PRELUDE,
+  serveRuns,
+  type GuestBridge,
+  type GuestJob,
+  type EngineOutcome,
+} from '@factorly/sandbox-kit/child';
+import {
+  newQuickJSWASMModuleFromVariant,
+  type QuickJSSyncVariant,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
 
 type Outcome = EngineOutcome;
 
@@ -53,7 +67,11 @@ async function runJob({ runtime, run, deadline }: Prepared, job: GuestJob, bridg
   }
   if (deadline.hit) return { exitCode: 2, error: `timed out after ${job.budget.timeoutMs} ms`, retire: true };
   if ('guestJson' in outcome && outcome.guestJson.includes('out of memory') && /"ok":false/.test(outcome.guestJson)) {
-    return { exitCode: 2, error: `out of memory: the script used more than ${Math.round(job.budget.memoryBytes / 1048576)} MiB`, retire: true };
+    return {
+      exitCode: 2,
+      error: `out of memory: the script used more than ${Math.round(job.budget.memoryBytes / 1048576)} MiB`,
+      retire: true,
+    };
   }
   if (outcome.retire) return outcome; // the process is replaced: no disposal that could abort the module
   try {
@@ -81,7 +99,9 @@ class GuestRun {
     private readonly pendingJobs: () => { error?: QuickJSHandle },
   ) {
     this.install = this.keep(vm.unwrapResult(vm.evalCode(GUEST_PRELUDE, 'factorly-prelude.js')));
-    this.bridgeFn = this.keep(vm.newFunction('bridge', (fn, args) => this.hostCall(vm.getString(fn), vm.getString(args))));
+    this.bridgeFn = this.keep(
+      vm.newFunction('bridge', (fn, args) => this.hostCall(vm.getString(fn), vm.getString(args))),
+    );
   }
 
   start(job: GuestJob, bridge: GuestBridge): Promise<Outcome> {
@@ -116,25 +136,27 @@ class GuestRun {
     const { vm } = this;
     const deferred = vm.newPromise();
     this.deferreds.add(deferred);
-    this.bridge!.call(fn, args).then(
-      (text) => {
+    this.bridge!.call(fn, args)
+      .then(
+        (text) => {
+          if (this.closed) return;
+          const value = vm.newString(text);
+          deferred.resolve(value);
+          value.dispose();
+        },
+        (error: unknown) => {
+          if (this.closed) return;
+          const value = vm.newError(error instanceof Error ? error.message : String(error));
+          deferred.reject(value);
+          value.dispose();
+        },
+      )
+      .finally(() => {
         if (this.closed) return;
-        const value = vm.newString(text);
-        deferred.resolve(value);
-        value.dispose();
-      },
-      (error: unknown) => {
-        if (this.closed) return;
-        const value = vm.newError(error instanceof Error ? error.message : String(error));
-        deferred.reject(value);
-        value.dispose();
-      },
-    ).finally(() => {
-      if (this.closed) return;
-      this.deferreds.delete(deferred);
-      deferred.dispose();
-      this.pump();
-    });
+        this.deferreds.delete(deferred);
+        deferred.dispose();
+        this.pump();
+      });
     return deferred.handle;
   }
 
@@ -157,14 +179,18 @@ class GuestRun {
       return this.settle({ exitCode: 2, error: message, retire: true });
     }
     if (this.deferreds.size === 0) {
-      this.settle({ exitCode: 2, error: 'the script is waiting for a promise that can never settle (no tool call is pending)' });
+      this.settle({
+        exitCode: 2,
+        error: 'the script is waiting for a promise that can never settle (no tool call is pending)',
+      });
     }
   }
 
   private describe(handle: QuickJSHandle): string {
     const dumped = this.vm.dump(handle) as { name?: string; message?: string } | string;
     handle.dispose();
-    if (typeof dumped === 'object' && dumped && dumped.message !== undefined) return dumped.name && dumped.name !== 'Error' ? `${dumped.name}: ${dumped.message}` : dumped.message;
+    if (typeof dumped === 'object' && dumped && dumped.message !== undefined)
+      return dumped.name && dumped.name !== 'Error' ? `${dumped.name}: ${dumped.message}` : dumped.message;
     return String(dumped);
   }
 

@@ -3,4 +3,11 @@ import { sandboxEngineContract } from 'factorly/testing';
 import { afterAll, describe, it } from 'vitest';
 import { createQuickJsEngine } from '../src/plugin.js';
 
-sandboxEngineContract({ describe, it, afterAll }, { name: 'quickjs', create: () => createQuickJsEngine(), module: { path: join(import.meta.dirname, '..', 'dist', 'src', 'plugin.js'), factory: 'createQuickJsEngine' } });
+sandboxEngineContract(
+  { describe, it, afterAll },
+  {
+    name: 'quickjs',
+    create: () => createQuickJsEngine(),
+    module: { path: join(import.meta.dirname, '..', 'dist', 'src', 'plugin.js'), factory: 'createQuickJsEngine' },
+  },
+);

@@ -14,7 +14,12 @@ export interface McpSessionLink {
   readonly capabilities: Readonly<Record<string, unknown>>;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /** Sends a request to the client and resolves to its result as is (`timeoutMs` as on `ClientLink.request`). */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** What upstream servers offer besides tools, for factorly's MCP server to declare (the MCP capability shapes). */
@@ -24,7 +29,11 @@ export interface UpstreamCapabilities {
   completions?: Record<string, never>;
   logging?: Record<string, never>;
   /** Task-augmented tool calls (MCP 2025-11-25), when an upstream takes them. */
-  tasks?: { list?: Record<string, never>; cancel?: Record<string, never>; requests?: { tools?: { call?: Record<string, never> } } };
+  tasks?: {
+    list?: Record<string, never>;
+    cancel?: Record<string, never>;
+    requests?: { tools?: { call?: Record<string, never> } };
+  };
 }
 
 /** What an upstream server said of itself when factorly connected at start-up. */

@@ -9,14 +9,23 @@ export interface CallParams {
 }
 
 export function readCallParams(params: unknown): CallParams {
-  if (!isObject(params)) throw invalid(`tools/call needs params {"name": string, "arguments": object}, got ${describe(params)}`);
+  if (!isObject(params))
+    throw invalid(`tools/call needs params {"name": string, "arguments": object}, got ${describe(params)}`);
   const { name, arguments: args, task } = params;
-  if (typeof name !== 'string' || name === '') throw invalid(`tools/call: "name" must be a non-empty string, got ${describe(name)}`);
-  if (args !== undefined && !isObject(args)) throw invalid(`tools/call: "arguments" must be an object, got ${describe(args)}`);
-  if (task !== undefined && !isObject(task)) throw invalid(`tools/call: "task" must be an object, got ${describe(task)}`);
+  if (typeof name !== 'string' || name === '')
+    throw invalid(`tools/call: "name" must be a non-empty string, got ${describe(name)}`);
+  if (args !== undefined && !isObject(args))
+    throw invalid(`tools/call: "arguments" must be an object, got ${describe(args)}`);
+  if (task !== undefined && !isObject(task))
+    throw invalid(`tools/call: "task" must be an object, got ${describe(task)}`);
   const ttl = isObject(task) ? task.ttl : undefined;
-  if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !(ttl >= 0))) throw invalid(`tools/call: "task.ttl" must be a number of milliseconds, got ${describe(ttl)}`);
-  return { name, args: (args ?? {}) as Params, ...(task === undefined ? {} : { task: typeof ttl === 'number' ? { ttl } : {} }) };
+  if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !(ttl >= 0)))
+    throw invalid(`tools/call: "task.ttl" must be a number of milliseconds, got ${describe(ttl)}`);
+  return {
+    name,
+    args: (args ?? {}) as Params,
+    ...(task === undefined ? {} : { task: typeof ttl === 'number' ? { ttl } : {} }),
+  };
 }
 
 function invalid(message: string): Error {

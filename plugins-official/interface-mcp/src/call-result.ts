@@ -19,7 +19,10 @@ export interface McpCallResult {
 export function toMcpResult(outcome: CallOutcome): McpCallResult {
   const failed = outcome.status !== 'success';
   if (outcome.content) {
-    const extras = { ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}), ...(outcome.meta ? { _meta: outcome.meta } : {}) };
+    const extras = {
+      ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}),
+      ...(outcome.meta ? { _meta: outcome.meta } : {}),
+    };
     // A result that processing made an error (structured content withheld) explains itself in a note of its own.
     return { content: outcome.content, ...extras, ...(failed ? { isError: true } : {}) };
   }
@@ -41,7 +44,9 @@ function jsonObjectOf(outcome: CallOutcome): Record<string, unknown> | undefined
   if (!text.startsWith('{')) return undefined;
   try {
     const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

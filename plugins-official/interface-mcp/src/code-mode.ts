@@ -23,8 +23,15 @@ export function codeModeTools(gateway: CallGateway, policies?: ShadowPolicies): 
   };
 }
 
-async function callCodeMode(name: string, args: Params, session: McpSession, client: ClientLink, signal: AbortSignal): Promise<McpCallResult> {
-  const run = async (params: Params): Promise<McpCallResult> => toMcpResult(await session.callGateway(CODE_TOOL, params, client, signal));
+async function callCodeMode(
+  name: string,
+  args: Params,
+  session: McpSession,
+  client: ClientLink,
+  signal: AbortSignal,
+): Promise<McpCallResult> {
+  const run = async (params: Params): Promise<McpCallResult> =>
+    toMcpResult(await session.callGateway(CODE_TOOL, params, client, signal));
   switch (name) {
     case 'execute': {
       if (typeof args.code !== 'string') return refused('execute takes { code: string }');
@@ -55,13 +62,21 @@ function entries(gateway: CallGateway, policies?: ShadowPolicies): McpToolEntry[
       description: executeDescription(gateway, policies),
       inputSchema: {
         type: 'object',
-        properties: { code: { type: 'string', maxLength: 65_536, description: 'JavaScript: a program body (top-level await and return work) or a script declaring async function run(params).' } },
+        properties: {
+          code: {
+            type: 'string',
+            maxLength: 65_536,
+            description:
+              'JavaScript: a program body (top-level await and return work) or a script declaring async function run(params).',
+          },
+        },
         required: ['code'],
       },
     },
     {
       name: 'search',
-      description: 'Find tools: ranked pages of { path, description, input } with namespaces, remaining and next (the same as tools.search inside execute).',
+      description:
+        'Find tools: ranked pages of { path, description, input } with namespaces, remaining and next (the same as tools.search inside execute).',
       inputSchema: {
         type: 'object',
         properties: {
@@ -74,15 +89,22 @@ function entries(gateway: CallGateway, policies?: ShadowPolicies): McpToolEntry[
     },
     {
       name: 'describe',
-      description: 'Whole descriptions and TypeScript signatures of tools by path; unknown paths come back in missing with close matches.',
-      inputSchema: { type: 'object', properties: { paths: { type: 'array', items: { type: 'string' }, minItems: 1 } }, required: ['paths'] },
+      description:
+        'Whole descriptions and TypeScript signatures of tools by path; unknown paths come back in missing with close matches.',
+      inputSchema: {
+        type: 'object',
+        properties: { paths: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+        required: ['paths'],
+      },
     },
   ];
 }
 
 /** How to write a program, then as much of the catalogue as fits a small budget (search finds the rest). */
 function executeDescription(gateway: CallGateway, policies?: ShadowPolicies): string {
-  const names = exposedTools(gateway.tools(), 'local', policies).map((tool) => tool.name).filter((name) => name !== CODE_TOOL);
+  const names = exposedTools(gateway.tools(), 'local', policies)
+    .map((tool) => tool.name)
+    .filter((name) => name !== CODE_TOOL);
   let catalog = '';
   for (const [index, name] of names.entries()) {
     const next = `${catalog}${catalog ? ', ' : ''}${name}`;

@@ -33,7 +33,14 @@ export class ElicitationChannel implements ConfirmChannel {
       message: messageFor(request),
       requestedSchema: {
         type: 'object',
-        properties: { approve: { type: 'boolean', title: 'Allow this call', description: `Run ${request.tool} with the parameters shown`, default: false } },
+        properties: {
+          approve: {
+            type: 'boolean',
+            title: 'Allow this call',
+            description: `Run ${request.tool} with the parameters shown`,
+            default: false,
+          },
+        },
         required: ['approve'],
       },
     };
@@ -46,13 +53,18 @@ export class ElicitationChannel implements ConfirmChannel {
   }
 
   private ours(request: ConfirmRequest): boolean {
-    return request.iface === 'mcp' && this.sessions.get(request.sessionId) !== undefined && request.client !== undefined;
+    return (
+      request.iface === 'mcp' && this.sessions.get(request.sessionId) !== undefined && request.client !== undefined
+    );
   }
 }
 
 /** Names the tool and why it needs a person, and shows the params (cut to a preview). */
 export function messageFor(request: ConfirmRequest): string {
   const params = JSON.stringify(request.params, null, 2);
-  const preview = params.length > PREVIEW_CHARS ? `${params.slice(0, PREVIEW_CHARS)}\n… (${params.length - PREVIEW_CHARS} more characters)` : params;
+  const preview =
+    params.length > PREVIEW_CHARS
+      ? `${params.slice(0, PREVIEW_CHARS)}\n… (${params.length - PREVIEW_CHARS} more characters)`
+      : params;
   return `Tool "${request.tool}" requires confirmation (${request.reason}). Allow this call?\nParameters:\n${preview}`;
 }

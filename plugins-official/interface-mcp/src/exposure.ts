@@ -13,7 +13,11 @@ const REMOTE_BUILTINS = new Set(['factorly.fetch']);
  * machine and tools marked `localOnly`. Hidden tools stay callable by name; denied ones are refused
  * by the deny rule when called.
  */
-export function exposedTools(tools: readonly ToolDefinition[], mode: ExposureMode, policies?: ShadowPolicies): ToolDefinition[] {
+export function exposedTools(
+  tools: readonly ToolDefinition[],
+  mode: ExposureMode,
+  policies?: ShadowPolicies,
+): ToolDefinition[] {
   return tools.filter((tool) => !tool.hidden && !policies?.denies(tool) && availableOver(tool, mode));
 }
 

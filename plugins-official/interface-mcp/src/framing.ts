@@ -34,29 +34,52 @@ export function checkText(text: string): Checked {
 }
 
 export function checkMessage(value: unknown): Checked {
-  if (Array.isArray(value)) return reply(null, INVALID_REQUEST, 'Invalid Request: batches are not supported (JSON-RPC batching was removed from MCP in 2025-06-18); send one message at a time');
-  if (typeof value !== 'object' || value === null) return reply(null, INVALID_REQUEST, `Invalid Request: a JSON-RPC message is an object, got ${kind(value)}`);
+  if (Array.isArray(value))
+    return reply(
+      null,
+      INVALID_REQUEST,
+      'Invalid Request: batches are not supported (JSON-RPC batching was removed from MCP in 2025-06-18); send one message at a time',
+    );
+  if (typeof value !== 'object' || value === null)
+    return reply(null, INVALID_REQUEST, `Invalid Request: a JSON-RPC message is an object, got ${kind(value)}`);
   const message = value as Record<string, unknown>;
   const id = usableId(message.id);
-  if (message.jsonrpc !== '2.0') return reply(id, INVALID_REQUEST, `Invalid Request: "jsonrpc" must be "2.0", got ${kind(message.jsonrpc)}`);
-  if ('id' in message && id === null) return reply(null, INVALID_REQUEST, `Invalid Request: "id" must be a string or a number, got ${kind(message.id)}`);
+  if (message.jsonrpc !== '2.0')
+    return reply(id, INVALID_REQUEST, `Invalid Request: "jsonrpc" must be "2.0", got ${kind(message.jsonrpc)}`);
+  if ('id' in message && id === null)
+    return reply(null, INVALID_REQUEST, `Invalid Request: "id" must be a string or a number, got ${kind(message.id)}`);
   if (!('method' in message)) return checkResponse(message);
-  if (typeof message.method !== 'string') return reply(id, INVALID_REQUEST, `Invalid Request: "method" must be a string, got ${kind(message.method)}`);
-  if ('params' in message && (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))) {
-    return reply(id, INVALID_PARAMS, `Invalid params: "params" of ${message.method} must be an object, got ${kind(message.params)}`);
+  if (typeof message.method !== 'string')
+    return reply(id, INVALID_REQUEST, `Invalid Request: "method" must be a string, got ${kind(message.method)}`);
+  if (
+    'params' in message &&
+    (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))
+  ) {
+    return reply(
+      id,
+      INVALID_PARAMS,
+      `Invalid params: "params" of ${message.method} must be an object, got ${kind(message.params)}`,
+    );
   }
   return { message };
 }
 
 /** The answer to a message too big to read: its id when the head or tail of what was seen shows one. */
 export function oversized(bytes: number, limit: number, seen: { head: string; tail: string }): ErrorReply {
-  const id = idIn(seen.head, /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/) ?? idIn(seen.tail, /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/);
-  return reply(id, INVALID_REQUEST, `Invalid Request: a message of ${bytes} bytes is over the limit of ${limit} bytes (--max-message-size); it was not read`).reply;
+  const id =
+    idIn(seen.head, /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/) ??
+    idIn(seen.tail, /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/);
+  return reply(
+    id,
+    INVALID_REQUEST,
+    `Invalid Request: a message of ${bytes} bytes is over the limit of ${limit} bytes (--max-message-size); it was not read`,
+  ).reply;
 }
 
 function checkResponse(message: Record<string, unknown>): Checked {
-  const answered = ('result' in message) !== ('error' in message);
-  if (usableId(message.id) === null || !answered) return { drop: 'a message with no method that is not a response (an id and either result or error)' };
+  const answered = 'result' in message !== 'error' in message;
+  if (usableId(message.id) === null || !answered)
+    return { drop: 'a message with no method that is not a response (an id and either result or error)' };
   return { message };
 }
 

@@ -29,7 +29,10 @@ export class HttpGuard {
 
   constructor(options: GuardOptions) {
     this.hosts = servedHosts(options.host, options.port, options.allowedHosts ?? []);
-    this.origins = new Set([...[...this.hosts].map((host) => `http://${host}`), ...options.allowedOrigins.map((o) => o.toLowerCase())]);
+    this.origins = new Set([
+      ...[...this.hosts].map((host) => `http://${host}`),
+      ...options.allowedOrigins.map((o) => o.toLowerCase()),
+    ]);
     if (options.token) this.tokenDigest = digest(options.token);
   }
 
@@ -37,12 +40,14 @@ export class HttpGuard {
     const host = (request.headers.host ?? '').toLowerCase();
     if (!this.hosts.has(host)) return { status: 403, message: `Host "${host}" is not allowed` };
     const origin = request.headers.origin;
-    if (origin !== undefined && !this.origins.has(origin.toLowerCase())) return { status: 403, message: `Origin "${origin}" is not allowed` };
+    if (origin !== undefined && !this.origins.has(origin.toLowerCase()))
+      return { status: 403, message: `Origin "${origin}" is not allowed` };
     if (!this.tokenDigest) return undefined;
     const header = request.headers.authorization ?? '';
     const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
     // Digests have one length, so the comparison takes the same time whatever was sent.
-    if (!timingSafeEqual(digest(presented), this.tokenDigest)) return { status: 401, message: 'missing or wrong bearer token' };
+    if (!timingSafeEqual(digest(presented), this.tokenDigest))
+      return { status: 401, message: 'missing or wrong bearer token' };
     return undefined;
   }
 }

@@ -60,15 +60,23 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (draining) return plain(response, 503, 'factorly is shutting down');
     const refusal = guard!.check(request);
-    if (refusal) return plain(response, refusal.status, refusal.message, refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
-    if (new URL(request.url ?? '/', 'http://x').pathname !== '/mcp') return plain(response, 404, 'not found: MCP is served at /mcp');
+    if (refusal)
+      return plain(
+        response,
+        refusal.status,
+        refusal.message,
+        refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
+      );
+    if (new URL(request.url ?? '/', 'http://x').pathname !== '/mcp')
+      return plain(response, 404, 'not found: MCP is served at /mcp');
     const body = request.method === 'POST' ? await readMessage(request, options) : undefined;
     if (body && 'reply' in body) return jsonRpcReply(response, body.status, body.reply);
     const sessionId = header(request, 'mcp-session-id');
     const known = sessionId === undefined ? undefined : live.get(sessionId);
     if (sessionId !== undefined && !known) return jsonRpcError(response, 404, 'Session not found');
     const entry = known ?? (isInitialize(body?.value) ? await open() : undefined);
-    if (!entry) return jsonRpcError(response, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
+    if (!entry)
+      return jsonRpcError(response, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
     entry.open += 1;
     entry.lastSeen = Date.now();
     response.once('close', () => {
@@ -80,16 +88,22 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) plain(response, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent)
+        plain(response, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
       else response.end();
     });
   });
   const port = await listen(server, options.host, options.port);
   guard = new HttpGuard({ ...options, port });
   options.listening(`http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/mcp`);
-  const reaper = options.idleMs > 0 ? setInterval(() => reapIdle(live, options.idleMs), Math.min(options.idleMs, 60_000)) : undefined;
+  const reaper =
+    options.idleMs > 0
+      ? setInterval(() => reapIdle(live, options.idleMs), Math.min(options.idleMs, 60_000))
+      : undefined;
   reaper?.unref();
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  await new Promise<void>((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
   clearInterval(reaper);
   draining = true;
   server.close();
@@ -111,7 +125,12 @@ function reapIdle(live: Map<string, Live>, idleMs: number): void {
 function listen(server: HttpServer, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'EADDRINUSE' ? 'is already in use' : error.code === 'EACCES' ? 'needs more privileges' : `failed: ${error.message}`;
+      const why =
+        error.code === 'EADDRINUSE'
+          ? 'is already in use'
+          : error.code === 'EACCES'
+            ? 'needs more privileges'
+            : `failed: ${error.message}`;
       reject(new Error(`cannot serve HTTP on ${host}:${port}: the port ${why}`));
     });
     server.listen(port, host, () => resolve((server.address() as { port: number }).port));
@@ -122,15 +141,38 @@ function listen(server: HttpServer, host: string, port: number): Promise<number>
  * A POST body as one checked JSON-RPC message (see framing.ts), or the error to answer with: 413 for
  * a body over the size limit, 400 with the JSON-RPC error for anything else.
  */
-async function readMessage(request: IncomingMessage, options: HttpOptions): Promise<{ value: unknown } | { reply: ErrorReply; status: number }> {
+async function readMessage(
+  request: IncomingMessage,
+  options: HttpOptions,
+): Promise<{ value: unknown } | { reply: ErrorReply; status: number }> {
   const body = await readBody(request, options.maxMessageBytes);
   if (body === undefined) {
-    options.warn(`refused an HTTP request body of more than ${options.maxMessageBytes} bytes (--max-message-size); the session goes on`);
-    return { status: 413, reply: { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: the body is over the limit of ${options.maxMessageBytes} bytes (--max-message-size)` } } };
+    options.warn(
+      `refused an HTTP request body of more than ${options.maxMessageBytes} bytes (--max-message-size); the session goes on`,
+    );
+    return {
+      status: 413,
+      reply: {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: INVALID_REQUEST,
+          message: `Invalid Request: the body is over the limit of ${options.maxMessageBytes} bytes (--max-message-size)`,
+        },
+      },
+    };
   }
   const checked = checkText(body.toString('utf8'));
   if ('reply' in checked) return { status: 400, reply: checked.reply };
-  if ('drop' in checked) return { status: 400, reply: { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: ${checked.drop}` } } };
+  if ('drop' in checked)
+    return {
+      status: 400,
+      reply: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: INVALID_REQUEST, message: `Invalid Request: ${checked.drop}` },
+      },
+    };
   return { value: checked.message };
 }
 
@@ -170,4 +212,3 @@ function jsonRpcError(response: ServerResponse, status: number, message: string)
 function jsonRpcReply(response: ServerResponse, status: number, reply: ErrorReply): void {
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
 }
-

@@ -8,13 +8,23 @@ import type { Introduction } from './sdk.js';
  * Mirroring one server (`wrap`) it introduces itself as that server: its server info and
  * instructions. Otherwise it is factorly, with each upstream's instructions under the upstream's name.
  */
-export function introductionOf(factorly: Introduction['info'], passthrough: McpPassthrough | undefined, mirror: boolean): Introduction {
+export function introductionOf(
+  factorly: Introduction['info'],
+  passthrough: McpPassthrough | undefined,
+  mirror: boolean,
+): Introduction {
   const capabilities = { ...passthrough?.capabilities(), tools: { listChanged: true } };
   const upstreams = passthrough?.introductions() ?? [];
   const [only] = upstreams;
   if (mirror && upstreams.length === 1 && only!.info) {
-    return { info: only!.info as Introduction['info'], capabilities, ...(only!.instructions === undefined ? {} : { instructions: only!.instructions }) };
+    return {
+      info: only!.info as Introduction['info'],
+      capabilities,
+      ...(only!.instructions === undefined ? {} : { instructions: only!.instructions }),
+    };
   }
-  const sections = upstreams.filter((upstream) => upstream.instructions).map((upstream) => `## ${upstream.server}\n\n${upstream.instructions}`);
+  const sections = upstreams
+    .filter((upstream) => upstream.instructions)
+    .map((upstream) => `## ${upstream.server}\n\n${upstream.instructions}`);
   return { info: factorly, capabilities, ...(sections.length > 0 ? { instructions: sections.join('\n\n') } : {}) };
 }

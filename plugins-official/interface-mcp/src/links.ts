@@ -11,17 +11,26 @@ export type Extra = RequestHandlerExtra<never, never>;
 /** Envelope-only: an answer from the agent keeps every field. */
 const LooseResult = z.looseObject({});
 
-const capabilitiesOf = (server: Server): Record<string, unknown> => (server.getClientCapabilities() ?? {}) as Record<string, unknown>;
+const capabilitiesOf = (server: Server): Record<string, unknown> =>
+  (server.getClientCapabilities() ?? {}) as Record<string, unknown>;
 
 /** One request's own channel: what is sent through it travels on that request's stream. */
-export function requestLink(server: Server, extra: Extra, sessionId: string, progressToken = extra._meta?.progressToken): ClientLink {
+export function requestLink(
+  server: Server,
+  extra: Extra,
+  sessionId: string,
+  progressToken = extra._meta?.progressToken,
+): ClientLink {
   return {
     sessionId,
     progressToken,
     capabilities: capabilitiesOf(server),
     notify: (method, params) => extra.sendNotification({ method, params } as never),
     request: (method, params, signal, timeoutMs) =>
-      extra.sendRequest({ method, params } as never, LooseResult as never, { signal: signal ?? extra.signal, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) }) as Promise<Record<string, unknown>>,
+      extra.sendRequest({ method, params } as never, LooseResult as never, {
+        signal: signal ?? extra.signal,
+        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+      }) as Promise<Record<string, unknown>>,
   };
 }
 
@@ -32,7 +41,10 @@ export function sessionLink(server: Server, sessionId: string, agentId?: string)
     agentId,
     capabilities: capabilitiesOf(server),
     notify: (method, params) => server.notification({ method, params } as ServerNotification),
-    request: (method, params, signal, timeoutMs) => server.request({ method, params } as ServerRequest, LooseResult, { signal, timeout: timeoutMs }) as Promise<Record<string, unknown>>,
+    request: (method, params, signal, timeoutMs) =>
+      server.request({ method, params } as ServerRequest, LooseResult, { signal, timeout: timeoutMs }) as Promise<
+        Record<string, unknown>
+      >,
   };
 }
 
@@ -45,7 +57,13 @@ export type Asking = <T>(request: () => Promise<T>) => Promise<T>;
  * waits for the client's answer the task says it needs input, which is what makes the client ask
  * for that stream.
  */
-export function taskLink(server: Server, sessionId: string, taskId: string, asking: Asking, progressToken?: string | number): ClientLink {
+export function taskLink(
+  server: Server,
+  sessionId: string,
+  taskId: string,
+  asking: Asking,
+  progressToken?: string | number,
+): ClientLink {
   const relatedTask = { taskId };
   return {
     sessionId,
@@ -53,6 +71,13 @@ export function taskLink(server: Server, sessionId: string, taskId: string, aski
     capabilities: capabilitiesOf(server),
     notify: (method, params) => server.notification({ method, params } as ServerNotification, { relatedTask }),
     request: (method, params, signal, timeoutMs) =>
-      asking(() => server.request({ method, params } as ServerRequest, LooseResult, { signal, relatedTask, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) }) as Promise<Record<string, unknown>>),
+      asking(
+        () =>
+          server.request({ method, params } as ServerRequest, LooseResult, {
+            signal,
+            relatedTask,
+            ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+          }) as Promise<Record<string, unknown>>,
+      ),
   };
 }

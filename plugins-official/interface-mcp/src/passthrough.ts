@@ -6,7 +6,8 @@ import { requestLink, type Extra } from './links.js';
 type Params = Record<string, unknown>;
 
 /** Envelope-only schemas: what passes between the agent and an upstream keeps every field. */
-const looseRequest = (method: string) => z.looseObject({ method: z.literal(method), params: z.looseObject({}).optional() });
+const looseRequest = (method: string) =>
+  z.looseObject({ method: z.literal(method), params: z.looseObject({}).optional() });
 const looseNotification = looseRequest;
 
 /** Which capability each forwarded method needs factorly's server to declare. */
@@ -41,7 +42,8 @@ export function attachPassthrough(server: Server, passthrough: McpPassthrough | 
     });
   }
   server.setNotificationHandler(looseNotification('notifications/roots/list_changed'), (notification) =>
-    passthrough.clientNotified(sessionId, notification.method, (notification.params ?? {}) as Params));
+    passthrough.clientNotified(sessionId, notification.method, (notification.params ?? {}) as Params),
+  );
 }
 
 /** The agent's progress token belongs to this hop: the upstream gets its own, mapped back on the way. */
@@ -50,5 +52,8 @@ function withoutProgressToken(params: Params): { params: Params; progressToken?:
   if (meta?.progressToken === undefined) return { params };
   const { progressToken, ...rest } = meta;
   const { _meta: _dropped, ...others } = params;
-  return { params: Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others, progressToken: progressToken as string | number };
+  return {
+    params: Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others,
+    progressToken: progressToken as string | number,
+  };
 }

@@ -38,7 +38,11 @@ export const plugin: PluginDefinition = {
         const sessions = new SessionRegistry(() => openLog() as unknown as SessionLog, warn);
         channels.add(new ElicitationChannel(sessions), context.pluginId);
         const serve = async (options: InterfaceOptions, signal: AbortSignal) =>
-          serveMcp({ gateway, sessions, passthrough: passthroughs.get('mcp'), policies }, { ...options, token: await tokenOf(options, standing) }, signal);
+          serveMcp(
+            { gateway, sessions, passthrough: passthroughs.get('mcp'), policies },
+            { ...options, token: await tokenOf(options, standing) },
+            signal,
+          );
         interfaces.add('mcp', { name: 'mcp', serve }, context.pluginId);
       },
     });
@@ -58,15 +62,35 @@ interface Parts {
   policies?: ShadowPolicies;
 }
 
-async function serveMcp({ gateway, sessions, passthrough, policies }: Parts, options: InterfaceOptions, signal: AbortSignal): Promise<void> {
+async function serveMcp(
+  { gateway, sessions, passthrough, policies }: Parts,
+  options: InterfaceOptions,
+  signal: AbortSignal,
+): Promise<void> {
   const http = options.transport === 'http';
   const codeMode = options.codeMode === true;
   if (codeMode && !gateway.tools().some((tool) => tool.name === CODE_TOOL)) {
-    throw new Error(`--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`);
+    throw new Error(
+      `--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`,
+    );
   }
-  const introduction = introductionOf({ name: 'factorly', version: String(options.version ?? '0.0.0') }, passthrough, options.mirror === true);
-  const context: SessionContext = { gateway, sessions, mode: http ? 'remote' : 'local', transport: http ? 'http' : 'stdio', codeMode: codeMode ? codeModeTools(gateway, policies) : undefined, passthrough, introduction, policies };
-  const maxMessageBytes = typeof options.maxMessageBytes === 'number' ? options.maxMessageBytes : DEFAULT_MAX_MESSAGE_BYTES;
+  const introduction = introductionOf(
+    { name: 'factorly', version: String(options.version ?? '0.0.0') },
+    passthrough,
+    options.mirror === true,
+  );
+  const context: SessionContext = {
+    gateway,
+    sessions,
+    mode: http ? 'remote' : 'local',
+    transport: http ? 'http' : 'stdio',
+    codeMode: codeMode ? codeModeTools(gateway, policies) : undefined,
+    passthrough,
+    introduction,
+    policies,
+  };
+  const maxMessageBytes =
+    typeof options.maxMessageBytes === 'number' ? options.maxMessageBytes : DEFAULT_MAX_MESSAGE_BYTES;
   const unwatch = gateway.watchTools((change) => {
     if ('error' in change) warn(`the edited config does not load, still serving the previous tools: ${change.error}`);
     else void sessions.toolsChanged(change.sessionId);
@@ -75,18 +99,24 @@ async function serveMcp({ gateway, sessions, passthrough, policies }: Parts, opt
     // The servers (and the SDK and zod under them) are loaded by `serve` only, not by every process that registers the interface.
     if (!http) return await (await import('./stdio-server.js')).serveStdio(context, { maxMessageBytes, warn }, signal);
     const { serveHttp } = await import('./http-server.js');
-    if (!options.token) warn('WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.');
-    await serveHttp(context, {
-      maxMessageBytes,
-      warn,
-      host: String(options.host ?? '127.0.0.1'),
-      port: Number(options.port ?? 0),
-      token: typeof options.token === 'string' ? options.token : undefined,
-      allowedOrigins: Array.isArray(options.allowedOrigins) ? options.allowedOrigins.map(String) : [],
-      allowedHosts: Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : [],
-      idleMs: typeof options.idleMs === 'number' ? options.idleMs : DEFAULT_IDLE_MS,
-      listening: (url) => warn(`serving MCP over Streamable HTTP at ${url}${options.token ? ' (bearer token required)' : ''}`),
-    }, signal);
+    if (!options.token)
+      warn('WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.');
+    await serveHttp(
+      context,
+      {
+        maxMessageBytes,
+        warn,
+        host: String(options.host ?? '127.0.0.1'),
+        port: Number(options.port ?? 0),
+        token: typeof options.token === 'string' ? options.token : undefined,
+        allowedOrigins: Array.isArray(options.allowedOrigins) ? options.allowedOrigins.map(String) : [],
+        allowedHosts: Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : [],
+        idleMs: typeof options.idleMs === 'number' ? options.idleMs : DEFAULT_IDLE_MS,
+        listening: (url) =>
+          warn(`serving MCP over Streamable HTTP at ${url}${options.token ? ' (bearer token required)' : ''}`),
+      },
+      signal,
+    );
   } finally {
     unwatch();
   }

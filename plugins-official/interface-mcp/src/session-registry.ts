@@ -38,7 +38,13 @@ export class SessionRegistry {
   async opened(session: LiveSession): Promise<void> {
     this.live.set(session.id, session);
     const client = session.client;
-    await this.record('session.opened', { sessionId: session.id, iface: 'mcp', agentId: session.id, transport: session.transport, ...(client ? { client } : {}) });
+    await this.record('session.opened', {
+      sessionId: session.id,
+      iface: 'mcp',
+      agentId: session.id,
+      transport: session.transport,
+      ...(client ? { client } : {}),
+    });
   }
 
   async closed(session: LiveSession): Promise<void> {
@@ -61,7 +67,8 @@ export class SessionRegistry {
 
   /** Tells every session (or the one named) that `tools/list` would now answer differently. */
   async toolsChanged(sessionId?: string): Promise<void> {
-    const told = sessionId === undefined ? this.all() : [this.live.get(sessionId)].filter((session) => session !== undefined);
+    const told =
+      sessionId === undefined ? this.all() : [this.live.get(sessionId)].filter((session) => session !== undefined);
     await Promise.allSettled(told.map((session) => session.server.sendToolListChanged()));
   }
 
@@ -69,7 +76,9 @@ export class SessionRegistry {
     try {
       await this.log().append([{ type, data }]);
     } catch (error) {
-      this.warn(`could not record ${type} for session ${String(data.sessionId)}: ${error instanceof Error ? error.message : String(error)}`);
+      this.warn(
+        `could not record ${type} for session ${String(data.sessionId)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

@@ -34,7 +34,13 @@ export interface SessionContext {
 /** The tools code mode shows instead of the catalogue, and how it answers a call to one. */
 export interface CodeModeTools {
   list(): McpToolEntry[];
-  call(name: string, args: Params, session: McpSession, client: ClientLink, signal: AbortSignal): Promise<McpCallResult>;
+  call(
+    name: string,
+    args: Params,
+    session: McpSession,
+    client: ClientLink,
+    signal: AbortSignal,
+  ): Promise<McpCallResult>;
 }
 
 /**
@@ -62,7 +68,8 @@ export class McpSession {
     const { server } = this;
     server.setRequestHandler(sdk.schemas.ListToolsRequestSchema, async () => ({ tools: await this.tools() }));
     // tools/call is answered here, not through the SDK's handler, which rewrites results to its own schema (dropping fields it does not know).
-    server.fallbackRequestHandler = (request, extra) => this.onRequest(request as { method: string; params?: unknown }, extra as unknown as Extra);
+    server.fallbackRequestHandler = (request, extra) =>
+      this.onRequest(request as { method: string; params?: unknown }, extra as unknown as Extra);
     attachPassthrough(server, context.passthrough, id);
     server.oninitialized = () => {
       const link = sessionLink(server, id, id);
@@ -93,25 +100,43 @@ export class McpSession {
 
   /** Runs one call through the gateway as this session's agent. */
   callGateway(tool: string, params: Params, client?: ClientLink, signal?: AbortSignal): Promise<CallOutcome> {
-    return this.context.gateway.call({ tool, params, iface: 'mcp', sessionId: this.id, agentId: this.id, client, signal });
+    return this.context.gateway.call({
+      tool,
+      params,
+      iface: 'mcp',
+      sessionId: this.id,
+      agentId: this.id,
+      client,
+      signal,
+    });
   }
 
   private async tools(): Promise<McpToolEntry[]> {
     if (this.context.codeMode) return this.context.codeMode.list();
     await this.opened;
     const { policies } = this.context;
-    return exposedTools(this.context.gateway.tools(this.id), this.context.mode, policies).map((tool) => toolEntry(tool, policies));
+    return exposedTools(this.context.gateway.tools(this.id), this.context.mode, policies).map((tool) =>
+      toolEntry(tool, policies),
+    );
   }
 
-  private async onRequest(request: { method: string; params?: unknown }, extra: Extra): Promise<Record<string, unknown>> {
+  private async onRequest(
+    request: { method: string; params?: unknown },
+    extra: Extra,
+  ): Promise<Record<string, unknown>> {
     if (request.method !== 'tools/call') throw Object.assign(new Error('Method not found'), { code: -32601 });
     const { name, args, task } = readCallParams(request.params);
     const { taskStore } = extra;
     if (task && taskStore) {
-      const link = (taskId: string, asking: Asking): ClientLink => taskLink(this.server, this.id, taskId, asking, extra._meta?.progressToken);
-      return this.tasks.start(taskStore, task.ttl, link, (client, signal) => this.context.sessions.track(this.callTool(name, args, client, signal)));
+      const link = (taskId: string, asking: Asking): ClientLink =>
+        taskLink(this.server, this.id, taskId, asking, extra._meta?.progressToken);
+      return this.tasks.start(taskStore, task.ttl, link, (client, signal) =>
+        this.context.sessions.track(this.callTool(name, args, client, signal)),
+      );
     }
-    return this.context.sessions.track(this.callTool(name, args, requestLink(this.server, extra, this.id), extra.signal));
+    return this.context.sessions.track(
+      this.callTool(name, args, requestLink(this.server, extra, this.id), extra.signal),
+    );
   }
 
   private async callTool(name: string, args: Params, client: ClientLink, signal: AbortSignal): Promise<McpCallResult> {
@@ -120,7 +145,10 @@ export class McpSession {
     const tool = this.context.gateway.tools(this.id).find((candidate) => candidate.name === name);
     // A local-only tool (factorly.shell asked for over HTTP) is refused before anything runs.
     if (tool && !availableOver(tool, this.context.mode)) {
-      return { content: [{ type: 'text', text: `tool "${name}" is not available over this interface` }], isError: true };
+      return {
+        content: [{ type: 'text', text: `tool "${name}" is not available over this interface` }],
+        isError: true,
+      };
     }
     return toMcpResult(await this.callGateway(name, args, client, signal));
   }

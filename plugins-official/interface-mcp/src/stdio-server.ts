@@ -27,7 +27,9 @@ export async function serveStdio(context: SessionContext, options: StdioOptions,
     void session.closed.then(resolve);
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await session.server.connect(new FramedStdioTransport(input, options.output ?? process.stdout, options.maxMessageBytes, options.warn));
+  await session.server.connect(
+    new FramedStdioTransport(input, options.output ?? process.stdout, options.maxMessageBytes, options.warn),
+  );
   await ended;
   await context.sessions.drain();
   await session.server.close();

@@ -33,7 +33,9 @@ export class FramedStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage | ErrorReply): Promise<void> {
-    return new Promise((resolve) => (this.output.write(`${JSON.stringify(message)}\n`) ? resolve() : this.output.once('drain', resolve)));
+    return new Promise((resolve) =>
+      this.output.write(`${JSON.stringify(message)}\n`) ? resolve() : this.output.once('drain', resolve),
+    );
   }
 
   async close(): Promise<void> {
@@ -79,8 +81,12 @@ export class FramedStdioTransport implements Transport {
     const skipped = this.skipping;
     this.skipping = undefined;
     if (skipped) {
-      this.warn(`refused a message of ${skipped.bytes} bytes on stdin: over the limit of ${this.maxBytes} bytes (--max-message-size); the session goes on`);
-      void this.send(oversized(skipped.bytes, this.maxBytes, { head: skipped.head, tail: skipped.tail.toString('utf8') }));
+      this.warn(
+        `refused a message of ${skipped.bytes} bytes on stdin: over the limit of ${this.maxBytes} bytes (--max-message-size); the session goes on`,
+      );
+      void this.send(
+        oversized(skipped.bytes, this.maxBytes, { head: skipped.head, tail: skipped.tail.toString('utf8') }),
+      );
       return;
     }
     const line = Buffer.concat(this.parts).toString('utf8').replace(/\r$/, '');

@@ -60,7 +60,8 @@ export class TaskCalls {
  */
 function askingFor(store: RequestTaskStore, taskId: string): Asking {
   let waiting = 0;
-  const set = (status: 'input_required' | 'working'): Promise<void> => store.updateTaskStatus(taskId, status).catch(() => undefined);
+  const set = (status: 'input_required' | 'working'): Promise<void> =>
+    store.updateTaskStatus(taskId, status).catch(() => undefined);
   return async (request) => {
     if (waiting++ === 0) await set('input_required');
     try {

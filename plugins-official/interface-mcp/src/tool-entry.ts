@@ -19,7 +19,11 @@ export interface McpToolEntry {
 export function toolEntry(tool: ToolDefinition, policies?: ShadowPolicies): McpToolEntry {
   const entry: McpToolEntry = tool.declared
     ? { ...(tool.declared as McpToolEntry), name: tool.name }
-    : { name: tool.name, description: tool.description, inputSchema: inputSchemaOf(tool) as McpToolEntry['inputSchema'] };
+    : {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: inputSchemaOf(tool) as McpToolEntry['inputSchema'],
+      };
   const governance = policies ? governanceOf(tool, policies) : {};
   if (Object.keys(governance).length === 0) return entry;
   return { ...entry, _meta: { ...(entry._meta as Record<string, unknown> | undefined), ...governance } };

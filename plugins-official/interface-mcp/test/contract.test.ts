@@ -30,7 +30,8 @@ interfaceContract(test, {
     return { transport: 'http', host: '127.0.0.1', port: ports.free };
   },
   // Serving once its endpoint answers HTTP (a GET without a session is refused, but answered).
-  ready: (_kernel, options) => eventually(async () => void (await fetch(`http://127.0.0.1:${String(options.port)}/mcp`)), 10_000),
+  ready: (_kernel, options) =>
+    eventually(async () => void (await fetch(`http://127.0.0.1:${String(options.port)}/mcp`)), 10_000),
   get invalid() {
     return { options: { transport: 'http', host: '127.0.0.1', port: ports.taken }, message: /is already in use/ };
   },
@@ -39,23 +40,39 @@ interfaceContract(test, {
 // An MCP client that can elicit, answering its oldest question when the test says so.
 const asked: ((result: Record<string, unknown>) => void)[] = [];
 const client: ClientLink = {
-  sessionId: 'S', capabilities: { elicitation: {} }, notify: async () => undefined,
-  request: (_method, _params, signal) => new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error('aborted'));
-    asked.push(resolve);
-    signal?.addEventListener('abort', () => {
-      asked.splice(asked.indexOf(resolve), 1);
-      reject(new Error('aborted'));
-    }, { once: true });
-  }),
+  sessionId: 'S',
+  capabilities: { elicitation: {} },
+  notify: async () => undefined,
+  request: (_method, _params, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new Error('aborted'));
+      asked.push(resolve);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          asked.splice(asked.indexOf(resolve), 1);
+          reject(new Error('aborted'));
+        },
+        { once: true },
+      );
+    }),
 };
 confirmChannelContract(test, {
   name: 'mcp-elicitation',
-  create: () => new ElicitationChannel(new SessionRegistry(() => { throw new Error('no log'); }, () => undefined)),
+  create: () =>
+    new ElicitationChannel(
+      new SessionRegistry(
+        () => {
+          throw new Error('no log');
+        },
+        () => undefined,
+      ),
+    ),
   request: { iface: 'mcp', sessionId: 'S', client },
-  answer: (_request, approved) => eventually(() => {
-    const reply = asked.shift();
-    if (!reply) throw new Error('not asked yet');
-    reply({ action: 'accept', content: { approve: approved } });
-  }),
+  answer: (_request, approved) =>
+    eventually(() => {
+      const reply = asked.shift();
+      if (!reply) throw new Error('not asked yet');
+      reply({ action: 'accept', content: { approve: approved } });
+    }),
 });

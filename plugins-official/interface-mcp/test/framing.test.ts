@@ -8,15 +8,32 @@ import { shadowPolicies } from './policies.js';
 
 describe('checking incoming JSON-RPC messages', () => {
   it('passes requests, notifications and responses through as they are', () => {
-    for (const message of [{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 3, result: {} }]) {
+    for (const message of [
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 3, result: {} },
+    ]) {
       expect(checkMessage(message)).toEqual({ message });
     }
   });
 
   it('answers params that are not an object with -32602, and drops a response it cannot answer', () => {
-    expect(checkText('{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}')).toEqual({ reply: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params: "params" of ping must be an object, got an array' } } });
-    expect(checkMessage({ jsonrpc: '2.0', id: 4 })).toEqual({ drop: 'a message with no method that is not a response (an id and either result or error)' });
-    expect(checkMessage('ping')).toMatchObject({ reply: { id: null, error: { code: -32600, message: 'Invalid Request: a JSON-RPC message is an object, got string "ping"' } } });
+    expect(checkText('{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}')).toEqual({
+      reply: {
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32602, message: 'Invalid params: "params" of ping must be an object, got an array' },
+      },
+    });
+    expect(checkMessage({ jsonrpc: '2.0', id: 4 })).toEqual({
+      drop: 'a message with no method that is not a response (an id and either result or error)',
+    });
+    expect(checkMessage('ping')).toMatchObject({
+      reply: {
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: a JSON-RPC message is an object, got string "ping"' },
+      },
+    });
   });
 
   it('finds the id of a message too big to read at its head or its tail', () => {
@@ -39,18 +56,49 @@ describe('MCP over stdio, framed', () => {
     input.write('{"jsonrpc":"2.0",');
     input.write('"id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"pad":"');
     input.write(`${'x'.repeat(200)}"}}\n\n{"jsonrpc":"2.0","id":3,"method":"ping"}\r\n`);
-    expect(received).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 3, method: 'ping' }]);
-    expect(JSON.parse(String(output.read()))).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'Invalid Request: a message of 266 bytes is over the limit of 64 bytes (--max-message-size); it was not read' } });
-    expect(warnings).toEqual(['refused a message of 266 bytes on stdin: over the limit of 64 bytes (--max-message-size); the session goes on']);
+    expect(received).toEqual([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+    ]);
+    expect(JSON.parse(String(output.read()))).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: {
+        code: -32600,
+        message:
+          'Invalid Request: a message of 266 bytes is over the limit of 64 bytes (--max-message-size); it was not read',
+      },
+    });
+    expect(warnings).toEqual([
+      'refused a message of 266 bytes on stdin: over the limit of 64 bytes (--max-message-size); the session goes on',
+    ]);
   });
 });
 
 describe('a tool as tools/list shows it', () => {
-  const base: ToolDefinition = { name: 'up.echo', type: 'mcp', description: 'Echo', hidden: false, parameters: [], spec: {}, source: { file: 'x', line: 1 } };
-  it('is an upstream tool exactly as declared, under factorly\'s name, with factorly\'s governance namespaced in _meta', async () => {
-    const declared = { name: 'echo', title: 'Echo', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true }, _meta: { 'vendor/x': 1 } };
+  const base: ToolDefinition = {
+    name: 'up.echo',
+    type: 'mcp',
+    description: 'Echo',
+    hidden: false,
+    parameters: [],
+    spec: {},
+    source: { file: 'x', line: 1 },
+  };
+  it("is an upstream tool exactly as declared, under factorly's name, with factorly's governance namespaced in _meta", async () => {
+    const declared = {
+      name: 'echo',
+      title: 'Echo',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+      _meta: { 'vendor/x': 1 },
+    };
     expect(toolEntry({ ...base, declared })).toEqual({ ...declared, name: 'up.echo' });
     const governed = { ...base, declared, expandedFrom: 'up', shadow: { confirm: ['echo'], rate_limit: '10/min' } };
-    expect(toolEntry(governed, await shadowPolicies())._meta).toEqual({ 'vendor/x': 1, 'factorly/confirm': true, 'factorly/rateLimit': '10/min' });
+    expect(toolEntry(governed, await shadowPolicies())._meta).toEqual({
+      'vendor/x': 1,
+      'factorly/confirm': true,
+      'factorly/rateLimit': '10/min',
+    });
   });
 });

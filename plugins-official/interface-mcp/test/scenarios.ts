@@ -1,19 +1,28 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { eventually, projectEvents } from './serve-process.js';
 
 /** Connects a client (named `clientName`) to a serve running in the project. */
 export type Connect = (capabilities: ClientCapabilities) => Promise<Client>;
 
-export const text = (result: object): string => ((result as { content?: unknown }).content as { text?: string }[]).map((item) => item.text ?? '').join('');
+export const text = (result: object): string =>
+  ((result as { content?: unknown }).content as { text?: string }[]).map((item) => item.text ?? '').join('');
 
 /** Elicitation: accept+approve runs the call; decline and approve=false block it; every answer is recorded. */
 export async function confirmsByElicitation(root: string, connect: Connect): Promise<void> {
   const client = await connect({ elicitation: {} });
-  const answers = [{ action: 'accept', content: { approve: true } }, { action: 'decline' }, { action: 'accept', content: { approve: false } }];
+  const answers = [
+    { action: 'accept', content: { approve: true } },
+    { action: 'decline' },
+    { action: 'accept', content: { approve: false } },
+  ];
   const asked: string[] = [];
   client.setRequestHandler(ElicitRequestSchema, (request) => {
     asked.push(request.params.message);
@@ -21,12 +30,21 @@ export async function confirmsByElicitation(root: string, connect: Connect): Pro
   });
   expect(text(await client.callTool({ name: 'guarded', arguments: { what: 'deploy' } }))).toBe('ran deploy');
   const declined = await client.callTool({ name: 'guarded', arguments: { what: 'again' } });
-  expect(declined).toMatchObject({ isError: true, content: [{ type: 'text', text: 'tool "guarded": confirmation declined' }] });
-  expect(text(await client.callTool({ name: 'guarded', arguments: { what: 'third' } }))).toBe('tool "guarded": confirmation declined');
+  expect(declined).toMatchObject({
+    isError: true,
+    content: [{ type: 'text', text: 'tool "guarded": confirmation declined' }],
+  });
+  expect(text(await client.callTool({ name: 'guarded', arguments: { what: 'third' } }))).toBe(
+    'tool "guarded": confirmation declined',
+  );
   expect(asked[0]).toContain('Tool "guarded" requires confirmation');
   expect(asked[0]).toContain('"what": "deploy"');
-  const resolved = (await projectEvents(root)).filter((e) => e.type === 'confirm.resolved').map((e) => e.data as { approved: boolean; channel: string });
-  expect(resolved).toEqual([true, false, false].map((approved) => expect.objectContaining({ approved, channel: 'mcp-elicitation' })));
+  const resolved = (await projectEvents(root))
+    .filter((e) => e.type === 'confirm.resolved')
+    .map((e) => e.data as { approved: boolean; channel: string });
+  expect(resolved).toEqual(
+    [true, false, false].map((approved) => expect.objectContaining({ approved, channel: 'mcp-elicitation' })),
+  );
 }
 
 /** A client without elicitation gets a denial that says why. */
@@ -45,7 +63,10 @@ export async function announcesConfigChanges(root: string, connect: Connect): Pr
   let changes = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
   expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('added');
-  writeFileSync(join(root, '.factorly', 'extra.yaml'), 'tools:\n  added:\n    type: cli\n    command: echo\n    args: [new]\n');
+  writeFileSync(
+    join(root, '.factorly', 'extra.yaml'),
+    'tools:\n  added:\n    type: cli\n    command: echo\n    args: [new]\n',
+  );
   await eventually(() => expect(changes).toBeGreaterThan(0));
   expect((await client.listTools()).tools.map((t) => t.name)).toContain('added');
   expect(text(await client.callTool({ name: 'added', arguments: {} }))).toBe('new\n');

@@ -28,9 +28,18 @@ async function serve(args: string[] = ['--http-token', TOKEN]): Promise<{ serve:
   return { serve: started, root };
 }
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 const post = (url: string, headers: Record<string, string>): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: initialize });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: initialize,
+  });
 
 describe('factorly serve --port (Streamable HTTP)', () => {
   it('binds loopback by default and serves the catalogue with factorly.fetch as the only built-in', async () => {
@@ -41,9 +50,14 @@ describe('factorly serve --port (Streamable HTTP)', () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(expect.arrayContaining(['repeat', 'stats', 'factorly.fetch']));
       expect(names.filter((name) => name.startsWith('factorly.'))).toEqual(['factorly.fetch']);
-      expect(await client.callTool({ name: 'repeat', arguments: { word: 'ok', times: 2 } })).toEqual({ content: [{ type: 'text', text: 'okok' }] });
+      expect(await client.callTool({ name: 'repeat', arguments: { word: 'ok', times: 2 } })).toEqual({
+        content: [{ type: 'text', text: 'okok' }],
+      });
       const shell = await client.callTool({ name: 'factorly.shell', arguments: { command: 'id' } });
-      expect(shell).toEqual({ isError: true, content: [{ type: 'text', text: 'tool "factorly.shell" is not available over this interface' }] });
+      expect(shell).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'tool "factorly.shell" is not available over this interface' }],
+      });
     } finally {
       await client.close();
     }
@@ -57,7 +71,9 @@ describe('factorly serve --port (Streamable HTTP)', () => {
     const foreign = await post(s.url, { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     expect(await foreign.text()).toBe('Origin "https://evil.example" is not allowed\n');
-    expect(await rawStatus(s.url, { host: `evil.example:${new URL(s.url).port}`, authorization: `Bearer ${TOKEN}` })).toBe(403);
+    expect(
+      await rawStatus(s.url, { host: `evil.example:${new URL(s.url).port}`, authorization: `Bearer ${TOKEN}` }),
+    ).toBe(403);
     const own = await post(s.url, { authorization: `Bearer ${TOKEN}`, origin: new URL(s.url).origin });
     expect(own.status).toBe(200);
     expect(own.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -67,15 +83,23 @@ describe('factorly serve --port (Streamable HTTP)', () => {
 
   it('warns loudly when serving without a token', async () => {
     const { serve: s } = await serve([]);
-    expect(s.stderr()).toContain('WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.');
+    expect(s.stderr()).toContain(
+      'WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.',
+    );
     expect((await post(s.url, {})).status).toBe(200);
   });
 
   it('answers unknown sessions with 404 and requests other than initialize without a session with 400', async () => {
     const { serve: s } = await serve();
-    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const auth = {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    expect((await fetch(s.url, { method: 'POST', headers: { ...auth, 'mcp-session-id': 'nope' }, body: list })).status).toBe(404);
+    expect(
+      (await fetch(s.url, { method: 'POST', headers: { ...auth, 'mcp-session-id': 'nope' }, body: list })).status,
+    ).toBe(404);
     expect((await fetch(s.url, { method: 'POST', headers: auth, body: list })).status).toBe(400);
     expect((await fetch(s.url, { method: 'POST', headers: auth, body: '{not json' })).status).toBe(400);
     expect((await fetch(new URL('/other', s.url), { headers: auth })).status).toBe(404);
@@ -89,11 +113,13 @@ describe('factorly serve --port (Streamable HTTP)', () => {
     const exited = s.stop('SIGTERM');
     expect(await slow).toEqual({ content: [{ type: 'text', text: 'finished' }] });
     expect(await exited).toBe(0);
-    const completed = (await projectEvents(root)).filter((e) => e.type === 'call.completed').map((e) => e.data as { status: string });
+    const completed = (await projectEvents(root))
+      .filter((e) => e.type === 'call.completed')
+      .map((e) => e.data as { status: string });
     expect(completed).toEqual([expect.objectContaining({ status: 'success' })]);
   });
 
-  it('asks for confirmation by elicitation on the call\'s own stream: approve, decline, approve=false', async () => {
+  it("asks for confirmation by elicitation on the call's own stream: approve, decline, approve=false", async () => {
     const { serve: s, root } = await serve();
     await confirmsByElicitation(root, (capabilities) => connectHttp(s, capabilities));
   });
@@ -113,8 +139,17 @@ describe('factorly serve --port (Streamable HTTP)', () => {
     const opened = await post(s.url, { authorization: `Bearer ${TOKEN}` });
     const sessionId = opened.headers.get('mcp-session-id')!;
     await opened.text();
-    const headers = { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': sessionId, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const initialized = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const headers = {
+      authorization: `Bearer ${TOKEN}`,
+      'mcp-session-id': sessionId,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const initialized = await fetch(s.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     expect(initialized.status).toBe(202);
     const closed = await eventually(async () => {
       const events = await projectEvents(root);
@@ -123,14 +158,20 @@ describe('factorly serve --port (Streamable HTTP)', () => {
       return found!.data as { sessionId: string };
     });
     expect(closed.sessionId).toBe(sessionId);
-    const after = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    const after = await fetch(s.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
     expect(after.status).toBe(404);
   });
 
   it('refuses a --session-idle that is not a duration', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG });
     const failed = await startHttpServe(root, ['--session-idle', 'soon']).catch((error: Error) => error);
-    expect(String(failed)).toContain('--session-idle: expected a duration such as 90s, 30m or 2h (or 0 for never), got "soon"');
+    expect(String(failed)).toContain(
+      '--session-idle: expected a duration such as 90s, 30m or 2h (or 0 for never), got "soon"',
+    );
   });
 
   it('names the problem when the port is taken', async () => {
@@ -145,10 +186,17 @@ describe('factorly serve --port (Streamable HTTP)', () => {
 /** A POST with headers fetch will not send as given (Host). */
 function rawStatus(url: string, headers: Record<string, string>): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (response) => {
-      response.resume();
-      resolve(response.statusCode);
-    });
+    const request = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      },
+    );
     request.on('error', reject);
     request.end(initialize);
   });

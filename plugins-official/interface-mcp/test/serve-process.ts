@@ -14,15 +14,31 @@ export function startHttpServe(root: string, args: string[] = [], env: NodeJS.Pr
   return spawnListening([BIN, 'serve', ...port, ...args], { cwd: root, env: isolatedEnv(root, env) });
 }
 
-export async function httpClient(url: string, token?: string, capabilities: ClientCapabilities = {}, name = 'http-test'): Promise<Client> {
+export async function httpClient(
+  url: string,
+  token?: string,
+  capabilities: ClientCapabilities = {},
+  name = 'http-test',
+): Promise<Client> {
   const client = new Client({ name, version: '1.2.3' }, { capabilities });
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }
 
-export async function stdioClient(root: string, args: string[] = [], capabilities: ClientCapabilities = {}, name = 'stdio-test'): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...args], cwd: root, env: isolatedEnv(root), stderr: 'pipe' });
+export async function stdioClient(
+  root: string,
+  args: string[] = [],
+  capabilities: ClientCapabilities = {},
+  name = 'stdio-test',
+): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', ...args],
+    cwd: root,
+    env: isolatedEnv(root),
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   const client = new Client({ name, version: '0.9.0' }, { capabilities });

@@ -12,25 +12,42 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((client) => client.close()));
 });
 
-async function connect(root: string, args: string[] = [], capabilities = {}): Promise<Awaited<ReturnType<typeof stdioClient>>> {
+async function connect(
+  root: string,
+  args: string[] = [],
+  capabilities = {},
+): Promise<Awaited<ReturnType<typeof stdioClient>>> {
   const session = await stdioClient(root, args, capabilities);
   open.push(session.client);
   return session;
 }
-
 
 describe('factorly serve (stdio)', () => {
   it('lists visible, non-denied tools with real schemas, built-ins included', async () => {
     const { client } = await connect(tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG }));
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['repeat', 'stats', 'fail', 'guarded', 'factorly.fetch', 'factorly.shell', 'factorly.code']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'repeat',
+        'stats',
+        'fail',
+        'guarded',
+        'factorly.fetch',
+        'factorly.shell',
+        'factorly.code',
+      ]),
+    );
     expect(names).not.toContain('forbidden');
     expect(tools.find((tool) => tool.name === 'repeat')).toMatchObject({
       description: 'Repeat a word.',
       inputSchema: {
         type: 'object',
-        properties: { word: { type: 'string', description: 'The word.' }, times: { type: 'integer', minimum: 1, maximum: 5, default: 2 }, mood: { type: 'string', enum: ['calm', 'loud'] } },
+        properties: {
+          word: { type: 'string', description: 'The word.' },
+          times: { type: 'integer', minimum: 1, maximum: 5, default: 2 },
+          mood: { type: 'string', enum: ['calm', 'loud'] },
+        },
         required: ['word'],
       },
     });
@@ -39,14 +56,20 @@ describe('factorly serve (stdio)', () => {
   it('calls with typed arguments, returns errors as isError results and JSON output as structured content', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG });
     const { client } = await connect(root);
-    expect(await client.callTool({ name: 'repeat', arguments: { word: 'ab', times: 3 } })).toEqual({ content: [{ type: 'text', text: 'ababab' }] });
-    expect(await client.callTool({ name: 'stats', arguments: {} })).toMatchObject({ structuredContent: { ok: true, n: 3 } });
+    expect(await client.callTool({ name: 'repeat', arguments: { word: 'ab', times: 3 } })).toEqual({
+      content: [{ type: 'text', text: 'ababab' }],
+    });
+    expect(await client.callTool({ name: 'stats', arguments: {} })).toMatchObject({
+      structuredContent: { ok: true, n: 3 },
+    });
     const failed = await client.callTool({ name: 'fail', arguments: {} });
     expect(failed.isError).toBe(true);
     expect(text(failed)).toContain('partial');
     const missing = await client.callTool({ name: 'repeat', arguments: { times: 9 } });
     expect(missing).toMatchObject({ isError: true });
-    expect(text(missing)).toBe('parameter validation failed for "repeat": required parameter "word" missing; times: must be at most 5, got 9');
+    expect(text(missing)).toBe(
+      'parameter validation failed for "repeat": required parameter "word" missing; times: must be at most 5, got 9',
+    );
     const denied = await client.callTool({ name: 'forbidden', arguments: {} });
     expect(text(denied)).toBe('tool "forbidden" is denied by shadow policy');
     const unknown = await client.callTool({ name: 'repeet', arguments: {} });
@@ -65,7 +88,11 @@ describe('factorly serve (stdio)', () => {
       expect(found).toBeDefined();
       return found!.data as { status: string; exitCode: number; error?: string; output: { text: string } };
     });
-    expect(completed).toMatchObject({ status: 'cancelled', exitCode: 130, error: 'cancelled: the caller cancelled the call' });
+    expect(completed).toMatchObject({
+      status: 'cancelled',
+      exitCode: 130,
+      error: 'cancelled: the caller cancelled the call',
+    });
     expect(completed.output.text).toBe('');
   });
 
@@ -79,9 +106,22 @@ describe('factorly serve (stdio)', () => {
       expect(all.some((e) => e.type === 'session.closed')).toBe(true);
       return all;
     });
-    const opened = events.find((e) => e.type === 'session.opened')!.data as { sessionId: string; agentId: string; client: unknown; transport: string };
-    expect(opened).toMatchObject({ client: { name: 'stdio-test', version: '0.9.0' }, transport: 'stdio', agentId: opened.sessionId });
-    const requested = events.find((e) => e.type === 'call.requested')!.data as { agentId: string; sessionId: string; iface: string };
+    const opened = events.find((e) => e.type === 'session.opened')!.data as {
+      sessionId: string;
+      agentId: string;
+      client: unknown;
+      transport: string;
+    };
+    expect(opened).toMatchObject({
+      client: { name: 'stdio-test', version: '0.9.0' },
+      transport: 'stdio',
+      agentId: opened.sessionId,
+    });
+    const requested = events.find((e) => e.type === 'call.requested')!.data as {
+      agentId: string;
+      sessionId: string;
+      iface: string;
+    };
     expect(requested).toMatchObject({ iface: 'mcp', agentId: opened.sessionId, sessionId: opened.sessionId });
   });
 
@@ -92,7 +132,10 @@ describe('factorly serve (stdio)', () => {
 
   it('denies a confirmable call from a client without elicitation, saying why', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': SERVE_CONFIG });
-    await deniesWithoutElicitation(async (capabilities) => (await connect(root, [], capabilities)).client, 'stdio-test');
+    await deniesWithoutElicitation(
+      async (capabilities) => (await connect(root, [], capabilities)).client,
+      'stdio-test',
+    );
   });
 
   it('sends tools/list_changed when the config changes on disk, and serves the new catalogue; a broken edit keeps the old one', async () => {
@@ -100,7 +143,9 @@ describe('factorly serve (stdio)', () => {
     const session = await connect(root);
     await announcesConfigChanges(root, async () => session.client);
     writeFileSync(join(root, '.factorly', 'extra.yaml'), 'tools:\n  added: [\n');
-    await eventually(() => expect(session.stderr()).toContain('the edited config does not load, still serving the previous tools'));
+    await eventually(() =>
+      expect(session.stderr()).toContain('the edited config does not load, still serving the previous tools'),
+    );
     expect((await session.client.listTools()).tools.map((t) => t.name)).toContain('added');
   });
 
@@ -110,15 +155,27 @@ describe('factorly serve (stdio)', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['describe', 'execute', 'search']);
     expect(tools.find((t) => t.name === 'execute')!.description).toContain('repeat');
-    const run = await client.callTool({ name: 'execute', arguments: { code: "const r = await tools.repeat({ word: 'hi', times: 2 }); return r.toUpperCase();" } });
+    const run = await client.callTool({
+      name: 'execute',
+      arguments: { code: "const r = await tools.repeat({ word: 'hi', times: 2 }); return r.toUpperCase();" },
+    });
     expect(text(run)).toContain('HIHI');
     const found = await client.callTool({ name: 'search', arguments: { query: 'repeat word' } });
     expect(text(found)).toContain('"path":"tools.repeat"');
-    const described = JSON.parse(text(await client.callTool({ name: 'describe', arguments: { paths: ['tools.repeat'] } }))) as { items: { path: string }[]; missing: unknown[] };
+    const described = JSON.parse(
+      text(await client.callTool({ name: 'describe', arguments: { paths: ['tools.repeat'] } })),
+    ) as { items: { path: string }[]; missing: unknown[] };
     expect(described.items.map((item) => item.path)).toEqual(['tools.repeat']);
     expect(described.missing).toEqual([]);
     const events = await projectEvents(root);
-    const inner = events.filter((e) => e.type === 'call.requested').map((e) => e.data as { tool: string; iface: string; parentId?: string });
-    expect(inner).toEqual(expect.arrayContaining([expect.objectContaining({ tool: 'factorly.code', iface: 'mcp' }), expect.objectContaining({ tool: 'repeat', iface: 'code' })]));
+    const inner = events
+      .filter((e) => e.type === 'call.requested')
+      .map((e) => e.data as { tool: string; iface: string; parentId?: string });
+    expect(inner).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ tool: 'factorly.code', iface: 'mcp' }),
+        expect.objectContaining({ tool: 'repeat', iface: 'code' }),
+      ]),
+    );
   });
 });

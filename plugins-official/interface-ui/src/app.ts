@@ -14,12 +14,17 @@ import { registerTools } from './routes/tools.js';
 import { registerVault } from './routes/vault.js';
 
 const STATIC_DIR = new URL('../../static/', import.meta.url);
-const STATIC_TYPES: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+const STATIC_TYPES: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
 
 /** The UI's routes behind its guards: host, session, then CSRF and origin for anything that writes. */
 export function createApp(deps: AppDeps, session: Session, hosts: () => ReadonlySet<string>): Hono {
   const app = new Hono();
-  const files = new Map(Object.keys(STATIC_TYPES).map((name) => [name, readFileSync(new URL(name, STATIC_DIR), 'utf8')]));
+  const files = new Map(
+    Object.keys(STATIC_TYPES).map((name) => [name, readFileSync(new URL(name, STATIC_DIR), 'utf8')]),
+  );
   app.use('*', securityHeaders, hostCheck(hosts), sessionCheck(session), csrfCheck(session));
   app.get('/static/:file', (c) => {
     const file = c.req.param('file');

@@ -48,7 +48,12 @@ export class Approvals {
     for await (const event of this.log.read({ reverse: true })) {
       if (now - Date.parse(event.at) > RECOVER_WINDOW_MS) break;
       if (event.type === 'confirm.resolved' || event.type === 'confirm.answered') answered.add(event.data.callId);
-      else if (event.type === 'confirm.requested' && event.data.channel === UI_CHANNEL && !answered.has(event.data.callId)) asked.push(event);
+      else if (
+        event.type === 'confirm.requested' &&
+        event.data.channel === UI_CHANNEL &&
+        !answered.has(event.data.callId)
+      )
+        asked.push(event);
     }
     for (const event of asked.reverse()) await this.apply(event);
   }
@@ -82,7 +87,8 @@ export class Approvals {
     const events = await this.log.readCall(callId);
     const requested = events.find((event) => event.type === 'call.requested');
     if (!requested || requested.type !== 'call.requested') return undefined;
-    if (events.some((event) => event.type === 'confirm.resolved' || event.type === 'confirm.answered')) return undefined;
+    if (events.some((event) => event.type === 'confirm.resolved' || event.type === 'confirm.answered'))
+      return undefined;
     const confirm = events.find((event) => event.type === 'shadow.decided' && event.data.decision === 'confirm');
     const reason = confirm?.type === 'shadow.decided' ? confirm.data.reason : 'the tool asks before each call';
     const { tool, params, iface, agentId } = requested.data;

@@ -38,7 +38,12 @@ export class UiConfirmChannel implements ConfirmChannel {
       const aborted = (): void => settle(() => reject(new Error('answered elsewhere')));
       // The request was recorded before channels are asked, so its answer can only come after `seq`.
       unsubscribe = log.subscribe(seq + 1, (event) => {
-        if (event.type !== 'confirm.answered' || event.data.callId !== request.callId || event.data.channel !== UI_CHANNEL) return;
+        if (
+          event.type !== 'confirm.answered' ||
+          event.data.callId !== request.callId ||
+          event.data.channel !== UI_CHANNEL
+        )
+          return;
         settle(() => resolve({ approved: event.data.approved, by: event.data.by ?? UI_CHANNEL }));
       });
       if (settled) unsubscribe();

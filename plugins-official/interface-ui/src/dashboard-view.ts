@@ -7,7 +7,11 @@ import { duration, html, type Html } from './html.js';
 import { statusClass } from './status.js';
 
 export const RANGES = ['1h', '24h', '7d'] as const satisfies readonly DashboardRange[];
-export const RANGE_LABELS: Record<DashboardRange, string> = { '1h': 'last hour', '24h': 'last 24 hours', '7d': 'last 7 days' };
+export const RANGE_LABELS: Record<DashboardRange, string> = {
+  '1h': 'last hour',
+  '24h': 'last 24 hours',
+  '7d': 'last 7 days',
+};
 
 /** Everything below the range picker; the live stream sends the same markup when figures change. */
 export function dashboardPanels(figures: DashboardFigures, agents: AgentDirectory): Html {
@@ -23,15 +27,26 @@ export function dashboardPanels(figures: DashboardFigures, agents: AgentDirector
 <section class="panel"><h2>Calls over time <small>${RANGE_LABELS[figures.range]}, by status · UTC</small></h2>${timeChart(figures, label)}</section>
 <div class="panels">
   <section class="panel"><h2>Top tools</h2>${barList(
-    figures.tools.map((t) => ({ label: html`${t.tool}`, value: t.calls, href: `/history?tool=${encodeURIComponent(t.tool)}` })),
-    'tools-chart', 'No calls in this range.',
+    figures.tools.map((t) => ({
+      label: html`${t.tool}`,
+      value: t.calls,
+      href: `/history?tool=${encodeURIComponent(t.tool)}`,
+    })),
+    'tools-chart',
+    'No calls in this range.',
   )}</section>
   <section class="panel"><h2>Calls per agent</h2>${barList(
     figures.agents.map((a) => {
       const name = agentName(a.agent, agents);
-      return { label: agentLabel(name), value: a.calls, title: agentText(name), href: name.id ? `/history?agent=${encodeURIComponent(name.id)}` : undefined };
+      return {
+        label: agentLabel(name),
+        value: a.calls,
+        title: agentText(name),
+        href: name.id ? `/history?agent=${encodeURIComponent(name.id)}` : undefined,
+      };
     }),
-    'agents-chart', 'No calls in this range.',
+    'agents-chart',
+    'No calls in this range.',
   )}</section>
   <section class="panel"><h2>Blocked calls <small>by rule and reason</small></h2>${blockedTable(figures)}</section>
   <section class="panel"><h2>Duration by tool <small>p50 / p95 of the calls that ran</small></h2>${durationTable(figures)}</section>
@@ -48,7 +63,8 @@ function blockedTable(figures: DashboardFigures): Html {
   if (figures.blocked.length === 0) return html`<p class="muted empty-chart">Nothing was blocked in this range.</p>`;
   const top = Math.max(...figures.blocked.map((b) => b.calls));
   return html`<div class="table-wrap"><table class="blocked-table"><thead><tr><th>Rule</th><th>Reason</th><th class="num">Calls</th></tr></thead><tbody>${figures.blocked.map(
-    (b) => html`<tr><td><span class="badge badge-shadow">${b.rule}</span></td><td class="reason">${b.reason || '—'}</td><td class="num"><span class="num-bar">${bar(percent(b.calls, top), statusClass('blocked'))}${b.calls}</span></td></tr>`,
+    (b) =>
+      html`<tr><td><span class="badge badge-shadow">${b.rule}</span></td><td class="reason">${b.reason || '—'}</td><td class="num"><span class="num-bar">${bar(percent(b.calls, top), statusClass('blocked'))}${b.calls}</span></td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -56,7 +72,8 @@ function durationTable(figures: DashboardFigures): Html {
   if (figures.durations.length === 0) return html`<p class="muted empty-chart">No call ran in this range.</p>`;
   const slowest = Math.max(...figures.durations.map((d) => d.p95));
   return html`<div class="table-wrap"><table class="durations"><thead><tr><th>Tool</th><th class="num">Calls</th><th class="num">p50</th><th class="num">p95</th><th class="spread" aria-hidden="true"></th></tr></thead><tbody>${figures.durations.map(
-    (d) => html`<tr><td class="t-tool"><a href="/history?tool=${encodeURIComponent(d.tool)}">${d.tool}</a></td><td class="num">${d.calls}</td><td class="num">${duration(d.p50)}</td><td class="num">${duration(d.p95)}</td><td class="spread">${spread(percent(d.p50, slowest), percent(d.p95, slowest))}</td></tr>`,
+    (d) =>
+      html`<tr><td class="t-tool"><a href="/history?tool=${encodeURIComponent(d.tool)}">${d.tool}</a></td><td class="num">${d.calls}</td><td class="num">${duration(d.p50)}</td><td class="num">${duration(d.p95)}</td><td class="spread">${spread(percent(d.p50, slowest), percent(d.p95, slowest))}</td></tr>`,
   )}</tbody></table></div>${legendOfSpread()}`;
 }
 

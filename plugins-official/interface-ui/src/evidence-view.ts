@@ -5,10 +5,14 @@ import { badge } from './layout.js';
 
 /** The header's evidence badges: the chain as last verified, and the newest signed checkpoint. */
 export function evidenceBadges(status: EvidenceStatus): Html[] {
-  const badges = [html`<a class="evidence-chain" href="/audit" title="${chainTitle(status)}">${chainBadge(status)}</a>`];
+  const badges = [
+    html`<a class="evidence-chain" href="/audit" title="${chainTitle(status)}">${chainBadge(status)}</a>`,
+  ];
   const checkpoint = status.facts.checkpoint;
   if (checkpoint) {
-    badges.push(html`<a class="evidence-checkpoint" href="/audit#checkpoint" title="Signed ${checkpoint.at} over the first ${checkpoint.size} events">${badge(`Checkpoint ${checkpoint.size}`, 'checkpoint')}</a>`);
+    badges.push(
+      html`<a class="evidence-checkpoint" href="/audit#checkpoint" title="Signed ${checkpoint.at} over the first ${checkpoint.size} events">${badge(`Checkpoint ${checkpoint.size}`, 'checkpoint')}</a>`,
+    );
   }
   return badges;
 }
@@ -24,7 +28,9 @@ function chainTitle({ report, checkedAt, failure, checking }: EvidenceStatus): s
   const at = checkedAt ? ` (checked ${when(checkedAt.toISOString())}${checking ? '; checking again' : ''})` : '';
   if (failure !== undefined) return `The log could not be read: ${failure}${at}`;
   if (!report) return 'The log is being verified';
-  return report.ok ? `Hash chain, indexes, Merkle tree and checkpoints verified for ${report.verified} events${at}` : `${report.firstBad?.reason ?? 'tampering found'}${at}`;
+  return report.ok
+    ? `Hash chain, indexes, Merkle tree and checkpoints verified for ${report.verified} events${at}`
+    : `${report.firstBad?.reason ?? 'tampering found'}${at}`;
 }
 
 /** The seq the first finding names (a chain break first), else the first one past those verified. */

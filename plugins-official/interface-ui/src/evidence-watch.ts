@@ -70,7 +70,13 @@ export class EvidenceWatch {
       this.status = { ...this.status, report, checkedAt: new Date(), failure: undefined, checking: false };
       return report;
     } catch (error) {
-      this.status = { ...this.status, report: undefined, checkedAt: new Date(), failure: error instanceof Error ? error.message : String(error), checking: false };
+      this.status = {
+        ...this.status,
+        report: undefined,
+        checkedAt: new Date(),
+        failure: error instanceof Error ? error.message : String(error),
+        checking: false,
+      };
       throw error;
     }
   }
@@ -86,10 +92,13 @@ export class EvidenceWatch {
   private scheduleRecheck(): void {
     if (this.stopped || this.timer) return;
     const since = this.status.checkedAt ? Date.now() - this.status.checkedAt.getTime() : this.recheckMs;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (!this.stopped) void this.check(true).catch(() => undefined);
-    }, Math.max(0, this.recheckMs - since));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (!this.stopped) void this.check(true).catch(() => undefined);
+      },
+      Math.max(0, this.recheckMs - since),
+    );
     this.timer.unref();
   }
 }

@@ -36,9 +36,14 @@ export function layout(title: string, active: string, body: Html, context: PageC
 <body data-live="${live}" data-csrf="${context.csrf}">
 <header class="top">
   <a class="brand" href="/dashboard">factorly</a>
-  <nav>${NAV.map(([href, label]) => html`<a href="${href}"${active === href ? html` class="active" aria-current="page"` : ''}>${label}${
-    href === '/approvals' ? html` <span id="pending-count" class="count${context.pending === 0 ? ' zero' : ''}">${context.pending}</span>` : ''
-  }</a>`)}</nav>
+  <nav>${NAV.map(
+    ([href, label]) =>
+      html`<a href="${href}"${active === href ? html` class="active" aria-current="page"` : ''}>${label}${
+        href === '/approvals'
+          ? html` <span id="pending-count" class="count${context.pending === 0 ? ' zero' : ''}">${context.pending}</span>`
+          : ''
+      }</a>`,
+  )}</nav>
   <div class="top-end">${live ? html`<span class="live-on" title="This page updates as calls happen">Live</span><a class="reload" href="">Reload</a>` : ''}${context.badges ?? []}</div>
 </header>
 <main>

@@ -28,9 +28,11 @@ export class LiveFeed {
     const { seq } = await this.log.head();
     await this.approvals.recover();
     this.unsubscribe = this.log.subscribe(seq + 1, (event) => {
-      this.queue = this.queue.then(() => this.handle(event)).catch((error: unknown) => {
-        process.stderr.write(`factorly ui: could not show event ${event.seq}: ${String(error)}\n`);
-      });
+      this.queue = this.queue
+        .then(() => this.handle(event))
+        .catch((error: unknown) => {
+          process.stderr.write(`factorly ui: could not show event ${event.seq}: ${String(error)}\n`);
+        });
     });
   }
 

@@ -23,14 +23,18 @@ export const plugin: PluginDefinition = {
       },
       init({ interfaces, channels, gateway, paths, backends, openLog, services, policies }, context) {
         channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
-        interfaces.add('ui', {
-          name: 'ui',
-          // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
-          serve: async (options: InterfaceOptions, signal: AbortSignal) => {
-            const { serveUi } = await import('./server.js');
-            await serveUi(options, { services, policies, gateway, paths, backends, openLog }, signal);
+        interfaces.add(
+          'ui',
+          {
+            name: 'ui',
+            // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
+            serve: async (options: InterfaceOptions, signal: AbortSignal) => {
+              const { serveUi } = await import('./server.js');
+              await serveUi(options, { services, policies, gateway, paths, backends, openLog }, signal);
+            },
           },
-        }, context.pluginId);
+          context.pluginId,
+        );
       },
     });
   },

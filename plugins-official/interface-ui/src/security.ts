@@ -54,7 +54,8 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
 export function hostCheck(hosts: () => ReadonlySet<string>): MiddlewareHandler {
   return async (c, next) => {
     const host = (c.req.header('host') ?? '').toLowerCase();
-    if (!hosts().has(host)) return c.text(`forbidden: Host "${host}" is not one this server answers to (see --allowed-host)`, 403);
+    if (!hosts().has(host))
+      return c.text(`forbidden: Host "${host}" is not one this server answers to (see --allowed-host)`, 403);
     await next();
   };
 }
@@ -101,7 +102,8 @@ export function csrfCheck(session: Session): MiddlewareHandler {
         given = typeof field === 'string' ? field : undefined;
       }
     }
-    if (!sameSecret(given, session.csrf)) return c.text('forbidden: missing or wrong CSRF token (reload the page and try again)', 403);
+    if (!sameSecret(given, session.csrf))
+      return c.text('forbidden: missing or wrong CSRF token (reload the page and try again)', 403);
     await next();
   };
 }

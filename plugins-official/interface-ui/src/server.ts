@@ -5,7 +5,15 @@ import type { Server } from 'node:http';
 import { servedHosts } from '@factorly/net-guard';
 import { serve } from '@hono/node-server';
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
-import type { CallGateway, EventLog, InterfaceOptions, KeyedSlot, ProjectPaths, SecretBackend, HostServices } from 'factorly';
+import type {
+  CallGateway,
+  EventLog,
+  InterfaceOptions,
+  KeyedSlot,
+  ProjectPaths,
+  SecretBackend,
+  HostServices,
+} from 'factorly';
 import { createApp } from './app.js';
 import { Approvals } from './approvals.js';
 import { EvidenceWatch } from './evidence-watch.js';
@@ -33,7 +41,8 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
  */
 export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signal: AbortSignal): Promise<void> {
   const { services } = kernel;
-  if (!services) throw new Error('the ui interface needs the host services the factorly CLI provides; start it with `factorly ui`');
+  if (!services)
+    throw new Error('the ui interface needs the host services the factorly CLI provides; start it with `factorly ui`');
   const host = String(options.host ?? '127.0.0.1');
   const port = Number(options.port ?? 3741);
   const log = kernel.openLog();
@@ -44,9 +53,29 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   await evidence.start();
   const session = newSession(randomBytes(16).toString('hex'));
   const closing = new AbortController();
-  const page = () => ({ csrf: session.csrf, pending: approvals.list().length, badges: evidenceBadges(evidence.current()) });
+  const page = () => ({
+    csrf: session.csrf,
+    pending: approvals.list().length,
+    badges: evidenceBadges(evidence.current()),
+  });
   let hosts: ReadonlySet<string> = new Set();
-  const app = createApp({ services, policies: kernel.policies, gateway: kernel.gateway, log, paths: kernel.paths, backends: kernel.backends, approvals, live, evidence, page, closing: closing.signal }, session, () => hosts);
+  const app = createApp(
+    {
+      services,
+      policies: kernel.policies,
+      gateway: kernel.gateway,
+      log,
+      paths: kernel.paths,
+      backends: kernel.backends,
+      approvals,
+      live,
+      evidence,
+      page,
+      closing: closing.signal,
+    },
+    session,
+    () => hosts,
+  );
   let server: Server;
   try {
     server = await listen(app.fetch, host, port);
@@ -56,17 +85,28 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
     throw error;
   }
   // Known once listening (port 0 picks one); set before any request is read.
-  hosts = servedHosts(host, (server.address() as AddressInfo).port, Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : []);
+  hosts = servedHosts(
+    host,
+    (server.address() as AddressInfo).port,
+    Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : [],
+  );
   const shown = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const url = `http://${shown}:${(server.address() as AddressInfo).port}/`;
   writeLock(kernel.paths.stateDir, { pid: process.pid, url });
   // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
-  void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) => process.stderr.write(`factorly ui: could not fold the log: ${String(error)}\n`));
-  if (!LOOPBACK.has(host)) process.stderr.write(`⚠ WARNING: the UI is bound to ${host}: meant for local use only; anyone who gets the token can call your tools.\n`);
+  void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) =>
+    process.stderr.write(`factorly ui: could not fold the log: ${String(error)}\n`),
+  );
+  if (!LOOPBACK.has(host))
+    process.stderr.write(
+      `⚠ WARNING: the UI is bound to ${host}: meant for local use only; anyone who gets the token can call your tools.\n`,
+    );
   process.stdout.write(`factorly ui: ${url}?token=${session.token}\n`);
   if (options.open === true) openBrowser(`${url}?token=${session.token}`);
   try {
-    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    await new Promise<void>((resolve) =>
+      signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
   } finally {
     removeLock(kernel.paths.stateDir);
     closing.abort();
@@ -84,7 +124,8 @@ function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, p
     const server = serve({ fetch, hostname, port }) as Server;
     server.once('listening', () => resolve(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} on ${hostname} is in use; pass --port with another port (0 picks a free one)`));
+      if (error.code === 'EADDRINUSE')
+        reject(new Error(`port ${port} on ${hostname} is in use; pass --port with another port (0 picks a free one)`));
       else reject(new Error(`cannot listen on ${hostname}:${port}: ${error.message}`));
     });
   });
@@ -101,4 +142,3 @@ function openBrowser(url: string): void {
     // No opener installed.
   }
 }
-

@@ -2,21 +2,41 @@ import type { EditableTool, ParameterEdit, ParamType, ToolEdit } from 'factorly'
 import { html, type Html } from './html.js';
 import { csrfField, type PageContext } from './layout.js';
 
-const PARAM_TYPES = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'] as const satisfies readonly ParamType[];
+const PARAM_TYPES = [
+  'string',
+  'text',
+  'integer',
+  'number',
+  'boolean',
+  'json',
+  'enum',
+] as const satisfies readonly ParamType[];
 
 type Body = Record<string, string | File | (string | File)[]>;
 
 /** The form's values: what the file holds at first, what was submitted when a save is refused. */
-export type EditValues = Required<Pick<ToolEdit, 'description' | 'parameters' | 'shadow' | 'code' | 'timeout' | 'maxOutput' | 'hidden'>> & { added: ParameterEdit };
+export type EditValues = Required<
+  Pick<ToolEdit, 'description' | 'parameters' | 'shadow' | 'code' | 'timeout' | 'maxOutput' | 'hidden'>
+> & { added: ParameterEdit };
 
-const EMPTY_PARAMETER: ParameterEdit = { name: '', type: 'string', required: false, default: '', description: '', added: true };
+const EMPTY_PARAMETER: ParameterEdit = {
+  name: '',
+  type: 'string',
+  required: false,
+  default: '',
+  description: '',
+  added: true,
+};
 
 export function valuesOf(editable: EditableTool): EditValues {
   const { tool, written } = editable;
   return {
     description: tool.description,
     parameters: tool.parameters.map((p) => ({
-      name: p.name, type: p.type, required: p.required, description: p.description ?? '',
+      name: p.name,
+      type: p.type,
+      required: p.required,
+      description: p.description ?? '',
       default: p.default === undefined ? '' : typeof p.default === 'string' ? p.default : JSON.stringify(p.default),
     })),
     shadow: written.shadow,
@@ -43,11 +63,25 @@ export function submitted(body: Body, editable: EditableTool): { values: EditVal
   const parameters = editable.tool.parameters.map((_, index) => parameter(`p${index}`, false));
   const added = parameter('new', true);
   const values: EditValues = {
-    description: text('description'), parameters, shadow: text('shadow'), code: text('code'),
-    timeout: text('timeout'), maxOutput: text('max_output'), hidden: body.hidden === 'on', added,
+    description: text('description'),
+    parameters,
+    shadow: text('shadow'),
+    code: text('code'),
+    timeout: text('timeout'),
+    maxOutput: text('max_output'),
+    hidden: body.hidden === 'on',
+    added,
   };
-  if (editable.kind === 'overlay') return { values, edit: { shadow: values.shadow, timeout: values.timeout, maxOutput: values.maxOutput, hidden: values.hidden } };
-  const edit: ToolEdit = { description: values.description, parameters: added.name ? [...parameters, added] : parameters, shadow: values.shadow };
+  if (editable.kind === 'overlay')
+    return {
+      values,
+      edit: { shadow: values.shadow, timeout: values.timeout, maxOutput: values.maxOutput, hidden: values.hidden },
+    };
+  const edit: ToolEdit = {
+    description: values.description,
+    parameters: added.name ? [...parameters, added] : parameters,
+    shadow: values.shadow,
+  };
   if (editable.tool.type === 'code') edit.code = values.code;
   return { values, edit };
 }
@@ -57,13 +91,17 @@ export function editForm(editable: EditableTool, values: EditValues, context: Pa
   const action = `/tools/${encodeURIComponent(tool.name)}/edit`;
   return html`<form class="edit" method="post" action="${action}">
 ${csrfField(context)}
-${kind === 'definition' ? html`<label>Description<textarea name="description" rows="3">${'\n'}${values.description}</textarea></label>
-<fieldset><legend>Parameters</legend>${parametersTable(values)}</fieldset>` : html`<p class="muted">A built-in tool: an entry can only adjust its shadow block, timeout, output cap and visibility.</p>
+${
+  kind === 'definition'
+    ? html`<label>Description<textarea name="description" rows="3">${'\n'}${values.description}</textarea></label>
+<fieldset><legend>Parameters</legend>${parametersTable(values)}</fieldset>`
+    : html`<p class="muted">A built-in tool: an entry can only adjust its shadow block, timeout, output cap and visibility.</p>
 <div class="row-fields">
   <label>Timeout<input name="timeout" value="${values.timeout}" placeholder="e.g. 30s" autocomplete="off"></label>
   <label>Max output (bytes)<input name="max_output" value="${values.maxOutput}" inputmode="numeric" autocomplete="off"></label>
 </div>
-<label class="check"><input type="checkbox" name="hidden"${values.hidden ? html` checked` : ''}><span>Hidden from tool lists (still callable by name)</span></label>`}
+<label class="check"><input type="checkbox" name="hidden"${values.hidden ? html` checked` : ''}><span>Hidden from tool lists (still callable by name)</span></label>`
+}
 <label>Shadow block <small>YAML: deny, confirm, rate_limit, max_calls, loop, …; empty for none</small><textarea name="shadow" rows="4" class="code-input" spellcheck="false">${'\n'}${values.shadow}</textarea></label>
 ${kind === 'definition' && tool.type === 'code' ? html`<label>Script <small>checked by the sandbox engine's compiler before it is written</small><textarea name="code" rows="14" class="code-input" spellcheck="false">${'\n'}${values.code}</textarea></label>` : ''}
 <div class="actions"><button type="submit">Save</button><a class="button secondary" href="/tools/${encodeURIComponent(tool.name)}">Cancel</a></div>

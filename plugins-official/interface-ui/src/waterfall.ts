@@ -43,7 +43,8 @@ export function layoutWaterfall(tree: CallTree, now: number): Waterfall {
     const running = node.entry.durationMs === undefined;
     const durationMs = running ? Math.max(0, now - origin - start) : node.entry.durationMs!;
     flat.push({ node, depth, startMs: start, durationMs, running });
-    for (const child of [...node.children].sort((a, b) => a.entry.requestedAt.localeCompare(b.entry.requestedAt))) visit(child, depth + 1);
+    for (const child of [...node.children].sort((a, b) => a.entry.requestedAt.localeCompare(b.entry.requestedAt)))
+      visit(child, depth + 1);
   };
   visit(tree.root, 0);
   const spanMs = Math.max(1, ...flat.map((row) => row.startMs + row.durationMs));

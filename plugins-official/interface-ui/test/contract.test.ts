@@ -27,7 +27,8 @@ interfaceContract(test, {
     return { host: '127.0.0.1', port: port.free, open: false };
   },
   // Serving once its pages answer (without the session token: 401, but answered).
-  ready: (_kernel, options) => eventually(async () => void (await fetch(`http://127.0.0.1:${String(options.port)}/`)), 10_000),
+  ready: (_kernel, options) =>
+    eventually(async () => void (await fetch(`http://127.0.0.1:${String(options.port)}/`)), 10_000),
 });
 
 // A person answers in the UI: the UI records `confirm.answered`, which the waiting channel follows.
@@ -35,5 +36,8 @@ const log = new MemoryEventLog();
 confirmChannelContract(test, {
   name: 'ui',
   create: () => new UiConfirmChannel(mkdtempSync(join(tmpdir(), 'factorly-ui-contract-')), () => log),
-  answer: async (request, approved) => void (await log.append([{ type: 'confirm.answered', data: { callId: request.callId, channel: 'ui', approved, by: 'contract' } }])),
+  answer: async (request, approved) =>
+    void (await log.append([
+      { type: 'confirm.answered', data: { callId: request.callId, channel: 'ui', approved, by: 'contract' } },
+    ])),
 });

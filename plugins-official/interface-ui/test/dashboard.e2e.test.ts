@@ -34,10 +34,19 @@ let agent: Client;
 const proj = project({ '.factorly/factorly.yaml': YAML });
 
 beforeAll(async () => {
-  [ui, browser, agent] = await Promise.all([startUi(proj.root), launchChromium(), mcpAgent(proj.root, 'claude-code', '1.0.42')]);
+  [ui, browser, agent] = await Promise.all([
+    startUi(proj.root),
+    launchChromium(),
+    mcpAgent(proj.root, 'claude-code', '1.0.42'),
+  ]);
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   // Calls from a terminal, from an MCP agent, and from scripts (the code tool's inner calls).
-  for (const args of [['call', 'say', '--text', 'hello'], ['call', 'say', '--text', 'again'], ['call', 'forbidden'], ['call', 'triage']]) {
+  for (const args of [
+    ['call', 'say', '--text', 'hello'],
+    ['call', 'say', '--text', 'again'],
+    ['call', 'forbidden'],
+    ['call', 'triage'],
+  ]) {
     await cli(args, proj.root);
   }
   for (const text of ['from', 'claude']) await agent.callTool({ name: 'say', arguments: { text } });
@@ -61,9 +70,16 @@ describe('the dashboard', () => {
     expect(await cells('.tile .tile-value')).toEqual(['13', '77 %', '0', '3', '1']);
     expect(await cells('.tools-chart .bar-label')).toEqual(['say', 'forbidden', 'triage']);
     expect(await cells('.tools-chart .bar-value')).toEqual(['8', '3', '2']);
-    expect(await cells('.agents-chart .bar-label')).toEqual([expect.stringMatching(/^cli$/), expect.stringMatching(/^claude-code 1\.0\.42 [0-9a-f]{8}$/)]);
+    expect(await cells('.agents-chart .bar-label')).toEqual([
+      expect.stringMatching(/^cli$/),
+      expect.stringMatching(/^claude-code 1\.0\.42 [0-9a-f]{8}$/),
+    ]);
     expect(await cells('.agents-chart .bar-value')).toEqual(['7', '6']);
-    expect((await page.locator('table.blocked-table td').allTextContents()).map((t) => t.trim())).toEqual(['deny', 'tool "forbidden" is denied by shadow policy', '3']);
+    expect((await page.locator('table.blocked-table td').allTextContents()).map((t) => t.trim())).toEqual([
+      'deny',
+      'tool "forbidden" is denied by shadow policy',
+      '3',
+    ]);
     expect(await cells('table.durations td.t-tool')).toEqual(['say', 'triage']);
     expect(await page.locator('svg.plot rect.s-success').count()).toBeGreaterThan(0);
     expect(await page.locator('svg.plot rect.s-blocked').count()).toBeGreaterThan(0);
@@ -108,7 +124,9 @@ describe('the call waterfall', () => {
     const rootDetail = page.locator('.depth-0 > .detail');
     expect(await rootDetail.isVisible()).toBe(true);
     expect(await rootDetail.locator('pre.output').innerText()).toBe('one two blocked');
-    expect(await rootDetail.locator('h4', { hasText: 'Script' }).innerText()).toMatch(/^SCRIPT sha [0-9a-f]{12} · javascript$/i);
+    expect(await rootDetail.locator('h4', { hasText: 'Script' }).innerText()).toMatch(
+      /^SCRIPT sha [0-9a-f]{12} · javascript$/i,
+    );
     expect(await rootDetail.locator('pre.code').innerText()).toContain('factorly.call("forbidden", {})');
 
     await page.locator('.wf-item:nth-child(4) .wf-row').click();
@@ -116,7 +134,9 @@ describe('the call waterfall', () => {
     expect(await blocked.isVisible()).toBe(true);
     expect(await rootDetail.isVisible()).toBe(false);
     expect(await blocked.locator('.error-text').innerText()).toBe('tool "forbidden" is denied by shadow policy');
-    expect(await blocked.locator('.decisions li').innerText()).toBe('deny deny tool "forbidden" is denied by shadow policy');
+    expect(await blocked.locator('.decisions li').innerText()).toBe(
+      'deny deny tool "forbidden" is denied by shadow policy',
+    );
     await page.locator('.wf-item:nth-child(2) .wf-row').click();
     expect(await page.locator('.wf-item:nth-child(2) > .detail pre.output').innerText()).toBe('one\n');
     await page.locator('.wf-item:nth-child(4) .wf-row').click();
@@ -161,7 +181,14 @@ describe('without JavaScript', () => {
 describe('a call recorded by a newer writer', () => {
   it('shows the engine that ran a script when the writer recorded it', async () => {
     const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });
-    const data = { callId: 'with-engine', rootId: 'with-engine', tool: 'triage', params: {}, iface: 'cli', engine: { name: 'quickjs', version: '0.32.0' } };
+    const data = {
+      callId: 'with-engine',
+      rootId: 'with-engine',
+      tool: 'triage',
+      params: {},
+      iface: 'cli',
+      engine: { name: 'quickjs', version: '0.32.0' },
+    };
     await log.append([{ type: 'call.requested', data }]);
     await log.close();
     await page.goto(`${ui.origin}/calls/with-engine`);

@@ -19,7 +19,8 @@ let signed: { size: number; file: string; checkpoint: string };
 const proj = project({ '.factorly/factorly.yaml': YAML });
 
 beforeAll(async () => {
-  for (const text of ['one', 'two', 'three']) expect((await cli(['call', 'say', '--text', text], proj.root)).status).toBe(0);
+  for (const text of ['one', 'two', 'three'])
+    expect((await cli(['call', 'say', '--text', text], proj.root)).status).toBe(0);
   const checkpoint = await cli(['logs', 'checkpoint', '--json'], proj.root);
   expect(checkpoint.status).toBe(0);
   signed = JSON.parse(checkpoint.stdout);
@@ -39,10 +40,15 @@ afterAll(async () => {
 describe('evidence at a glance', () => {
   it('shows in every header the chain as verified, to the seq it reached, and the newest checkpoint', async () => {
     // The first verification runs as the UI starts; until it ends the badge says it is under way.
-    await expect.poll(async () => {
-      await page.goto(`${ui.origin}/history`);
-      return page.locator('.evidence-chain').innerText();
-    }, { timeout: 30_000 }).toMatch(/^Chain verified to seq \d+$/);
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${ui.origin}/history`);
+          return page.locator('.evidence-chain').innerText();
+        },
+        { timeout: 30_000 },
+      )
+      .toMatch(/^Chain verified to seq \d+$/);
     const seq = Number(/(\d+)$/.exec(await page.locator('.evidence-chain').innerText())![1]);
     expect(seq).toBeGreaterThanOrEqual(verifiedBefore);
     expect(await page.locator('.evidence-checkpoint').innerText()).toBe(`Checkpoint ${signed.size}`);
@@ -65,7 +71,9 @@ describe('evidence at a glance', () => {
   });
 
   it('names a log modified behind its back, on the audit page and then in every header', async () => {
-    await tamper(proj.root, (dbs) => dbs.events.putSync(2, Buffer.from(dbs.events.getBinary(2)!.toString().replace('"id":"', '"id":"forged-'))));
+    await tamper(proj.root, (dbs) =>
+      dbs.events.putSync(2, Buffer.from(dbs.events.getBinary(2)!.toString().replace('"id":"', '"id":"forged-'))),
+    );
     await page.goto(`${ui.origin}/audit`);
     expect(await page.locator('.chain h2').innerText()).toBe('Hash chain broken');
     expect(await page.locator('.chain p').first().innerText()).toMatch(/^Broken at seq 2 \(modified\): /);

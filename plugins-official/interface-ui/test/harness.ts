@@ -25,7 +25,12 @@ export function project(files: Record<string, string>): { root: string; remove: 
 }
 
 function env(root: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config'), ...extra };
+  return {
+    ...process.env,
+    XDG_DATA_HOME: join(root, '.xdg-data'),
+    XDG_CONFIG_HOME: join(root, '.xdg-config'),
+    ...extra,
+  };
 }
 
 export interface CliResult {
@@ -37,7 +42,11 @@ export interface CliResult {
 /** Runs the built CLI without blocking the test (stdin is a pipe: no terminal to answer on). */
 export function cli(args: string[], root: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env: env(root, extraEnv), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: root,
+      env: env(root, extraEnv),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,7 +68,11 @@ export interface RunningUi {
 
 /** Starts `factorly ui --port 0 --no-open` (and any `args`) and waits for the address it prints. */
 export function startUi(root: string, extraEnv: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<RunningUi> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--no-open', ...args], { cwd: root, env: env(root, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--no-open', ...args], {
+    cwd: root,
+    env: env(root, extraEnv),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -99,7 +112,13 @@ export async function shoot(page: Page, name: string): Promise<void> {
 
 /** An MCP client that introduces itself as `name` `version`, talking to `factorly serve` over stdio in `root`. */
 export async function mcpAgent(root: string, name: string, version: string): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve'], cwd: root, env: env(root) as Record<string, string>, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve'],
+    cwd: root,
+    env: env(root) as Record<string, string>,
+    stderr: 'ignore',
+  });
   const client = new Client({ name, version });
   await client.connect(transport);
   return client;

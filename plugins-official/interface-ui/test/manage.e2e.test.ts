@@ -39,7 +39,10 @@ async function add(key: string, value: string, tier: 'project' | 'global'): Prom
   await page.fill('form.add-key input[name="key"]', key);
   await page.fill('form.add-key input[name="value"]', value);
   await page.selectOption('form.add-key select[name="tier"]', tier);
-  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('form.add-key button')]);
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.click('form.add-key button'),
+  ]);
   return response.status();
 }
 
@@ -55,7 +58,9 @@ describe('the vault page', () => {
     expect(await page.locator('#key-project-GITHUB_TOKEN .t-uses').innerText()).toBe('1 tool: gh');
 
     expect(await add('GITHUB_TOKEN', 'another', 'project')).toBe(409);
-    expect(await page.getByRole('alert').innerText()).toBe('GITHUB_TOKEN is already in the project vault: use Replace on its row to change it');
+    expect(await page.getByRole('alert').innerText()).toBe(
+      'GITHUB_TOKEN is already in the project vault: use Replace on its row to change it',
+    );
 
     expect(await add('DEPLOY_KEY', FIRST_VALUE, 'global')).toBe(303);
     expect(await page.locator('#key-global-DEPLOY_KEY .t-uses').innerText()).toBe('no tool');
@@ -65,7 +70,10 @@ describe('the vault page', () => {
     await row.locator('input[name="value"]').fill(SECOND_VALUE);
     await row.locator('button', { hasText: 'Save' }).click();
     await page.waitForURL(/stored=GITHUB_TOKEN/);
-    expect(await cli(['vault', 'get', 'GITHUB_TOKEN'], proj.root, VAULT_ENV)).toMatchObject({ status: 0, stdout: SECOND_VALUE });
+    expect(await cli(['vault', 'get', 'GITHUB_TOKEN'], proj.root, VAULT_ENV)).toMatchObject({
+      status: 0,
+      stdout: SECOND_VALUE,
+    });
 
     await page.locator('#key-global-DEPLOY_KEY').getByRole('button', { name: 'Delete DEPLOY_KEY' }).click();
     await page.waitForURL(`${ui.origin}/vault?deleted=DEPLOY_KEY&tier=global`);
@@ -78,7 +86,9 @@ describe('the vault page', () => {
     expect(html).not.toContain(FIRST_VALUE);
     expect(html).not.toContain(SECOND_VALUE);
     const log = await events(proj.root);
-    const changes = log.filter((e) => e.type === 'vault.accessed' && ['set', 'delete'].includes(e.data.op)).map((e) => e.data);
+    const changes = log
+      .filter((e) => e.type === 'vault.accessed' && ['set', 'delete'].includes(e.data.op))
+      .map((e) => e.data);
     expect(changes).toEqual([
       { op: 'set', key: 'GITHUB_TOKEN', tier: 'project' },
       { op: 'set', key: 'DEPLOY_KEY', tier: 'global' },
@@ -93,7 +103,11 @@ describe('the vault page', () => {
   it('refuses a delete without the CSRF token', async () => {
     const response = await fetch(`${ui.origin}/vault/delete`, {
       method: 'POST',
-      headers: { cookie: `factorly_session=${ui.token}`, origin: ui.origin, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        cookie: `factorly_session=${ui.token}`,
+        origin: ui.origin,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'key=GITHUB_TOKEN&tier=project',
     });
     expect(response.status).toBe(403);
@@ -103,7 +117,9 @@ describe('the vault page', () => {
 
 describe('editing a tool', () => {
   it('saves a promoted tool’s description and parameter doc in place, keeping the file’s comments', async () => {
-    expect(await cli(['call', 'factorly.code', '--code', SCRIPT, '--params', '{"who":"world"}'], proj.root)).toMatchObject({ status: 0, stdout: 'hello world' });
+    expect(
+      await cli(['call', 'factorly.code', '--code', SCRIPT, '--params', '{"who":"world"}'], proj.root),
+    ).toMatchObject({ status: 0, stdout: 'hello world' });
     await page.goto(`${ui.origin}/history?tool=factorly.code`);
     await page.getByRole('link', { name: 'Save as tool' }).click();
     await page.fill('input[name="name"]', 'greet');
@@ -113,14 +129,18 @@ describe('editing a tool', () => {
 
     // A person annotates the promoted file by hand; the UI reads it again.
     const file = join(proj.root, '.factorly', 'greet.yaml');
-    const annotated = readFileSync(file, 'utf8').replace('  code: |', '  # The greeting itself.\n  code: |').replace('- name: who', '- name: who # whom to greet');
+    const annotated = readFileSync(file, 'utf8')
+      .replace('  code: |', '  # The greeting itself.\n  code: |')
+      .replace('- name: who', '- name: who # whom to greet');
     writeFileSync(file, annotated);
     await page.goto(`${ui.origin}/tools/greet/edit`);
     await page.fill('textarea[name="description"]', 'Greets someone by name');
     await page.fill('input[name="p0.description"]', 'Who is greeted');
     await page.click('form.edit button[type="submit"]');
     await page.waitForURL(/\/tools\/greet\/edit\?saved=/);
-    expect(await page.getByRole('status').innerText()).toBe('Saved .factorly/greet.yaml (description, parameters.who.description); the tool is served with the change.');
+    expect(await page.getByRole('status').innerText()).toBe(
+      'Saved .factorly/greet.yaml (description, parameters.who.description); the tool is served with the change.',
+    );
     expect(readFileSync(file, 'utf8')).toBe(
       annotated
         .replace(/ {2}description: .*\n/, '  description: Greets someone by name\n')
@@ -132,7 +152,9 @@ describe('editing a tool', () => {
     expect(await page.locator('main > p:not(.crumbs)').first().innerText()).toBe('Greets someone by name');
     expect(await page.locator('table.params tbody td').nth(4).innerText()).toBe('Who is greeted');
     const edited = (await events(proj.root)).filter((e) => e.type === 'tool.edited').map((e) => e.data);
-    expect(edited).toEqual([{ name: 'greet', file: '.factorly/greet.yaml', changed: ['description', 'parameters.who.description'] }]);
+    expect(edited).toEqual([
+      { name: 'greet', file: '.factorly/greet.yaml', changed: ['description', 'parameters.who.description'] },
+    ]);
   });
 
   it('writes nothing when the script does not compile or the shadow block is invalid, and says why', async () => {
@@ -140,7 +162,10 @@ describe('editing a tool', () => {
     const before = readFileSync(file, 'utf8');
     await page.goto(`${ui.origin}/tools/greet/edit`);
     await page.fill('textarea[name="code"]', 'async function run( { return 1; }');
-    const [broken] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('form.edit button[type="submit"]')]);
+    const [broken] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('form.edit button[type="submit"]'),
+    ]);
     expect(broken.status()).toBe(400);
     expect(await page.getByRole('alert').innerText()).toMatch(/^Nothing was written:\n\nscript doesn't compile: .+/);
     expect(await page.inputValue('textarea[name="code"]')).toBe('async function run( { return 1; }');
@@ -149,13 +174,17 @@ describe('editing a tool', () => {
     await page.goto(`${ui.origin}/tools/greet/edit`);
     await page.fill('textarea[name="shadow"]', 'rate_limit: 10/minn');
     await page.click('form.edit button[type="submit"]');
-    expect(await page.getByRole('alert').innerText()).toContain('config: tool "greet" has an invalid shadow.rate_limit: unknown unit "minn" in "10/minn"; did you mean "min"?');
+    expect(await page.getByRole('alert').innerText()).toContain(
+      'config: tool "greet" has an invalid shadow.rate_limit: unknown unit "minn" in "10/minn"; did you mean "min"?',
+    );
     await page.fill('input[name="p0.default"]', '');
     await page.selectOption('select[name="p0.type"]', 'integer');
     await page.fill('input[name="p0.default"]', 'many');
     await page.fill('textarea[name="shadow"]', '');
     await page.click('form.edit button[type="submit"]');
-    expect(await page.getByRole('alert').innerText()).toBe('Nothing was written:\n\nparameter "who" has an invalid default: expected integer, got "many"');
+    expect(await page.getByRole('alert').innerText()).toBe(
+      'Nothing was written:\n\nparameter "who" has an invalid default: expected integer, got "many"',
+    );
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 

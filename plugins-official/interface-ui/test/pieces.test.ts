@@ -25,14 +25,28 @@ afterEach(() => {
 
 describe('html', () => {
   it('escapes every interpolated value, so text from the log never becomes markup', () => {
-    const row = historyRow({
-      callId: 'c1', rootId: 'c1', tool: '<img src=x onerror=alert(1)>', iface: 'cli', agentId: '"><script>', params: {},
-      requestedAt: '2026-01-02T03:04:05.000Z', status: 'success', durationMs: 12, hash: 'h', seq: 1,
-    }, new Map()).text;
+    const row = historyRow(
+      {
+        callId: 'c1',
+        rootId: 'c1',
+        tool: '<img src=x onerror=alert(1)>',
+        iface: 'cli',
+        agentId: '"><script>',
+        params: {},
+        requestedAt: '2026-01-02T03:04:05.000Z',
+        status: 'success',
+        durationMs: 12,
+        hash: 'h',
+        seq: 1,
+      },
+      new Map(),
+    ).text;
     expect(row).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(row).toContain('&quot;&gt;&lt;script&gt;');
     expect(row).not.toContain('<img');
-    expect(html`<p title="${`a'b"c`}">${['<b>', html`<i>ok</i>`]}${undefined}${false}</p>`.text).toBe('<p title="a&#39;b&quot;c">&lt;b&gt;<i>ok</i></p>');
+    expect(html`<p title="${`a'b"c`}">${['<b>', html`<i>ok</i>`]}${undefined}${false}</p>`.text).toBe(
+      '<p title="a&#39;b&quot;c">&lt;b&gt;<i>ok</i></p>',
+    );
   });
 });
 
@@ -74,52 +88,110 @@ describe('toolYaml', () => {
 });
 
 const entry = (callId: string, at: string, durationMs?: number, extra: Partial<AuditEntry> = {}): AuditEntry => ({
-  callId, rootId: 'root', tool: callId, iface: 'cli', params: {}, requestedAt: at, durationMs, status: durationMs === undefined ? undefined : 'success', hash: 'h', seq: 1, ...extra,
+  callId,
+  rootId: 'root',
+  tool: callId,
+  iface: 'cli',
+  params: {},
+  requestedAt: at,
+  durationMs,
+  status: durationMs === undefined ? undefined : 'success',
+  hash: 'h',
+  seq: 1,
+  ...extra,
 });
-const node = (e: AuditEntry, children: CallNode[] = [], decisions: CallNode['decisions'] = []): CallNode => ({ entry: e, decisions, children });
+const node = (e: AuditEntry, children: CallNode[] = [], decisions: CallNode['decisions'] = []): CallNode => ({
+  entry: e,
+  decisions,
+  children,
+});
 
 describe('the waterfall layout', () => {
   it('places each call by its start and sizes it by its duration, depth first, siblings by start', () => {
     const late = node(entry('late', '2026-01-01T00:00:00.600Z', 200));
-    const blocked = node(entry('blocked', '2026-01-01T00:00:00.500Z', 0, { status: 'blocked' }), [], [{ rule: 'deny', decision: 'deny', reason: 'no', at: '2026-01-01T00:00:00.500Z' }]);
-    const inner = node(entry('inner', '2026-01-01T00:00:00.100Z', 100), [node(entry('deeper', '2026-01-01T00:00:00.150Z', 10))]);
+    const blocked = node(
+      entry('blocked', '2026-01-01T00:00:00.500Z', 0, { status: 'blocked' }),
+      [],
+      [{ rule: 'deny', decision: 'deny', reason: 'no', at: '2026-01-01T00:00:00.500Z' }],
+    );
+    const inner = node(entry('inner', '2026-01-01T00:00:00.100Z', 100), [
+      node(entry('deeper', '2026-01-01T00:00:00.150Z', 10)),
+    ]);
     const tree = { root: node(entry('root', '2026-01-01T00:00:00.000Z', 1000), [late, blocked, inner]), sources: {} };
     const { rows, spanMs } = layoutWaterfall(tree, 0);
     expect(spanMs).toBe(1000);
     expect(rows.map((r) => [r.node.entry.callId, r.depth, r.left, r.width])).toEqual([
-      ['root', 0, 0, 100], ['inner', 1, 10, 10], ['deeper', 2, 15, 1], ['blocked', 1, 50, 0.4], ['late', 1, 60, 20],
+      ['root', 0, 0, 100],
+      ['inner', 1, 10, 10],
+      ['deeper', 2, 15, 1],
+      ['blocked', 1, 50, 0.4],
+      ['late', 1, 60, 20],
     ]);
     expect(rows[3].markers).toEqual([{ at: 50, decision: 'deny', rule: 'deny', reason: 'no' }]);
   });
 
   it('extends a call still running to now', () => {
-    const tree = { root: node(entry('root', '2026-01-01T00:00:00.000Z'), [node(entry('done', '2026-01-01T00:00:00.000Z', 250))]), sources: {} };
+    const tree = {
+      root: node(entry('root', '2026-01-01T00:00:00.000Z'), [node(entry('done', '2026-01-01T00:00:00.000Z', 250))]),
+      sources: {},
+    };
     const { rows, spanMs } = layoutWaterfall(tree, Date.parse('2026-01-01T00:00:01.000Z'));
     expect(spanMs).toBe(1000);
-    expect(rows.map((r) => [r.running, r.width])).toEqual([[true, 100], [false, 25]]);
+    expect(rows.map((r) => [r.running, r.width])).toEqual([
+      [true, 100],
+      [false, 25],
+    ]);
   });
 });
 
 describe('charts', () => {
   it('stacks statuses per step, colours unknown ones neutrally, and escapes what it labels', () => {
     const figures = {
-      range: '1h', from: 0, to: 120_000, stepMs: 60_000, calls: 3, statuses: [], tools: [], blocked: [], agents: [], agentCount: 0, durations: [],
-      timeline: [{ start: 0, statuses: { success: 2, 'from-a-newer-writer': 1 } }, { start: 60_000, statuses: {} }],
+      range: '1h',
+      from: 0,
+      to: 120_000,
+      stepMs: 60_000,
+      calls: 3,
+      statuses: [],
+      tools: [],
+      blocked: [],
+      agents: [],
+      agentCount: 0,
+      durations: [],
+      timeline: [
+        { start: 0, statuses: { success: 2, 'from-a-newer-writer': 1 } },
+        { start: 60_000, statuses: {} },
+      ],
     } as DashboardFigures;
     const svg = timeChart(figures, (ms) => `<${ms}>`).text;
     expect(svg).toContain('viewBox="0 0 2 100"');
-    expect(svg).toContain('<rect class="s-success" x="0.11" y="50" width="0.78" height="50"><title>&lt;0&gt; · success: 2</title></rect>');
-    expect(svg).toContain('<rect class="s-other" x="0.11" y="25" width="0.78" height="25"><title>&lt;0&gt; · from-a-newer-writer: 1</title></rect>');
+    expect(svg).toContain(
+      '<rect class="s-success" x="0.11" y="50" width="0.78" height="50"><title>&lt;0&gt; · success: 2</title></rect>',
+    );
+    expect(svg).toContain(
+      '<rect class="s-other" x="0.11" y="25" width="0.78" height="25"><title>&lt;0&gt; · from-a-newer-writer: 1</title></rect>',
+    );
     expect(svg).not.toContain('<0>');
     expect([1, 2, 3, 9, 10, 11, 45, 140].map(niceMax)).toEqual([2, 2, 4, 10, 10, 20, 60, 200]);
   });
 
   it('names agents by their client, with the short session id beside it', () => {
     const agents: AgentDirectory = new Map([
-      ['3f2a1b0c-aaaa', { agentId: '3f2a1b0c-aaaa', sessionId: '3f2a1b0c-aaaa', iface: 'mcp', client: { name: 'claude-code', version: '1.0.42' }, openedAt: '' }],
+      [
+        '3f2a1b0c-aaaa',
+        {
+          agentId: '3f2a1b0c-aaaa',
+          sessionId: '3f2a1b0c-aaaa',
+          iface: 'mcp',
+          client: { name: 'claude-code', version: '1.0.42' },
+          openedAt: '',
+        },
+      ],
       ['9e8d7c6b-bbbb', { agentId: '9e8d7c6b-bbbb', sessionId: '9e8d7c6b-bbbb', iface: 'mcp', openedAt: '' }],
     ]);
-    expect(agentLabel(agentName('3f2a1b0c-aaaa', agents)).text).toBe('<span class="agent" title="3f2a1b0c-aaaa">claude-code 1.0.42 <code class="sid">3f2a1b0c</code></span>');
+    expect(agentLabel(agentName('3f2a1b0c-aaaa', agents)).text).toBe(
+      '<span class="agent" title="3f2a1b0c-aaaa">claude-code 1.0.42 <code class="sid">3f2a1b0c</code></span>',
+    );
     expect(agentName('9e8d7c6b-bbbb', agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: '9e8d7c6b-bbbb' });
     expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
     expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });

@@ -20,7 +20,8 @@ const YAML = `tools:
     command: echo
     args: ["{{text}}"]
 `;
-const SCRIPT = 'async function run(p) { const said = await factorly.call("say", { text: p.who }); return `hi ${said.output.trim()}`; }';
+const SCRIPT =
+  'async function run(p) { const said = await factorly.call("say", { text: p.who }); return `hi ${said.output.trim()}`; }';
 
 let ui: RunningUi;
 let browser: Browser;
@@ -50,7 +51,9 @@ describe('factorly ui in a browser', () => {
     await page.evaluate(() => ((globalThis as unknown as { loadedOnce: boolean }).loadedOnce = true));
 
     const run = cli(['call', 'factorly.code', '--code', SCRIPT, '--params', '{"who":"world"}'], proj.root);
-    const row = page.locator('#history-rows tr', { hasText: 'factorly.code' }).filter({ has: page.locator('.badge-success') });
+    const row = page
+      .locator('#history-rows tr', { hasText: 'factorly.code' })
+      .filter({ has: page.locator('.badge-success') });
     await row.waitFor({ timeout: 30_000 });
     expect(await run).toMatchObject({ status: 0, stdout: 'hi world' });
     // The row arrived over the event stream: the page was never reloaded.
@@ -72,16 +75,23 @@ describe('factorly ui in a browser', () => {
 
     await page.fill('input[name="name"]', 'deploy');
     await page.uncheck('input[name="confirm"]');
-    const [collision] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type="submit"]')]);
+    const [collision] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('button[type="submit"]'),
+    ]);
     expect(collision.status()).toBe(409);
-    expect(await page.getByRole('alert').innerText()).toBe(`tool "deploy" already exists (check 'overwrite' to replace it)`);
+    expect(await page.getByRole('alert').innerText()).toBe(
+      `tool "deploy" already exists (check 'overwrite' to replace it)`,
+    );
     expect(await page.isChecked('input[name="confirm"]')).toBe(false);
 
     await page.fill('input[name="name"]', 'greet.world');
     await page.click('button[type="submit"]');
     await page.waitForURL(`${ui.origin}/tools/greet.world/edit?promoted=1`);
     expect(await page.locator('h1').innerText()).toBe('Edit greet.world code');
-    expect(await page.getByRole('status').innerText()).toMatch(/^Saved as a tool in \.factorly\/greet\.world\.yaml\. Polish/);
+    expect(await page.getByRole('status').innerText()).toMatch(
+      /^Saved as a tool in \.factorly\/greet\.world\.yaml\. Polish/,
+    );
     await page.goto(`${ui.origin}/tools/greet.world`);
     expect(await page.locator('h1').innerText()).toBe('greet.world code');
     expect(await page.locator('pre.code').innerText()).toContain('greet.world:\n  type: code');
@@ -138,11 +148,23 @@ describe('factorly ui in a browser', () => {
     const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });
     await log.append([
       { type: 'source.recorded', data: { sha, language: 'javascript', source: broken } },
-      { type: 'call.requested', data: { callId: 'broken-run', rootId: 'broken-run', tool: 'factorly.code', params: { code: broken }, iface: 'cli', sourceSha: sha } },
+      {
+        type: 'call.requested',
+        data: {
+          callId: 'broken-run',
+          rootId: 'broken-run',
+          tool: 'factorly.code',
+          params: { code: broken },
+          iface: 'cli',
+          sourceSha: sha,
+        },
+      },
     ]);
     await log.close();
     await page.goto(`${ui.origin}/tools/promote?from-sha=${sha.slice(0, 8)}`);
-    expect(await page.getByRole('alert').innerText()).toMatch(/^script doesn't compile, refusing to write a broken tool: .+/);
+    expect(await page.getByRole('alert').innerText()).toMatch(
+      /^script doesn't compile, refusing to write a broken tool: .+/,
+    );
     expect(await page.isDisabled('form.promote button[type="submit"]')).toBe(true);
     await page.goto(`${ui.origin}/tools/promote?from-sha=abc`);
     expect(await page.getByRole('alert').innerText()).toBe('sha prefix "abc" is too short (need at least 4 hex chars)');
@@ -152,7 +174,10 @@ describe('factorly ui in a browser', () => {
     await page.goto(`${ui.origin}/audit`);
     expect(await page.locator('.chain h2').innerText()).toBe('Hash chain intact');
     const exported = await page.request.get(`${ui.origin}/audit/export`);
-    const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((e) => e.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(await page.locator('.chain p').first().innerText()).toMatch(/^\d+ events verified\.$/);
     await shoot('audit');
@@ -166,7 +191,10 @@ describe('factorly ui start-up', () => {
     const port = (taken.address() as { port: number }).port;
     try {
       const run = await cli(['ui', '--port', String(port), '--no-open'], proj.root);
-      expect(run).toMatchObject({ status: 1, stderr: `Error: port ${port} on 127.0.0.1 is in use; pass --port with another port (0 picks a free one)\n` });
+      expect(run).toMatchObject({
+        status: 1,
+        stderr: `Error: port ${port} on 127.0.0.1 is in use; pass --port with another port (0 picks a free one)\n`,
+      });
     } finally {
       taken.close();
     }
@@ -177,18 +205,27 @@ describe('factorly ui security', () => {
   it('refuses a request without the token, with a wrong token, or for another host', async () => {
     const bare = await fetch(`${ui.origin}/history`, { redirect: 'manual' });
     expect(bare.status).toBe(401);
-    expect(await bare.text()).toBe('unauthorized: open the address `factorly ui` printed (it carries the session token)');
+    expect(await bare.text()).toBe(
+      'unauthorized: open the address `factorly ui` printed (it carries the session token)',
+    );
     expect((await fetch(`${ui.origin}/history?token=${'0'.repeat(32)}`, { redirect: 'manual' })).status).toBe(401);
     const rebound = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${ui.origin}/history`, { headers: { host: 'attacker.example:80', cookie: `factorly_session=${ui.token}` } }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode, body }));
-      });
+      const req = httpRequest(
+        `${ui.origin}/history`,
+        { headers: { host: 'attacker.example:80', cookie: `factorly_session=${ui.token}` } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
-    expect(rebound).toEqual({ status: 403, body: 'forbidden: Host "attacker.example:80" is not one this server answers to (see --allowed-host)' });
+    expect(rebound).toEqual({
+      status: 403,
+      body: 'forbidden: Host "attacker.example:80" is not one this server answers to (see --allowed-host)',
+    });
     const page = await fetch(`${ui.origin}/history`, { headers: { cookie: `factorly_session=${ui.token}` } });
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
   });
@@ -198,12 +235,17 @@ describe('factorly ui security', () => {
     // Another port on 127.0.0.1 is the same site, so the SameSite cookie is sent: the Origin check must hold.
     const attacker: Server = createServer((_, res) => {
       res.setHeader('content-type', 'text/html');
-      res.end(`<form id="f" method="post" action="${ui.origin}/approvals/any-call/approve"><input name="_csrf" value="guess"></form><script>document.getElementById('f').submit()</script>`);
+      res.end(
+        `<form id="f" method="post" action="${ui.origin}/approvals/any-call/approve"><input name="_csrf" value="guess"></form><script>document.getElementById('f').submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     const attackerOrigin = `http://127.0.0.1:${(attacker.address() as { port: number }).port}`;
     try {
-      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.goto(attackerOrigin)]);
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.goto(attackerOrigin),
+      ]);
       expect(response.status()).toBe(403);
       expect(await response.text()).toBe(`forbidden: cross-site request from ${attackerOrigin}`);
     } finally {
@@ -211,7 +253,11 @@ describe('factorly ui security', () => {
     }
     const noCsrf = await fetch(`${ui.origin}/approvals/any-call/approve`, {
       method: 'POST',
-      headers: { cookie: `factorly_session=${ui.token}`, origin: ui.origin, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        cookie: `factorly_session=${ui.token}`,
+        origin: ui.origin,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: '_csrf=guess',
       redirect: 'manual',
     });

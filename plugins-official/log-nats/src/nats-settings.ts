@@ -24,24 +24,48 @@ const SERVER = /^(nats|tls|ws|wss):\/\/[^\s/]+$|^[^\s:/]+:\d+$/;
 /** The first bad key of `log:` for the nats engine (see `LogEngine.check`). */
 export function natsProblem(options: Readonly<Record<string, unknown>>): LogOptionProblem | undefined {
   for (const key of Object.keys(options)) {
-    if (!(KEYS as readonly string[]).includes(key)) return { key, problem: `not a key of the nats log engine (${KEYS.join(', ')})` };
+    if (!(KEYS as readonly string[]).includes(key))
+      return { key, problem: `not a key of the nats log engine (${KEYS.join(', ')})` };
   }
   const { servers, stream, subject, credentials, replicas, timeout } = options;
-  if (!Array.isArray(servers) || servers.length === 0 || !servers.every((url) => typeof url === 'string' && SERVER.test(url))) {
-    return { key: 'servers', problem: `expected a list of server URLs (nats://host:port), got ${JSON.stringify(servers)}` };
+  if (
+    !Array.isArray(servers) ||
+    servers.length === 0 ||
+    !servers.every((url) => typeof url === 'string' && SERVER.test(url))
+  ) {
+    return {
+      key: 'servers',
+      problem: `expected a list of server URLs (nats://host:port), got ${JSON.stringify(servers)}`,
+    };
   }
-  if (typeof stream !== 'string' || !NAME.test(stream)) return { key: 'stream', problem: `expected a stream name (letters, digits, - and _), got ${JSON.stringify(stream)}` };
+  if (typeof stream !== 'string' || !NAME.test(stream))
+    return {
+      key: 'stream',
+      problem: `expected a stream name (letters, digits, - and _), got ${JSON.stringify(stream)}`,
+    };
   if (subject !== undefined && (typeof subject !== 'string' || !SUBJECT.test(subject))) {
-    return { key: 'subject', problem: `expected a subject without wildcards (factorly.events.myproject), got ${JSON.stringify(subject)}` };
+    return {
+      key: 'subject',
+      problem: `expected a subject without wildcards (factorly.events.myproject), got ${JSON.stringify(subject)}`,
+    };
   }
   if (credentials !== undefined && (typeof credentials !== 'string' || credentials === '')) {
-    return { key: 'credentials', problem: 'expected the text of a .creds file or a secret reference such as "{{vault:NATS_CREDS}}"' };
+    return {
+      key: 'credentials',
+      problem: 'expected the text of a .creds file or a secret reference such as "{{vault:NATS_CREDS}}"',
+    };
   }
-  if (replicas !== undefined && !(Number.isInteger(replicas) && (replicas as number) >= 1 && (replicas as number) <= 5)) {
+  if (
+    replicas !== undefined &&
+    !(Number.isInteger(replicas) && (replicas as number) >= 1 && (replicas as number) <= 5)
+  ) {
     return { key: 'replicas', problem: `expected a whole number from 1 to 5, got ${JSON.stringify(replicas)}` };
   }
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) >= 100)) {
-    return { key: 'timeout', problem: `expected a whole number of milliseconds (at least 100), got ${JSON.stringify(timeout)}` };
+    return {
+      key: 'timeout',
+      problem: `expected a whole number of milliseconds (at least 100), got ${JSON.stringify(timeout)}`,
+    };
   }
   return undefined;
 }

@@ -1,4 +1,11 @@
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import type { BatchAppended, BatchStream, StoredBatch } from 'factorly';
 import type { NatsLogSettings } from './nats-settings.js';
@@ -39,10 +46,15 @@ export class NatsBatchStream implements BatchStream {
   async append(payload: Uint8Array, id: string, after: number): Promise<BatchAppended> {
     const { js } = await this.connection();
     try {
-      const ack = await js.publish(this.settings.subject, payload, { msgID: id, expect: { lastSequence: after }, timeout: this.requestMs() });
+      const ack = await js.publish(this.settings.subject, payload, {
+        msgID: id,
+        expect: { lastSequence: after },
+        timeout: this.requestMs(),
+      });
       return { position: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return { conflict: true };
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence)
+        return { conflict: true };
       throw error;
     }
   }
@@ -120,11 +132,19 @@ export class NatsBatchStream implements BatchStream {
       const info = await jsm.streams.info(stream);
       const subjects = info.config.subjects ?? [];
       if (subjects.length !== 1 || subjects[0] !== subject) {
-        throw new Error(`the stream ${stream} takes ${subjects.join(', ') || 'no subjects'}, not only ${subject}: give each project's log a stream of its own`);
+        throw new Error(
+          `the stream ${stream} takes ${subjects.join(', ') || 'no subjects'}, not only ${subject}: give each project's log a stream of its own`,
+        );
       }
     } catch (error) {
       if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
-      await jsm.streams.add({ name: stream, subjects: [subject], num_replicas: replicas, duplicate_window: DUPLICATE_WINDOW_NS, storage: 'file' as never });
+      await jsm.streams.add({
+        name: stream,
+        subjects: [subject],
+        num_replicas: replicas,
+        duplicate_window: DUPLICATE_WINDOW_NS,
+        storage: 'file' as never,
+      });
     }
   }
 }

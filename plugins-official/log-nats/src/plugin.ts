@@ -11,7 +11,8 @@ export const natsLogEngine: LogEngine = {
   check: natsProblem,
   open(context) {
     const settings = natsSettingsOf(context.options);
-    const credentials = async () => (settings.credentials === undefined ? undefined : context.secret(settings.credentials));
+    const credentials = async () =>
+      settings.credentials === undefined ? undefined : context.secret(settings.credentials);
     return context.replicated(new NatsBatchStream(settings, credentials), { timeoutMs: settings.timeoutMs });
   },
 };

@@ -11,6 +11,13 @@ export const ECHO = (name: string, rate = '100/min'): string =>
   `  ${name}:\n    type: cli\n    command: echo\n    args: ["{{text}}"]\n    parameters: [{name: text, required: true}]\n    shadow: {rate_limit: ${rate}, scope: tool}\n`;
 
 /** A project whose log is `stream` (a fresh one by default) on the shared cluster, with the given tools. */
-export function natsProject(tools: string, stream = freshStream('p'), servers?: readonly string[]): { root: string; stream: string } {
-  return { root: tempProject({ '.factorly/factorly.yaml': `${natsLogBlock(stream, servers)}tools:\n${tools}` }), stream };
+export function natsProject(
+  tools: string,
+  stream = freshStream('p'),
+  servers?: readonly string[],
+): { root: string; stream: string } {
+  return {
+    root: tempProject({ '.factorly/factorly.yaml': `${natsLogBlock(stream, servers)}tools:\n${tools}` }),
+    stream,
+  };
 }

@@ -13,7 +13,9 @@ export function freshStream(prefix = 't'): string {
 /** The shared test cluster's log on `stream` (3 replicas), as the engine opens it. */
 export function natsLog(stream: string, extra: Partial<NatsLogSettings> = {}): ReplicatedEventLog {
   const settings = { ...natsSettingsOf({ servers: inject('natsServers'), stream, replicas: 3 }), ...extra };
-  return new ReplicatedEventLog(new NatsBatchStream(settings, async () => undefined), { timeoutMs: settings.timeoutMs });
+  return new ReplicatedEventLog(new NatsBatchStream(settings, async () => undefined), {
+    timeoutMs: settings.timeoutMs,
+  });
 }
 
 export async function closeAll(logs: EventLog[]): Promise<void> {

@@ -25,8 +25,9 @@ beforeAll(async () => {
   const root = makeProject({});
   marks = join(root, 'marks');
   mkdirSync(marks);
-  const yaml = `log:\n  engine: nats\n  servers: [${cluster.servers.join(', ')}]\n  stream: ${stream}\n  replicas: 3\n  timeout: 12000\n`
-    + `tools:\n  mark:\n    type: cli\n    command: touch\n    args: ["${marks}/{{name}}"]\n    parameters: [{name: name, required: true}]\n`;
+  const yaml =
+    `log:\n  engine: nats\n  servers: [${cluster.servers.join(', ')}]\n  stream: ${stream}\n  replicas: 3\n  timeout: 12000\n` +
+    `tools:\n  mark:\n    type: cli\n    command: touch\n    args: ["${marks}/{{name}}"]\n    parameters: [{name: name, required: true}]\n`;
   mkdirSync(join(root, '.factorly'));
   (await import('node:fs')).writeFileSync(join(root, '.factorly', 'factorly.yaml'), yaml);
   server = await spawnListening([BIN, 'serve', '--port', '0'], { cwd: root, env: isolatedEnv(root) });
@@ -62,45 +63,72 @@ async function leaderIndex(): Promise<number> {
 const call = (name: string) => client.callTool({ name: 'mark', arguments: { name } });
 
 describe('the nats log when JetStream servers go away', () => {
-  it('loses no acknowledged call when the stream leader is killed mid-burst; without quorum calls are refused before they run; back, it catches up', { timeout: 150_000 }, async () => {
-    expect((await call('warm')).isError).toBeFalsy();
-    const burst = Array.from({ length: 30 }, (_, i) => call(`burst-${i}`));
-    await cluster.kill(await leaderIndex());
-    const results = await Promise.all(burst);
-    const succeeded = results.flatMap((result, i) => (result.isError ? [] : [`burst-${i}`]));
-    const refused = results.filter((result) => result.isError).map((result) => JSON.stringify(result.content));
-    expect(refused.filter((text) => !text.includes('refused before the tool ran'))).toEqual([]);
+  it(
+    'loses no acknowledged call when the stream leader is killed mid-burst; without quorum calls are refused before they run; back, it catches up',
+    { timeout: 150_000 },
+    async () => {
+      expect((await call('warm')).isError).toBeFalsy();
+      const burst = Array.from({ length: 30 }, (_, i) => call(`burst-${i}`));
+      await cluster.kill(await leaderIndex());
+      const results = await Promise.all(burst);
+      const succeeded = results.flatMap((result, i) => (result.isError ? [] : [`burst-${i}`]));
+      const refused = results.filter((result) => result.isError).map((result) => JSON.stringify(result.content));
+      expect(refused.filter((text) => !text.includes('refused before the tool ran'))).toEqual([]);
 
-    let events = await streamEvents();
-    expect(await verifyChain((async function* () { yield* events; })())).toEqual({ ok: true, verified: events.length });
-    const requested = new Map(events.filter((e) => e.type === 'call.requested').map((e) => [(e as Recorded<'call.requested'>).data.callId, (e as Recorded<'call.requested'>).data.params.name]));
-    const completedOk = events.filter((e) => e.type === 'call.completed' && (e as Recorded<'call.completed'>).data.status === 'success').map((e) => requested.get(callIdOf(e)!));
-    // Every call answered with success is on the stream as completed; every tool that ran was recorded first.
-    expect(completedOk).toEqual(expect.arrayContaining(succeeded));
-    for (const mark of readdirSync(marks)) expect([...requested.values()]).toContain(mark);
+      let events = await streamEvents();
+      expect(
+        await verifyChain(
+          (async function* () {
+            yield* events;
+          })(),
+        ),
+      ).toEqual({ ok: true, verified: events.length });
+      const requested = new Map(
+        events
+          .filter((e) => e.type === 'call.requested')
+          .map((e) => [
+            (e as Recorded<'call.requested'>).data.callId,
+            (e as Recorded<'call.requested'>).data.params.name,
+          ]),
+      );
+      const completedOk = events
+        .filter((e) => e.type === 'call.completed' && (e as Recorded<'call.completed'>).data.status === 'success')
+        .map((e) => requested.get(callIdOf(e)!));
+      // Every call answered with success is on the stream as completed; every tool that ran was recorded first.
+      expect(completedOk).toEqual(expect.arrayContaining(succeeded));
+      for (const mark of readdirSync(marks)) expect([...requested.values()]).toContain(mark);
 
-    // Two of three gone: no quorum. The call is refused and its tool never runs.
-    const second = cluster.nodes.findIndex((node) => node.process);
-    await cluster.kill(second);
-    const blind = await call('without-quorum');
-    expect(blind.isError).toBe(true);
-    expect(JSON.stringify(blind.content)).toContain('refused before the tool ran: the call could not be recorded');
-    expect(existsSync(join(marks, 'without-quorum'))).toBe(false);
+      // Two of three gone: no quorum. The call is refused and its tool never runs.
+      const second = cluster.nodes.findIndex((node) => node.process);
+      await cluster.kill(second);
+      const blind = await call('without-quorum');
+      expect(blind.isError).toBe(true);
+      expect(JSON.stringify(blind.content)).toContain('refused before the tool ran: the call could not be recorded');
+      expect(existsSync(join(marks, 'without-quorum'))).toBe(false);
 
-    // Servers back: the node reconnects, catches up and records again.
-    await Promise.all(cluster.nodes.flatMap((node, index) => (node.process ? [] : [cluster.restart(index)])));
-    const after = await call('after');
-    expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
-    events = await streamEvents();
-    expect(await verifyChain((async function* () { yield* events; })())).toEqual({ ok: true, verified: events.length });
-    // A request the stream stored only after the call gave up on it reads as refused, never as running.
-    const late = events.find((e) => e.type === 'call.requested' && (e as Recorded<'call.requested'>).data.params.name === 'without-quorum');
-    if (late) {
-      const ofCall = events.filter((e) => callIdOf(e) === callIdOf(late)).map((e) => e.type);
-      expect(ofCall.at(-1)).toBe('call.interrupted');
-      expect(ofCall).not.toContain('call.completed');
-    }
-    expect(existsSync(join(marks, 'without-quorum'))).toBe(false);
-    expect(existsSync(join(marks, 'after'))).toBe(true);
-  });
+      // Servers back: the node reconnects, catches up and records again.
+      await Promise.all(cluster.nodes.flatMap((node, index) => (node.process ? [] : [cluster.restart(index)])));
+      const after = await call('after');
+      expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
+      events = await streamEvents();
+      expect(
+        await verifyChain(
+          (async function* () {
+            yield* events;
+          })(),
+        ),
+      ).toEqual({ ok: true, verified: events.length });
+      // A request the stream stored only after the call gave up on it reads as refused, never as running.
+      const late = events.find(
+        (e) => e.type === 'call.requested' && (e as Recorded<'call.requested'>).data.params.name === 'without-quorum',
+      );
+      if (late) {
+        const ofCall = events.filter((e) => callIdOf(e) === callIdOf(late)).map((e) => e.type);
+        expect(ofCall.at(-1)).toBe('call.interrupted');
+        expect(ofCall).not.toContain('call.completed');
+      }
+      expect(existsSync(join(marks, 'without-quorum'))).toBe(false);
+      expect(existsSync(join(marks, 'after'))).toBe(true);
+    },
+  );
 });

@@ -49,22 +49,50 @@ async function streamEvents(): Promise<Recorded[]> {
 }
 
 describe('two factorly nodes on one NATS stream', () => {
-  it('admit exactly 10 of 40 concurrent calls to a 10/min tool split across them, round after round', { timeout: 180_000 }, async () => {
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const tool = `limited.r${round}`;
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => nodes[i % 2]!.client.callTool({ name: tool, arguments: { text: `${round}-${i}` } })));
-      const admitted = results.filter((result) => !result.isError);
-      expect(admitted, `round ${round}`).toHaveLength(10);
-      expect(results.filter((result) => result.isError).map((result) => JSON.stringify(result.content)).filter((text) => !text.includes('rate limited'))).toEqual([]);
-    }
-    const events = await streamEvents();
-    expect(await verifyChain((async function* () { yield* events; })())).toEqual({ ok: true, verified: events.length });
-    const tools = new Map(events.filter((event) => event.type === 'call.requested').map((event) => [callIdOf(event), (event as Recorded<'call.requested'>).data.tool]));
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const completed = events.filter((event) => event.type === 'call.completed' && tools.get(callIdOf(event)) === `limited.r${round}`);
-      expect(completed.map((event) => (event as Recorded<'call.completed'>).data.status).sort()).toEqual([...Array(30).fill('blocked'), ...Array(10).fill('success')]);
-    }
-    // Each node admitted fewer than its 20 calls would alone: the decisions were taken on the shared stream.
-    expect(tools.size).toBe(40 * ROUNDS);
-  });
+  it(
+    'admit exactly 10 of 40 concurrent calls to a 10/min tool split across them, round after round',
+    { timeout: 180_000 },
+    async () => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const tool = `limited.r${round}`;
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            nodes[i % 2]!.client.callTool({ name: tool, arguments: { text: `${round}-${i}` } }),
+          ),
+        );
+        const admitted = results.filter((result) => !result.isError);
+        expect(admitted, `round ${round}`).toHaveLength(10);
+        expect(
+          results
+            .filter((result) => result.isError)
+            .map((result) => JSON.stringify(result.content))
+            .filter((text) => !text.includes('rate limited')),
+        ).toEqual([]);
+      }
+      const events = await streamEvents();
+      expect(
+        await verifyChain(
+          (async function* () {
+            yield* events;
+          })(),
+        ),
+      ).toEqual({ ok: true, verified: events.length });
+      const tools = new Map(
+        events
+          .filter((event) => event.type === 'call.requested')
+          .map((event) => [callIdOf(event), (event as Recorded<'call.requested'>).data.tool]),
+      );
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const completed = events.filter(
+          (event) => event.type === 'call.completed' && tools.get(callIdOf(event)) === `limited.r${round}`,
+        );
+        expect(completed.map((event) => (event as Recorded<'call.completed'>).data.status).sort()).toEqual([
+          ...Array(30).fill('blocked'),
+          ...Array(10).fill('success'),
+        ]);
+      }
+      // Each node admitted fewer than its 20 calls would alone: the decisions were taken on the shared stream.
+      expect(tools.size).toBe(40 * ROUNDS);
+    },
+  );
 });

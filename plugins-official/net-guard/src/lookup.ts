@@ -1,7 +1,11 @@
 import { lookup } from 'node:dns';
 import { addressProblem } from './url-guard.js';
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
 
 /**
  * `dns.lookup` that refuses to hand a socket any address the guard rejects: for an HTTP client's
@@ -12,7 +16,8 @@ export function guardedLookup(hostname: string, options: object, callback: Looku
   lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const problem = addresses.map((entry) => addressProblem(entry.address)).find((p) => p !== undefined);
-    if (problem) return callback(Object.assign(new Error(`${problem} (${hostname} resolves to it)`), { code: 'EGUARD' }), []);
+    if (problem)
+      return callback(Object.assign(new Error(`${problem} (${hostname} resolves to it)`), { code: 'EGUARD' }), []);
     const all = (options as { all?: boolean }).all;
     return all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family);
   });

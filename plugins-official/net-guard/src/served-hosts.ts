@@ -44,7 +44,9 @@ function isWildcard(bound: string): boolean {
 }
 
 function machineNames(): string[] {
-  const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []).map((entry) => bracketed(entry.address.split('%')[0]));
+  const addresses = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((entry) => bracketed(entry.address.split('%')[0]));
   return [hostname(), ...addresses];
 }
 

@@ -11,10 +11,21 @@ const METADATA = new BlockList();
 METADATA.addAddress('169.254.169.254', 'ipv4');
 METADATA.addAddress('fd00:ec2::254', 'ipv6');
 const PRIVATE = new BlockList();
-for (const [net, bits] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['169.254.0.0', 16], ['198.18.0.0', 15]] as const) {
+for (const [net, bits] of [
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['198.18.0.0', 15],
+] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv4');
 }
-for (const [net, bits] of [['fc00::', 7], ['fe80::', 10]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
+for (const [net, bits] of [
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  PRIVATE.addSubnet(net, bits, 'ipv6');
 
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data']);
 const PREFIX = 'URL blocked by safety guard: ';
@@ -25,18 +36,22 @@ export function addressProblem(address: string): string | undefined {
   const ip = mapped ?? address;
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
   if (METADATA.check(ip, family)) return `${PREFIX}cloud metadata endpoint (${address})`;
-  if (LOOPBACK.check(ip, family) || UNSPECIFIED.check(ip, family)) return `${PREFIX}localhost access denied (${address}; use shadow.allow_urls to allow it)`;
-  if (PRIVATE.check(ip, family)) return `${PREFIX}private network access denied (${address}; use shadow.allow_urls to allow it)`;
+  if (LOOPBACK.check(ip, family) || UNSPECIFIED.check(ip, family))
+    return `${PREFIX}localhost access denied (${address}; use shadow.allow_urls to allow it)`;
+  if (PRIVATE.check(ip, family))
+    return `${PREFIX}private network access denied (${address}; use shadow.allow_urls to allow it)`;
   return undefined;
 }
 
 /** Checks a URL before any connection: scheme, metadata host names, and literal IP hosts. */
 export function urlProblem(url: URL): string | undefined {
   if (url.protocol === 'file:') return `${PREFIX}file:// protocol not allowed`;
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `url must start with http:// or https:// (got ${url.protocol}//)`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `url must start with http:// or https:// (got ${url.protocol}//)`;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (METADATA_HOSTS.has(host)) return `${PREFIX}cloud metadata endpoint (${host})`;
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${PREFIX}localhost access denied (${host}; use shadow.allow_urls to allow it)`;
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return `${PREFIX}localhost access denied (${host}; use shadow.allow_urls to allow it)`;
   return isIP(host) ? addressProblem(host) : undefined;
 }
 
@@ -53,6 +68,9 @@ export function isAllowed(url: URL, allowUrls: readonly string[]): boolean {
       return false;
     }
     const path = allowed.pathname.endsWith('/') ? allowed.pathname : `${allowed.pathname}/`;
-    return allowed.origin === url.origin && (allowed.pathname === '/' || url.pathname === allowed.pathname || url.pathname.startsWith(path));
+    return (
+      allowed.origin === url.origin &&
+      (allowed.pathname === '/' || url.pathname === allowed.pathname || url.pathname.startsWith(path))
+    );
   });
 }

@@ -21,9 +21,11 @@ function lineStages(text: string, filter: FilterSpec): string {
   let lines = (endsWithNewline ? text.slice(0, -1) : text).split('\n');
   if (filter.keepLines.length > 0) lines = lines.filter((line) => filter.keepLines.some((p) => p.test(line)));
   else if (filter.stripLines.length > 0) lines = lines.filter((line) => !filter.stripLines.some((p) => p.test(line)));
-  for (const { pattern, replacement } of filter.replace) lines = lines.map((line) => line.replace(pattern, replacement));
+  for (const { pattern, replacement } of filter.replace)
+    lines = lines.map((line) => line.replace(pattern, replacement));
   lines = headAndTail(lines, filter.headLines, filter.tailLines);
-  if (filter.maxLines !== undefined && lines.length > filter.maxLines) lines = [...lines.slice(0, filter.maxLines), `... truncated to ${filter.maxLines} lines`];
+  if (filter.maxLines !== undefined && lines.length > filter.maxLines)
+    lines = [...lines.slice(0, filter.maxLines), `... truncated to ${filter.maxLines} lines`];
   const joined = lines.join('\n');
   return endsWithNewline && joined !== '' ? `${joined}\n` : joined;
 }

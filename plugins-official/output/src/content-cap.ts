@@ -21,14 +21,25 @@ export function capContent(result: ContentResult, tool: ToolDefinition, maxBytes
       left -= Buffer.byteLength(text, 'utf8');
       return { ...block, text };
     }
-    return note(`dropped ${describe(block, size)}: it is over what is left of max_output (${left} of ${maxBytes} bytes)`);
+    return note(
+      `dropped ${describe(block, size)}: it is over what is left of max_output (${left} of ${maxBytes} bytes)`,
+    );
   });
-  const structuredBytes = result.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.structuredContent), 'utf8');
+  const structuredBytes =
+    result.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.structuredContent), 'utf8');
   if (structuredBytes <= maxBytes) return { ...result, content };
   const why = `it is over max_output (${maxBytes} bytes)`;
   const { structuredContent: _dropped, ...rest } = result;
-  const error = tool.outputSchema ? { error: `the structured content (${structuredBytes} bytes) was dropped: ${why}, and this tool's output schema requires it` } : {};
-  return { ...rest, content: [...content, note(`dropped the structured content (${structuredBytes} bytes): ${why}`)], ...error };
+  const error = tool.outputSchema
+    ? {
+        error: `the structured content (${structuredBytes} bytes) was dropped: ${why}, and this tool's output schema requires it`,
+      }
+    : {};
+  return {
+    ...rest,
+    content: [...content, note(`dropped the structured content (${structuredBytes} bytes): ${why}`)],
+    ...error,
+  };
 }
 
 /** What a block weighs: text in UTF-8 bytes, binary data decoded, anything else as its JSON. */
@@ -44,7 +55,10 @@ function sizeOf(block: ContentBlock): number {
 function describe(block: ContentBlock, size: number): string {
   const resource = block.resource as { uri?: unknown; mimeType?: unknown } | undefined;
   const mimeType = block.mimeType ?? resource?.mimeType;
-  const what = resource?.uri === undefined ? `${/^[aeiou]/i.test(block.type) ? 'an' : 'a'} ${block.type} block` : `the resource ${String(resource.uri)}`;
+  const what =
+    resource?.uri === undefined
+      ? `${/^[aeiou]/i.test(block.type) ? 'an' : 'a'} ${block.type} block`
+      : `the resource ${String(resource.uri)}`;
   return `${what} (${mimeType === undefined ? '' : `${String(mimeType)}, `}${size} bytes)`;
 }
 

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 
 // Loaded only when a tool has a json_path filter to check (the parser costs ~100ms to import).
-const requireParser = (): ((input: string) => unknown) => (createRequire(import.meta.url)('jsonpath-rfc9535/parser') as { default: (input: string) => unknown }).default;
+const requireParser = (): ((input: string) => unknown) =>
+  (createRequire(import.meta.url)('jsonpath-rfc9535/parser') as { default: (input: string) => unknown }).default;
 
 /** A tool's `filter:` block, checked and with its regular expressions compiled. */
 export interface FilterSpec {
@@ -16,7 +17,17 @@ export interface FilterSpec {
   pipe?: { command: string; args: string[]; timeoutMs: number };
 }
 
-export const FILTER_KEYS = ['match_output', 'keep_lines', 'strip_lines', 'replace', 'head_lines', 'tail_lines', 'max_lines', 'json_path', 'pipe'] as const;
+export const FILTER_KEYS = [
+  'match_output',
+  'keep_lines',
+  'strip_lines',
+  'replace',
+  'head_lines',
+  'tail_lines',
+  'max_lines',
+  'json_path',
+  'pipe',
+] as const;
 const PIPE_DEFAULT_TIMEOUT_MS = 5_000;
 
 type Raw = Record<string, unknown>;
@@ -26,7 +37,8 @@ export function compileFilter(raw: Raw): { filter: FilterSpec; problems: string[
   const problems: string[] = [];
   const problem = (message: string): void => void problems.push(message);
   for (const key of Object.keys(raw)) {
-    if (!(FILTER_KEYS as readonly string[]).includes(key)) problems.push(`unknown stage "${key}" (valid: ${FILTER_KEYS.join(', ')})`);
+    if (!(FILTER_KEYS as readonly string[]).includes(key))
+      problems.push(`unknown stage "${key}" (valid: ${FILTER_KEYS.join(', ')})`);
   }
   const filter: FilterSpec = {
     matchOutput: list(raw.match_output, 'match_output', problem).flatMap((item, i) => {
@@ -40,7 +52,9 @@ export function compileFilter(raw: Raw): { filter: FilterSpec; problems: string[
     replace: list(raw.replace, 'replace', problem).flatMap((item, i) => {
       const pattern = regex(item.pattern, `replace[${i}].pattern`, problem);
       if (typeof item.replacement !== 'string') problem(`replace[${i}] has no string "replacement"`);
-      return pattern && typeof item.replacement === 'string' ? [{ pattern: new RegExp(pattern.source, `g${pattern.flags}`), replacement: item.replacement }] : [];
+      return pattern && typeof item.replacement === 'string'
+        ? [{ pattern: new RegExp(pattern.source, `g${pattern.flags}`), replacement: item.replacement }]
+        : [];
     }),
     headLines: count(raw.head_lines, 'head_lines', problem),
     tailLines: count(raw.tail_lines, 'tail_lines', problem),
@@ -116,5 +130,9 @@ function pipe(value: unknown, problem: (m: string) => void): FilterSpec['pipe'] 
   if (raw.args !== undefined && !Array.isArray(raw.args)) problem('pipe args is not a list');
   const timeoutMs = raw.timeout === undefined ? PIPE_DEFAULT_TIMEOUT_MS : Number(raw.timeout) * 1000;
   if (!(timeoutMs > 0)) problem('pipe timeout is not a positive number of seconds');
-  return { command: raw.command, args: Array.isArray(raw.args) ? raw.args.map(String) : [], timeoutMs: timeoutMs > 0 ? timeoutMs : PIPE_DEFAULT_TIMEOUT_MS };
+  return {
+    command: raw.command,
+    args: Array.isArray(raw.args) ? raw.args.map(String) : [],
+    timeoutMs: timeoutMs > 0 ? timeoutMs : PIPE_DEFAULT_TIMEOUT_MS,
+  };
 }

@@ -30,7 +30,10 @@ export function runPipe(input: string, pipe: PipeSpec): Promise<string> {
       failure = `timed out after ${pipe.timeoutMs}ms`;
       killGroup(child.pid);
     }, pipe.timeoutMs);
-    const fail = (reason: string): void => resolve(`${input}${input.endsWith('\n') || input === '' ? '' : '\n'}[factorly: filter pipe "${pipe.command}" failed: ${reason}; output left unfiltered]\n`);
+    const fail = (reason: string): void =>
+      resolve(
+        `${input}${input.endsWith('\n') || input === '' ? '' : '\n'}[factorly: filter pipe "${pipe.command}" failed: ${reason}; output left unfiltered]\n`,
+      );
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       fail(error.code === 'ENOENT' ? 'command not found' : error.message);

@@ -14,8 +14,14 @@ export const plugin: PluginDefinition = {
     tool: {
       compress: { schema: { enum: COMPRESS_MODES } },
       filter: {
-        schema: { type: 'object', description: 'a mapping of filter stages', properties: Object.fromEntries(FILTER_KEYS.map((key) => [key, {}])), additionalProperties: false },
-        check: (value, problem) => compileFilter(value as Record<string, unknown>).problems.forEach((message) => problem(message)),
+        schema: {
+          type: 'object',
+          description: 'a mapping of filter stages',
+          properties: Object.fromEntries(FILTER_KEYS.map((key) => [key, {}])),
+          additionalProperties: false,
+        },
+        check: (value, problem) =>
+          compileFilter(value as Record<string, unknown>).problems.forEach((message) => problem(message)),
       },
     },
   },
@@ -23,7 +29,8 @@ export const plugin: PluginDefinition = {
     registrar.registerInit({
       deps: { processors: registrar.tokens.OutputProcessors },
       init({ processors }, context) {
-        for (const processor of [cleanProcessor, filterProcessor, compressProcessor, truncateProcessor]) processors.add(processor, context.pluginId);
+        for (const processor of [cleanProcessor, filterProcessor, compressProcessor, truncateProcessor])
+          processors.add(processor, context.pluginId);
       },
     });
   },

@@ -15,16 +15,21 @@ export const COMPRESS_MODES = ['json', 'logs', 'all', 'none'] as const;
 type CompressMode = (typeof COMPRESS_MODES)[number];
 
 /** The tool's `compress:` setting (checked against COMPRESS_MODES when the config loaded). */
-const compressOf = (tool: ToolDefinition): CompressMode | undefined => tool.settings?.compress as CompressMode | undefined;
+const compressOf = (tool: ToolDefinition): CompressMode | undefined =>
+  tool.settings?.compress as CompressMode | undefined;
 
 /** Output processing runs for a tool that asks for it: `compress`, `filter` or `max_output`. */
 function shapes(context: OutputContext): boolean {
   const { tool } = context;
-  return (context.stream ?? 'output') === 'output' && (compressOf(tool) !== undefined || tool.settings?.filter !== undefined || tool.maxOutput !== undefined);
+  return (
+    (context.stream ?? 'output') === 'output' &&
+    (compressOf(tool) !== undefined || tool.settings?.filter !== undefined || tool.maxOutput !== undefined)
+  );
 }
 
 /** Compression asked for (`none` is no compression: the output stays byte for byte what the tool wrote). */
-const compressing = (context: OutputContext): boolean => compressOf(context.tool) !== undefined && compressOf(context.tool) !== 'none';
+const compressing = (context: OutputContext): boolean =>
+  compressOf(context.tool) !== undefined && compressOf(context.tool) !== 'none';
 
 /** ANSI stripping and blank-line folding, part of every compression mode. */
 export const cleanProcessor: OutputProcessor = {
@@ -76,6 +81,8 @@ export const compressProcessor: OutputProcessor = {
 export const truncateProcessor: OutputProcessor = {
   name: 'truncate',
   order: ORDER.truncate,
-  process: (text, context) => (shapes(context) && context.tool.maxOutput !== undefined ? truncateMiddle(text, context.tool.maxOutput) : text),
-  processContent: (result, context) => (context.tool.maxOutput === undefined ? result : capContent(result, context.tool, context.tool.maxOutput)),
+  process: (text, context) =>
+    shapes(context) && context.tool.maxOutput !== undefined ? truncateMiddle(text, context.tool.maxOutput) : text,
+  processContent: (result, context) =>
+    context.tool.maxOutput === undefined ? result : capContent(result, context.tool, context.tool.maxOutput),
 };

@@ -27,7 +27,7 @@ export function compactJson(text: string): string {
 export function foldRepeatedLines(text: string): string {
   const lines = text.split('\n');
   const out: string[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     let run = 1;
     while (i + run < lines.length && lines[i + run] === lines[i]) run += 1;
     // A trailing newline leaves one empty last "line"; never fold it into a count.

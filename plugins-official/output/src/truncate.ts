@@ -15,7 +15,8 @@ export function truncateMiddle(text: string, maxBytes: number): string {
     const tailStart = boundaryAfter(bytes, bytes.length - (room - headEnd));
     const actuallyRemoved = tailStart - headEnd;
     // The marker's digits change its own length; settle on a count that states the truth.
-    if (actuallyRemoved === removed || attempt === 4) return bytes.subarray(0, headEnd).toString('utf8') + marker + bytes.subarray(tailStart).toString('utf8');
+    if (actuallyRemoved === removed || attempt === 4)
+      return bytes.subarray(0, headEnd).toString('utf8') + marker + bytes.subarray(tailStart).toString('utf8');
     removed = actuallyRemoved;
   }
 }

@@ -5,5 +5,8 @@ import { cleanProcessor, compressProcessor, filterProcessor, truncateProcessor }
 const test = { describe, it };
 outputProcessorContract(test, { processor: cleanProcessor, asks: { settings: { compress: 'all' } } });
 outputProcessorContract(test, { processor: compressProcessor, asks: { settings: { compress: 'all' } } });
-outputProcessorContract(test, { processor: filterProcessor, asks: { settings: { filter: { strip_lines: ['^line$'], head_lines: 5 } } } });
+outputProcessorContract(test, {
+  processor: filterProcessor,
+  asks: { settings: { filter: { strip_lines: ['^line$'], head_lines: 5 } } },
+});
 outputProcessorContract(test, { processor: truncateProcessor, asks: { maxOutput: 1000 } });

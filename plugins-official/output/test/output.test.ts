@@ -25,15 +25,21 @@ describe('text stages', () => {
 
 describe('filter stages', () => {
   it('match_output replaces the output unless its unless matches', async () => {
-    const run = filter({ match_output: [{ pattern: '^added \\d+ packages', message: 'ok (installed)', unless: '(?i)error' }] });
+    const run = filter({
+      match_output: [{ pattern: '^added \\d+ packages', message: 'ok (installed)', unless: '(?i)error' }],
+    });
     expect(await run('added 12 packages in 2s\n')).toBe('ok (installed)');
     expect(await run('added 12 packages\nnpm ERROR x\n')).toBe('added 12 packages\nnpm ERROR x\n');
   });
 
   it('keep_lines wins over strip_lines; replace uses groups', async () => {
-    expect(await filter({ keep_lines: ['^ok', '^FAIL'], strip_lines: ['^ok'] })('ok a\nnoise\nFAIL b\n')).toBe('ok a\nFAIL b\n');
+    expect(await filter({ keep_lines: ['^ok', '^FAIL'], strip_lines: ['^ok'] })('ok a\nnoise\nFAIL b\n')).toBe(
+      'ok a\nFAIL b\n',
+    );
     expect(await filter({ strip_lines: ['^\\s*$', '^debug'] })('a\n\ndebug x\nb')).toBe('a\nb');
-    expect(await filter({ replace: [{ pattern: '(\\w+)=(\\w+)', replacement: '$2<-$1' }] })('a=1 b=2\n')).toBe('1<-a 2<-b\n');
+    expect(await filter({ replace: [{ pattern: '(\\w+)=(\\w+)', replacement: '$2<-$1' }] })('a=1 b=2\n')).toBe(
+      '1<-a 2<-b\n',
+    );
   });
 
   it('head/tail lines mark what they omit; max_lines says it truncated', async () => {
@@ -45,7 +51,13 @@ describe('filter stages', () => {
   });
 
   it('json_path: one match as text, several as a JSON array, no match or not JSON unchanged', async () => {
-    const doc = JSON.stringify({ items: [{ name: 'a', n: 1 }, { name: 'b', n: 2 }], meta: { total: 2 } });
+    const doc = JSON.stringify({
+      items: [
+        { name: 'a', n: 1 },
+        { name: 'b', n: 2 },
+      ],
+      meta: { total: 2 },
+    });
     expect(await filter({ json_path: '$.items[0].name' })(doc)).toBe('a');
     expect(await filter({ json_path: '$.meta' })(doc)).toBe('{"total":2}');
     expect(await filter({ json_path: '$.items[?@.n > 1].name' })(doc)).toBe('b');
@@ -62,11 +74,15 @@ describe('filter stages', () => {
     expect(await filter({ pipe: { command: 'sleep', args: ['5'], timeout: 0.2 } })('x\n')).toBe(
       'x\n[factorly: filter pipe "sleep" failed: timed out after 200ms; output left unfiltered]\n',
     );
-    expect(await filter({ pipe: { command: 'no-such-command-xyz' } })('x\n')).toBe('x\n[factorly: filter pipe "no-such-command-xyz" failed: command not found; output left unfiltered]\n');
+    expect(await filter({ pipe: { command: 'no-such-command-xyz' } })('x\n')).toBe(
+      'x\n[factorly: filter pipe "no-such-command-xyz" failed: command not found; output left unfiltered]\n',
+    );
   });
 
   it('reports every bad stage by name', () => {
-    expect(compileFilter({ keep_lines: ['('], json_path: '$[', head_lines: -1, pipe: {}, sort: true }).problems).toEqual([
+    expect(
+      compileFilter({ keep_lines: ['('], json_path: '$[', head_lines: -1, pipe: {}, sort: true }).problems,
+    ).toEqual([
       'unknown stage "sort" (valid: match_output, keep_lines, strip_lines, replace, head_lines, tail_lines, max_lines, json_path, pipe)',
       'keep_lines[0] is not a valid regular expression (Invalid regular expression: /(/mu: Unterminated group)',
       'head_lines is not a whole number of lines',
@@ -101,7 +117,8 @@ describe('output processing in the pipeline', () => {
   });
 
   it('applies clean → filter → compress → truncate to tools that ask, records byte counts, and leaves others alone', async () => {
-    const started = await startTestKernel(`tools:
+    const started = await startTestKernel(
+      `tools:
   noisy:
     type: cli
     command: printf
@@ -123,7 +140,9 @@ describe('output processing in the pipeline', () => {
     args: ['\\033[32mok\\033[0m\\n\\n\\n\\n{ "a": 1 }\\n']
     compress: none
     max_output: 1000
-`, [outputPlugin]);
+`,
+      [outputPlugin],
+    );
     kernel = started.kernel;
     const noisy = await kernel.pipeline.call({ tool: 'noisy', params: {}, iface: 'cli' });
     expect(noisy.output).toBe('ok\n\nrepeat [repeated 3 times]\nend\n');
@@ -133,7 +152,9 @@ describe('output processing in the pipeline', () => {
     const plain = await kernel.pipeline.call({ tool: 'plain', params: {}, iface: 'cli' });
     expect(plain.output).toBe('a\n\n\n\nb');
     // compress: none is no processing at all, even with a max_output the output fits in.
-    expect((await kernel.pipeline.call({ tool: 'raw', params: {}, iface: 'cli' })).output).toBe('\x1b[32mok\x1b[0m\n\n\n\n{ "a": 1 }\n');
+    expect((await kernel.pipeline.call({ tool: 'raw', params: {}, iface: 'cli' })).output).toBe(
+      '\x1b[32mok\x1b[0m\n\n\n\n{ "a": 1 }\n',
+    );
     const completed = (await eventsOf(started.log)).filter((e) => e.type === 'call.completed').map((e) => e.data);
     expect(completed[0]).toMatchObject({ originalBytes: 49, processedBytes: 34 });
     expect(completed[1]).toMatchObject({ originalBytes: 400, processedBytes: Buffer.byteLength(big.output) });
@@ -141,12 +162,19 @@ describe('output processing in the pipeline', () => {
   });
 
   it('refuses a bad compress value and a bad filter at load time, with the line', async () => {
-    await expect(startTestKernel(`tools:
+    await expect(
+      startTestKernel(
+        `tools:
   a:
     type: cli
     command: echo
     compress: zip
     filter: {json_path: "$["}
-`, [outputPlugin])).rejects.toThrow(/^config: tool "a" has an invalid compress: "zip" is not one of json, logs, all, none \(\.factorly\/factorly\.yaml:5\)\nconfig: tool "a" has an invalid filter: json_path "\$\[" is not a valid JSONPath/);
+`,
+        [outputPlugin],
+      ),
+    ).rejects.toThrow(
+      /^config: tool "a" has an invalid compress: "zip" is not one of json, logs, all, none \(\.factorly\/factorly\.yaml:5\)\nconfig: tool "a" has an invalid filter: json_path "\$\[" is not a valid JSONPath/,
+    );
   });
 });

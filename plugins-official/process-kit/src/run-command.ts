@@ -34,7 +34,12 @@ const KILL_GRACE_MS = 2_000;
  */
 export function runCommand(run: CommandRun): Promise<CommandOutcome> {
   return new Promise((resolve) => {
-    const child = spawn(run.command, run.args, { env: run.env, cwd: run.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(run.command, run.args, {
+      env: run.env,
+      cwd: run.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     const stdout = collect(child.stdout);
     const stderr = collect(child.stderr);
     let failure: string | undefined;
@@ -49,12 +54,20 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
     const timedOut = (): void => stop(`command timed out after ${formatMs(run.timeoutMs)}`, 124);
     const timer = setTimeout(timedOut, run.timeoutMs);
     // The caller's signal may carry the same deadline (AbortSignal.timeout): report that as a timeout too.
-    const onAbort = (): void => ((run.signal.reason as Error | undefined)?.name === 'TimeoutError' ? timedOut() : stop('command was cancelled', 130));
+    const onAbort = (): void =>
+      (run.signal.reason as Error | undefined)?.name === 'TimeoutError'
+        ? timedOut()
+        : stop('command was cancelled', 130);
     run.signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       const missing = error.code === 'ENOENT';
-      resolve({ stdout: '', stderr: '', exitCode: missing ? 127 : 1, failure: missing ? `command not found: ${run.command}` : error.message });
+      resolve({
+        stdout: '',
+        stderr: '',
+        exitCode: missing ? 127 : 1,
+        failure: missing ? `command not found: ${run.command}` : error.message,
+      });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -35,12 +35,21 @@ export class CliProvider implements ToolProvider {
     if (outcome.failure) {
       return { output: outcome.stdout, error: joinLines(outcome.failure, outcome.stderr), exitCode: outcome.exitCode };
     }
-    if (outcome.exitCode !== 0) return { output: outcome.stdout, error: outcome.stderr || `exit code ${outcome.exitCode}`, exitCode: outcome.exitCode };
+    if (outcome.exitCode !== 0)
+      return {
+        output: outcome.stdout,
+        error: outcome.stderr || `exit code ${outcome.exitCode}`,
+        exitCode: outcome.exitCode,
+      };
     return { output: outcome.stdout, exitCode: 0, diagnostics: outcome.stderr || undefined };
   }
 }
 
-async function buildEnv(extra: Record<string, string>, isolated: boolean, render: (template: string) => Promise<string>): Promise<NodeJS.ProcessEnv> {
+async function buildEnv(
+  extra: Record<string, string>,
+  isolated: boolean,
+  render: (template: string) => Promise<string>,
+): Promise<NodeJS.ProcessEnv> {
   const base: NodeJS.ProcessEnv = isolated
     ? Object.fromEntries(ISOLATED_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]))
     : { ...process.env };

@@ -33,7 +33,8 @@ export function prepareCli(tool: ToolDefinition): PreparedDefinition {
   }
   if (stdin !== undefined && typeof stdin !== 'string') problems.push('has "stdin" that is not a string template');
   if (env !== undefined && !isStringMap(env)) problems.push('has "env" that is not a mapping of names to strings');
-  if (isolation !== undefined && isolation !== 'strict') problems.push(`has env_isolation ${JSON.stringify(isolation)} (the only value is "strict")`);
+  if (isolation !== undefined && isolation !== 'strict')
+    problems.push(`has env_isolation ${JSON.stringify(isolation)} (the only value is "strict")`);
   if (problems.length > 0) return { problems };
   const spec = readCliSpec(tool);
   const templates = [spec.command, ...spec.args, ...(spec.stdin === undefined ? [] : [spec.stdin])];
@@ -46,6 +47,10 @@ export function prepareCli(tool: ToolDefinition): PreparedDefinition {
 }
 
 function isStringMap(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) &&
-    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v))
+  );
 }

@@ -16,7 +16,11 @@ export function placeholders(template: string): string[] {
  * for scrubbing). A param's value is inserted after resolution and never scanned, so an agent
  * cannot smuggle a `{{vault:…}}` or `{{env:…}}` reference in through its params.
  */
-export async function renderResolved(template: string, params: Record<string, unknown>, secrets: SecretScope): Promise<string> {
+export async function renderResolved(
+  template: string,
+  params: Record<string, unknown>,
+  secrets: SecretScope,
+): Promise<string> {
   let out = '';
   let last = 0;
   for (const match of template.matchAll(PLACEHOLDER)) {

@@ -26,7 +26,12 @@ export const codeBuiltin: ToolSource = {
         hidden: false,
         maxOutput: CODE_BUILTIN_MAX_OUTPUT,
         parameters: [
-          { name: 'code', type: 'text', required: true, description: 'The script; it must declare async function run(params).' },
+          {
+            name: 'code',
+            type: 'text',
+            required: true,
+            description: 'The script; it must declare async function run(params).',
+          },
           { name: 'params', type: 'json', required: false, description: 'A JSON object passed to run(params).' },
         ],
         spec: { builtin: CODE_TOOL, localOnly: true },

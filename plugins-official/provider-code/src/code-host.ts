@@ -45,7 +45,12 @@ export class CodeHost implements SandboxHost {
   private async callTool(args: JsonValue): Promise<JsonValue> {
     const { name, params } = readCall(args);
     const outcome = await this.inner(name, params);
-    return { output: outcome.output, error: outcome.error ?? '', exitCode: outcome.exitCode, durationMs: outcome.durationMs };
+    return {
+      output: outcome.output,
+      error: outcome.error ?? '',
+      exitCode: outcome.exitCode,
+      durationMs: outcome.durationMs,
+    };
   }
 
   /** `tools.<namespace>.<tool>(args)`: the parsed output, or a descriptive error to catch. */
@@ -53,10 +58,13 @@ export class CodeHost implements SandboxHost {
     const { path, args: params } = args as { path: string; args: JsonValue };
     if (!isObject(params)) throw new Error(`${toolPath(path)} takes one object argument`);
     const known = this.gateway.tools().some((tool) => tool.name === path);
-    if (!known) throw new Error(`UnknownTool: ${toolPath(path)} does not exist; use tools.search({ query }) to find tools`);
+    if (!known)
+      throw new Error(`UnknownTool: ${toolPath(path)} does not exist; use tools.search({ query }) to find tools`);
     const outcome = await this.inner(path, params);
     if (outcome.exitCode !== 0 || outcome.error) {
-      throw new Error(`${toolPath(path)} failed (${outcome.status}, exit ${outcome.exitCode}): ${outcome.error || outcome.output}`);
+      throw new Error(
+        `${toolPath(path)} failed (${outcome.status}, exit ${outcome.exitCode}): ${outcome.error || outcome.output}`,
+      );
     }
     return parseOutput(outcome.output);
   }
@@ -86,7 +94,10 @@ export class CodeHost implements SandboxHost {
 
   /** Visible tools by name (the gateway gives catalogue order). */
   private visible(): ToolDefinition[] {
-    return this.gateway.tools().filter((tool) => !tool.hidden).sort((a, b) => a.name.localeCompare(b.name));
+    return this.gateway
+      .tools()
+      .filter((tool) => !tool.hidden)
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 }
 

@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { CallGateway, CallSource, CompileResult, JsonValue, KeyedSlot, Params, SandboxEngine, ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import type {
+  CallGateway,
+  CallSource,
+  CompileResult,
+  JsonValue,
+  KeyedSlot,
+  Params,
+  SandboxEngine,
+  ToolCall,
+  ToolDefinition,
+  ToolProvider,
+  ToolResult,
+} from 'factorly';
 import { CODE_TOOL } from './api.js';
 import { promoteRun } from './promotion.js';
 import { CodeHost } from './code-host.js';
@@ -36,7 +48,8 @@ export class CodeProvider implements ToolProvider {
     const checked = checkCodeSpec(tool, this.engines.keys());
     if (checked.problems.length === 0 && typeof tool.spec.code === 'string') {
       const result = this.compile(tool, String(tool.spec.code));
-      if (result && !result.ok) this.warn(`tool "${tool.name}" (${tool.source.file}:${tool.source.line}): ${compileError(result)}`);
+      if (result && !result.ok)
+        this.warn(`tool "${tool.name}" (${tool.source.file}:${tool.source.line}): ${compileError(result)}`);
     }
     return checked;
   }
@@ -60,29 +73,54 @@ export class CodeProvider implements ToolProvider {
     const source = sourceText(tool, params);
     if (source === undefined) return undefined;
     const engine = this.engineFor(tool);
-    return { sha: sha256(source), language: 'javascript', source, ...(engine ? { engine: { name: engine.name, version: engine.version ?? 'unknown' } } : {}) };
+    return {
+      sha: sha256(source),
+      language: 'javascript',
+      source,
+      ...(engine ? { engine: { name: engine.name, version: engine.version ?? 'unknown' } } : {}),
+    };
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {
     const source = sourceText(call.tool, call.params);
     if (source === undefined) return { output: '', error: `${CODE_TOOL} needs the code parameter`, exitCode: 1 };
     const params = scriptParams(call);
-    if (params === undefined) return { output: '', error: 'params must be a JSON object, e.g. {"who":"world"}', exitCode: 1 };
+    if (params === undefined)
+      return { output: '', error: 'params must be a JSON object, e.g. {"who":"world"}', exitCode: 1 };
     const engine = this.engineFor(call.tool);
-    if (!engine) return { output: '', error: `no script engine is installed (wanted "${this.wantedEngine(call.tool)}")`, exitCode: 2 };
+    if (!engine)
+      return {
+        output: '',
+        error: `no script engine is installed (wanted "${this.wantedEngine(call.tool)}")`,
+        exitCode: 2,
+      };
     const compiled = this.compile(call.tool, source)!;
     if (!compiled.ok) return { output: '', error: compileError(compiled), exitCode: 1 };
     const spec = readCodeSpec(call.tool);
-    const host = new CodeHost(this.gateway, call, { searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4) });
+    const host = new CodeHost(this.gateway, call, {
+      searchPageBytes: Math.floor((call.tool.maxOutput ?? DEFAULT_OUTPUT_BUDGET) / 4),
+    });
     const depth = this.nesting.depthOf(call.parentId);
     if (depth >= MAX_SCRIPT_DEPTH) {
-      return { output: '', error: `scripts nest at most ${MAX_SCRIPT_DEPTH} deep: "${call.tool.name}" would run inside ${depth} running scripts`, exitCode: 1 };
+      return {
+        output: '',
+        error: `scripts nest at most ${MAX_SCRIPT_DEPTH} deep: "${call.tool.name}" would run inside ${depth} running scripts`,
+        exitCode: 1,
+      };
     }
     const budget = { timeoutMs: call.timeoutMs, memoryBytes: spec.memoryBytes, signal: call.signal, nested: depth > 0 };
-    const result = await this.nesting.within(call.callId, depth, () => engine.run(compiled.script, params, host, budget));
-    const usage = { durationMs: result.usage.durationMs, toolCalls: host.toolCalls, hostCalls: result.usage.hostCalls, ...(result.usage.memoryBytes === undefined ? {} : { memoryBytes: result.usage.memoryBytes }) };
+    const result = await this.nesting.within(call.callId, depth, () =>
+      engine.run(compiled.script, params, host, budget),
+    );
+    const usage = {
+      durationMs: result.usage.durationMs,
+      toolCalls: host.toolCalls,
+      hostCalls: result.usage.hostCalls,
+      ...(result.usage.memoryBytes === undefined ? {} : { memoryBytes: result.usage.memoryBytes }),
+    };
     const diagnostics = result.logs.length > 0 ? `${result.logs.join('\n')}\n` : undefined;
-    if (result.exitCode !== 0) return { output: '', error: result.error ?? 'the script failed', exitCode: result.exitCode, diagnostics, usage };
+    if (result.exitCode !== 0)
+      return { output: '', error: result.error ?? 'the script failed', exitCode: result.exitCode, diagnostics, usage };
     return { output: capOutput(outputOf(result.value), call.tool.maxOutput), exitCode: 0, diagnostics, usage };
   }
 

@@ -19,11 +19,15 @@ export function checkCodeSpec(tool: ToolDefinition, engines: readonly string[]):
   const problems: string[] = [];
   const { code, engine, memory_mb: memoryMb, builtin } = tool.spec;
   // The factorly.code built-in gets its script as a param, not from the config.
-  if (builtin === undefined && (typeof code !== 'string' || code.trim() === '')) problems.push('needs `code:` with the script (it must declare `async function run(params)`)');
+  if (builtin === undefined && (typeof code !== 'string' || code.trim() === ''))
+    problems.push('needs `code:` with the script (it must declare `async function run(params)`)');
   if (engine !== undefined && (typeof engine !== 'string' || !engines.includes(engine))) {
-    problems.push(`engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`);
+    problems.push(
+      `engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`,
+    );
   }
-  if (memoryMb !== undefined && !(typeof memoryMb === 'number' && memoryMb >= 1 && memoryMb <= 4096)) problems.push('memory_mb must be a number of MiB from 1 to 4096');
+  if (memoryMb !== undefined && !(typeof memoryMb === 'number' && memoryMb >= 1 && memoryMb <= 4096))
+    problems.push('memory_mb must be a number of MiB from 1 to 4096');
   return { problems };
 }
 
@@ -36,7 +40,9 @@ export function readDefaultEngine(defaults: unknown, engines: readonly string[])
   const { engine } = defaults as { engine?: unknown };
   if (engine === undefined) return undefined;
   if (typeof engine !== 'string' || !engines.includes(engine)) {
-    throw new Error(`config: defaults.engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`);
+    throw new Error(
+      `config: defaults.engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`,
+    );
   }
   return engine;
 }

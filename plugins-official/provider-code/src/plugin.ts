@@ -13,23 +13,46 @@ export const plugin: PluginDefinition = {
   apiVersion: '1',
   config: {
     key: 'defaults',
-    schema: { type: 'object', description: 'a mapping such as {engine: ses}', properties: { engine: { type: 'string' } }, additionalProperties: false },
+    schema: {
+      type: 'object',
+      description: 'a mapping such as {engine: ses}',
+      properties: { engine: { type: 'string' } },
+      additionalProperties: false,
+    },
     settings: {
       disable_builtins: { schema: { type: 'boolean' } },
-      disabled_builtins: { schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'a list of built-in tool names' } },
+      disabled_builtins: {
+        schema: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'a list of built-in tool names',
+        },
+      },
     },
   },
   register(registrar) {
     const { ToolProviders, ToolSources, SandboxEngines, CallGateway, ConfigListeners } = registrar.tokens;
     registrar.registerInit({
-      deps: { providers: ToolProviders, sources: ToolSources, engines: SandboxEngines, gateway: CallGateway, listeners: ConfigListeners },
+      deps: {
+        providers: ToolProviders,
+        sources: ToolSources,
+        engines: SandboxEngines,
+        gateway: CallGateway,
+        listeners: ConfigListeners,
+      },
       init({ providers, sources, engines, gateway, listeners }, context) {
         const warn = (message: string): void => void process.stderr.write(`factorly: ${message}\n`);
         const provider = new CodeProvider(engines, gateway, warn);
         providers.add('code', provider, context.pluginId);
         sources.add(codeBuiltin, context.pluginId);
         // `defaults: {engine: ses}`: the engine of every script whose tool does not name one (read again on reload).
-        listeners.add({ name: 'code defaults', configLoaded: () => provider.useProjectEngine(readDefaultEngine(context.config, engines.keys())) }, context.pluginId);
+        listeners.add(
+          {
+            name: 'code defaults',
+            configLoaded: () => provider.useProjectEngine(readDefaultEngine(context.config, engines.keys())),
+          },
+          context.pluginId,
+        );
       },
     });
   },

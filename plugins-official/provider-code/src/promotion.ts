@@ -39,7 +39,8 @@ function typeOf(value: JsonValue): ParamType {
 function scriptParamsOf(value: JsonValue | undefined): Record<string, JsonValue> {
   if (value === undefined || value === null) return {};
   const parsed = typeof value === 'string' ? parseJson(value) : value;
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the run\'s `params` is not valid JSON: expected an object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error("the run's `params` is not valid JSON: expected an object");
   return parsed as Record<string, JsonValue>;
 }
 

@@ -45,7 +45,12 @@ export function search(tools: readonly ToolDefinition[], raw: JsonValue, pageByt
     if (namespace) namespaces.push(namespace);
   }
   const remaining = Math.max(0, ranked.length - offset - items.length);
-  return { items, namespaces: namespaces as unknown as JsonValue, remaining, next: remaining > 0 ? { ...input, offset: offset + items.length } : null };
+  return {
+    items,
+    namespaces: namespaces as unknown as JsonValue,
+    remaining,
+    next: remaining > 0 ? { ...input, offset: offset + items.length } : null,
+  };
 }
 
 /** `tools.search.describe({ paths })`: whole descriptions and signatures; unknown paths in `missing` with close matches. */
@@ -75,11 +80,17 @@ export function describe(tools: readonly ToolDefinition[], raw: JsonValue): Json
  */
 function closest(tools: readonly ToolDefinition[], name: string): string[] {
   const app = namespaceOf(name);
-  const candidates = app === undefined ? tools.filter((tool) => namespaceOf(tool.name) === undefined) : inNamespace(tools, app);
+  const candidates =
+    app === undefined ? tools.filter((tool) => namespaceOf(tool.name) === undefined) : inNamespace(tools, app);
   const wanted = terms(name);
   const scores = new Map(candidates.map((tool) => [tool.name, score(tool, wanted)]));
   return [...candidates]
-    .sort((a, b) => distance(a.name, name) - distance(b.name, name) || scores.get(b.name)! - scores.get(a.name)! || a.name.localeCompare(b.name))
+    .sort(
+      (a, b) =>
+        distance(a.name, name) - distance(b.name, name) ||
+        scores.get(b.name)! - scores.get(a.name)! ||
+        a.name.localeCompare(b.name),
+    )
     .slice(0, 3)
     .map((tool) => toolPath(tool.name));
 }
@@ -95,7 +106,11 @@ function namespaceEntry(tool: ToolDefinition, seen: Namespace[]): Namespace | un
 }
 
 function firstLine(tool: ToolDefinition): string {
-  const line = tool.description.split('\n').map((text) => text.trim()).find((text) => text.length > 0) ?? '';
+  const line =
+    tool.description
+      .split('\n')
+      .map((text) => text.trim())
+      .find((text) => text.length > 0) ?? '';
   return line.length > DESCRIPTION_CUT ? line.slice(0, DESCRIPTION_CUT - 1) + '…' : line;
 }
 
@@ -105,21 +120,35 @@ function bytes(value: unknown): number {
 
 function readSearchInput(raw: JsonValue): SearchInput {
   if (raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('tools.search takes one object: { query?, namespace?, limit?, offset? }');
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid('tools.search takes one object: { query?, namespace?, limit?, offset? }');
   const { query, namespace, limit, offset, ...rest } = raw;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw invalid(`tools.search does not take ${unknown.map((key) => `"${key}"`).join(', ')}; it takes query, namespace, limit and offset`);
+  if (unknown.length > 0)
+    throw invalid(
+      `tools.search does not take ${unknown.map((key) => `"${key}"`).join(', ')}; it takes query, namespace, limit and offset`,
+    );
   if (query !== undefined && typeof query !== 'string') throw invalid('tools.search: query must be a string');
-  if (namespace !== undefined && typeof namespace !== 'string') throw invalid('tools.search: namespace must be a string');
-  if (limit !== undefined && !(Number.isInteger(limit) && (limit as number) > 0)) throw invalid('tools.search: limit must be an integer greater than 0');
-  if (offset !== undefined && !(Number.isInteger(offset) && (offset as number) >= 0)) throw invalid('tools.search: offset must be an integer of 0 or more');
+  if (namespace !== undefined && typeof namespace !== 'string')
+    throw invalid('tools.search: namespace must be a string');
+  if (limit !== undefined && !(Number.isInteger(limit) && (limit as number) > 0))
+    throw invalid('tools.search: limit must be an integer greater than 0');
+  if (offset !== undefined && !(Number.isInteger(offset) && (offset as number) >= 0))
+    throw invalid('tools.search: offset must be an integer of 0 or more');
   return raw as SearchInput;
 }
 
 function readPaths(raw: JsonValue): string[] {
   const paths = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw.paths : undefined;
-  if (!Array.isArray(paths) || paths.length < 1 || paths.length > MAX_DESCRIBE_PATHS || !paths.every((path) => typeof path === 'string')) {
-    throw invalid(`tools.search.describe takes { paths: [...] } with 1 to ${MAX_DESCRIBE_PATHS} paths from tools.search`);
+  if (
+    !Array.isArray(paths) ||
+    paths.length < 1 ||
+    paths.length > MAX_DESCRIBE_PATHS ||
+    !paths.every((path) => typeof path === 'string')
+  ) {
+    throw invalid(
+      `tools.search.describe takes { paths: [...] } with 1 to ${MAX_DESCRIBE_PATHS} paths from tools.search`,
+    );
   }
   return paths as string[];
 }

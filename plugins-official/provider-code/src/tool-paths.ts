@@ -5,7 +5,13 @@
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 export function toolPath(name: string): string {
-  return 'tools' + name.split('.').map((segment) => (IDENTIFIER.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`)).join('');
+  return (
+    'tools' +
+    name
+      .split('.')
+      .map((segment) => (IDENTIFIER.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`))
+      .join('')
+  );
 }
 
 /** Accepts `github.x`, `tools.github.x` and `tools["github"].x`; returns the tool name `github.x`. */

@@ -15,7 +15,10 @@ afterEach(async () => {
 });
 
 /** A test kernel with both official engines, the code provider, the cli provider and the shadow rules (max_calls); stopped after the test. */
-export async function startCodeKernel(yaml: string, extra: PluginDefinition[] = []): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
+export async function startCodeKernel(
+  yaml: string,
+  extra: PluginDefinition[] = [],
+): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
   const started_ = await startTestKernel(yaml, [quickjs, ses, code, shadow, ...extra]);
   started.push(started_.kernel);
   return started_;

@@ -8,7 +8,12 @@ function tool(name: string, description: string, parameters: ToolDefinition['par
 }
 
 const CATALOG: ToolDefinition[] = [
-  ...Array.from({ length: 23 }, (_, i) => tool(`mail.message${String(i).padStart(2, '0')}`, `Read mail message number ${i}\nSecond line never shown in search`)),
+  ...Array.from({ length: 23 }, (_, i) =>
+    tool(
+      `mail.message${String(i).padStart(2, '0')}`,
+      `Read mail message number ${i}\nSecond line never shown in search`,
+    ),
+  ),
   tool('mail.send', 'Send an email', [
     { name: 'to', type: 'string', required: true, description: 'Recipient address' },
     { name: 'subject', type: 'string', required: false, default: 'hello' },
@@ -19,7 +24,12 @@ const CATALOG: ToolDefinition[] = [
   tool('weather', 'Current weather for a city', [{ name: 'city', type: 'string', required: true }]),
 ];
 
-type Page = { items: { path: string; input: string; description: string }[]; namespaces: { path: string; app: string }[]; remaining: number; next: Record<string, JsonValue> | null };
+type Page = {
+  items: { path: string; input: string; description: string }[];
+  namespaces: { path: string; app: string }[];
+  remaining: number;
+  next: Record<string, JsonValue> | null;
+};
 
 group('tools.search', () => {
   it('pages through every match exactly once by following next, each page within its byte budget', () => {
@@ -49,7 +59,11 @@ group('tools.search', () => {
 
   it('ranks by name, then description, then parameter names; first description line and one-line input', () => {
     const page = search(CATALOG, { query: 'send email' }, 16_384) as unknown as Page;
-    expect(page.items[0]).toEqual({ path: 'tools.mail.send', description: 'Send an email', input: '{ to: string; subject?: string; urgent?: boolean }' });
+    expect(page.items[0]).toEqual({
+      path: 'tools.mail.send',
+      description: 'Send an email',
+      input: '{ to: string; subject?: string; urgent?: boolean }',
+    });
     const mail = search(CATALOG, { query: 'message', namespace: 'tools.mail', limit: 2 }, 16_384) as unknown as Page;
     expect(mail).toEqual({
       items: [
@@ -60,20 +74,30 @@ group('tools.search', () => {
       remaining: 21,
       next: { query: 'message', namespace: 'tools.mail', limit: 2, offset: 2 },
     });
-    expect((search(CATALOG, { query: 'city' }, 16_384) as unknown as Page).items.map((item) => item.path)).toEqual(['tools.weather']);
+    expect((search(CATALOG, { query: 'city' }, 16_384) as unknown as Page).items.map((item) => item.path)).toEqual([
+      'tools.weather',
+    ]);
   });
 
   it('refuses bad input with InvalidToolInput', () => {
-    expect(() => search(CATALOG, { limit: 0 }, 1000)).toThrow('InvalidToolInput: tools.search: limit must be an integer greater than 0');
-    expect(() => search(CATALOG, { offset: -1 }, 1000)).toThrow('InvalidToolInput: tools.search: offset must be an integer of 0 or more');
+    expect(() => search(CATALOG, { limit: 0 }, 1000)).toThrow(
+      'InvalidToolInput: tools.search: limit must be an integer greater than 0',
+    );
+    expect(() => search(CATALOG, { offset: -1 }, 1000)).toThrow(
+      'InvalidToolInput: tools.search: offset must be an integer of 0 or more',
+    );
     expect(() => search(CATALOG, { query: 1 }, 1000)).toThrow('InvalidToolInput: tools.search: query must be a string');
-    expect(() => search(CATALOG, { q: 'x' }, 1000)).toThrow('InvalidToolInput: tools.search does not take "q"; it takes query, namespace, limit and offset');
+    expect(() => search(CATALOG, { q: 'x' }, 1000)).toThrow(
+      'InvalidToolInput: tools.search does not take "q"; it takes query, namespace, limit and offset',
+    );
   });
 });
 
 group('tools.search.describe', () => {
   it('returns whole descriptions and TypeScript signatures in input order, and missing paths with close matches in the same app', () => {
-    const result = describe(CATALOG, { paths: ['tools.mail.send', 'weather', 'docs.recrod0', 'nope.x'] }) as unknown as {
+    const result = describe(CATALOG, {
+      paths: ['tools.mail.send', 'weather', 'docs.recrod0', 'nope.x'],
+    }) as unknown as {
       items: { path: string; description: string; signature: string }[];
       missing: { path: string; matches: string[] }[];
     };
@@ -85,14 +109,22 @@ group('tools.search.describe', () => {
       { path: 'docs.recrod0', matches: ['tools.docs.record0', 'tools.docs.search_pages'] },
       { path: 'nope.x', matches: [] },
     ]);
-    expect(describe(CATALOG, { paths: ['mail.message01'] })).toMatchObject({ items: [{ description: 'Read mail message number 1\nSecond line never shown in search' }] });
-    expect(() => describe(CATALOG, { paths: [] })).toThrow('InvalidToolInput: tools.search.describe takes { paths: [...] } with 1 to 20 paths from tools.search');
+    expect(describe(CATALOG, { paths: ['mail.message01'] })).toMatchObject({
+      items: [{ description: 'Read mail message number 1\nSecond line never shown in search' }],
+    });
+    expect(() => describe(CATALOG, { paths: [] })).toThrow(
+      'InvalidToolInput: tools.search.describe takes { paths: [...] } with 1 to 20 paths from tools.search',
+    );
   });
 });
 
 group('code mode inside scripts', () => {
   it('searches, describes and calls tools through tools.*, following next to the end', async () => {
-    const names = Array.from({ length: 12 }, (_, i) => `  demo.t${String(i).padStart(2, '0')}:\n    type: cli\n    description: Demo tool ${i}\n    command: echo\n    args: ['{"n":${i}}']\n`);
+    const names = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `  demo.t${String(i).padStart(2, '0')}:\n    type: cli\n    description: Demo tool ${i}\n    command: echo\n    args: ['{"n":${i}}']\n`,
+    );
     const { kernel } = await startCodeKernel(`tools:\n${names.join('')}`);
     const code = `async function run() {
       const paths = [];
@@ -112,7 +144,12 @@ group('code mode inside scripts', () => {
 
   it('refuses to enumerate tools, with a hint', async () => {
     const { kernel } = await startCodeKernel('tools: {}\n');
-    const result = await callTool(kernel, 'factorly.code', { code: 'async function run() { return Object.keys(tools) }' });
-    expect(result).toMatchObject({ exitCode: 1, error: 'TypeError: tools cannot be listed; use tools.search({ query }) to find tools' });
+    const result = await callTool(kernel, 'factorly.code', {
+      code: 'async function run() { return Object.keys(tools) }',
+    });
+    expect(result).toMatchObject({
+      exitCode: 1,
+      error: 'TypeError: tools cannot be listed; use tools.search({ query }) to find tools',
+    });
   });
 });

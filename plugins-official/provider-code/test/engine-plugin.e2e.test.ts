@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO, runCli, tempProject } from '../../../test/helpers/project.js';
 
 const FIXTURE = join(REPO, 'test', 'fixtures', 'plugins', 'tiny-engine');
-const BUSY = 'async function run() { const end = Date.now() + 3000; let i = 0; while (Date.now() < end) i++; return "finished" }';
+const BUSY =
+  'async function run() { const end = Date.now() + 3000; let i = 0; while (Date.now() < end) i++; return "finished" }';
 
 describe('a third-party script engine', () => {
   it('is linked as a plugin and selected with engine: <name>, with its own budget', () => {
@@ -16,10 +17,13 @@ describe('a third-party script engine', () => {
   });
 
   it('is refused by name when it is not installed', () => {
-    const root = tempProject({ '.factorly/factorly.yaml': `tools:\n  small:\n    type: code\n    engine: tiny\n    code: 'async function run() {}'\n` });
+    const root = tempProject({
+      '.factorly/factorly.yaml': `tools:\n  small:\n    type: code\n    engine: tiny\n    code: 'async function run() {}'\n`,
+    });
     expect(runCli(['call', 'small'], root)).toMatchObject({
       status: 1,
-      stderr: 'Error: config: tool "small" engine "tiny" is not installed; installed engines: quickjs, ses (.factorly/factorly.yaml:2)\n',
+      stderr:
+        'Error: config: tool "small" engine "tiny" is not installed; installed engines: quickjs, ses (.factorly/factorly.yaml:2)\n',
     });
   });
 });

@@ -9,20 +9,31 @@ type Flags = Record<string, unknown> | undefined;
  */
 export function unionOfCapabilities(declared: readonly Record<string, unknown>[]): UpstreamCapabilities {
   const union: UpstreamCapabilities = {};
-  const resources = flagsOf(declared.map((d) => d.resources as Flags), ['subscribe', 'listChanged']);
+  const resources = flagsOf(
+    declared.map((d) => d.resources as Flags),
+    ['subscribe', 'listChanged'],
+  );
   if (resources) union.resources = resources;
-  const prompts = flagsOf(declared.map((d) => d.prompts as Flags), ['listChanged']);
+  const prompts = flagsOf(
+    declared.map((d) => d.prompts as Flags),
+    ['listChanged'],
+  );
   if (prompts) union.prompts = prompts;
   if (declared.some((d) => d.completions !== undefined)) union.completions = {};
   if (declared.some((d) => d.logging !== undefined)) union.logging = {};
-  const tasks = declared.map((d) => d.tasks as { list?: unknown; cancel?: unknown; requests?: { tools?: { call?: unknown } } } | undefined);
+  const tasks = declared.map(
+    (d) => d.tasks as { list?: unknown; cancel?: unknown; requests?: { tools?: { call?: unknown } } } | undefined,
+  );
   // factorly runs tasks itself (listing and cancelling included) for the tool calls an upstream takes as tasks.
-  if (tasks.some((t) => t?.requests?.tools?.call !== undefined)) union.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  if (tasks.some((t) => t?.requests?.tools?.call !== undefined))
+    union.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   return union;
 }
 
 function flagsOf(all: Flags[], flags: readonly string[]): Record<string, boolean> | undefined {
   const present = all.filter((each) => each !== undefined);
   if (present.length === 0) return undefined;
-  return Object.fromEntries(flags.filter((flag) => present.some((each) => each![flag] === true)).map((flag) => [flag, true]));
+  return Object.fromEntries(
+    flags.filter((flag) => present.some((each) => each![flag] === true)).map((flag) => [flag, true]),
+  );
 }

@@ -9,7 +9,11 @@ const CONNECT_TIMEOUT_MS = 30_000;
 /** How much of an upstream's stderr is kept, to explain why it died. */
 const STDERR_TAIL = 2_048;
 /** Server-to-client requests a connection answers through its route, and the capability each needs. */
-const CLIENT_REQUESTS = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' } as const;
+const CLIENT_REQUESTS = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+} as const;
 
 type LooseSchemas = typeof import('./loose-schemas.js');
 
@@ -31,8 +35,17 @@ export interface ServerIntroduction {
   instructions?: string;
 }
 
-function send(live: Live, method: string, params: Record<string, unknown> | undefined, options: { signal?: AbortSignal; timeout?: number }): Promise<Record<string, unknown>> {
-  return live.client.request({ method, ...(params === undefined ? {} : { params }) } as never, live.loose.LooseResult, options) as Promise<Record<string, unknown>>;
+function send(
+  live: Live,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: { signal?: AbortSignal; timeout?: number },
+): Promise<Record<string, unknown>> {
+  return live.client.request(
+    { method, ...(params === undefined ? {} : { params }) } as never,
+    live.loose.LooseResult,
+    options,
+  ) as Promise<Record<string, unknown>>;
 }
 
 export interface RequestOptions {
@@ -47,7 +60,11 @@ export interface ConnectionEvents {
   toolsChanged(connection: Connection): void;
 }
 
-type Sender = (live: Live, params: Record<string, unknown> | undefined, sdkOptions: { signal?: AbortSignal; timeout?: number }) => Promise<Record<string, unknown>>;
+type Sender = (
+  live: Live,
+  params: Record<string, unknown> | undefined,
+  sdkOptions: { signal?: AbortSignal; timeout?: number },
+) => Promise<Record<string, unknown>>;
 
 /**
  * One client connection to an upstream MCP server (one process for a stdio server, one MCP session
@@ -81,7 +98,11 @@ export class Connection {
   }
 
   /** Sends one request and resolves to the server's result as it came (no schema reshapes it). */
-  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
     return this.exchange(params, options, (live, withToken, sdkOptions) => send(live, method, withToken, sdkOptions));
   }
 
@@ -105,14 +126,20 @@ export class Connection {
     });
   }
 
-  private async exchange(params: Record<string, unknown> | undefined, options: RequestOptions, sender: Sender): Promise<Record<string, unknown>> {
+  private async exchange(
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+    sender: Sender,
+  ): Promise<Record<string, unknown>> {
     this.inFlight += 1;
     const token = options.onprogress ? `factorly-${++this.nextToken}` : undefined;
     if (token) this.progress.set(token, options.onprogress!);
     try {
       const live = await this.connect();
       try {
-        const withToken = token ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } } : params;
+        const withToken = token
+          ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } }
+          : params;
         return await sender(live, withToken, { signal: options.signal, timeout: options.timeoutMs });
       } catch (error) {
         if (!live.closed) throw error;
@@ -140,7 +167,11 @@ export class Connection {
     const { client } = live;
     const instructions = client.getInstructions();
     const info = client.getServerVersion() as Record<string, unknown> | undefined;
-    return { capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>, ...(info ? { info } : {}), ...(instructions === undefined ? {} : { instructions }) };
+    return {
+      capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>,
+      ...(info ? { info } : {}),
+      ...(instructions === undefined ? {} : { instructions }),
+    };
   }
 
   /** Process id of the running stdio server, if any (for diagnostics and tests). */
@@ -181,8 +212,11 @@ export class Connection {
       const { progressToken, ...progress } = (notification.params ?? {}) as Record<string, unknown>;
       this.progress.get(String(progressToken))?.(progress);
     });
-    client.setNotificationHandler(loose.serverNotificationSchema('notifications/tools/list_changed'), async () => this.events?.toolsChanged(this));
-    client.fallbackNotificationHandler = async (notification) => this.route.notify(notification.method, (notification.params ?? {}) as Record<string, unknown>);
+    client.setNotificationHandler(loose.serverNotificationSchema('notifications/tools/list_changed'), async () =>
+      this.events?.toolsChanged(this),
+    );
+    client.fallbackNotificationHandler = async (notification) =>
+      this.route.notify(notification.method, (notification.params ?? {}) as Record<string, unknown>);
     client.onclose = () => {
       live.closed = true;
       // Forget this connection so the next request opens a new one (unless another already did).
@@ -194,7 +228,9 @@ export class Connection {
     } catch (error) {
       await client.close().catch(() => undefined);
       const tail = stderr().trim();
-      throw new Error(`could not connect to upstream MCP server "${this.server}": ${(error as Error).message}${tail ? `. Its stderr: ${tail}` : ''}`);
+      throw new Error(
+        `could not connect to upstream MCP server "${this.server}": ${(error as Error).message}${tail ? `. Its stderr: ${tail}` : ''}`,
+      );
     }
     live.pid = (transport as { pid?: number | null }).pid ?? undefined;
     return live;
@@ -204,19 +240,35 @@ export class Connection {
   private answerServerRequests(client: Client, loose: LooseSchemas): void {
     for (const [method, capability] of Object.entries(CLIENT_REQUESTS)) {
       if (this.capabilities[capability] === undefined) continue;
-      client.setRequestHandler(loose.serverRequestSchema(method), (request, extra) =>
-        this.route.request(this.server, method, (request.params ?? {}) as Record<string, unknown>, extra.signal) as never);
+      client.setRequestHandler(
+        loose.serverRequestSchema(method),
+        (request, extra) =>
+          this.route.request(
+            this.server,
+            method,
+            (request.params ?? {}) as Record<string, unknown>,
+            extra.signal,
+          ) as never,
+      );
     }
   }
 
   private async transport(): Promise<{ transport: Transport; stderr: () => string }> {
     if (this.target.kind === 'http') {
-      const headers = Object.fromEntries(await Promise.all(Object.entries(this.target.headers).map(async ([k, v]) => [k, await this.resolve(v)] as const)));
+      const headers = Object.fromEntries(
+        await Promise.all(
+          Object.entries(this.target.headers).map(async ([k, v]) => [k, await this.resolve(v)] as const),
+        ),
+      );
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      const transport = new StreamableHTTPClientTransport(new URL(await this.resolve(this.target.url)), { requestInit: { headers } });
+      const transport = new StreamableHTTPClientTransport(new URL(await this.resolve(this.target.url)), {
+        requestInit: { headers },
+      });
       return { transport, stderr: () => '' };
     }
-    const env = Object.fromEntries(await Promise.all(Object.entries(this.target.env).map(async ([k, v]) => [k, await this.resolve(v)] as const)));
+    const env = Object.fromEntries(
+      await Promise.all(Object.entries(this.target.env).map(async ([k, v]) => [k, await this.resolve(v)] as const)),
+    );
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({
       command: await this.resolve(this.target.command),

@@ -12,5 +12,9 @@ export function forwardedError(error: unknown): ForwardedError {
   const source = error as { code?: unknown; message?: unknown; data?: unknown };
   const code = typeof source?.code === 'number' && Number.isSafeInteger(source.code) ? source.code : -32603;
   const message = typeof source?.message === 'string' ? source.message.replace(SDK_PREFIX, '') : String(error);
-  return Object.assign(new Error(message), { name: 'ForwardedError', code, ...(source?.data === undefined ? {} : { data: source.data }) });
+  return Object.assign(new Error(message), {
+    name: 'ForwardedError',
+    code,
+    ...(source?.data === undefined ? {} : { data: source.data }),
+  });
 }

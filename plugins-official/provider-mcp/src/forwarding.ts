@@ -1,4 +1,10 @@
-import type { ForwardedMethod, McpPassthrough, McpSessionLink, UpstreamCapabilities, UpstreamIntroduction } from '@factorly/plugin-interface-mcp/api';
+import type {
+  ForwardedMethod,
+  McpPassthrough,
+  McpSessionLink,
+  UpstreamCapabilities,
+  UpstreamIntroduction,
+} from '@factorly/plugin-interface-mcp/api';
 import type { ClientLink } from 'factorly';
 import { unionOfCapabilities } from './capabilities.js';
 import { forwardedError } from './forwarded-error.js';
@@ -49,10 +55,15 @@ export class UpstreamForwarding implements McpPassthrough {
   /** Opens the session's own connections to servers that offer such a client more; one that fails leaves the session the shared tools, with a word on stderr. */
   async openSession(session: McpSessionLink): Promise<void> {
     this.sessions.add(session);
-    await Promise.all(this.upstreams().map((upstream) =>
-      upstream.openSession(session.sessionId, session.capabilities).catch((error: unknown) => {
-        process.stderr.write(`factorly: upstream MCP server "${upstream.name}" could not be connected for a new session, which sees its shared tools: ${(error as Error).message}\n`);
-      })));
+    await Promise.all(
+      this.upstreams().map((upstream) =>
+        upstream.openSession(session.sessionId, session.capabilities).catch((error: unknown) => {
+          process.stderr.write(
+            `factorly: upstream MCP server "${upstream.name}" could not be connected for a new session, which sees its shared tools: ${(error as Error).message}\n`,
+          );
+        }),
+      ),
+    );
   }
 
   async closeSession(sessionId: string): Promise<void> {
@@ -73,14 +84,22 @@ export class UpstreamForwarding implements McpPassthrough {
       case 'resources/read':
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        return this.first(this.owners.ofUri(String(params.uri), this.serving('resources')), method, params, context, String(params.uri));
+        return this.first(
+          this.owners.ofUri(String(params.uri), this.serving('resources')),
+          method,
+          params,
+          context,
+          String(params.uri),
+        );
       case 'prompts/get':
         return this.getPrompt(params, context);
       case 'completion/complete':
         return this.complete(params, context);
       case 'logging/setLevel':
         this.sessions.setLevel(context.sessionId, String(params.level));
-        await Promise.all(this.serving('logging').map((upstream) => this.send(upstream, method, params, context, String(params.level))));
+        await Promise.all(
+          this.serving('logging').map((upstream) => this.send(upstream, method, params, context, String(params.level))),
+        );
         return {};
     }
   }
@@ -94,7 +113,10 @@ export class UpstreamForwarding implements McpPassthrough {
     const page = await this.send(upstream, method, { ...params, cursor: position.cursor }, context);
     const items = Array.isArray(page[field]) ? (page[field] as Record<string, unknown>[]) : [];
     this.owners.learn(method, upstream, items);
-    const shown = method === 'prompts/list' && upstream.prefixed ? items.map((item) => ({ ...item, name: `${upstream.name}.${String(item.name)}` })) : items;
+    const shown =
+      method === 'prompts/list' && upstream.prefixed
+        ? items.map((item) => ({ ...item, name: `${upstream.name}.${String(item.name)}` }))
+        : items;
     const next = nextCursor(position.index, page.nextCursor, servers.length);
     const { nextCursor: _upstreamCursor, ...rest } = page;
     return { ...rest, [field]: shown, ...(next === undefined ? {} : { nextCursor: next }) };
@@ -110,14 +132,33 @@ export class UpstreamForwarding implements McpPassthrough {
     const servers = this.serving('completions');
     if (ref.type === 'ref/prompt') {
       const [candidates, name] = this.owners.ofPrompt(String(ref.name), servers);
-      return this.first(candidates, 'completion/complete', { ...params, ref: { ...ref, name } }, context, `prompt ${ref.name}`);
+      return this.first(
+        candidates,
+        'completion/complete',
+        { ...params, ref: { ...ref, name } },
+        context,
+        `prompt ${ref.name}`,
+      );
     }
-    return this.first(this.owners.ofUri(String(ref.uri), servers), 'completion/complete', params, context, `resource ${ref.uri}`);
+    return this.first(
+      this.owners.ofUri(String(ref.uri), servers),
+      'completion/complete',
+      params,
+      context,
+      `resource ${ref.uri}`,
+    );
   }
 
   /** Asks each candidate in turn until one answers; the last error is the answer when none does. */
-  private async first(candidates: Upstream[], method: string, params: Params, context: Context, target: string): Promise<Result> {
-    if (candidates.length === 0) throw Object.assign(new Error(`no upstream MCP server offers ${target}`), { code: -32602 });
+  private async first(
+    candidates: Upstream[],
+    method: string,
+    params: Params,
+    context: Context,
+    target: string,
+  ): Promise<Result> {
+    if (candidates.length === 0)
+      throw Object.assign(new Error(`no upstream MCP server offers ${target}`), { code: -32602 });
     let failure: unknown;
     for (const upstream of candidates) {
       try {
@@ -130,24 +171,47 @@ export class UpstreamForwarding implements McpPassthrough {
   }
 
   /** One request to one server, recorded as `mcp.forwarded` before its answer is returned. */
-  private async send(upstream: Upstream, method: string, params: Params, context: Context, target?: string): Promise<Result> {
+  private async send(
+    upstream: Upstream,
+    method: string,
+    params: Params,
+    context: Context,
+    target?: string,
+  ): Promise<Result> {
     const started = performance.now();
     const named = target === undefined ? {} : { target: await this.sessions.scrub.text(target, upstream.entry) };
-    const base = { direction: 'to_upstream' as const, method, server: upstream.name, sessionId: context.sessionId, agentId: this.sessions.get(context.sessionId)?.agentId, ...named };
+    const base = {
+      direction: 'to_upstream' as const,
+      method,
+      server: upstream.name,
+      sessionId: context.sessionId,
+      agentId: this.sessions.get(context.sessionId)?.agentId,
+      ...named,
+    };
     try {
-      const result = await this.sessions.scrub.value(await upstream.forward(method, params, context.sessionId, context.call, context.signal), upstream.entry);
+      const result = await this.sessions.scrub.value(
+        await upstream.forward(method, params, context.sessionId, context.call, context.signal),
+        upstream.entry,
+      );
       await this.sessions.record({ ...base, status: 'success', durationMs: Math.round(performance.now() - started) });
       return result;
     } catch (error) {
       const passed = forwardedError(error);
       passed.message = await this.sessions.scrub.text(passed.message, upstream.entry);
-      await this.sessions.record({ ...base, status: 'error', error: passed.message, durationMs: Math.round(performance.now() - started) });
+      await this.sessions.record({
+        ...base,
+        status: 'error',
+        error: passed.message,
+        durationMs: Math.round(performance.now() - started),
+      });
       throw passed;
     }
   }
 
   private serving(capability: string): Upstream[] {
-    return this.upstreams().filter((upstream) => upstream.capabilities()[capability] !== undefined).sort((a, b) => a.name.localeCompare(b.name));
+    return this.upstreams()
+      .filter((upstream) => upstream.capabilities()[capability] !== undefined)
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 }
 
@@ -156,12 +220,19 @@ function decodeCursor(cursor: unknown, servers: number): { index: number; cursor
   if (cursor === undefined) return { index: 0 };
   if (servers === 1) return { index: 0, cursor: String(cursor) };
   try {
-    const [index, inner] = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8')) as [number, string | null];
-    if (Number.isInteger(index) && index >= 0 && index < servers) return { index, ...(inner === null ? {} : { cursor: inner }) };
+    const [index, inner] = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8')) as [
+      number,
+      string | null,
+    ];
+    if (Number.isInteger(index) && index >= 0 && index < servers)
+      return { index, ...(inner === null ? {} : { cursor: inner }) };
   } catch {
     // fall through to the error below
   }
-  throw Object.assign(new Error(`invalid cursor ${JSON.stringify(cursor)}: pass back a nextCursor from an earlier page`), { code: -32602 });
+  throw Object.assign(
+    new Error(`invalid cursor ${JSON.stringify(cursor)}: pass back a nextCursor from an earlier page`),
+    { code: -32602 },
+  );
 }
 
 function nextCursor(index: number, upstreamCursor: unknown, servers: number): string | undefined {

@@ -49,7 +49,14 @@ export class McpProvider implements ToolProvider {
       return existing;
     }
     await existing?.stop();
-    const upstream = new Upstream(entry, target, (template) => this.standing.resolve(template), this.sessions, (...listing) => this.listed(...listing), prefixed);
+    const upstream = new Upstream(
+      entry,
+      target,
+      (template) => this.standing.resolve(template),
+      this.sessions,
+      (...listing) => this.listed(...listing),
+      prefixed,
+    );
     this.upstreams.set(entry.name, upstream);
     return upstream;
   }
@@ -57,11 +64,22 @@ export class McpProvider implements ToolProvider {
   async execute(call: ToolCall): Promise<ToolResult> {
     const server = String(call.tool.spec.server ?? call.tool.name);
     const upstream = this.upstreams.get(server);
-    if (!upstream) return { output: '', error: `mcp server "${server}" is not connected (was the tool listed at start-up?)`, exitCode: 1 };
+    if (!upstream)
+      return {
+        output: '',
+        error: `mcp server "${server}" is not connected (was the tool listed at start-up?)`,
+        exitCode: 1,
+      };
     // Resolve the server's own secret references in this call's scope too, so its output is scrubbed of them.
-    for (const template of targetTemplates(readTarget(call.tool))) if (template.includes('{{')) await call.secrets.resolve(template);
+    for (const template of targetTemplates(readTarget(call.tool)))
+      if (template.includes('{{')) await call.secrets.resolve(template);
     try {
-      const options = { signal: call.signal, timeoutMs: call.timeoutMs, client: call.client, asTask: runsAsTask(call.tool) };
+      const options = {
+        signal: call.signal,
+        timeoutMs: call.timeoutMs,
+        client: call.client,
+        asTask: runsAsTask(call.tool),
+      };
       return toToolResult(await upstream.call(String(call.tool.spec.remote), call.params, options));
     } catch (error) {
       return failure(error, call, server);
@@ -73,8 +91,14 @@ export class McpProvider implements ToolProvider {
     // A listing that lands after its session closed has no one to serve (and would never be dropped).
     if (sessionId !== undefined && !this.sessions.get(sessionId)) return;
     const definitions = toolDefinitions(upstream.entry, tools);
-    const left = sessionId === undefined ? this.catalog.replaceEntry(upstream.name, definitions) : this.catalog.setSessionTools(sessionId, upstream.name, definitions);
-    for (const name of left) process.stderr.write(`factorly: upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out\n`);
+    const left =
+      sessionId === undefined
+        ? this.catalog.replaceEntry(upstream.name, definitions)
+        : this.catalog.setSessionTools(sessionId, upstream.name, definitions);
+    for (const name of left)
+      process.stderr.write(
+        `factorly: upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out\n`,
+      );
   }
 
   /** The running upstream for a server entry (tests and diagnostics). */
@@ -97,8 +121,14 @@ function failure(error: unknown, call: ToolCall, server: string): ToolResult {
   // The signal says who stopped the call (its reason is the deadline's TimeoutError or the caller's);
   // the SDK's error code says only that the request ended.
   const deadline = (call.signal.reason as Error | undefined)?.name === 'TimeoutError';
-  if (call.signal.aborted && !deadline) return { output: '', error: `upstream MCP server "${server}": call was cancelled`, exitCode: 130 };
-  if (deadline || (error as { code?: number }).code === -32001) return { output: '', error: `upstream MCP server "${server}": call timed out after ${formatMs(call.timeoutMs)}`, exitCode: 124 };
+  if (call.signal.aborted && !deadline)
+    return { output: '', error: `upstream MCP server "${server}": call was cancelled`, exitCode: 130 };
+  if (deadline || (error as { code?: number }).code === -32001)
+    return {
+      output: '',
+      error: `upstream MCP server "${server}": call timed out after ${formatMs(call.timeoutMs)}`,
+      exitCode: 124,
+    };
   // The upstream's own words: without the "MCP error <code>: " our SDK client puts in front of them.
   return { output: '', error: `upstream MCP server "${server}": ${forwardedError(error).message}`, exitCode: 1 };
 }

@@ -25,27 +25,41 @@ export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   const { command, args, env, url, headers } = tool.spec;
   const hasCommand = command !== undefined;
   const hasUrl = url !== undefined;
-  if (hasCommand === hasUrl) problems.push('needs either command (stdio) or url (Streamable HTTP), not both or neither');
-  if (hasCommand && (typeof command !== 'string' || command.trim() === '')) problems.push('has a command that is not a non-empty string');
-  if (hasUrl && (typeof url !== 'string' || !/^https?:\/\//i.test(url))) problems.push(`has url ${JSON.stringify(url)}, which is not an http:// or https:// URL`);
-  if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a === 'object' && a !== null))) problems.push('has "args" that is not a list of strings');
+  if (hasCommand === hasUrl)
+    problems.push('needs either command (stdio) or url (Streamable HTTP), not both or neither');
+  if (hasCommand && (typeof command !== 'string' || command.trim() === ''))
+    problems.push('has a command that is not a non-empty string');
+  if (hasUrl && (typeof url !== 'string' || !/^https?:\/\//i.test(url)))
+    problems.push(`has url ${JSON.stringify(url)}, which is not an http:// or https:// URL`);
+  if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a === 'object' && a !== null)))
+    problems.push('has "args" that is not a list of strings');
   if (env !== undefined && !isStringMap(env)) problems.push('has "env" that is not a mapping of names to strings');
-  if (headers !== undefined && !isStringMap(headers)) problems.push('has "headers" that is not a mapping of names to strings');
-  if (hasUrl && (args !== undefined || env !== undefined)) problems.push('has args/env, which only apply to a stdio server (command)');
+  if (headers !== undefined && !isStringMap(headers))
+    problems.push('has "headers" that is not a mapping of names to strings');
+  if (hasUrl && (args !== undefined || env !== undefined))
+    problems.push('has args/env, which only apply to a stdio server (command)');
   if (hasCommand && headers !== undefined) problems.push('has headers, which only apply to an HTTP server (url)');
-  if (tool.spec.prefix !== undefined && typeof tool.spec.prefix !== 'boolean') problems.push('has "prefix" that is not true or false');
-  if (tool.parameters.length > 0) problems.push('declares parameters, but an mcp server\'s tools take theirs from the server');
+  if (tool.spec.prefix !== undefined && typeof tool.spec.prefix !== 'boolean')
+    problems.push('has "prefix" that is not true or false');
+  if (tool.parameters.length > 0)
+    problems.push("declares parameters, but an mcp server's tools take theirs from the server");
   return { problems };
 }
 
 /** Every template of a target, for resolving and scrubbing secret references in them. */
 export function targetTemplates(target: McpTarget): string[] {
-  return target.kind === 'http' ? [target.url, ...Object.values(target.headers)] : [target.command, ...target.args, ...Object.values(target.env)];
+  return target.kind === 'http'
+    ? [target.url, ...Object.values(target.headers)]
+    : [target.command, ...target.args, ...Object.values(target.env)];
 }
 
 function isStringMap(value: unknown): value is Record<string, string | number | boolean> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) &&
-    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v))
+  );
 }
 
 function stringify(map: Record<string, string | number | boolean>): Record<string, string> {

@@ -13,8 +13,10 @@ export class Owners {
   learn(method: string, upstream: Upstream, items: Record<string, unknown>[]): void {
     for (const item of items) {
       if (method === 'resources/list' && typeof item.uri === 'string') this.uris.set(item.uri, upstream);
-      if (method === 'resources/templates/list' && typeof item.uriTemplate === 'string') this.learnTemplate(item.uriTemplate, upstream);
-      if (method === 'prompts/list' && typeof item.name === 'string' && !upstream.prefixed) this.prompts.set(item.name, upstream);
+      if (method === 'resources/templates/list' && typeof item.uriTemplate === 'string')
+        this.learnTemplate(item.uriTemplate, upstream);
+      if (method === 'prompts/list' && typeof item.name === 'string' && !upstream.prefixed)
+        this.prompts.set(item.name, upstream);
     }
   }
 
@@ -33,7 +35,12 @@ export class Owners {
   }
 
   private learnTemplate(uriTemplate: string, upstream: Upstream): void {
-    if (this.templates.some((template) => template.upstream === upstream && template.pattern.source === patternOf(uriTemplate).source)) return;
+    if (
+      this.templates.some(
+        (template) => template.upstream === upstream && template.pattern.source === patternOf(uriTemplate).source,
+      )
+    )
+      return;
     this.templates.push({ pattern: patternOf(uriTemplate), upstream });
   }
 }

@@ -18,12 +18,20 @@ export const plugin: PluginDefinition = {
     const { tokens } = registrar;
     registrar.registerInit({
       deps: {
-        providers: tokens.ToolProviders, standing: tokens.StandingSecrets, passthroughs: registrar.optional(McpTokens.Passthroughs), log: tokens.OpenEventLog, bus: tokens.EventBus,
-        processors: tokens.OutputProcessors, catalog: tokens.ToolCatalog,
+        providers: tokens.ToolProviders,
+        standing: tokens.StandingSecrets,
+        passthroughs: registrar.optional(McpTokens.Passthroughs),
+        log: tokens.OpenEventLog,
+        bus: tokens.EventBus,
+        processors: tokens.OutputProcessors,
+        catalog: tokens.ToolCatalog,
       },
       init({ providers, standing, passthroughs, log, bus, processors, catalog }, context) {
         const scrubber = new Scrubber(() => processors.list(), standing);
-        const sessions = new Sessions(async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])), scrubber);
+        const sessions = new Sessions(
+          async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])),
+          scrubber,
+        );
         const provider = new McpProvider(standing, sessions, catalog);
         const forwarding = new UpstreamForwarding(() => provider.all(), sessions);
         providers.add('mcp', provider, context.pluginId);

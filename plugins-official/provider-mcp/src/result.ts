@@ -17,7 +17,11 @@ type Json = { [key: string]: JsonValue };
  * text output from the blocks. `isError` becomes exit code 1, with the texts as the error.
  */
 export function toToolResult(result: UpstreamResult): ToolResult {
-  const content = Array.isArray(result.content) ? result.content : result.toolResult === undefined ? [] : [{ type: 'text', text: JSON.stringify(result.toolResult) }];
+  const content = Array.isArray(result.content)
+    ? result.content
+    : result.toolResult === undefined
+      ? []
+      : [{ type: 'text', text: JSON.stringify(result.toolResult) }];
   const parts = {
     output: '',
     content,
@@ -25,7 +29,10 @@ export function toToolResult(result: UpstreamResult): ToolResult {
     ...(isRecord(result._meta) ? { meta: result._meta as Json } : {}),
   };
   if (!result.isError) return { ...parts, exitCode: 0 };
-  const text = content.filter((block) => block.type === 'text').map((block) => String(block.text ?? '')).join('\n');
+  const text = content
+    .filter((block) => block.type === 'text')
+    .map((block) => String(block.text ?? ''))
+    .join('\n');
   return { ...parts, error: text || 'the upstream tool reported an error', exitCode: 1 };
 }
 

@@ -4,7 +4,11 @@ import { forwardedError } from './forwarded-error.js';
 import type { Sessions } from './sessions.js';
 
 /** Notifications that concern the session as a whole, not one call. */
-const SESSION_NOTIFICATIONS = new Set(['notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/prompts/list_changed']);
+const SESSION_NOTIFICATIONS = new Set([
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
+]);
 
 /**
  * Where what an upstream connection sends on its own goes: to the agent session the connection was
@@ -50,10 +54,21 @@ export class Route {
   }
 
   /** A server-to-client request (sampling, elicitation, roots), answered by the agent, recorded either way. */
-  async request(server: string, method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+  async request(
+    server: string,
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const target = this.calls.at(-1) ?? this.session();
     const started = performance.now();
-    const base = { direction: 'to_client' as const, method, server, sessionId: this.sessionId, agentId: this.session()?.agentId };
+    const base = {
+      direction: 'to_client' as const,
+      method,
+      server,
+      sessionId: this.sessionId,
+      agentId: this.session()?.agentId,
+    };
     if (!target) {
       const error = `no agent session to send ${method} to: the call came from the CLI or a code tool`;
       await this.sessions.record({ ...base, status: 'error', error, durationMs: 0 });
@@ -66,7 +81,12 @@ export class Route {
     } catch (error) {
       const passed = forwardedError(error);
       passed.message = await this.sessions.scrub.text(passed.message, this.entry);
-      await this.sessions.record({ ...base, status: 'error', error: passed.message, durationMs: Math.round(performance.now() - started) });
+      await this.sessions.record({
+        ...base,
+        status: 'error',
+        error: passed.message,
+        durationMs: Math.round(performance.now() - started),
+      });
       throw passed;
     }
   }

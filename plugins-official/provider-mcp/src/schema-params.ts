@@ -11,16 +11,27 @@ type Schema = Record<string, unknown>;
 export function parametersFromSchema(schema: Schema | undefined): ParameterSpec[] {
   const properties = isRecord(schema?.properties) ? schema.properties : {};
   const required = Array.isArray(schema?.required) ? schema.required.map(String) : [];
-  return Object.entries(properties).map(([name, raw]) => toParameter(name, isRecord(raw) ? raw : {}, required.includes(name)));
+  return Object.entries(properties).map(([name, raw]) =>
+    toParameter(name, isRecord(raw) ? raw : {}, required.includes(name)),
+  );
 }
 
 function toParameter(name: string, property: Schema, required: boolean): ParameterSpec {
   const spec: ParameterSpec = { name, type: typeOf(property), required };
   if (typeof property.description === 'string') spec.description = property.description;
-  const numbers = [['minimum', 'min'], ['maximum', 'max'], ['minLength', 'minLength'], ['maxLength', 'maxLength']] as const;
+  const numbers = [
+    ['minimum', 'min'],
+    ['maximum', 'max'],
+    ['minLength', 'minLength'],
+    ['maxLength', 'maxLength'],
+  ] as const;
   for (const [key, field] of numbers) if (typeof property[key] === 'number') spec[field] = property[key];
   if (typeof property.pattern === 'string' && compiles(property.pattern)) spec.pattern = property.pattern;
-  if (Array.isArray(property.enum) && spec.type !== 'json' && property.enum.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) {
+  if (
+    Array.isArray(property.enum) &&
+    spec.type !== 'json' &&
+    property.enum.every((v) => ['string', 'number', 'boolean'].includes(typeof v))
+  ) {
     spec.enum = property.enum.map(String);
     if (spec.type === 'string') spec.type = 'enum';
   }

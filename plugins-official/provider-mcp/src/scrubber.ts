@@ -22,7 +22,12 @@ export class Scrubber {
     try {
       return JSON.parse(scrubbed) as T;
     } catch {
-      throw Object.assign(new Error(`an answer from upstream MCP server "${tool.name}" held a secret that could not be redacted cleanly, so it was withheld`), { code: -32603 });
+      throw Object.assign(
+        new Error(
+          `an answer from upstream MCP server "${tool.name}" held a secret that could not be redacted cleanly, so it was withheld`,
+        ),
+        { code: -32603 },
+      );
     }
   }
 

@@ -32,7 +32,9 @@ export function runsAsTask(tool: ToolDefinition): boolean {
 }
 
 function pick(entry: ToolDefinition): Partial<ToolDefinition> {
-  const inherited: Partial<ToolDefinition> = Object.fromEntries(INHERITED.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]));
+  const inherited: Partial<ToolDefinition> = Object.fromEntries(
+    INHERITED.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]),
+  );
   const { filter: _filter, ...settings } = entry.settings ?? {};
   return Object.keys(settings).length > 0 ? { ...inherited, settings } : inherited;
 }

@@ -78,21 +78,33 @@ export class Upstream {
   }
 
   /** Calls a tool on the caller's session connection; its progress reaches the agent under the agent's own token. */
-  async call(remote: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; client?: ClientLink; asTask?: boolean }): Promise<UpstreamResult> {
+  async call(
+    remote: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number; client?: ClientLink; asTask?: boolean },
+  ): Promise<UpstreamResult> {
     const { client } = options;
     const connection = client ? this.forSession(client.sessionId, client.capabilities) : this.sessionless();
     const end = connection.route.begin(client);
     try {
       const params = { name: remote, arguments: args };
       const request = { signal: options.signal, timeoutMs: options.timeoutMs, onprogress: this.progressRelay(client) };
-      return (await (options.asTask ? connection.callAsTask(params, request) : connection.request('tools/call', params, request))) as UpstreamResult;
+      return (await (options.asTask
+        ? connection.callAsTask(params, request)
+        : connection.request('tools/call', params, request))) as UpstreamResult;
     } finally {
       end();
     }
   }
 
   /** Sends one request for a session (resources, prompts, completions, log level) and returns the server's result as it came. */
-  async forward(method: string, params: Record<string, unknown>, sessionId: string, call?: ClientLink, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async forward(
+    method: string,
+    params: Record<string, unknown>,
+    sessionId: string,
+    call?: ClientLink,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const connection = this.forSession(sessionId, call?.capabilities ?? {});
     const end = connection.route.begin(call);
     try {
@@ -104,7 +116,10 @@ export class Upstream {
 
   /** Passes a client notification on to the session's connection, if it has one (a new one starts from the present state anyway). */
   async notifySession(sessionId: string, method: string, params: Record<string, unknown>): Promise<void> {
-    await this.bySession.get(sessionId)?.notify(method, params).catch(() => undefined);
+    await this.bySession
+      .get(sessionId)
+      ?.notify(method, params)
+      .catch(() => undefined);
   }
 
   async closeSession(sessionId: string): Promise<void> {
@@ -158,7 +173,8 @@ export class Upstream {
     this.bySession.set(sessionId, connection);
     const level = this.sessions.level(sessionId);
     // Queued before anything else the session sends on this connection.
-    if (level !== undefined && this.capabilities().logging) void connection.request('logging/setLevel', { level }).catch(() => undefined);
+    if (level !== undefined && this.capabilities().logging)
+      void connection.request('logging/setLevel', { level }).catch(() => undefined);
     return connection;
   }
 
@@ -168,7 +184,14 @@ export class Upstream {
 
   private open(sessionId: string | undefined, capabilities: Record<string, unknown>): Connection {
     const events = { toolsChanged: (connection: Connection) => this.relist(connection) };
-    return new Connection(this.name, this.target, this.resolve, capabilities, new Route(this.sessions, this.entry, sessionId), events);
+    return new Connection(
+      this.name,
+      this.target,
+      this.resolve,
+      capabilities,
+      new Route(this.sessions, this.entry, sessionId),
+      events,
+    );
   }
 
   /** The server said its tools changed on this connection: list them again for whoever the connection serves now. */
@@ -183,7 +206,11 @@ export class Upstream {
         this.listed(this, connection.route.sessionId, await listAll(connection));
       } while (state.again && !this.stopped);
     })()
-      .catch((error: unknown) => process.stderr.write(`factorly: could not list the tools of upstream MCP server "${this.name}" again: ${(error as Error).message}\n`))
+      .catch((error: unknown) =>
+        process.stderr.write(
+          `factorly: could not list the tools of upstream MCP server "${this.name}" again: ${(error as Error).message}\n`,
+        ),
+      )
       .finally(() => this.listings.delete(connection));
   }
 
@@ -192,7 +219,10 @@ export class Upstream {
     if (client?.progressToken === undefined) return undefined;
     const progressToken = client.progressToken;
     return (progress) =>
-      void this.sessions.scrub.value(progress, this.entry).then((clean) => client.notify('notifications/progress', { ...clean, progressToken })).catch(() => undefined);
+      void this.sessions.scrub
+        .value(progress, this.entry)
+        .then((clean) => client.notify('notifications/progress', { ...clean, progressToken }))
+        .catch(() => undefined);
   }
 }
 
@@ -209,7 +239,9 @@ async function listAll(connection: Connection): Promise<Tool[]> {
 }
 
 function mirror(capabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(MIRRORED.filter((key) => capabilities[key] !== undefined).map((key) => [key, capabilities[key]]));
+  return Object.fromEntries(
+    MIRRORED.filter((key) => capabilities[key] !== undefined).map((key) => [key, capabilities[key]]),
+  );
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -6,7 +6,11 @@ import type { CallGateway, PluginDefinition } from 'factorly';
  * The MCP interface plugin (whose extension point the pass-through is added to) and a plugin that
  * takes what an MCP interface would get: the pass-through and the call gateway.
  */
-export function interfaceParts(): { plugins: PluginDefinition[]; passthrough(): McpPassthrough; gateway(): CallGateway } {
+export function interfaceParts(): {
+  plugins: PluginDefinition[];
+  passthrough(): McpPassthrough;
+  gateway(): CallGateway;
+} {
   let passthrough: McpPassthrough | undefined;
   let gateway: CallGateway | undefined;
   const grab: PluginDefinition = {

@@ -23,13 +23,16 @@ afterEach(async () => {
 });
 
 async function everything() {
-  const started = await startTestKernel(`tools:
+  const started = await startTestKernel(
+    `tools:
   ev:
     type: mcp
     command: ${NODE}
     args: [${JSON.stringify(EVERYTHING)}, stdio]
     description: the everything server
-`, [mcpPlugin]);
+`,
+    [mcpPlugin],
+  );
   kernel = started.kernel;
   return started;
 }
@@ -40,16 +43,28 @@ describe('mcp provider with @modelcontextprotocol/server-everything', () => {
   it('lists the sub-tools with real types, required flags, enums and the full input schema', async () => {
     await everything();
     const names = kernel!.registry.all().map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['ev.echo', 'ev.get-sum', 'ev.get-tiny-image', 'ev.get-structured-content']));
+    expect(names).toEqual(
+      expect.arrayContaining(['ev.echo', 'ev.get-sum', 'ev.get-tiny-image', 'ev.get-structured-content']),
+    );
     const sum = kernel!.registry.get('ev.get-sum')!;
     expect(sum.parameters).toEqual([
       { name: 'a', type: 'number', required: true, description: 'First number' },
       { name: 'b', type: 'number', required: true, description: 'Second number' },
     ]);
-    expect(sum.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' } }, required: ['a', 'b'] });
+    expect(sum.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     const annotated = kernel!.registry.get('ev.get-annotated-message')!;
     expect(annotated.parameters).toEqual([
-      { name: 'messageType', type: 'enum', enum: ['error', 'success', 'debug'], required: true, description: expect.any(String) },
+      {
+        name: 'messageType',
+        type: 'enum',
+        enum: ['error', 'success', 'debug'],
+        required: true,
+        description: expect.any(String),
+      },
       { name: 'includeImage', type: 'boolean', required: false, description: 'Whether to include an example image' },
     ]);
   });
@@ -72,22 +87,41 @@ describe('mcp provider with @modelcontextprotocol/server-everything', () => {
     const content = JSON.parse(image.output) as { type: string; mimeType?: string; data?: string }[];
     expect(image.content).toEqual(content);
     expect(content.map((item) => item.type)).toEqual(['text', 'image', 'text']);
-    expect(content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
-    const weather = await kernel!.pipeline.call({ tool: 'ev.get-structured-content', params: { location: 'Chicago' }, iface: 'mcp' });
-    expect(weather).toMatchObject({ status: 'success', structuredContent: { temperature: expect.any(Number), conditions: expect.any(String) } });
+    expect(content[1]).toMatchObject({
+      type: 'image',
+      mimeType: 'image/png',
+      data: expect.stringMatching(/^iVBORw0KGgo/),
+    });
+    const weather = await kernel!.pipeline.call({
+      tool: 'ev.get-structured-content',
+      params: { location: 'Chicago' },
+      iface: 'mcp',
+    });
+    expect(weather).toMatchObject({
+      status: 'success',
+      structuredContent: { temperature: expect.any(Number), conditions: expect.any(String) },
+    });
     expect(JSON.parse(weather.output)).toEqual(weather.structuredContent);
   });
 
   it('fails the in-flight call clearly when the server is killed, then restarts it for the next call', async () => {
     await everything();
-    expect((await kernel!.pipeline.call({ tool: 'ev.echo', params: { message: 'before' }, iface: 'mcp' })).output).toBe('Echo: before');
+    expect((await kernel!.pipeline.call({ tool: 'ev.echo', params: { message: 'before' }, iface: 'mcp' })).output).toBe(
+      'Echo: before',
+    );
     const [first] = upstreamChildren();
-    const inFlight = kernel!.pipeline.call({ tool: 'ev.trigger-long-running-operation', params: { duration: 20, steps: 20 }, iface: 'mcp' });
+    const inFlight = kernel!.pipeline.call({
+      tool: 'ev.trigger-long-running-operation',
+      params: { duration: 20, steps: 20 },
+      iface: 'mcp',
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     process.kill(first.pid, 'SIGKILL');
     const failed = await inFlight;
     expect(failed).toMatchObject({ status: 'error', exitCode: 1 });
-    expect(failed.error).toMatch(/^upstream MCP server "ev" stopped while this call was in flight \(.*Connection closed\); it will be started again on the next call/);
+    expect(failed.error).toMatch(
+      /^upstream MCP server "ev" stopped while this call was in flight \(.*Connection closed\); it will be started again on the next call/,
+    );
     const after = await kernel!.pipeline.call({ tool: 'ev.echo', params: { message: 'after' }, iface: 'mcp' });
     expect(after).toMatchObject({ status: 'success', output: 'Echo: after' });
     const now = upstreamChildren();
@@ -111,20 +145,32 @@ describe('mcp provider with @modelcontextprotocol/server-everything', () => {
   });
 
   it('reports an upstream that cannot start, naming the server', async () => {
-    await expect(startTestKernel(`tools:
+    await expect(
+      startTestKernel(
+        `tools:
   broken: {type: mcp, command: ${NODE}, args: ["-e", "console.error('no config here'); process.exit(3)"]}
-`, [mcpPlugin])).rejects.toThrow(/^could not connect to upstream MCP server "broken": .*\. Its stderr: no config here$/);
+`,
+        [mcpPlugin],
+      ),
+    ).rejects.toThrow(/^could not connect to upstream MCP server "broken": .*\. Its stderr: no config here$/);
   });
 
   it('reports config mistakes with their line', async () => {
-    await expect(startTestKernel(`tools:
+    await expect(
+      startTestKernel(
+        `tools:
   both: {type: mcp, command: x, url: "http://127.0.0.1:1/mcp"}
   typed: {type: mcp, command: x, headers: {A: b}, parameters: [{name: p}]}
-`, [mcpPlugin])).rejects.toThrow([
-      'config: tool "both" needs either command (stdio) or url (Streamable HTTP), not both or neither (.factorly/factorly.yaml:2)',
-      'config: tool "typed" has headers, which only apply to an HTTP server (url) (.factorly/factorly.yaml:3)',
-      'config: tool "typed" declares parameters, but an mcp server\'s tools take theirs from the server (.factorly/factorly.yaml:3)',
-    ].join('\n'));
+`,
+        [mcpPlugin],
+      ),
+    ).rejects.toThrow(
+      [
+        'config: tool "both" needs either command (stdio) or url (Streamable HTTP), not both or neither (.factorly/factorly.yaml:2)',
+        'config: tool "typed" has headers, which only apply to an HTTP server (url) (.factorly/factorly.yaml:3)',
+        'config: tool "typed" declares parameters, but an mcp server\'s tools take theirs from the server (.factorly/factorly.yaml:3)',
+      ].join('\n'),
+    );
   });
 });
 
@@ -134,13 +180,24 @@ describe('mcp provider with @modelcontextprotocol/server-filesystem', () => {
     mkdirSync(join(dir, 'data'));
     writeFileSync(join(dir, 'data', 'a.txt'), 'alpha\n');
     writeFileSync(join(dir, 'data', 'b.txt'), 'beta\n');
-    kernel = (await startTestKernel(`tools:
+    kernel = (
+      await startTestKernel(
+        `tools:
   fs: {type: mcp, command: ${NODE}, args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(dir)}]}
-`, [mcpPlugin])).kernel;
+`,
+        [mcpPlugin],
+      )
+    ).kernel;
     const edits = kernel.registry.get('fs.edit_file')!;
     expect(edits.parameters.find((p) => p.name === 'edits')).toMatchObject({ type: 'json', required: true });
-    expect(edits.inputSchema).toMatchObject({ properties: { edits: { type: 'array', items: { type: 'object', required: ['oldText', 'newText'] } } } });
-    const many = await kernel.pipeline.call({ tool: 'fs.read_multiple_files', params: { paths: [join(dir, 'data', 'a.txt'), join(dir, 'data', 'b.txt')] }, iface: 'mcp' });
+    expect(edits.inputSchema).toMatchObject({
+      properties: { edits: { type: 'array', items: { type: 'object', required: ['oldText', 'newText'] } } },
+    });
+    const many = await kernel.pipeline.call({
+      tool: 'fs.read_multiple_files',
+      params: { paths: [join(dir, 'data', 'a.txt'), join(dir, 'data', 'b.txt')] },
+      iface: 'mcp',
+    });
     expect(many.output).toContain('alpha');
     expect(many.output).toContain('beta');
     const edited = await kernel.pipeline.call({
@@ -149,9 +206,17 @@ describe('mcp provider with @modelcontextprotocol/server-filesystem', () => {
       iface: 'mcp',
     });
     expect(edited.status).toBe('success');
-    const read = await kernel.pipeline.call({ tool: 'fs.read_text_file', params: { path: join(dir, 'data', 'a.txt'), head: 1 }, iface: 'mcp' });
+    const read = await kernel.pipeline.call({
+      tool: 'fs.read_text_file',
+      params: { path: join(dir, 'data', 'a.txt'), head: 1 },
+      iface: 'mcp',
+    });
     expect(read.output).toBe('ALPHA');
-    const outside = await kernel.pipeline.call({ tool: 'fs.read_text_file', params: { path: '/etc/hostname' }, iface: 'mcp' });
+    const outside = await kernel.pipeline.call({
+      tool: 'fs.read_text_file',
+      params: { path: '/etc/hostname' },
+      iface: 'mcp',
+    });
     expect(outside).toMatchObject({ status: 'error', exitCode: 1, error: expect.stringContaining('Access denied') });
   });
 });
@@ -159,15 +224,23 @@ describe('mcp provider with @modelcontextprotocol/server-filesystem', () => {
 describe('mcp provider over Streamable HTTP', () => {
   it('lists and calls the tools of server-everything served over HTTP', async () => {
     const port = await freePort();
-    const server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         server.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
         server.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
       });
-      kernel = (await startTestKernel(`tools:
+      kernel = (
+        await startTestKernel(
+          `tools:
   web: {type: mcp, url: "http://127.0.0.1:${port}/mcp"}
-`, [mcpPlugin])).kernel;
+`,
+          [mcpPlugin],
+        )
+      ).kernel;
       const sum = await kernel.pipeline.call({ tool: 'web.get-sum', params: { a: 1, b: 2 }, iface: 'mcp' });
       expect(sum).toMatchObject({ status: 'success', output: 'The sum of 1 and 2 is 3.' });
     } finally {

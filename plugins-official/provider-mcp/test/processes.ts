@@ -9,7 +9,10 @@ export function childProcesses(parent = process.pid): { pid: number; args: strin
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[1]) !== parent || fields[0] === 'Z') continue;
-      children.push({ pid: Number(entry), args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim() });
+      children.push({
+        pid: Number(entry),
+        args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim(),
+      });
     } catch {
       // the process ended while we looked
     }

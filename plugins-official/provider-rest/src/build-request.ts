@@ -21,12 +21,23 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * path uses them, else body for POST/PUT/PATCH and query otherwise); secret references in
  * base_url, path, headers, body and auth are resolved through the call's secret scope.
  */
-export async function buildRequest(spec: RestSpec, tool: ToolDefinition, params: Params, secrets: SecretScope): Promise<HttpRequest> {
+export async function buildRequest(
+  spec: RestSpec,
+  tool: ToolDefinition,
+  params: Params,
+  secrets: SecretScope,
+): Promise<HttpRequest> {
   const routed = route(spec, tool, params);
   const base = await render(spec.baseUrl, params, secrets, asText);
-  const path = await render(spec.path, params, secrets, (value) => encodeURIComponent(asText(value)), (name) => {
-    throw new Error(`unresolved path parameter {{${name}}} in tool "${tool.name}"`);
-  });
+  const path = await render(
+    spec.path,
+    params,
+    secrets,
+    (value) => encodeURIComponent(asText(value)),
+    (name) => {
+      throw new Error(`unresolved path parameter {{${name}}} in tool "${tool.name}"`);
+    },
+  );
   const url = joinUrl(base, path, tool.name);
   for (const name of routed.query) appendQuery(url, name, params[name]);
   const headers = new Headers();
@@ -39,7 +50,14 @@ export async function buildRequest(spec: RestSpec, tool: ToolDefinition, params:
   for (const name of routed.header) headers.set(name, asText(params[name]));
   const body = await buildBody(spec, params, routed.body, secrets, tool.name);
   if (body !== undefined && !headers.has('content-type')) {
-    headers.set('content-type', spec.bodyType === 'form' ? 'application/x-www-form-urlencoded' : spec.bodyType === 'raw' ? 'text/plain; charset=utf-8' : 'application/json');
+    headers.set(
+      'content-type',
+      spec.bodyType === 'form'
+        ? 'application/x-www-form-urlencoded'
+        : spec.bodyType === 'raw'
+          ? 'text/plain; charset=utf-8'
+          : 'application/json',
+    );
   }
   return { url, method: spec.method, headers, body, secretHeaders };
 }
@@ -54,7 +72,15 @@ function route(spec: RestSpec, tool: ToolDefinition, params: Params): Routes {
   for (const parameter of tool.parameters) {
     const value = params[parameter.name];
     if (value === undefined || value === null) continue;
-    const where = parameter.in ?? (inPath.has(parameter.name) ? 'path' : templated.has(parameter.name) ? undefined : METHODS_WITH_BODY.has(spec.method) ? 'body' : 'query');
+    const where =
+      parameter.in ??
+      (inPath.has(parameter.name)
+        ? 'path'
+        : templated.has(parameter.name)
+          ? undefined
+          : METHODS_WITH_BODY.has(spec.method)
+            ? 'body'
+            : 'query');
     if (where !== undefined && where !== 'path') routes[where].push(parameter.name);
   }
   return routes;
@@ -83,19 +109,37 @@ async function applyAuth(headers: Headers, auth: RestAuth, params: Params, secre
     return auth.header.toLowerCase();
   }
   const token = await render(auth.token, params, secrets, asText);
-  headers.set('authorization', auth.type === 'bearer' ? `Bearer ${token}` : `Basic ${Buffer.from(token, 'utf8').toString('base64')}`);
+  headers.set(
+    'authorization',
+    auth.type === 'bearer' ? `Bearer ${token}` : `Basic ${Buffer.from(token, 'utf8').toString('base64')}`,
+  );
   return 'authorization';
 }
 
-async function buildBody(spec: RestSpec, params: Params, names: string[], secrets: SecretScope, tool: string): Promise<string | undefined> {
+async function buildBody(
+  spec: RestSpec,
+  params: Params,
+  names: string[],
+  secrets: SecretScope,
+  tool: string,
+): Promise<string | undefined> {
   if (spec.body !== undefined) {
-    const encode: Encode = spec.bodyType === 'json' ? asJsonFragment : spec.bodyType === 'form' ? (v) => encodeURIComponent(asText(v)) : asText;
+    const encode: Encode =
+      spec.bodyType === 'json'
+        ? asJsonFragment
+        : spec.bodyType === 'form'
+          ? (v) => encodeURIComponent(asText(v))
+          : asText;
     return render(spec.body, params, secrets, encode);
   }
   if (names.length === 0) return undefined;
-  if (spec.bodyType === 'form') return new URLSearchParams(names.map((name): [string, string] => [name, asText(params[name])])).toString();
+  if (spec.bodyType === 'form')
+    return new URLSearchParams(names.map((name): [string, string] => [name, asText(params[name])])).toString();
   if (spec.bodyType === 'raw') {
-    if (names.length > 1) throw new Error(`tool "${tool}" has body_type raw but ${names.length} body params (${names.join(', ')}); raw sends exactly one`);
+    if (names.length > 1)
+      throw new Error(
+        `tool "${tool}" has body_type raw but ${names.length} body params (${names.join(', ')}); raw sends exactly one`,
+      );
     return asText(params[names[0]]);
   }
   return JSON.stringify(Object.fromEntries(names.map((name) => [name, params[name]])));

@@ -5,7 +5,11 @@ import { RestProvider } from './rest-provider.js';
 export const plugin: PluginDefinition = {
   id: 'provider-rest',
   apiVersion: '1',
-  config: { shadow: { allow_urls: { schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'a list of URLs' } } } },
+  config: {
+    shadow: {
+      allow_urls: { schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'a list of URLs' } },
+    },
+  },
   register(registrar) {
     registrar.registerInit({
       deps: { providers: registrar.tokens.ToolProviders },

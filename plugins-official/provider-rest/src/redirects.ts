@@ -13,10 +13,14 @@ export function isRedirect(response: Response): boolean {
  */
 export function redirected(request: HttpRequest, response: Response): HttpRequest {
   const url = new URL(response.headers.get('location')!, request.url);
-  const rewrite = response.status === 303 ? request.method !== 'HEAD' : [301, 302].includes(response.status) && request.method === 'POST';
+  const rewrite =
+    response.status === 303
+      ? request.method !== 'HEAD'
+      : [301, 302].includes(response.status) && request.method === 'POST';
   if (!rewrite) return { ...request, url, headers: new Headers(request.headers) };
   const headers = new Headers(request.headers);
-  for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']) headers.delete(name);
+  for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'])
+    headers.delete(name);
   return { ...request, url, method: 'GET', headers, body: undefined };
 }
 
@@ -26,7 +30,10 @@ export function redirected(request: HttpRequest, response: Response): HttpReques
  * field whose value holds a secret value (verbatim, URL-encoded, JSON-escaped or base64). Returns
  * what was dropped, by name, for the call's diagnostics (never a value).
  */
-export function withoutSecrets(request: HttpRequest, secrets: readonly string[]): { request: HttpRequest; dropped: string[] } {
+export function withoutSecrets(
+  request: HttpRequest,
+  secrets: readonly string[],
+): { request: HttpRequest; dropped: string[] } {
   const holds = (text: string): boolean => secrets.some((secret) => forms(secret).some((form) => text.includes(form)));
   const dropped: string[] = [];
   const headers = new Headers(request.headers);
@@ -48,12 +55,20 @@ export function withoutSecrets(request: HttpRequest, secrets: readonly string[])
       dropped.push(`query ${name}`);
     }
   }
-  const body = request.body === undefined ? undefined : bodyWithout(request.body, headers.get('content-type') ?? '', holds, dropped);
+  const body =
+    request.body === undefined
+      ? undefined
+      : bodyWithout(request.body, headers.get('content-type') ?? '', holds, dropped);
   return { request: { ...request, url, headers, body, secretHeaders: new Set() }, dropped };
 }
 
 /** Body fields (JSON members, form fields) that hold a secret are dropped; a raw body that holds one is dropped whole. */
-function bodyWithout(body: string, type: string, holds: (text: string) => boolean, dropped: string[]): string | undefined {
+function bodyWithout(
+  body: string,
+  type: string,
+  holds: (text: string) => boolean,
+  dropped: string[],
+): string | undefined {
   if (!holds(body)) return body;
   if (type.includes('application/x-www-form-urlencoded')) {
     const form = new URLSearchParams(body);
@@ -80,7 +95,9 @@ function bodyWithout(body: string, type: string, holds: (text: string) => boolea
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -89,5 +106,12 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 /** The forms a secret takes on the wire, as the scrubber knows them. */
 function forms(secret: string): string[] {
   if (secret === '') return [];
-  return [...new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), Buffer.from(secret, 'utf8').toString('base64')])];
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      JSON.stringify(secret).slice(1, -1),
+      Buffer.from(secret, 'utf8').toString('base64'),
+    ]),
+  ];
 }

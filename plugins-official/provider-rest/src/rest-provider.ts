@@ -28,7 +28,8 @@ export class RestProvider implements ToolProvider {
     }
     if ('error' in sent) return { output: '', error: sent.error, exitCode: sent.exitCode, ...diagnostics(sent.notes) };
     const { status, statusText, text, notes } = sent;
-    if (status >= 400) return { output: text, error: `HTTP ${status} ${statusText}`.trim(), exitCode: 1, ...diagnostics(notes) };
+    if (status >= 400)
+      return { output: text, error: `HTTP ${status} ${statusText}`.trim(), exitCode: 1, ...diagnostics(notes) };
     return { output: text, exitCode: 0, ...diagnostics(notes) };
   }
 }
@@ -42,7 +43,11 @@ function steering(spec: RestSpec, call: ToolCall): Steering {
   } catch {
     configuredOrigin = undefined;
   }
-  return { agentSteered: !fixedBase || placeholders(spec.path).length > 0, configuredOrigin, allowUrls: allowUrlsOf(call.tool) };
+  return {
+    agentSteered: !fixedBase || placeholders(spec.path).length > 0,
+    configuredOrigin,
+    allowUrls: allowUrlsOf(call.tool),
+  };
 }
 
 function diagnostics(notes: string[]): { diagnostics?: string } {

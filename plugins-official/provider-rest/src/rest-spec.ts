@@ -28,14 +28,36 @@ export interface RestSpec {
   followRedirects: FollowRedirects;
 }
 
-export const REST_KEYS = ['base_url', 'method', 'path', 'headers', 'body', 'body_type', 'auth', 'follow_redirects'] as const;
+export const REST_KEYS = [
+  'base_url',
+  'method',
+  'path',
+  'headers',
+  'body',
+  'body_type',
+  'auth',
+  'follow_redirects',
+] as const;
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const BODY_TYPES: readonly BodyType[] = ['json', 'form', 'raw'];
-const AUTH_FIELDS: Record<RestAuth['type'], string[]> = { bearer: ['token'], basic: ['token'], header: ['header', 'value'] };
+const AUTH_FIELDS: Record<RestAuth['type'], string[]> = {
+  bearer: ['token'],
+  basic: ['token'],
+  header: ['header', 'value'],
+};
 
 export function readRestSpec(tool: ToolDefinition): RestSpec {
-  const { base_url: baseUrl, method, path, headers, body, body_type: bodyType, auth, follow_redirects: followRedirects } = tool.spec;
+  const {
+    base_url: baseUrl,
+    method,
+    path,
+    headers,
+    body,
+    body_type: bodyType,
+    auth,
+    follow_redirects: followRedirects,
+  } = tool.spec;
   return {
     followRedirects: (followRedirects as FollowRedirects | undefined) ?? 'same-origin',
     baseUrl: String(baseUrl ?? ''),
@@ -53,11 +75,14 @@ export function prepareRest(tool: ToolDefinition): PreparedDefinition {
   const problems: string[] = [];
   const { base_url: baseUrl, method, path, headers, body, body_type: bodyType } = tool.spec;
   if (typeof baseUrl !== 'string' || baseUrl.trim() === '') problems.push('is a rest tool but has no base_url');
-  else if (!/^https?:\/\//i.test(baseUrl) && !baseUrl.startsWith('{{')) problems.push(`has base_url ${JSON.stringify(baseUrl)}, which is not an http:// or https:// URL`);
+  else if (!/^https?:\/\//i.test(baseUrl) && !baseUrl.startsWith('{{'))
+    problems.push(`has base_url ${JSON.stringify(baseUrl)}, which is not an http:// or https:// URL`);
   if (typeof method !== 'string' || method.trim() === '') problems.push('is a rest tool but has no method');
-  else if (!METHODS.includes(method.toUpperCase())) problems.push(`has unknown method ${JSON.stringify(method)} (valid: ${METHODS.join(', ')})`);
+  else if (!METHODS.includes(method.toUpperCase()))
+    problems.push(`has unknown method ${JSON.stringify(method)} (valid: ${METHODS.join(', ')})`);
   if (path !== undefined && typeof path !== 'string') problems.push('has "path" that is not a string template');
-  if (headers !== undefined && !isStringMap(headers)) problems.push('has "headers" that is not a mapping of names to strings');
+  if (headers !== undefined && !isStringMap(headers))
+    problems.push('has "headers" that is not a mapping of names to strings');
   if (body !== undefined && typeof body !== 'string') problems.push('has "body" that is not a string template');
   if (bodyType !== undefined && !BODY_TYPES.includes(bodyType as BodyType)) {
     problems.push(`has unknown body_type ${JSON.stringify(bodyType)} (valid: ${BODY_TYPES.join(', ')})`);
@@ -69,7 +94,12 @@ export function prepareRest(tool: ToolDefinition): PreparedDefinition {
   }
   if (problems.length > 0) return { problems };
   const spec = readRestSpec(tool);
-  const templates = [spec.baseUrl, spec.path, ...Object.values(spec.headers), ...(spec.body === undefined ? [] : [spec.body])];
+  const templates = [
+    spec.baseUrl,
+    spec.path,
+    ...Object.values(spec.headers),
+    ...(spec.body === undefined ? [] : [spec.body]),
+  ];
   if (tool.parameters.length === 0) return { problems, inferredParameters: inferParameters(templates) };
   const declared = new Set(tool.parameters.map((p) => p.name));
   for (const name of templates.flatMap(placeholders)) {
@@ -80,7 +110,8 @@ export function prepareRest(tool: ToolDefinition): PreparedDefinition {
 
 function authProblems(auth: unknown): string[] {
   if (auth === undefined) return [];
-  if (typeof auth !== 'object' || auth === null || Array.isArray(auth)) return ['has "auth" that is not a mapping (e.g. {type: bearer, token: "{{vault:API_TOKEN}}"})'];
+  if (typeof auth !== 'object' || auth === null || Array.isArray(auth))
+    return ['has "auth" that is not a mapping (e.g. {type: bearer, token: "{{vault:API_TOKEN}}"})'];
   const { type } = auth as Record<string, unknown>;
   const fields = AUTH_FIELDS[type as RestAuth['type']];
   if (!fields) return [`has auth type ${JSON.stringify(type)} (valid: ${Object.keys(AUTH_FIELDS).join(', ')})`];
@@ -95,8 +126,12 @@ function inferParameters(templates: readonly string[]): ParameterSpec[] {
 }
 
 function isStringMap(value: unknown): value is Record<string, string | number | boolean> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) &&
-    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v))
+  );
 }
 
 function stringify(map: Record<string, string | number | boolean>): Record<string, string> {

@@ -20,13 +20,20 @@ export interface Steering {
   allowUrls: readonly string[];
 }
 
-export type Sent = { status: number; statusText: string; text: string; notes: string[] } | { error: string; exitCode: number; notes: string[] };
+export type Sent =
+  | { status: number; statusText: string; text: string; notes: string[] }
+  | { error: string; exitCode: number; notes: string[] };
 
 /**
  * Sends the request and follows its redirects as `follow` says, guarding each hop; reads the final
  * body before its connections are closed.
  */
-export async function send(request: HttpRequest, call: ToolCall, follow: FollowRedirects, steering: Steering): Promise<Sent> {
+export async function send(
+  request: HttpRequest,
+  call: ToolCall,
+  follow: FollowRedirects,
+  steering: Steering,
+): Promise<Sent> {
   // undici is imported on first use: every CLI command loads this plugin, few call a rest tool.
   const { Agent: UndiciAgent, fetch } = await import('undici');
   const guarded: Agent = new UndiciAgent({ connect: { lookup: guardedLookup } });
@@ -38,20 +45,37 @@ export async function send(request: HttpRequest, call: ToolCall, follow: FollowR
   try {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
       const guard = guardFor(current.url, steering);
-      if (guard.problem) return { error: hop === 0 ? guard.problem : `${guard.problem} (redirected to ${current.url.href})`, exitCode: 1, notes };
+      if (guard.problem)
+        return {
+          error: hop === 0 ? guard.problem : `${guard.problem} (redirected to ${current.url.href})`,
+          exitCode: 1,
+          notes,
+        };
       const response = (await fetch(current.url, {
-        method: current.method, headers: Object.fromEntries(current.headers), body: current.body, redirect: 'manual', signal: call.signal, dispatcher: guard.open ? open : guarded,
+        method: current.method,
+        headers: Object.fromEntries(current.headers),
+        body: current.body,
+        redirect: 'manual',
+        signal: call.signal,
+        dispatcher: guard.open ? open : guarded,
       })) as unknown as Response;
-      if (!isRedirect(response)) return { status: response.status, statusText: response.statusText, text: await response.text(), notes };
+      if (!isRedirect(response))
+        return { status: response.status, statusText: response.statusText, text: await response.text(), notes };
       await response.body?.cancel();
       const next = redirected(current, response);
       const refused = refusal(follow, response, next.url, origin);
-      if (refused) return { error: `${current.method} ${current.url.origin}${current.url.pathname}: ${refused}`, exitCode: 1, notes };
+      if (refused)
+        return {
+          error: `${current.method} ${current.url.origin}${current.url.pathname}: ${refused}`,
+          exitCode: 1,
+          notes,
+        };
       current = next;
       if (next.url.origin !== origin) {
         const stripped = withoutSecrets(current, secrets);
         current = stripped.request;
-        if (stripped.dropped.length > 0) notes.push(`redirected to ${next.url.origin}, another origin: sent without ${stripped.dropped.join(', ')}`);
+        if (stripped.dropped.length > 0)
+          notes.push(`redirected to ${next.url.origin}, another origin: sent without ${stripped.dropped.join(', ')}`);
       }
     }
     return { error: `too many redirects (more than ${MAX_REDIRECTS})`, exitCode: 1, notes };
@@ -61,7 +85,8 @@ export async function send(request: HttpRequest, call: ToolCall, follow: FollowR
 }
 
 function guardFor(url: URL, steering: Steering): { problem?: string; open: boolean } {
-  if (!steering.agentSteered || url.origin === steering.configuredOrigin || isAllowed(url, steering.allowUrls)) return { open: true };
+  if (!steering.agentSteered || url.origin === steering.configuredOrigin || isAllowed(url, steering.allowUrls))
+    return { open: true };
   return { problem: urlProblem(url), open: false };
 }
 

@@ -50,4 +50,5 @@ export async function render(
 export const asText: Encode = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** Inside a JSON body template: strings JSON-escaped without quotes, numbers/booleans/JSON raw. */
-export const asJsonFragment: Encode = (value) => (typeof value === 'string' ? JSON.stringify(value).slice(1, -1) : JSON.stringify(value));
+export const asJsonFragment: Encode = (value) =>
+  typeof value === 'string' ? JSON.stringify(value).slice(1, -1) : JSON.stringify(value);

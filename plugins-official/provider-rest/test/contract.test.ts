@@ -19,14 +19,17 @@ afterAll(() => {
   server.close();
 });
 
-toolProviderContract({ describe, it }, {
-  plugin,
-  type: 'rest',
-  get entry() {
-    return { method: 'GET', base_url: base.url, path: '/hello' };
+toolProviderContract(
+  { describe, it },
+  {
+    plugin,
+    type: 'rest',
+    get entry() {
+      return { method: 'GET', base_url: base.url, path: '/hello' };
+    },
+    output: 'hello from rest',
+    get slow() {
+      return { entry: { method: 'GET', base_url: base.url, path: '/hang' } };
+    },
   },
-  output: 'hello from rest',
-  get slow() {
-    return { entry: { method: 'GET', base_url: base.url, path: '/hang' } };
-  },
-});
+);

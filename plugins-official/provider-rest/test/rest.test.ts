@@ -91,9 +91,17 @@ describe('rest provider', () => {
       params: { id: 'a b/c', dry_run: 'true', 'X-Trace': 'tr-1', count: '3', tags: '["x",{"y":1}]' },
       iface: 'cli',
     });
-    expect(outcome).toMatchObject({ status: 'success', exitCode: 0, output: 'ok PATCH /api/items/a%20b%2Fc?dry_run=true' });
+    expect(outcome).toMatchObject({
+      status: 'success',
+      exitCode: 0,
+      output: 'ok PATCH /api/items/a%20b%2Fc?dry_run=true',
+    });
     const [request] = seen;
-    expect(request.headers).toMatchObject({ 'x-static': 'fixed', 'x-trace': 'tr-1', 'content-type': 'application/json' });
+    expect(request.headers).toMatchObject({
+      'x-static': 'fixed',
+      'x-trace': 'tr-1',
+      'content-type': 'application/json',
+    });
     expect(JSON.parse(request.body)).toEqual({ count: 3, tags: ['x', { y: 1 }] });
   });
 
@@ -105,7 +113,11 @@ describe('rest provider', () => {
     path: /search
     parameters: [{name: q}, {name: empty}, {name: ids, type: json}]
 `);
-    const outcome = await kernel!.pipeline.call({ tool: 'search', params: { q: 'a&b', empty: '', ids: [1, 2] }, iface: 'cli' });
+    const outcome = await kernel!.pipeline.call({
+      tool: 'search',
+      params: { q: 'a&b', empty: '', ids: [1, 2] },
+      iface: 'cli',
+    });
     expect(outcome.output).toBe('ok GET /search?q=a%26b&ids=1&ids=2');
     expect(seen[0].body).toBe('');
   });
@@ -128,7 +140,10 @@ describe('rest provider', () => {
     await kernel!.pipeline.call({ tool: 'note', params: { text: 'say "hi"\n', n: 2.5 }, iface: 'cli' });
     expect(JSON.parse(seen[0].body)).toEqual({ text: 'say "hi"\n', n: 2.5, kind: 'memo' });
     await kernel!.pipeline.call({ tool: 'form', params: { a: 'x y', b: '&' }, iface: 'cli' });
-    expect(seen[1]).toMatchObject({ body: 'a=x+y&b=%26', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(seen[1]).toMatchObject({
+      body: 'a=x+y&b=%26',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
   });
 
   it('sends bearer, basic and header auth with values from the secret backends, never logged', async () => {
@@ -136,9 +151,12 @@ describe('rest provider', () => {
   basic: {type: rest, base_url: BASE, method: GET, auth: {type: basic, token: "{{vault:BASIC}}"}}
   header: {type: rest, base_url: BASE, method: GET, auth: {type: header, header: X-Api-Key, value: "{{vault:API_TOKEN}}"}}
 `);
-    for (const tool of ['bearer', 'basic', 'header']) expect((await kernel!.pipeline.call({ tool, params: {}, iface: 'cli' })).status).toBe('success');
+    for (const tool of ['bearer', 'basic', 'header'])
+      expect((await kernel!.pipeline.call({ tool, params: {}, iface: 'cli' })).status).toBe('success');
     expect(seen.map((s) => s.headers.authorization ?? s.headers['x-api-key'])).toEqual([
-      'Bearer t0ken', `Basic ${Buffer.from('ada:pw').toString('base64')}`, 't0ken',
+      'Bearer t0ken',
+      `Basic ${Buffer.from('ada:pw').toString('base64')}`,
+      't0ken',
     ]);
   });
 
@@ -153,9 +171,17 @@ describe('rest provider', () => {
   it('turns 4xx and 5xx into errors that keep the body', async () => {
     await start(`  status: {type: rest, base_url: BASE, method: GET, path: '/status/{{code}}'}
 `);
-    for (const [code, text] of [['404', 'Not Found'], ['503', 'Service Unavailable']]) {
+    for (const [code, text] of [
+      ['404', 'Not Found'],
+      ['503', 'Service Unavailable'],
+    ]) {
       const outcome = await kernel!.pipeline.call({ tool: 'status', params: { code }, iface: 'cli' });
-      expect(outcome).toMatchObject({ status: 'error', exitCode: 1, error: `HTTP ${code} ${text}`, output: '{"message":"no such thing"}' });
+      expect(outcome).toMatchObject({
+        status: 'error',
+        exitCode: 1,
+        error: `HTTP ${code} ${text}`,
+        output: '{"message":"no such thing"}',
+      });
     }
   });
 
@@ -165,9 +191,17 @@ describe('rest provider', () => {
   closed: {type: rest, base_url: "http://127.0.0.1:${port}", method: GET}
 `);
     const slow = await kernel!.pipeline.call({ tool: 'slow', params: {}, iface: 'cli' });
-    expect(slow).toMatchObject({ status: 'timeout', exitCode: 124, error: `GET ${base}/slow: request timed out after 300ms` });
+    expect(slow).toMatchObject({
+      status: 'timeout',
+      exitCode: 124,
+      error: `GET ${base}/slow: request timed out after 300ms`,
+    });
     const closed = await kernel!.pipeline.call({ tool: 'closed', params: {}, iface: 'cli' });
-    expect(closed).toMatchObject({ status: 'error', exitCode: 1, error: `GET http://127.0.0.1:${port}/: request failed: connect ECONNREFUSED 127.0.0.1:${port}` });
+    expect(closed).toMatchObject({
+      status: 'error',
+      exitCode: 1,
+      error: `GET http://127.0.0.1:${port}/: request failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+    });
   });
 
   it('infers required params from templates and reports config mistakes with their line', async () => {
@@ -177,19 +211,26 @@ describe('rest provider', () => {
     expect(missing.error).toBe('parameter validation failed for "infer": required parameter "user" missing');
     await kernel!.stop();
     kernel = undefined;
-    await expect(startTestKernel(`tools:
+    await expect(
+      startTestKernel(
+        `tools:
   bad:
     type: rest
     method: FETCH
     body_type: xml
     auth: {type: bearer}
     parameters: [{name: a, in: cookie}]
-`, [restPlugin])).rejects.toThrow([
-      'config: tool "bad" parameter "a" has unknown "in" "cookie" (valid: query, path, header, body) (.factorly/factorly.yaml:7)',
-      'config: tool "bad" is a rest tool but has no base_url (.factorly/factorly.yaml:2)',
-      'config: tool "bad" has unknown method "FETCH" (valid: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS) (.factorly/factorly.yaml:2)',
-      'config: tool "bad" has unknown body_type "xml" (valid: json, form, raw) (.factorly/factorly.yaml:2)',
-      'config: tool "bad" has auth type bearer without a string "token" (.factorly/factorly.yaml:2)',
-    ].join('\n'));
+`,
+        [restPlugin],
+      ),
+    ).rejects.toThrow(
+      [
+        'config: tool "bad" parameter "a" has unknown "in" "cookie" (valid: query, path, header, body) (.factorly/factorly.yaml:7)',
+        'config: tool "bad" is a rest tool but has no base_url (.factorly/factorly.yaml:2)',
+        'config: tool "bad" has unknown method "FETCH" (valid: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS) (.factorly/factorly.yaml:2)',
+        'config: tool "bad" has unknown body_type "xml" (valid: json, form, raw) (.factorly/factorly.yaml:2)',
+        'config: tool "bad" has auth type bearer without a string "token" (.factorly/factorly.yaml:2)',
+      ].join('\n'),
+    );
   });
 });

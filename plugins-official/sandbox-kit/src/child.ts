@@ -1,6 +1,12 @@
 import type { SandboxBudget } from 'factorly';
 import { BUFFER_RESIZERS } from './prelude.js';
-import { MAX_HOST_CALL_CHARS, type ChildMessage, type EngineOutcome, type ParentMessage, type ReturnMessage } from './protocol.js';
+import {
+  MAX_HOST_CALL_CHARS,
+  type ChildMessage,
+  type EngineOutcome,
+  type ParentMessage,
+  type ReturnMessage,
+} from './protocol.js';
 
 export type { EngineOutcome } from './protocol.js';
 export { BUFFER_RESIZERS, GUEST_PRELUDE } from './prelude.js';
@@ -38,7 +44,9 @@ export async function serveRuns(init: () => Promise<GuestRunner>): Promise<void>
     if (message.t === 'ret') return settle(waiting, message);
     const bridge = {
       calls: 0,
-      get pending() { return waiting.size; },
+      get pending() {
+        return waiting.size;
+      },
       call(fn: string, args: string): Promise<string> {
         bridge.calls += 1;
         if (args.length > MAX_HOST_CALL_CHARS) return Promise.reject(new Error(tooLarge(args.length)));
@@ -48,7 +56,11 @@ export async function serveRuns(init: () => Promise<GuestRunner>): Promise<void>
       },
     };
     void runner({ source: message.source, paramsJson: message.paramsJson, budget: message.budget }, bridge)
-      .catch((error: unknown): EngineOutcome => ({ exitCode: 2, error: `engine failure: ${String(error)}`, retire: true }))
+      .catch((error: unknown): EngineOutcome => ({
+        exitCode: 2,
+        error: `engine failure: ${String(error)}`,
+        retire: true,
+      }))
       .then((outcome) => {
         waiting.clear();
         send({ t: 'done', id: message.id, outcome: { ...outcome, hostCalls: bridge.calls } });
@@ -61,7 +73,10 @@ function tooLarge(chars: number): string {
   return `the arguments of this host call are ${chars} characters of JSON; the limit is ${MAX_HOST_CALL_CHARS}`;
 }
 
-function settle(waiting: Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>, message: ReturnMessage): void {
+function settle(
+  waiting: Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>,
+  message: ReturnMessage,
+): void {
   const entry = waiting.get(message.call);
   if (!entry) return;
   waiting.delete(message.call);

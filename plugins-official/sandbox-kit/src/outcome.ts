@@ -4,9 +4,16 @@ import type { GuestOutcome } from './protocol.js';
 /** The run's result from what its engine process reported. */
 export function toResult(outcome: GuestOutcome & { peak?: number }, durationMs: number): SandboxRunResult {
   const usage = { durationMs, hostCalls: outcome.hostCalls, memoryBytes: outcome.peak };
-  if ('exitCode' in outcome) return { exitCode: outcome.exitCode, error: outcome.error, logs: outcome.logs ?? [], usage };
+  if ('exitCode' in outcome)
+    return { exitCode: outcome.exitCode, error: outcome.error, logs: outcome.logs ?? [], usage };
   const guest = guestOutcome(outcome.guestJson);
-  if (!guest) return { exitCode: 2, error: 'the script tampered with the sandbox\'s outcome (it was not the shape the prelude writes)', logs: [], usage };
+  if (!guest)
+    return {
+      exitCode: 2,
+      error: "the script tampered with the sandbox's outcome (it was not the shape the prelude writes)",
+      logs: [],
+      usage,
+    };
   if (guest.ok) return { exitCode: 0, value: guest.value ?? null, logs: guest.logs, usage };
   return { exitCode: 1, error: guest.message ?? 'the script failed', logs: guest.logs, usage };
 }

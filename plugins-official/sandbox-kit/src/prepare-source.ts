@@ -23,7 +23,12 @@ export function prepareSource(source: string): PreparedSource {
   }
   let program: Node;
   try {
-    program = parse(source, { ecmaVersion: 2023, sourceType: 'script', locations: true, allowReturnOutsideFunction: false });
+    program = parse(source, {
+      ecmaVersion: 2023,
+      sourceType: 'script',
+      locations: true,
+      allowReturnOutsideFunction: false,
+    });
   } catch (error) {
     return fromAcorn(error);
   }
@@ -41,7 +46,11 @@ function rewriteSensitive(source: string): PreparedSource {
   const edits: { start: number; end: number; text: string }[] = [];
   const comments: { start: number; end: number }[] = [];
   const tokens: Token[] = [];
-  for (const token of tokenizer(source, { ecmaVersion: 2023, locations: true, onComment: (_block, _text, start, end) => comments.push({ start, end }) })) {
+  for (const token of tokenizer(source, {
+    ecmaVersion: 2023,
+    locations: true,
+    onComment: (_block, _text, start, end) => comments.push({ start, end }),
+  })) {
     tokens.push(token);
   }
   for (const comment of comments) edits.push({ ...comment, text: blank(source.slice(comment.start, comment.end)) });
@@ -51,14 +60,19 @@ function rewriteSensitive(source: string): PreparedSource {
     const found = SENSITIVE.exec(text);
     if (!found) continue;
     const kind = token.type.label;
-    if (kind === 'string' || kind === 'template') edits.push({ start: token.start, end: token.end, text: escapeSensitive(text) });
+    if (kind === 'string' || kind === 'template')
+      edits.push({ start: token.start, end: token.end, text: escapeSensitive(text) });
     else {
       const where = token.loc!.start;
       return fail(`${describe(found[0])} is not available in factorly scripts`, where.line, where.column + 1);
     }
   }
   let uncommented = source;
-  for (const comment of comments) uncommented = uncommented.slice(0, comment.start) + blank(source.slice(comment.start, comment.end)) + uncommented.slice(comment.end);
+  for (const comment of comments)
+    uncommented =
+      uncommented.slice(0, comment.start) +
+      blank(source.slice(comment.start, comment.end)) +
+      uncommented.slice(comment.end);
   const joined = joinedSequence(uncommented, tokens);
   if (joined) return joined;
   edits.sort((a, b) => b.start - a.start);
@@ -72,11 +86,18 @@ function joinedSequence(source: string, tokens: Token[]): PreparedSource | undef
   for (let i = 0; i + 1 < tokens.length; i += 1) {
     const a = tokens[i]!;
     const b = tokens[i + 1]!;
-    const name = a.type.label === 'import' ? 'import' : a.type.label === 'name' && (a as Token & { value: unknown }).value === 'eval' ? 'eval' : undefined;
-    if (name && b.type.label === '(') return fail(`${name}() is not available in factorly scripts`, a.loc!.start.line, a.loc!.start.column + 1);
+    const name =
+      a.type.label === 'import'
+        ? 'import'
+        : a.type.label === 'name' && (a as Token & { value: unknown }).value === 'eval'
+          ? 'eval'
+          : undefined;
+    if (name && b.type.label === '(')
+      return fail(`${name}() is not available in factorly scripts`, a.loc!.start.line, a.loc!.start.column + 1);
     if (LITERALS.has(a.type.label) || LITERALS.has(b.type.label)) continue;
     const between = source.slice(a.start, b.end);
-    if (/<!--|-->/.test(between.replace(/\s+/g, ''))) return fail('HTML-like comments (<!-- and -->) are not allowed', a.loc!.start.line, a.loc!.start.column + 1);
+    if (/<!--|-->/.test(between.replace(/\s+/g, '')))
+      return fail('HTML-like comments (<!-- and -->) are not allowed', a.loc!.start.line, a.loc!.start.column + 1);
   }
   return undefined;
 }
@@ -101,7 +122,11 @@ function describe(sequence: string): string {
 }
 
 function declaresRun(program: Node): boolean {
-  const body = (program as unknown as { body: { type: string; id?: { name: string } | null; declarations?: { id: { name?: string } }[] }[] }).body;
+  const body = (
+    program as unknown as {
+      body: { type: string; id?: { name: string } | null; declarations?: { id: { name?: string } }[] }[];
+    }
+  ).body;
   return body.some(
     (node) =>
       (node.type === 'FunctionDeclaration' && node.id?.name === 'run') ||

@@ -1,6 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { CompiledScript, CompileResult, JsonValue, SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from 'factorly';
+import type {
+  CompiledScript,
+  CompileResult,
+  JsonValue,
+  SandboxBudget,
+  SandboxEngine,
+  SandboxHost,
+  SandboxRunResult,
+} from 'factorly';
 import { RUN_EPILOGUE } from './prelude.js';
 import { prepareSource } from './prepare-source.js';
 import { ProcessPool, type PoolOptions } from './process-pool.js';
@@ -59,7 +67,8 @@ export function childEntry(moduleDir: string, file: string): string {
 export function dependencyVersion(moduleDir: string, name: string): string {
   for (let dir = moduleDir; ; dir = dirname(dir)) {
     const manifest = join(dir, 'node_modules', name, 'package.json');
-    if (existsSync(manifest)) return `${name} ${(JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version}`;
+    if (existsSync(manifest))
+      return `${name} ${(JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version}`;
     if (dirname(dir) === dir) return `${name} (version unknown)`;
   }
 }

@@ -41,7 +41,15 @@ export class ProcessPool {
 
   constructor(options: PoolOptions) {
     const maxChildren = options.maxChildren ?? 8;
-    this.options = { execArgv: [], graceMs: 250, engineSlackBytes: 32 * 1024 * 1024, maxChildren, maxNestedChildren: maxChildren * 4, spare: 1, ...options };
+    this.options = {
+      execArgv: [],
+      graceMs: 250,
+      engineSlackBytes: 32 * 1024 * 1024,
+      maxChildren,
+      maxNestedChildren: maxChildren * 4,
+      spare: 1,
+      ...options,
+    };
   }
 
   async run(source: string, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult> {
@@ -62,10 +70,17 @@ export class ProcessPool {
     for (const child of this.idle.splice(0)) child.kill();
   }
 
-  private supervise(child: SupervisedChild, source: string, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<GuestOutcome & { peak?: number }> {
+  private supervise(
+    child: SupervisedChild,
+    source: string,
+    params: JsonValue,
+    host: SandboxHost,
+    budget: SandboxBudget,
+  ): Promise<GuestOutcome & { peak?: number }> {
     const id = (this.nextRun += 1);
     const baseline = child.rss();
-    const memoryLimit = baseline === undefined ? undefined : baseline + budget.memoryBytes + this.options.engineSlackBytes;
+    const memoryLimit =
+      baseline === undefined ? undefined : baseline + budget.memoryBytes + this.options.engineSlackBytes;
     let peak = 0;
     let hostCalls = 0;
     // A signal cannot cross to the engine process: it stays here, where the run can be stopped.
@@ -85,7 +100,10 @@ export class ProcessPool {
         child.kill();
         finish({ exitCode: 2, error, hostCalls, retire: true });
       };
-      const deadline = setTimeout(() => stop(`timed out after ${budget.timeoutMs} ms`), budget.timeoutMs + this.options.graceMs);
+      const deadline = setTimeout(
+        () => stop(`timed out after ${budget.timeoutMs} ms`),
+        budget.timeoutMs + this.options.graceMs,
+      );
       // Past its deadline (the caller's signal, or the run's own clock) a run gets no more answers from the
       // host: what it waits for was stopped with it, and a script must not turn those stopped calls into
       // a result before the engine ends the run.
@@ -100,9 +118,12 @@ export class ProcessPool {
         const rss = child.rss();
         if (rss === undefined) return;
         peak = Math.max(peak, rss);
-        if (memoryLimit !== undefined && rss > memoryLimit) stop(`out of memory: the script used more than ${mib(budget.memoryBytes)} MiB`);
+        if (memoryLimit !== undefined && rss > memoryLimit)
+          stop(`out of memory: the script used more than ${mib(budget.memoryBytes)} MiB`);
       }, WATCH_INTERVAL_MS);
-      child.onExit((reason) => finish({ exitCode: 2, error: crashMessage(this.options.name, reason, budget), hostCalls, retire: true }));
+      child.onExit((reason) =>
+        finish({ exitCode: 2, error: crashMessage(this.options.name, reason, budget), hostCalls, retire: true }),
+      );
       child.onMessage = (message: ChildMessage) => {
         if (message.t === 'done' && message.id === id) return finish(message.outcome);
         if (message.t !== 'call' || message.id !== id) return;
@@ -129,7 +150,8 @@ export class ProcessPool {
       this.warm();
       return ready;
     }
-    if (this.count >= this.options.maxChildren && !nested) return new Promise((resolve) => this.waiters.push(resolve)).then((child) => (child as SupervisedChild));
+    if (this.count >= this.options.maxChildren && !nested)
+      return new Promise((resolve) => this.waiters.push(resolve)).then((child) => child as SupervisedChild);
     if (this.count >= this.options.maxNestedChildren) return undefined;
     const child = this.spawn();
     child.hold(true);
@@ -162,7 +184,12 @@ export class ProcessPool {
 
   /** Keeps `spare` started children waiting, so the next run does not pay process start-up. */
   private warm(): void {
-    while (!this.stopped && this.idle.length + this.starting < this.options.spare && this.count < this.options.maxChildren) this.startSpare();
+    while (
+      !this.stopped &&
+      this.idle.length + this.starting < this.options.spare &&
+      this.count < this.options.maxChildren
+    )
+      this.startSpare();
   }
 
   private startSpare(): void {
@@ -193,9 +220,14 @@ export class ProcessPool {
 }
 
 /** The engine process is checked too: what it sends is treated as the guest's, never trusted. */
-async function answer(host: SandboxHost, fn: unknown, args: unknown): Promise<{ ok: boolean; value?: string; error?: string }> {
+async function answer(
+  host: SandboxHost,
+  fn: unknown,
+  args: unknown,
+): Promise<{ ok: boolean; value?: string; error?: string }> {
   if (typeof fn !== 'string' || typeof args !== 'string') return { ok: false, error: 'malformed host call' };
-  if (args.length > MAX_HOST_CALL_CHARS) return { ok: false, error: `the arguments of this host call are over ${MAX_HOST_CALL_CHARS} characters of JSON` };
+  if (args.length > MAX_HOST_CALL_CHARS)
+    return { ok: false, error: `the arguments of this host call are over ${MAX_HOST_CALL_CHARS} characters of JSON` };
   try {
     const value = await host.call(fn, JSON.parse(args) as JsonValue);
     return { ok: true, value: JSON.stringify(value ?? null) };

@@ -33,7 +33,9 @@ export class SupervisedChild {
     });
     this.ready = new Promise((resolve, reject) => {
       this.process.once('error', reject);
-      this.process.on('message', (message: ChildMessage) => (message.t === 'ready' ? resolve() : this.onMessage(message)));
+      this.process.on('message', (message: ChildMessage) =>
+        message.t === 'ready' ? resolve() : this.onMessage(message),
+      );
       this.process.once('exit', (code, signal) => {
         this.exited = true;
         const reason = this.describeExit(code, signal);
@@ -75,7 +77,9 @@ export class SupervisedChild {
 
   /** While busy the child keeps the host alive (a CLI call waits for it); idle, it does not. */
   hold(busy: boolean): void {
-    const handles = [this.process, this.process.channel, this.process.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[];
+    const handles = [this.process, this.process.channel, this.process.stderr] as (
+      { ref?(): void; unref?(): void } | null | undefined
+    )[];
     for (const handle of handles) {
       if (busy) handle?.ref?.();
       else handle?.unref?.();

@@ -5,7 +5,11 @@ import { REPO } from '../../../test/helpers/project.js';
 import { ProcessPool } from '../src/process-pool.js';
 
 const BUDGET = { timeoutMs: 10_000, memoryBytes: 32 * 1024 * 1024 };
-const host = { async call(fn: string, args: JsonValue): Promise<JsonValue> { return { fn, args }; } };
+const host = {
+  async call(fn: string, args: JsonValue): Promise<JsonValue> {
+    return { fn, args };
+  },
+};
 const pools: ProcessPool[] = [];
 
 afterEach(async () => {
@@ -13,7 +17,11 @@ afterEach(async () => {
 });
 
 function crashyPool(): ProcessPool {
-  const pool = new ProcessPool({ name: 'crashy', script: join(REPO, 'test', 'fixtures', 'crashy-engine-child.mjs'), maxChildren: 2 });
+  const pool = new ProcessPool({
+    name: 'crashy',
+    script: join(REPO, 'test', 'fixtures', 'crashy-engine-child.mjs'),
+    maxChildren: 2,
+  });
   pools.push(pool);
   return pool;
 }
@@ -22,7 +30,10 @@ describe('ProcessPool', () => {
   it('reports an engine process that dies mid-run as exit 2 and serves the next run from a new process', async () => {
     const pool = crashyPool();
     expect(await pool.run('hello', {}, host, BUDGET)).toMatchObject({ exitCode: 0, value: 'hello', logs: ['ran'] });
-    expect(await pool.run('crash', {}, host, BUDGET)).toMatchObject({ exitCode: 2, error: 'the crashy engine crashed (exited with code 3); the run was stopped' });
+    expect(await pool.run('crash', {}, host, BUDGET)).toMatchObject({
+      exitCode: 2,
+      error: 'the crashy engine crashed (exited with code 3); the run was stopped',
+    });
     expect(await pool.run('again', {}, host, BUDGET)).toMatchObject({ exitCode: 0, value: 'again' });
   });
 
@@ -39,15 +50,28 @@ describe('ProcessPool', () => {
   });
 
   it('never queues a nested run behind maxChildren; past maxNestedChildren it refuses one at once', async () => {
-    const pool = new ProcessPool({ name: 'crashy', script: join(REPO, 'test', 'fixtures', 'crashy-engine-child.mjs'), maxChildren: 1, maxNestedChildren: 2, spare: 0 });
+    const pool = new ProcessPool({
+      name: 'crashy',
+      script: join(REPO, 'test', 'fixtures', 'crashy-engine-child.mjs'),
+      maxChildren: 1,
+      maxNestedChildren: 2,
+      spare: 0,
+    });
     pools.push(pool);
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const holding = { async call(): Promise<JsonValue> { await held; return 'released'; } };
+    const holding = {
+      async call(): Promise<JsonValue> {
+        await held;
+        return 'released';
+      },
+    };
     const outer = pool.run('call', {}, holding, BUDGET);
     const middle = pool.run('call', {}, holding, { ...BUDGET, nested: true });
     expect(await pool.run('inner', {}, host, { ...BUDGET, nested: true })).toMatchObject({
-      exitCode: 2, error: 'the crashy engine already runs 2 scripts; this nested script was refused rather than wait for one to end (its caller holds one)',
+      exitCode: 2,
+      error:
+        'the crashy engine already runs 2 scripts; this nested script was refused rather than wait for one to end (its caller holds one)',
     });
     release();
     expect((await Promise.all([outer, middle])).map((r) => r.exitCode)).toEqual([0, 0]);

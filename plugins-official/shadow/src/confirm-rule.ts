@@ -9,6 +9,10 @@ export class ConfirmRule implements ShadowRule {
   evaluate({ tool }: ShadowContext): ShadowVerdict | undefined {
     const policy = policyOf(tool);
     if (!selects(policy.confirm, tool)) return undefined;
-    return { decision: 'confirm', reason: `tool "${tool.name}" requires confirmation`, timeoutMs: policy.confirmTimeoutMs };
+    return {
+      decision: 'confirm',
+      reason: `tool "${tool.name}" requires confirmation`,
+      timeoutMs: policy.confirmTimeoutMs,
+    };
   }
 }

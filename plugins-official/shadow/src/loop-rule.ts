@@ -59,16 +59,32 @@ export class LoopRule implements ShadowRule<LoopWindows> {
     const alternating = alternationLength([...recent, fingerprint]);
     const span = formatDuration(loop.windowMs);
     if (repeated >= loop.block) {
-      return { decision: 'loop_blocked', reason: `tool "${tool.name}" blocked: identical call repeated too many times (possible agent loop)`, facts };
+      return {
+        decision: 'loop_blocked',
+        reason: `tool "${tool.name}" blocked: identical call repeated too many times (possible agent loop)`,
+        facts,
+      };
     }
     if (alternating >= loop.block) {
-      return { decision: 'loop_blocked', reason: `tool "${tool.name}" blocked: two calls alternating too many times (possible agent loop)`, facts };
+      return {
+        decision: 'loop_blocked',
+        reason: `tool "${tool.name}" blocked: two calls alternating too many times (possible agent loop)`,
+        facts,
+      };
     }
     if (repeated >= loop.warn) {
-      return { decision: 'warn', reason: `tool "${tool.name}": identical call repeated ${repeated} times within ${span} (possible agent loop)`, facts };
+      return {
+        decision: 'warn',
+        reason: `tool "${tool.name}": identical call repeated ${repeated} times within ${span} (possible agent loop)`,
+        facts,
+      };
     }
     if (alternating >= loop.warn) {
-      return { decision: 'warn', reason: `tool "${tool.name}": two calls alternating ${alternating} times within ${span} (possible agent loop)`, facts };
+      return {
+        decision: 'warn',
+        reason: `tool "${tool.name}": two calls alternating ${alternating} times within ${span} (possible agent loop)`,
+        facts,
+      };
     }
     return { decision: 'allow', reason: `call ${repeated} of its kind within ${span}`, facts };
   }

@@ -18,7 +18,10 @@ export class MaxCallsRule implements ShadowRule {
     for (const caller of callers ?? []) {
       const { maxCalls } = policyOf(caller.tool);
       if (caller.innerCalls >= maxCalls) {
-        return { decision: 'deny', reason: `max_calls exceeded: one run of "${caller.tool.name}" may call at most ${maxCalls} tools (shadow.max_calls)` };
+        return {
+          decision: 'deny',
+          reason: `max_calls exceeded: one run of "${caller.tool.name}" may call at most ${maxCalls} tools (shadow.max_calls)`,
+        };
       }
     }
     return undefined;

@@ -31,7 +31,8 @@ export const plugin: PluginDefinition = {
     registrar.registerInit({
       deps: { rules: registrar.tokens.ShadowRules, channels: registrar.tokens.ConfirmChannels },
       init({ rules, channels }, context) {
-        for (const rule of [new DenyRule(), new ConfirmRule(), new RateLimitRule(), new MaxCallsRule(), new LoopRule()]) rules.add(rule, context.pluginId);
+        for (const rule of [new DenyRule(), new ConfirmRule(), new RateLimitRule(), new MaxCallsRule(), new LoopRule()])
+          rules.add(rule, context.pluginId);
         channels.add(new CliPromptChannel(), context.pluginId);
       },
     });

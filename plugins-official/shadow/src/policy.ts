@@ -66,7 +66,11 @@ export function bucketOf(policy: ShadowPolicy, tool: string, agentId: string | u
 export function formatDuration(ms: number): string {
   let seconds = Math.max(1, Math.ceil(ms / 1000));
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const) {
     if (seconds >= size) {
       parts.push(`${Math.floor(seconds / size)}${unit}`);
       seconds %= size;

@@ -18,7 +18,8 @@ export const bucketsProjection: Projection<Buckets> = {
   version: 1,
   init: () => emptyWindows(),
   evolve(buckets, event: Recorded) {
-    if (event.type !== 'shadow.decided' || event.data.rule !== RATE_LIMIT_RULE || event.data.decision !== 'allow') return buckets;
+    if (event.type !== 'shadow.decided' || event.data.rule !== RATE_LIMIT_RULE || event.data.decision !== 'allow')
+      return buckets;
     const { bucket, window } = event.data.facts ?? {};
     if (typeof bucket !== 'string' || typeof window !== 'number') return buckets;
     const at = Date.parse(event.at);
@@ -44,7 +45,11 @@ export class RateLimitRule implements ShadowRule<Buckets> {
     const recent = within(buckets, bucket, now, limit.windowMs, itself);
     if (recent.length < limit.count) {
       const left = limit.count - recent.length - 1;
-      return { decision: 'allow', reason: `within ${limit.text} (${left} left)`, facts: { bucket, window: limit.windowMs } };
+      return {
+        decision: 'allow',
+        reason: `within ${limit.text} (${left} left)`,
+        facts: { bucket, window: limit.windowMs },
+      };
     }
     const resetsIn = recent[recent.length - limit.count] + limit.windowMs - now;
     return {

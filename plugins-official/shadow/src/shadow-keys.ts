@@ -8,15 +8,32 @@ const MAX_LOOP_BLOCK = 1000;
 /** Loop and rate-limit state is folded from the last day of the log (the rules' history horizon). */
 const MAX_LOOP_WINDOW_MS = 86_400_000;
 
-const UNITS: Record<string, RateUnit> = { sec: 'sec', second: 'sec', s: 'sec', min: 'min', minute: 'min', m: 'min', hour: 'hour', h: 'hour', day: 'day', d: 'day' };
+const UNITS: Record<string, RateUnit> = {
+  sec: 'sec',
+  second: 'sec',
+  s: 'sec',
+  min: 'min',
+  minute: 'min',
+  m: 'min',
+  hour: 'hour',
+  h: 'hour',
+  day: 'day',
+  d: 'day',
+};
 const UNIT_MS: Record<RateUnit, number> = { sec: 1_000, min: 60_000, hour: 3_600_000, day: 86_400_000 };
 
-const SELECTION = { anyOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', minLength: 1 } }], description: 'true, false or a list of tool names' };
+const SELECTION = {
+  anyOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', minLength: 1 } }],
+  description: 'true, false or a list of tool names',
+};
 const DURATION = { type: ['string', 'number'], description: 'a duration such as "60s", "2m" or a number of seconds' };
 const COUNT = { type: 'integer', minimum: 1, description: 'a whole number of at least 1' };
 
 /** `N/sec|min|hour|day` (also `second`, `minute`); undefined (after saying why) when it is not one. */
-export function parseRateLimit(value: unknown, problem: (message: string) => void = () => undefined): RateLimit | undefined {
+export function parseRateLimit(
+  value: unknown,
+  problem: (message: string) => void = () => undefined,
+): RateLimit | undefined {
   const text = String(value);
   const match = /^\s*(\d+)\s*\/\s*([a-z]+)\s*$/i.exec(text);
   if (typeof value !== 'string' || !match) {
@@ -39,13 +56,19 @@ export function parseRateLimit(value: unknown, problem: (message: string) => voi
 /** `; did you mean "min"?` for a unit a few edits from a real one (about a third of its letters). */
 function unitHint(unit: string): string {
   const word = unit.toLowerCase();
-  const near = ['sec', 'min', 'hour', 'day'].find((name) => distance(word, name) <= Math.min(3, Math.max(1, Math.ceil(word.length / 3))));
+  const near = ['sec', 'min', 'hour', 'day'].find(
+    (name) => distance(word, name) <= Math.min(3, Math.max(1, Math.ceil(word.length / 3))),
+  );
   return near ? `; did you mean "${near}"?` : '';
 }
 
 /** A duration as the config writes it (`"90s"`, `2m`, a number of seconds), in milliseconds. */
-export function parseDuration(value: unknown, problem: (message: string) => void = () => undefined): number | undefined {
-  const millis = typeof value === 'number' ? value * 1000 : typeof value === 'string' ? ms(value as ms.StringValue) : undefined;
+export function parseDuration(
+  value: unknown,
+  problem: (message: string) => void = () => undefined,
+): number | undefined {
+  const millis =
+    typeof value === 'number' ? value * 1000 : typeof value === 'string' ? ms(value as ms.StringValue) : undefined;
   if (typeof millis === 'number' && Number.isFinite(millis) && millis > 0) return millis;
   problem(`${JSON.stringify(value)} is not a duration (use "60s", "2m" or a number of seconds)`);
   return undefined;
@@ -61,13 +84,18 @@ export function parseLoop(value: unknown, problem: ConfigProblem = () => undefin
   const raw = value as { window?: unknown; warn?: number; block?: number };
   const loop: LoopPolicy = {
     enabled: true,
-    windowMs: raw.window === undefined ? DEFAULT_LOOP.windowMs : (parseDuration(raw.window, (m) => problem(m, ['window'])) ?? DEFAULT_LOOP.windowMs),
+    windowMs:
+      raw.window === undefined
+        ? DEFAULT_LOOP.windowMs
+        : (parseDuration(raw.window, (m) => problem(m, ['window'])) ?? DEFAULT_LOOP.windowMs),
     warn: raw.warn ?? DEFAULT_LOOP.warn,
     block: raw.block ?? DEFAULT_LOOP.block,
   };
   if (loop.block < loop.warn) problem(`block (${loop.block}) must not be below warn (${loop.warn})`);
-  if (loop.windowMs > MAX_LOOP_WINDOW_MS) problem(`${ms(loop.windowMs, { long: true })} is longer than a day`, ['window']);
-  if (loop.block > MAX_LOOP_BLOCK) problem(`${loop.block} is above ${MAX_LOOP_BLOCK} (identical calls are counted up to that)`, ['block']);
+  if (loop.windowMs > MAX_LOOP_WINDOW_MS)
+    problem(`${ms(loop.windowMs, { long: true })} is longer than a day`, ['window']);
+  if (loop.block > MAX_LOOP_BLOCK)
+    problem(`${loop.block} is above ${MAX_LOOP_BLOCK} (identical calls are counted up to that)`, ['block']);
   return loop;
 }
 
@@ -79,10 +107,15 @@ export function parseLoop(value: unknown, problem: ConfigProblem = () => undefin
 export const SHADOW_KEYS: Readonly<Record<string, ConfigBlock>> = {
   deny: { schema: SELECTION },
   confirm: { schema: SELECTION },
-  rate_limit: { schema: { type: 'string', description: 'a rate such as "10/min"' }, check: (value, problem) => void parseRateLimit(value, problem) },
+  rate_limit: {
+    schema: { type: 'string', description: 'a rate such as "10/min"' },
+    check: (value, problem) => void parseRateLimit(value, problem),
+  },
   scope: { schema: { enum: RATE_SCOPES } },
   max_calls: { schema: COUNT },
-  log_params: { schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'a list of parameter names' } },
+  log_params: {
+    schema: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'a list of parameter names' },
+  },
   timeout: { schema: DURATION, check: (value, problem) => void parseDuration(value, problem) },
   loop: {
     schema: {

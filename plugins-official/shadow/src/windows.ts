@@ -16,7 +16,15 @@ export function emptyWindows<T>(): TimeWindows<T> {
  * Adds `item` (seen at `at`) under `key`, keeping only items still inside `window`, and now and then
  * drops keys nothing recent is left in, so a long-running process holds only what can still count.
  */
-export function remember<T>(windows: TimeWindows<T>, key: string, at: number, window: number, item: T, timeOf: (item: T) => number, keep = Infinity): void {
+export function remember<T>(
+  windows: TimeWindows<T>,
+  key: string,
+  at: number,
+  window: number,
+  item: T,
+  timeOf: (item: T) => number,
+  keep = Infinity,
+): void {
   // Items arrive in time order (give or take clock skew between processes), so expired ones sit at
   // the front: dropping them there keeps a fold linear in the number of events.
   const items = windows.entries.get(key)?.items ?? [];
@@ -34,7 +42,13 @@ export function remember<T>(windows: TimeWindows<T>, key: string, at: number, wi
 }
 
 /** The items under `key` still inside `window` at `now`. */
-export function within<T>(windows: TimeWindows<T>, key: string, now: number, window: number, timeOf: (item: T) => number): T[] {
+export function within<T>(
+  windows: TimeWindows<T>,
+  key: string,
+  now: number,
+  window: number,
+  timeOf: (item: T) => number,
+): T[] {
   return (windows.entries.get(key)?.items ?? []).filter((item) => timeOf(item) > now - window);
 }
 

@@ -4,7 +4,12 @@ import type { ConfirmRequest } from 'factorly';
 import { CliPromptChannel } from '../src/cli-prompt.js';
 
 const REQUEST: ConfirmRequest = {
-  callId: 'c1', tool: 'deploy', params: { env: 'prod', notes: 'x'.repeat(400) }, fingerprint: 'f', iface: 'cli', reason: 'tool "deploy" requires confirmation',
+  callId: 'c1',
+  tool: 'deploy',
+  params: { env: 'prod', notes: 'x'.repeat(400) },
+  fingerprint: 'f',
+  iface: 'cli',
+  reason: 'tool "deploy" requires confirmation',
 };
 
 function terminal(tty = true) {
@@ -47,7 +52,9 @@ describe('CLI confirm prompt', () => {
 
   it('fails without asking when there is no terminal (so another channel may answer), and only serves CLI calls', async () => {
     const piped = terminal(false);
-    await expect(piped.channel.ask(REQUEST, new AbortController().signal)).rejects.toThrow('cli-prompt (no terminal to ask on)');
+    await expect(piped.channel.ask(REQUEST, new AbortController().signal)).rejects.toThrow(
+      'cli-prompt (no terminal to ask on)',
+    );
     expect(piped.shown()).toBe('');
     expect(piped.channel.accepts(REQUEST)).toBe(true);
     expect(piped.channel.accepts({ ...REQUEST, iface: 'mcp' })).toBe(false);

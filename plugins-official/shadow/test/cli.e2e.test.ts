@@ -22,13 +22,19 @@ const YAML = `tools:
     shadow: {confirm: true}
 `;
 
-const decided = (all: Recorded[]) => all.filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided').map((e) => `${e.data.rule}:${e.data.decision}`);
+const decided = (all: Recorded[]) =>
+  all
+    .filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided')
+    .map((e) => `${e.data.rule}:${e.data.decision}`);
 
 /** Runs `factorly call` on a pseudo-terminal (util-linux `script`), typing `typed` into it. */
 function callOnTerminal(root: string, args: string[], typed: string) {
   const command = [process.execPath, BIN, 'call', ...args].map((part) => `'${part}'`).join(' ');
   return spawnSync('script', ['-qec', command, '/dev/null'], {
-    cwd: root, input: typed, encoding: 'utf8', timeout: 60_000,
+    cwd: root,
+    input: typed,
+    encoding: 'utf8',
+    timeout: 60_000,
     env: { ...process.env, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') },
   });
 }
@@ -40,21 +46,39 @@ describe('shadow rules through `factorly call`', () => {
     const second = runCli(['call', 'look'], root);
     const third = runCli(['call', 'look'], root);
     expect(first).toMatchObject({ status: 0, stdout: 'seen\n', stderr: '' });
-    expect(second).toMatchObject({ status: 0, stdout: 'seen\n', stderr: 'warning: tool "look": identical call repeated 2 times within 5m (possible agent loop)\n' });
-    expect(third).toMatchObject({ status: 1, stdout: '', stderr: 'tool "look" blocked: identical call repeated too many times (possible agent loop)\n' });
-    expect(decided(await projectEvents(root))).toEqual(['loop-detection:allow', 'loop-detection:warn', 'loop-detection:loop_blocked']);
+    expect(second).toMatchObject({
+      status: 0,
+      stdout: 'seen\n',
+      stderr: 'warning: tool "look": identical call repeated 2 times within 5m (possible agent loop)\n',
+    });
+    expect(third).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'tool "look" blocked: identical call repeated too many times (possible agent loop)\n',
+    });
+    expect(decided(await projectEvents(root))).toEqual([
+      'loop-detection:allow',
+      'loop-detection:warn',
+      'loop-detection:loop_blocked',
+    ]);
   });
 
   it('denies a denied tool with exit 1 and the policy message', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': YAML });
-    expect(runCli(['call', 'drop'], root)).toMatchObject({ status: 1, stdout: '', stderr: 'tool "drop" is denied by shadow policy\n' });
+    expect(runCli(['call', 'drop'], root)).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'tool "drop" is denied by shadow policy\n',
+    });
   });
 
   it('asks on the terminal: "y" runs the call, "n" declines it', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': YAML });
     const approved = callOnTerminal(root, ['deploy', '--env', 'prod'], 'y\n');
     expect(approved.status).toBe(0);
-    expect(approved.stdout).toContain('⚠ Tool "deploy" requires confirmation.\r\n  params: {"env":"prod"}\r\nProceed? (y/n): ');
+    expect(approved.stdout).toContain(
+      '⚠ Tool "deploy" requires confirmation.\r\n  params: {"env":"prod"}\r\nProceed? (y/n): ',
+    );
     expect(approved.stdout).toContain('deployed prod');
     const declined = callOnTerminal(root, ['deploy', '--env', 'prod'], 'n\n');
     expect(declined.status).toBe(1);
@@ -71,18 +95,35 @@ describe('shadow rules through `factorly call`', () => {
     const run = runCli(['call', 'deploy', '--env', 'prod'], root, { input: 'y\n' });
     expect(run).toMatchObject({ status: 1, stdout: '', stderr: 'tool "deploy": confirmation declined\n' });
     const resolved = (await projectEvents(root)).find((e) => e.type === 'confirm.resolved');
-    expect(resolved?.data).toMatchObject({ channel: 'cli-prompt', approved: false, by: 'failed: cli-prompt (no terminal to ask on)' });
+    expect(resolved?.data).toMatchObject({
+      channel: 'cli-prompt',
+      approved: false,
+      by: 'failed: cli-prompt (no terminal to ask on)',
+    });
   });
 
   it('loads a third-party rule linked with `factorly plugins link` and lets it change decisions', async () => {
-    const root = tempProject({ '.factorly/factorly.yaml': 'tools:\n  sql:\n    type: cli\n    command: echo\n    args: ["{{query}}"]\n' });
+    const root = tempProject({
+      '.factorly/factorly.yaml': 'tools:\n  sql:\n    type: cli\n    command: echo\n    args: ["{{query}}"]\n',
+    });
     const drop = ['call', 'sql', '--query', 'DROP TABLE users'];
     expect(runCli(drop, root)).toMatchObject({ status: 0, stdout: 'DROP TABLE users\n' });
-    const linked = runCli(['plugins', 'link', '--no-install', join(REPO, 'test', 'fixtures', 'plugins', 'param-guard')], root);
+    const linked = runCli(
+      ['plugins', 'link', '--no-install', join(REPO, 'test', 'fixtures', 'plugins', 'param-guard')],
+      root,
+    );
     expect(linked.status).toBe(0);
-    expect(runCli(drop, root)).toMatchObject({ status: 1, stderr: 'param-guard: "query" looks destructive (DROP TABLE)\n' });
+    expect(runCli(drop, root)).toMatchObject({
+      status: 1,
+      stderr: 'param-guard: "query" looks destructive (DROP TABLE)\n',
+    });
     expect(runCli(['call', 'sql', '--query', 'select 1'], root)).toMatchObject({ status: 0, stdout: 'select 1\n' });
-    const guard = (await projectEvents(root)).filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided' && e.data.rule === 'param-guard');
-    expect(guard.map((e) => [e.data.plugin, e.data.decision])).toEqual([['param-guard-fixture', 'deny'], ['param-guard-fixture', 'allow']]);
+    const guard = (await projectEvents(root)).filter(
+      (e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided' && e.data.rule === 'param-guard',
+    );
+    expect(guard.map((e) => [e.data.plugin, e.data.decision])).toEqual([
+      ['param-guard-fixture', 'deny'],
+      ['param-guard-fixture', 'allow'],
+    ]);
   });
 });

@@ -7,28 +7,45 @@ import { plugin } from '../src/plugin.js';
 const test = { describe, it };
 
 shadowRuleContract(test, {
-  plugin, rule: 'deny',
-  cases: [{ name: 'shadow.deny: true', shadow: { deny: true }, expect: 'deny' }, { name: 'no shadow block', expect: undefined }],
+  plugin,
+  rule: 'deny',
+  cases: [
+    { name: 'shadow.deny: true', shadow: { deny: true }, expect: 'deny' },
+    { name: 'no shadow block', expect: undefined },
+  ],
   invalid: { shadow: { deny: 'yes' }, message: /shadow\.deny/ },
 });
 shadowRuleContract(test, {
-  plugin, rule: 'confirm',
-  cases: [{ name: 'shadow.confirm: true', shadow: { confirm: true }, expect: 'confirm' }, { name: 'shadow.confirm: false', shadow: { confirm: false }, expect: undefined }],
+  plugin,
+  rule: 'confirm',
+  cases: [
+    { name: 'shadow.confirm: true', shadow: { confirm: true }, expect: 'confirm' },
+    { name: 'shadow.confirm: false', shadow: { confirm: false }, expect: undefined },
+  ],
   invalid: { shadow: { confirm: 'please' }, message: /shadow\.confirm/ },
 });
 shadowRuleContract(test, {
-  plugin, rule: 'rate-limit',
-  cases: [{ name: 'within shadow.rate_limit', shadow: { rate_limit: '5/min' }, expect: 'allow' }, { name: 'no limit', expect: undefined }],
+  plugin,
+  rule: 'rate-limit',
+  cases: [
+    { name: 'within shadow.rate_limit', shadow: { rate_limit: '5/min' }, expect: 'allow' },
+    { name: 'no limit', expect: undefined },
+  ],
   invalid: { shadow: { rate_limit: '10/minn' }, message: /unknown unit "minn"/ },
 });
 shadowRuleContract(test, {
-  plugin, rule: 'max-calls',
+  plugin,
+  rule: 'max-calls',
   cases: [{ name: 'a call no script made', shadow: { max_calls: 1 }, expect: undefined }],
   invalid: { shadow: { max_calls: 0 }, message: /shadow\.max_calls/ },
 });
 shadowRuleContract(test, {
-  plugin, rule: 'loop-detection',
-  cases: [{ name: 'a first call', expect: 'allow' }, { name: 'shadow.loop: false', shadow: { loop: false }, expect: undefined }],
+  plugin,
+  rule: 'loop-detection',
+  cases: [
+    { name: 'a first call', expect: 'allow' },
+    { name: 'shadow.loop: false', shadow: { loop: false }, expect: undefined },
+  ],
   invalid: { shadow: { loop: { window: '2d' } }, message: /longer than a day/ },
 });
 

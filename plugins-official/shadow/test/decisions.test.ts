@@ -37,9 +37,19 @@ describe('deny and confirm', () => {
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'drop', params: {}, iface: 'cli' });
     expect(outcome).toMatchObject({ status: 'blocked', exitCode: 1, error: 'tool "drop" is denied by shadow policy' });
-    expect(await storyOf(started.log, outcome.callId)).toEqual(['call.requested', 'shadow.decided:deny:deny', 'call.completed']);
+    expect(await storyOf(started.log, outcome.callId)).toEqual([
+      'call.requested',
+      'shadow.decided:deny:deny',
+      'call.completed',
+    ]);
     expect(await decisions(started.log, outcome.callId)).toEqual([
-      { callId: outcome.callId, rule: 'deny', plugin: 'shadow', decision: 'deny', reason: 'tool "drop" is denied by shadow policy' },
+      {
+        callId: outcome.callId,
+        rule: 'deny',
+        plugin: 'shadow',
+        decision: 'deny',
+        reason: 'tool "drop" is denied by shadow policy',
+      },
     ]);
   });
 
@@ -50,15 +60,27 @@ describe('deny and confirm', () => {
     const outcome = await kernel.pipeline.call({ tool: 'deploy', params: { env: 'prod' }, iface: 'mcp' });
     expect(outcome).toMatchObject({ status: 'success', output: 'deploy prod\n' });
     expect(await storyOf(started.log, outcome.callId)).toEqual([
-      'call.requested', 'shadow.decided:confirm:confirm', 'shadow.decided:loop-detection:allow', 'confirm.requested', 'confirm.resolved', 'call.completed',
+      'call.requested',
+      'shadow.decided:confirm:confirm',
+      'shadow.decided:loop-detection:allow',
+      'confirm.requested',
+      'confirm.resolved',
+      'call.completed',
     ]);
     const resolved = (await started.log.readCall(outcome.callId)).find((e) => e.type === 'confirm.resolved');
     expect(resolved?.data).toEqual({ callId: outcome.callId, channel: 'test', approved: true, by: 'ada' });
-    expect(channel.asked[0]).toMatchObject({ tool: 'deploy', params: { env: 'prod' }, iface: 'mcp', reason: 'tool "deploy" requires confirmation' });
+    expect(channel.asked[0]).toMatchObject({
+      tool: 'deploy',
+      params: { env: 'prod' },
+      iface: 'mcp',
+      reason: 'tool "deploy" requires confirmation',
+    });
   });
 
   it('blocks a declined call with the reference message', async () => {
-    const started = await shadowKernel(YAML, [contribute('chan', { channels: [new ScriptedChannel('test', [{ approved: false }])] })]);
+    const started = await shadowKernel(YAML, [
+      contribute('chan', { channels: [new ScriptedChannel('test', [{ approved: false }])] }),
+    ]);
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'deploy', params: { env: 'prod' }, iface: 'mcp' });
     expect(outcome).toMatchObject({ status: 'blocked', error: 'tool "deploy": confirmation declined' });
@@ -86,7 +108,8 @@ describe('deny and confirm', () => {
     expect(outcome.status).toBe('success');
     const events = await started.log.readCall(outcome.callId);
     expect(events.filter((e) => e.type === 'confirm.requested').map((e) => e.data)).toEqual([
-      { callId: outcome.callId, channel: 'slow' }, { callId: outcome.callId, channel: 'fast' },
+      { callId: outcome.callId, channel: 'slow' },
+      { callId: outcome.callId, channel: 'fast' },
     ]);
     expect(events.find((e) => e.type === 'confirm.resolved')?.data).toMatchObject({ channel: 'fast', approved: true });
     expect(slow.aborted).toBe(1);
@@ -129,11 +152,21 @@ describe('rate limits', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['success', 'success', 'success', 'blocked']);
     expect(outcomes[3].error).toMatch(/^tool "ping" rate limited: 3\/min exceeded \(resets in (1m|59s)\)$/);
     expect(await decisions(started.log, outcomes[0].callId)).toContainEqual(
-      expect.objectContaining({ rule: 'rate-limit', decision: 'allow', reason: 'within 3/min (2 left)', facts: { bucket: 'agent:-:tool:ping', window: 60_000 } }),
+      expect.objectContaining({
+        rule: 'rate-limit',
+        decision: 'allow',
+        reason: 'within 3/min (2 left)',
+        facts: { bucket: 'agent:-:tool:ping', window: 60_000 },
+      }),
     );
     const limited = await decisions(started.log, outcomes[3].callId);
-    expect(limited).toEqual([expect.objectContaining({ rule: 'rate-limit', decision: 'rate_limited', reason: outcomes[3].error })]);
-    expect((await started.log.readCall(outcomes[3].callId)).at(-1)?.data).toMatchObject({ status: 'blocked', blockedBy: 'rate_limited' });
+    expect(limited).toEqual([
+      expect.objectContaining({ rule: 'rate-limit', decision: 'rate_limited', reason: outcomes[3].error }),
+    ]);
+    expect((await started.log.readCall(outcomes[3].callId)).at(-1)?.data).toMatchObject({
+      status: 'blocked',
+      blockedBy: 'rate_limited',
+    });
     expect((await call('agent-b')).status).toBe('success');
   });
 });
@@ -143,11 +176,16 @@ describe('loop detection', () => {
     const started = await shadowKernel(YAML);
     kernel = started.kernel;
     const outcomes = [];
-    for (let i = 0; i < 13; i += 1) outcomes.push(await kernel.pipeline.call({ tool: 'look', params: { q: 'same' }, iface: 'mcp' }));
+    for (let i = 0; i < 13; i += 1)
+      outcomes.push(await kernel.pipeline.call({ tool: 'look', params: { q: 'same' }, iface: 'mcp' }));
     expect(outcomes.map((o) => o.status)).toEqual([...Array(11).fill('success'), 'blocked', 'blocked']);
     expect(outcomes[2].diagnostics).toBeUndefined();
-    expect(outcomes[3].diagnostics).toBe('warning: tool "look": identical call repeated 4 times within 5m (possible agent loop)\n');
-    expect(outcomes[11].error).toBe('tool "look" blocked: identical call repeated too many times (possible agent loop)');
+    expect(outcomes[3].diagnostics).toBe(
+      'warning: tool "look": identical call repeated 4 times within 5m (possible agent loop)\n',
+    );
+    expect(outcomes[11].error).toBe(
+      'tool "look" blocked: identical call repeated too many times (possible agent loop)',
+    );
     const warned = await decisions(started.log, outcomes[3].callId);
     expect(warned).toEqual([expect.objectContaining({ rule: 'loop-detection', decision: 'warn' })]);
     expect((await decisions(started.log, outcomes[12].callId))[0]).toMatchObject({ decision: 'loop_blocked' });
@@ -155,7 +193,8 @@ describe('loop detection', () => {
   });
 
   it('fingerprints params after coercion: "1" and 1 are the same call', async () => {
-    const yaml = 'tools:\n  n:\n    type: cli\n    command: echo\n    args: ["{{v}}"]\n    parameters: [{name: v, type: integer}]\n    shadow: {loop: {warn: 2, block: 3}}\n';
+    const yaml =
+      'tools:\n  n:\n    type: cli\n    command: echo\n    args: ["{{v}}"]\n    parameters: [{name: v, type: integer}]\n    shadow: {loop: {warn: 2, block: 3}}\n';
     kernel = (await shadowKernel(yaml)).kernel;
     await kernel.pipeline.call({ tool: 'n', params: { v: 1 }, iface: 'mcp' });
     const second = await kernel.pipeline.call({ tool: 'n', params: { v: '1' }, iface: 'cli' });
@@ -163,7 +202,8 @@ describe('loop detection', () => {
   });
 
   it('spots two calls alternating A-B-A-B', async () => {
-    const yaml = 'tools:\n  look:\n    type: cli\n    command: echo\n    args: ["{{q}}"]\n    shadow: {loop: {warn: 4, block: 6}}\n';
+    const yaml =
+      'tools:\n  look:\n    type: cli\n    command: echo\n    args: ["{{q}}"]\n    shadow: {loop: {warn: 4, block: 6}}\n';
     const started = await shadowKernel(yaml);
     kernel = started.kernel;
     const statuses = [];
@@ -177,7 +217,8 @@ describe('loop detection', () => {
   });
 
   it('keeps agents apart and can be switched off per tool', async () => {
-    const yaml = 'tools:\n  a: {type: cli, command: echo, shadow: {loop: {warn: 1, block: 2}}}\n  b: {type: cli, command: echo, shadow: {loop: false}}\n';
+    const yaml =
+      'tools:\n  a: {type: cli, command: echo, shadow: {loop: {warn: 1, block: 2}}}\n  b: {type: cli, command: echo, shadow: {loop: false}}\n';
     kernel = (await shadowKernel(yaml)).kernel;
     const call = (tool: string, agentId: string) => kernel!.pipeline.call({ tool, params: {}, iface: 'mcp', agentId });
     expect((await call('a', 'x')).status).toBe('success');

@@ -6,17 +6,24 @@ import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as shadowPlugin } from '../src/plugin.js';
 
 /** A kernel with the cli provider, the shadow plugin and any extra plugins, over an in-memory log. */
-export async function shadowKernel(yaml: string, extra: PluginDefinition[] = []): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
+export async function shadowKernel(
+  yaml: string,
+  extra: PluginDefinition[] = [],
+): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
   return startTestKernel(yaml, [shadowPlugin, ...extra]);
 }
 
 /** The events of one call, as `type` or `type:decision` strings, in log order. */
 export async function storyOf(log: MemoryEventLog, callId: string): Promise<string[]> {
-  return (await log.readCall(callId)).map((event) => (event.type === 'shadow.decided' ? `${event.type}:${event.data.rule}:${event.data.decision}` : event.type));
+  return (await log.readCall(callId)).map((event) =>
+    event.type === 'shadow.decided' ? `${event.type}:${event.data.rule}:${event.data.decision}` : event.type,
+  );
 }
 
 export async function decisions(log: MemoryEventLog, callId: string): Promise<Recorded<'shadow.decided'>['data'][]> {
-  return (await log.readCall(callId)).filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided').map((e) => e.data);
+  return (await log.readCall(callId))
+    .filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided')
+    .map((e) => e.data);
 }
 
 export { eventsOf };
@@ -43,7 +50,11 @@ export class ScriptedChannel implements ConfirmChannel {
   readonly asked: ConfirmRequest[] = [];
   aborted = 0;
 
-  constructor(readonly name: string, private readonly answers: (ConfirmAnswer | undefined)[], private readonly delayMs = 0) {}
+  constructor(
+    readonly name: string,
+    private readonly answers: (ConfirmAnswer | undefined)[],
+    private readonly delayMs = 0,
+  ) {}
 
   ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {
     this.asked.push(request);

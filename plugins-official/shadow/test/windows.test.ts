@@ -9,7 +9,13 @@ let seq = 0;
 function decidedAt(ms: number, rule: string, decision: string, facts: Record<string, string | number>): Recorded {
   seq += 1;
   return {
-    seq, id: `e${seq}`, type: 'shadow.decided', v: 2, at: new Date(ms).toISOString(), prevHash: '', hash: '',
+    seq,
+    id: `e${seq}`,
+    type: 'shadow.decided',
+    v: 2,
+    at: new Date(ms).toISOString(),
+    prevHash: '',
+    hash: '',
     data: { callId: `c${seq}`, rule, plugin: 'shadow', decision: decision as 'allow', reason: '', facts },
   } as Recorded;
 }
@@ -29,7 +35,9 @@ describe('windows folded from decisions', () => {
 
   it('caps the per-agent history used for alternation and ignores other rules', () => {
     const t0 = Date.parse('2026-01-01T00:00:00Z');
-    const events = Array.from({ length: 100 }, (_, i) => decidedAt(t0 + i, 'loop-detection', 'allow', { fingerprint: `f${i % 2}`, agent: 'a', window: 300_000 }));
+    const events = Array.from({ length: 100 }, (_, i) =>
+      decidedAt(t0 + i, 'loop-detection', 'allow', { fingerprint: `f${i % 2}`, agent: 'a', window: 300_000 }),
+    );
     events.push(decidedAt(t0 + 200, 'deny', 'deny', { fingerprint: 'x', agent: 'a', window: 300_000 }));
     const windows = fold(events, loopProjection);
     expect(windows.recent.entries.get('a')?.items).toHaveLength(64);
@@ -42,6 +50,11 @@ describe('windows folded from decisions', () => {
     expect(alternationLength(['c', 'a', 'b', 'a'])).toBe(3);
     expect(alternationLength(['a', 'a'])).toBe(0);
     expect(alternationLength(['a'])).toBe(0);
-    expect([formatDuration(41_200), formatDuration(60_000), formatDuration(3_723_000), formatDuration(10)]).toEqual(['42s', '1m', '1h2m3s', '1s']);
+    expect([formatDuration(41_200), formatDuration(60_000), formatDuration(3_723_000), formatDuration(10)]).toEqual([
+      '42s',
+      '1m',
+      '1h2m3s',
+      '1s',
+    ]);
   });
 });

@@ -38,9 +38,16 @@ export class CliBackend implements SecretBackend {
   }
 
   async list(): Promise<{ tier: string; keys: string[] }> {
-    if (!this.spec.list) throw new VaultError('VAULT_BACKEND', `backend "${this.spec.name}" has no list command configured`);
+    if (!this.spec.list)
+      throw new VaultError('VAULT_BACKEND', `backend "${this.spec.name}" has no list command configured`);
     const out = await this.run('list', this.spec.list, '');
-    return { tier: this.spec.name, keys: out.split(/\r?\n/).map((line) => line.trim()).filter(Boolean) };
+    return {
+      tier: this.spec.name,
+      keys: out
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean),
+    };
   }
 
   private run(op: string, command: { command: string; args: string[] }, key: string): Promise<string> {
@@ -51,12 +58,21 @@ export class CliBackend implements SecretBackend {
       const stderr: Buffer[] = [];
       child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-      child.on('error', (error) => reject(new VaultError('VAULT_BACKEND', `backend "${this.spec.name}" ${op} failed: ${error.message}`)));
+      child.on('error', (error) =>
+        reject(new VaultError('VAULT_BACKEND', `backend "${this.spec.name}" ${op} failed: ${error.message}`)),
+      );
       child.on('close', (code, signal) => {
         if (code === 0) return resolve(Buffer.concat(stdout).toString('utf8'));
-        const why = signal ? `killed by ${signal}${signal === 'SIGTERM' ? ' (timed out after 30s?)' : ''}` : `exit ${code}`;
+        const why = signal
+          ? `killed by ${signal}${signal === 'SIGTERM' ? ' (timed out after 30s?)' : ''}`
+          : `exit ${code}`;
         const detail = Buffer.concat(stderr).toString('utf8').trim();
-        reject(new VaultError('VAULT_BACKEND', `backend "${this.spec.name}" ${op} failed (${why})${detail ? `: ${detail}` : ''}`));
+        reject(
+          new VaultError(
+            'VAULT_BACKEND',
+            `backend "${this.spec.name}" ${op} failed (${why})${detail ? `: ${detail}` : ''}`,
+          ),
+        );
       });
     });
   }
@@ -68,7 +84,10 @@ const RESERVED = new Set(['vault', 'env']);
 /** Validates the `vault_backends` setting; every problem is one line naming the backend and key to fix. */
 export function readBackendSpecs(setting: unknown, where: string): CliBackendSpec[] {
   if (setting === undefined || setting === null) return [];
-  if (typeof setting !== 'object' || Array.isArray(setting)) throw configError(`${where}: "vault_backends" must be a mapping of backend names to {type: cli, get: {command, args}}`);
+  if (typeof setting !== 'object' || Array.isArray(setting))
+    throw configError(
+      `${where}: "vault_backends" must be a mapping of backend names to {type: cli, get: {command, args}}`,
+    );
   return Object.entries(setting as Record<string, unknown>).map(([name, raw]) => readOne(name, raw, where));
 }
 
@@ -77,7 +96,8 @@ function readOne(name: string, raw: unknown, where: string): CliBackendSpec {
   if (!NAME.test(name)) throw configError(`${at}: the name may use letters, digits, "_" and "-" only`);
   if (RESERVED.has(name)) throw configError(`${at}: "${name}" is built in; choose another name`);
   const entry = (raw ?? {}) as Record<string, unknown>;
-  if (entry.type !== undefined && entry.type !== 'cli') throw configError(`${at}: type ${JSON.stringify(entry.type)} is not supported (the only type is "cli")`);
+  if (entry.type !== undefined && entry.type !== 'cli')
+    throw configError(`${at}: type ${JSON.stringify(entry.type)} is not supported (the only type is "cli")`);
   const get = readCommand(entry.get, `${at}: "get"`);
   if (!get) throw configError(`${at} has no get command configured`);
   return { name, get, list: readCommand(entry.list, `${at}: "list"`) };
@@ -87,7 +107,8 @@ function readCommand(raw: unknown, at: string): { command: string; args: string[
   if (raw === undefined) return undefined;
   const { command, args } = (raw ?? {}) as Record<string, unknown>;
   if (typeof command !== 'string' || command.trim() === '') throw configError(`${at} needs a "command"`);
-  if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a === 'object'))) throw configError(`${at} has "args" that is not a list of strings`);
+  if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a === 'object')))
+    throw configError(`${at} has "args" that is not a list of strings`);
   return { command, args: ((args as unknown[] | undefined) ?? []).map(String) };
 }
 

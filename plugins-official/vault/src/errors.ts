@@ -20,7 +20,11 @@ export class VaultError extends Error {
   readonly [BRAND] = true;
   readonly exitCode = 1;
 
-  constructor(readonly code: VaultErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: VaultErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'VaultError';
   }

@@ -56,23 +56,42 @@ export function encodeVault(header: VaultHeader, sealIndex: (aad: Buffer) => Buf
 /** Parses and checks everything that can be checked without the password. */
 export function decodeVault(bytes: Buffer, shown: string): ParsedVault {
   if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new VaultError('VAULT_CORRUPT', `${shown} is not a factorly vault file (corrupt or overwritten); restore it from a backup or remove it`);
+    throw new VaultError(
+      'VAULT_CORRUPT',
+      `${shown} is not a factorly vault file (corrupt or overwritten); restore it from a backup or remove it`,
+    );
   }
   const version = bytes.length > 8 ? bytes.readUInt8(8) : 0;
   if (version !== FORMAT_VERSION) {
-    throw new VaultError('VAULT_UNSUPPORTED', `${shown} has vault format version ${version}; this factorly reads version ${FORMAT_VERSION} (upgrade factorly to open it)`);
+    throw new VaultError(
+      'VAULT_UNSUPPORTED',
+      `${shown} has vault format version ${version}; this factorly reads version ${FORMAT_VERSION} (upgrade factorly to open it)`,
+    );
   }
   if (bytes.length < HEADER_BYTES + 16 + CHECKSUM_BYTES) {
-    throw new VaultError('VAULT_CORRUPT', `${shown} is corrupt (truncated to ${bytes.length} bytes); restore it from a backup`);
+    throw new VaultError(
+      'VAULT_CORRUPT',
+      `${shown} is corrupt (truncated to ${bytes.length} bytes); restore it from a backup`,
+    );
   }
   const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
   if (!sha256(body).equals(bytes.subarray(bytes.length - CHECKSUM_BYTES))) {
-    throw new VaultError('VAULT_CORRUPT', `${shown} is corrupt or was modified (checksum mismatch); restore it from a backup`);
+    throw new VaultError(
+      'VAULT_CORRUPT',
+      `${shown} is corrupt or was modified (checksum mismatch); restore it from a backup`,
+    );
   }
   const kdfId = bytes.readUInt8(9);
-  const kdf: KdfParams = { iterations: bytes.readUInt32BE(10), memoryKiB: bytes.readUInt32BE(14), parallelism: bytes.readUInt8(18) };
+  const kdf: KdfParams = {
+    iterations: bytes.readUInt32BE(10),
+    memoryKiB: bytes.readUInt32BE(14),
+    parallelism: bytes.readUInt8(18),
+  };
   if (kdfId !== KDF_ARGON2ID || !withinBounds(kdf)) {
-    throw new VaultError('VAULT_UNSUPPORTED', `${shown} asks for an unsupported key derivation (id ${kdfId}, t=${kdf.iterations}, m=${kdf.memoryKiB} KiB, p=${kdf.parallelism})`);
+    throw new VaultError(
+      'VAULT_UNSUPPORTED',
+      `${shown} asks for an unsupported key derivation (id ${kdfId}, t=${kdf.iterations}, m=${kdf.memoryKiB} KiB, p=${kdf.parallelism})`,
+    );
   }
   return {
     header: {
@@ -87,9 +106,14 @@ export function decodeVault(bytes: Buffer, shown: string): ParsedVault {
 }
 
 function withinBounds(kdf: KdfParams): boolean {
-  return kdf.iterations >= 1 && kdf.iterations <= MAX_KDF.iterations &&
-    kdf.memoryKiB >= 8 * kdf.parallelism && kdf.memoryKiB <= MAX_KDF.memoryKiB &&
-    kdf.parallelism >= MIN_KDF.parallelism && kdf.parallelism <= MAX_KDF.parallelism;
+  return (
+    kdf.iterations >= 1 &&
+    kdf.iterations <= MAX_KDF.iterations &&
+    kdf.memoryKiB >= 8 * kdf.parallelism &&
+    kdf.memoryKiB <= MAX_KDF.memoryKiB &&
+    kdf.parallelism >= MIN_KDF.parallelism &&
+    kdf.parallelism <= MAX_KDF.parallelism
+  );
 }
 
 function sha256(data: Buffer): Buffer {

@@ -96,6 +96,9 @@ function tierPaths(tier: Tier, dir: string, show: (path: string) => string): Tie
 
 function checkKey(key: string): void {
   if (!KEY_NAME.test(key)) {
-    throw new VaultError('USAGE', `invalid vault key ${JSON.stringify(key)}: use letters, digits, "_", ".", "-" or "/" (at most 128, not starting with a symbol other than "_")`);
+    throw new VaultError(
+      'USAGE',
+      `invalid vault key ${JSON.stringify(key)}: use letters, digits, "_", ".", "-" or "/" (at most 128, not starting with a symbol other than "_")`,
+    );
   }
 }

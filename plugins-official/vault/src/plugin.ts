@@ -12,18 +12,32 @@ import { SecretScrubber } from './scrub-processor.js';
 export const plugin: PluginDefinition = {
   id: 'vault',
   apiVersion: '1',
-  config: { key: 'vault_backends', schema: { type: 'object', description: 'a mapping of backend names to {type: cli, get: {command, args}}' } },
+  config: {
+    key: 'vault_backends',
+    schema: { type: 'object', description: 'a mapping of backend names to {type: cli, get: {command, args}}' },
+  },
   register(registrar) {
     const { tokens } = registrar;
     registrar.registerInit({
-      deps: { backends: tokens.SecretBackends, processors: tokens.OutputProcessors, paths: tokens.ProjectPaths, listeners: tokens.ConfigListeners },
+      deps: {
+        backends: tokens.SecretBackends,
+        processors: tokens.OutputProcessors,
+        paths: tokens.ProjectPaths,
+        listeners: tokens.ConfigListeners,
+      },
       init({ backends, processors, paths, listeners }, context) {
         backends.add('vault', new LocalVault(paths), context.pluginId);
         backends.add('env', new EnvBackend(), context.pluginId);
         processors.add(new SecretScrubber(), context.pluginId);
         const configured = new ConfiguredBackends(backends, context.pluginId);
         // At boot and after every reload: the file named in messages is the config's first.
-        listeners.add({ name: 'vault.backends', configLoaded: (config) => configured.use(config.settings.vault_backends, config.files[0] ?? 'config') }, context.pluginId);
+        listeners.add(
+          {
+            name: 'vault.backends',
+            configLoaded: (config) => configured.use(config.settings.vault_backends, config.files[0] ?? 'config'),
+          },
+          context.pluginId,
+        );
       },
     });
   },
@@ -33,7 +47,10 @@ export const plugin: PluginDefinition = {
 class ConfiguredBackends {
   private names: string[] = [];
 
-  constructor(private readonly backends: KeyedSlot<SecretBackend>, private readonly owner: string) {}
+  constructor(
+    private readonly backends: KeyedSlot<SecretBackend>,
+    private readonly owner: string,
+  ) {}
 
   use(setting: unknown, where: string): void {
     const specs = readBackendSpecs(setting, where);

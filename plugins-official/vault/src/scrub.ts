@@ -14,7 +14,9 @@ const CACHE_LIMIT = 256;
 
 /** Replaces every form of every value; longer values first, so one that contains another is redacted whole. */
 export function scrubSecrets(text: string, secrets: ReadonlyMap<string, string>): string {
-  const ordered = [...secrets].filter(([, value]) => value.length >= MIN_SCRUB_LENGTH).sort((a, b) => b[1].length - a[1].length);
+  const ordered = [...secrets]
+    .filter(([, value]) => value.length >= MIN_SCRUB_LENGTH)
+    .sort((a, b) => b[1].length - a[1].length);
   let out = text;
   for (const [reference, value] of ordered) {
     const marker = `[REDACTED:${reference.slice(reference.indexOf(':') + 1)}]`;
@@ -53,7 +55,9 @@ function charForms(char: string): string {
 
 /** Hex digits of `n` as a case-insensitive pattern (`%2f` and `%2F` alike). */
 function hexDigits(n: number, width: number): string {
-  return [...n.toString(16).padStart(width, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+  return [...n.toString(16).padStart(width, '0')]
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join('');
 }
 
 /**

@@ -21,7 +21,10 @@ const ATTEMPTS = 3;
  * mode 0600), or a no-echo prompt on a terminal (3 attempts). A wrong password from the variable or
  * the key file fails at once: retrying the same text cannot help.
  */
-export async function unlockTier(paths: TierPaths, terminal: Terminal | undefined = processTerminal()): Promise<VaultFile> {
+export async function unlockTier(
+  paths: TierPaths,
+  terminal: Terminal | undefined = processTerminal(),
+): Promise<VaultFile> {
   const fromEnv = process.env[PASSWORD_ENV];
   if (fromEnv !== undefined) {
     if (fromEnv === '') throw new VaultError('VAULT_LOCKED', `${PASSWORD_ENV} is set but empty`);
@@ -41,7 +44,10 @@ async function withSource(paths: TierPaths, password: Buffer, source: string): P
     return await VaultFile.unlock(paths.file, paths.shown, password);
   } catch (error) {
     if ((error as VaultError).code !== 'VAULT_WRONG_PASSWORD') throw error;
-    throw new VaultError('VAULT_WRONG_PASSWORD', `wrong password: ${source} does not unlock the ${paths.tier} vault ${paths.shown}`);
+    throw new VaultError(
+      'VAULT_WRONG_PASSWORD',
+      `wrong password: ${source} does not unlock the ${paths.tier} vault ${paths.shown}`,
+    );
   }
 }
 
@@ -51,7 +57,10 @@ function readKeyFile(paths: TierPaths): Buffer | undefined {
   const mode = statSync(paths.keyFile).mode & 0o777;
   if ((mode & 0o077) !== 0) {
     const octal = mode.toString(8).padStart(4, '0');
-    throw new VaultError('VAULT_KEY_FILE', `vault key file ${paths.shownKeyFile} has insecure permissions ${octal} (must be 0600: run chmod 600 ${paths.shownKeyFile})`);
+    throw new VaultError(
+      'VAULT_KEY_FILE',
+      `vault key file ${paths.shownKeyFile} has insecure permissions ${octal} (must be 0600: run chmod 600 ${paths.shownKeyFile})`,
+    );
   }
   const text = readFileSync(paths.keyFile, 'utf8').replace(/\r?\n$/, '');
   if (text === '') throw new VaultError('VAULT_KEY_FILE', `vault key file ${paths.shownKeyFile} is empty`);
@@ -67,7 +76,11 @@ async function prompted(paths: TierPaths, terminal: Terminal): Promise<VaultFile
     } catch (error) {
       if ((error as VaultError).code !== 'VAULT_WRONG_PASSWORD') throw error;
       const left = ATTEMPTS - attempt;
-      if (left === 0) throw new VaultError('VAULT_WRONG_PASSWORD', `vault unlock failed after ${ATTEMPTS} attempts: wrong password for ${paths.shown}`);
+      if (left === 0)
+        throw new VaultError(
+          'VAULT_WRONG_PASSWORD',
+          `vault unlock failed after ${ATTEMPTS} attempts: wrong password for ${paths.shown}`,
+        );
       terminal.output.write(`Incorrect password, try again (${left} attempt${left === 1 ? '' : 's'} left).\n`);
     }
   }

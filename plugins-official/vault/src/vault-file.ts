@@ -1,5 +1,15 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { DEFAULT_KDF, deriveMasterKey, freshNonce, open, seal, subKey, weakerThan, type KdfParams } from './crypto.js';
 import { decodeVault, encodeVault, SALT_BYTES, type ParsedVault, type VaultHeader } from './format.js';
@@ -47,12 +57,25 @@ export class VaultFile {
    * Opens `path` with `password`; a missing file is an empty vault, created on the first write.
    * A file derived with less than `target` cost is re-keyed at `target` on its next write.
    */
-  static async unlock(path: string, shown: string, password: Buffer, target: KdfParams = DEFAULT_KDF): Promise<VaultFile> {
+  static async unlock(
+    path: string,
+    shown: string,
+    password: Buffer,
+    target: KdfParams = DEFAULT_KDF,
+  ): Promise<VaultFile> {
     const stamp = stampOf(path);
     const bytes = readIfExists(path);
     if (!bytes) {
       const salt = randomBytes(SALT_BYTES);
-      return new VaultFile(path, shown, password, { kdf: target, salt, master: await deriveMasterKey(password, salt, target) }, nullProto({}), stamp, target);
+      return new VaultFile(
+        path,
+        shown,
+        password,
+        { kdf: target, salt, master: await deriveMasterKey(password, salt, target) },
+        nullProto({}),
+        stamp,
+        target,
+      );
     }
     const parsed = decodeVault(bytes, shown);
     const keys = await keysFor(parsed, password, shown);
@@ -67,8 +90,17 @@ export class VaultFile {
     const entry = Object.hasOwn(this.entries, name) ? this.entries[name] : undefined;
     if (!entry) return undefined;
     const key = subKey(this.keys!.master, Buffer.from(entry.s, 'base64'), ENTRY_INFO);
-    const plain = open(key, Buffer.from(entry.n, 'base64'), Buffer.from(entry.c, 'base64'), Buffer.from(`entry:${name}`));
-    if (!plain) throw new VaultError('VAULT_CORRUPT', `${this.shown} is corrupt: entry ${JSON.stringify(name)} does not decrypt; restore the file from a backup`);
+    const plain = open(
+      key,
+      Buffer.from(entry.n, 'base64'),
+      Buffer.from(entry.c, 'base64'),
+      Buffer.from(`entry:${name}`),
+    );
+    if (!plain)
+      throw new VaultError(
+        'VAULT_CORRUPT',
+        `${this.shown} is corrupt: entry ${JSON.stringify(name)} does not decrypt; restore the file from a backup`,
+      );
     return plain.toString('utf8');
   }
 
@@ -103,7 +135,11 @@ export class VaultFile {
       const entries = nullProto(this.entries);
       change(entries, this.keys!.master);
       const bytes = this.encode(entries);
-      if (lock.lost()) throw new VaultError('VAULT_BUSY', `${this.shown}: lost the write lock while writing (the process stalled); nothing was written, try again`);
+      if (lock.lost())
+        throw new VaultError(
+          'VAULT_BUSY',
+          `${this.shown}: lost the write lock while writing (the process stalled); nothing was written, try again`,
+        );
       writeAtomically(this.path, bytes);
       this.entries = entries;
       this.stamp = stampOf(this.path);
@@ -118,7 +154,8 @@ export class VaultFile {
     const bytes = readIfExists(this.path);
     if (!bytes) return;
     const parsed = decodeVault(bytes, this.shown);
-    const sameKeys = this.keys && parsed.header.salt.equals(this.keys.salt) && sameKdf(parsed.header.kdf, this.keys.kdf);
+    const sameKeys =
+      this.keys && parsed.header.salt.equals(this.keys.salt) && sameKdf(parsed.header.kdf, this.keys.kdf);
     if (!sameKeys) this.keys = await keysFor(parsed, this.password, this.shown);
     this.entries = readIndex(parsed, this.keys!.master, this.shown);
   }
@@ -128,7 +165,11 @@ export class VaultFile {
     const values = Object.fromEntries(this.names().map((name) => [name, this.get(name)!]));
     const salt = randomBytes(SALT_BYTES);
     this.keys = { kdf: this.target, salt, master: await deriveMasterKey(this.password, salt, this.target) };
-    this.entries = nullProto(Object.fromEntries(Object.entries(values).map(([name, value]) => [name, sealEntry(this.keys!.master, name, value)])));
+    this.entries = nullProto(
+      Object.fromEntries(
+        Object.entries(values).map(([name, value]) => [name, sealEntry(this.keys!.master, name, value)]),
+      ),
+    );
   }
 
   private encode(entries: Entries): Buffer {
@@ -150,7 +191,8 @@ async function keysFor(parsed: ParsedVault, password: Buffer, shown: string): Pr
 
 function readIndex(parsed: ParsedVault, master: Buffer, shown: string): Entries {
   const plain = open(subKey(master, EMPTY, INDEX_INFO), parsed.header.nonce, parsed.sealedIndex, parsed.aad);
-  if (!plain) throw new VaultError('VAULT_CORRUPT', `${shown} failed authentication (it was modified); restore it from a backup`);
+  if (!plain)
+    throw new VaultError('VAULT_CORRUPT', `${shown} failed authentication (it was modified); restore it from a backup`);
   const index = JSON.parse(plain.toString('utf8')) as { entries?: Entries };
   return nullProto(index.entries ?? {});
 }
@@ -158,7 +200,12 @@ function readIndex(parsed: ParsedVault, master: Buffer, shown: string): Entries 
 function sealEntry(master: Buffer, name: string, value: string): SealedEntry {
   const salt = randomBytes(SALT_BYTES);
   const nonce = freshNonce();
-  const sealed = seal(subKey(master, salt, ENTRY_INFO), nonce, Buffer.from(value, 'utf8'), Buffer.from(`entry:${name}`));
+  const sealed = seal(
+    subKey(master, salt, ENTRY_INFO),
+    nonce,
+    Buffer.from(value, 'utf8'),
+    Buffer.from(`entry:${name}`),
+  );
   return { s: salt.toString('base64'), n: nonce.toString('base64'), c: sealed.toString('base64') };
 }
 
@@ -195,7 +242,10 @@ function readIfExists(path: string): Buffer | undefined {
  * A lock lost while held (this process stalled past the stale time) is reported, not thrown from a
  * timer (the library's default), so the write is refused instead of the process crashing.
  */
-async function acquireLock(path: string, shown: string): Promise<{ release: () => Promise<void>; lost: () => boolean }> {
+async function acquireLock(
+  path: string,
+  shown: string,
+): Promise<{ release: () => Promise<void>; lost: () => boolean }> {
   let lost = false;
   // Loaded on use: only writers of the vault file take its lock.
   const { default: lockfile } = await import('proper-lockfile');
@@ -211,7 +261,11 @@ async function acquireLock(path: string, shown: string): Promise<{ release: () =
     });
     return { release: () => release().catch(() => undefined), lost: () => lost };
   } catch (error) {
-    throw new VaultError('VAULT_BUSY', `${shown} is locked by another factorly process (${(error as Error).message}); try again`, { cause: error });
+    throw new VaultError(
+      'VAULT_BUSY',
+      `${shown} is locked by another factorly process (${(error as Error).message}); try again`,
+      { cause: error },
+    );
   }
 }
 

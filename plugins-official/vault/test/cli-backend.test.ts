@@ -41,13 +41,19 @@ describe('CLI-backed secret backends (vault_backends)', () => {
     expect(backend.write).toBeUndefined();
     expect(await backend.list!()).toEqual({ tier: 'pm', keys: ['one', 'two'] });
     const outcome = await kernel.pipeline.call({ tool: 'fixed', params: {}, iface: 'cli' });
-    expect(outcome).toMatchObject({ status: 'success', output: `${'pm-db/password-value'.length} [REDACTED:db/password]\n` });
+    expect(outcome).toMatchObject({
+      status: 'success',
+      output: `${'pm-db/password-value'.length} [REDACTED:db/password]\n`,
+    });
   });
 
   it('reports a failing command with the backend, exit code and its stderr', async () => {
     ({ kernel } = await startTestKernel(YAML, [vaultPlugin]));
     const outcome = await kernel.pipeline.call({ tool: 'gone', params: {}, iface: 'cli' });
-    expect(outcome).toMatchObject({ status: 'error', error: 'executing "gone": backend "pm" get failed (exit 4): item not found: missing' });
+    expect(outcome).toMatchObject({
+      status: 'error',
+      error: 'executing "gone": backend "pm" get failed (exit 4): item not found: missing',
+    });
   });
 
   it('applies |default for an unset {{env:…}}', async () => {
@@ -56,16 +62,26 @@ describe('CLI-backed secret backends (vault_backends)', () => {
   });
 
   it('refuses a bad vault_backends setting with a message naming the backend', async () => {
-    await expect(startTestKernel('vault_backends:\n  env: {get: {command: x}}\ntools: {}\n', [vaultPlugin])).rejects.toThrow(
-      'config: .factorly/factorly.yaml: vault backend "env": "env" is built in; choose another name',
-    );
+    await expect(
+      startTestKernel('vault_backends:\n  env: {get: {command: x}}\ntools: {}\n', [vaultPlugin]),
+    ).rejects.toThrow('config: .factorly/factorly.yaml: vault backend "env": "env" is built in; choose another name');
     const cases: [unknown, string][] = [
       [['x'], 'f.yaml: "vault_backends" must be a mapping of backend names to {type: cli, get: {command, args}}'],
       [{ op: { list: { command: 'op' } } }, 'f.yaml: vault backend "op" has no get command configured'],
-      [{ op: { type: 'http', get: { command: 'op' } } }, 'f.yaml: vault backend "op": type "http" is not supported (the only type is "cli")'],
-      [{ op: { get: { command: 'op', args: [{ a: 1 }] } } }, 'f.yaml: vault backend "op": "get" has "args" that is not a list of strings'],
-      [{ 'bad name': { get: { command: 'op' } } }, 'f.yaml: vault backend "bad name": the name may use letters, digits, "_" and "-" only'],
+      [
+        { op: { type: 'http', get: { command: 'op' } } },
+        'f.yaml: vault backend "op": type "http" is not supported (the only type is "cli")',
+      ],
+      [
+        { op: { get: { command: 'op', args: [{ a: 1 }] } } },
+        'f.yaml: vault backend "op": "get" has "args" that is not a list of strings',
+      ],
+      [
+        { 'bad name': { get: { command: 'op' } } },
+        'f.yaml: vault backend "bad name": the name may use letters, digits, "_" and "-" only',
+      ],
     ];
-    for (const [setting, message] of cases) expect(() => readBackendSpecs(setting, 'f.yaml')).toThrow(`config: ${message}`);
+    for (const [setting, message] of cases)
+      expect(() => readBackendSpecs(setting, 'f.yaml')).toThrow(`config: ${message}`);
   });
 });

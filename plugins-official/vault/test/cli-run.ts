@@ -5,7 +5,12 @@ import { BIN, type CliRun } from '../../../test/helpers/project.js';
 
 /** The CLI's environment for a test project: its own XDG dirs (so the global vault is inside `root`). */
 export function cliEnv(root: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config'), ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_DATA_HOME: join(root, '.xdg-data'),
+    XDG_CONFIG_HOME: join(root, '.xdg-config'),
+    ...extra,
+  };
   delete env.FACTORLY_VAULT_PASSWORD;
   if (extra.FACTORLY_VAULT_PASSWORD !== undefined) env.FACTORLY_VAULT_PASSWORD = extra.FACTORLY_VAULT_PASSWORD;
   return env;
@@ -27,7 +32,12 @@ export function runCliAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv)
  * Runs the CLI on a real pseudo-terminal (util-linux `script`), answering each prompt once it shows:
  * what the test reads back is exactly what a person would see on screen.
  */
-export function runCliInPty(args: string[], cwd: string, env: NodeJS.ProcessEnv, answers: { after: string; send: string }[]): Promise<{ status: number | null; screen: string }> {
+export function runCliInPty(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  answers: { after: string; send: string }[],
+): Promise<{ status: number | null; screen: string }> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   return new Promise((resolve) => {
     const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -15,16 +15,34 @@ const test = { describe, it };
 function projectPaths(): ProjectPaths {
   const root = mkdtempSync(join(tmpdir(), 'factorly-vault-contract-'));
   const stateDir = join(root, '.factorly');
-  return { mainFile: join(stateDir, 'factorly.yaml'), stateDir, baseDir: root, logPath: join(stateDir, 'events.lmdb'), global: false, globalDir: join(root, 'global') };
+  return {
+    mainFile: join(stateDir, 'factorly.yaml'),
+    stateDir,
+    baseDir: root,
+    logPath: join(stateDir, 'events.lmdb'),
+    global: false,
+    globalDir: join(root, 'global'),
+  };
 }
 process.env.FACTORLY_VAULT_PASSWORD = 'contract password';
 process.env.FACTORLY_CONTRACT_SECRET = 'from-the-environment';
 
 secretBackendContract(test, { name: 'vault', create: () => new LocalVault(projectPaths()) });
-secretBackendContract(test, { name: 'env', create: () => new EnvBackend(), known: { key: 'FACTORLY_CONTRACT_SECRET', value: 'from-the-environment' } });
+secretBackendContract(test, {
+  name: 'env',
+  create: () => new EnvBackend(),
+  known: { key: 'FACTORLY_CONTRACT_SECRET', value: 'from-the-environment' },
+});
 secretBackendContract(test, {
   name: 'pm',
-  create: () => new CliBackend({ name: 'pm', get: { command: process.execPath, args: ['-e', 'if (process.argv[1] === "KNOWN") console.log("pm-value"); else process.exit(0)', '{{key}}'] } }),
+  create: () =>
+    new CliBackend({
+      name: 'pm',
+      get: {
+        command: process.execPath,
+        args: ['-e', 'if (process.argv[1] === "KNOWN") console.log("pm-value"); else process.exit(0)', '{{key}}'],
+      },
+    }),
   known: { key: 'KNOWN', value: 'pm-value' },
 });
 // The scrubber acts on every tool's text, whenever the call resolved secrets.

@@ -22,15 +22,24 @@ const echoProvider = definePlugin({
     reg.registerInit({
       deps: { providers: reg.tokens.ToolProviders },
       init({ providers }, ctx) {
-        providers.add('echo-secret', {
-          type: 'echo-secret',
-          keys: ['template'],
-          async execute(call) {
-            const value = await call.secrets.resolve(String(call.tool.spec.template));
-            const b64 = Buffer.from(value).toString('base64');
-            return { output: `${value} ${b64} ${JSON.stringify({ value })}`, error: `failed with ${encodeURIComponent(value)}`, diagnostics: Buffer.from(value).toString('hex'), exitCode: 2 };
+        providers.add(
+          'echo-secret',
+          {
+            type: 'echo-secret',
+            keys: ['template'],
+            async execute(call) {
+              const value = await call.secrets.resolve(String(call.tool.spec.template));
+              const b64 = Buffer.from(value).toString('base64');
+              return {
+                output: `${value} ${b64} ${JSON.stringify({ value })}`,
+                error: `failed with ${encodeURIComponent(value)}`,
+                diagnostics: Buffer.from(value).toString('hex'),
+                exitCode: 2,
+              };
+            },
           },
-        }, ctx.pluginId);
+          ctx.pluginId,
+        );
       },
     });
   },
@@ -45,17 +54,21 @@ const connectionProvider = definePlugin({
       deps: { providers: reg.tokens.ToolProviders, standing: reg.tokens.StandingSecrets },
       init({ providers, standing }, ctx) {
         let token = '';
-        providers.add('connection', {
-          type: 'connection',
-          keys: ['token'],
-          async expand(definition) {
-            token = await standing.resolve(String(definition.spec.token));
-            return [definition];
+        providers.add(
+          'connection',
+          {
+            type: 'connection',
+            keys: ['token'],
+            async expand(definition) {
+              token = await standing.resolve(String(definition.spec.token));
+              return [definition];
+            },
+            async execute() {
+              return { output: `connected with ${token}`, exitCode: 0 };
+            },
           },
-          async execute() {
-            return { output: `connected with ${token}`, exitCode: 0 };
-          },
-        }, ctx.pluginId);
+          ctx.pluginId,
+        );
       },
     });
   },
@@ -116,7 +129,11 @@ describe('secrets through the call pipeline', () => {
     process.env.PIPELINE_HOST_SECRET = 'host-env-value';
     const params = { plain: '{{vault:CANARY}}', opted: '{{vault:CANARY}}', other: '{{env:PIPELINE_HOST_SECRET}}' };
     const outcome = await kernel!.pipeline.call({ tool: 'args', params, iface: 'mcp' });
-    expect(JSON.parse(outcome.output)).toEqual({ a: '{{vault:CANARY}}', b: sha(SECRET), c: '{{env:PIPELINE_HOST_SECRET}}' });
+    expect(JSON.parse(outcome.output)).toEqual({
+      a: '{{vault:CANARY}}',
+      b: sha(SECRET),
+      c: '{{env:PIPELINE_HOST_SECRET}}',
+    });
     const events = await eventsOf(log);
     const requested = events.find((e) => e.type === 'call.requested')!;
     expect(requested.data).toMatchObject({ params });
@@ -139,6 +156,10 @@ describe('secrets through the call pipeline', () => {
 
   it('fails the call, naming the reference and not a value, when an opted-in key is missing', async () => {
     const outcome = await kernel!.pipeline.call({ tool: 'args', params: { opted: '{{vault:NOPE}}' }, iface: 'mcp' });
-    expect(outcome).toMatchObject({ status: 'error', exitCode: 1, error: 'executing "args": secret {{vault:NOPE}} is not set in the vault backend' });
+    expect(outcome).toMatchObject({
+      status: 'error',
+      exitCode: 1,
+      error: 'executing "args": secret {{vault:NOPE}} is not set in the vault backend',
+    });
   });
 });

@@ -10,7 +10,9 @@ describe('secret scrubbing', () => {
     for (const form of leakForms(SECRET)) {
       const out = scrubSecrets(`before ${form} after`, secrets);
       // JSON inside JSON keeps its own escaped quotes around the marker: they are not the secret's.
-      expect(out.replace(/^before (\\")?/, '').replace(/(\\")? after$/, ''), `form ${form}`).toBe('[REDACTED:API_TOKEN]');
+      expect(out.replace(/^before (\\")?/, '').replace(/(\\")? after$/, ''), `form ${form}`).toBe(
+        '[REDACTED:API_TOKEN]',
+      );
       expect(leaksIn(out, SECRET)).toEqual([]);
     }
   });
@@ -21,7 +23,9 @@ describe('secret scrubbing', () => {
   });
 
   it('redacts \\u escapes and JSON nested inside JSON', () => {
-    const ascii = JSON.stringify(SECRET).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const ascii = JSON.stringify(SECRET)
+      .slice(1, -1)
+      .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
     expect(scrubSecrets(`{"t":"${ascii}"}`, secrets)).toBe('{"t":"[REDACTED:API_TOKEN]"}');
     const nested = JSON.stringify({ text: JSON.stringify({ token: SECRET }) });
     expect(leaksIn(scrubSecrets(nested, secrets), SECRET)).toEqual([]);
@@ -33,17 +37,30 @@ describe('secret scrubbing', () => {
       const out = scrubSecrets(header, secrets);
       expect(out, `prefix "${user}"`).toContain('[REDACTED:API_TOKEN]');
       const rest = out.slice('Authorization: Basic '.length).replace('[REDACTED:API_TOKEN]', '');
-      expect(rest.length, `prefix "${user}" leaves only the user's part`).toBeLessThanOrEqual(Math.ceil((user.length * 4) / 3));
+      expect(rest.length, `prefix "${user}" leaves only the user's part`).toBeLessThanOrEqual(
+        Math.ceil((user.length * 4) / 3),
+      );
     }
   });
 
   it('redacts the longer of two overlapping secrets whole, and leaves other text alone', () => {
-    const both = new Map([['vault:SHORT', 'abcd1234'], ['env:LONG', 'abcd1234-and-more']]);
+    const both = new Map([
+      ['vault:SHORT', 'abcd1234'],
+      ['env:LONG', 'abcd1234-and-more'],
+    ]);
     expect(scrubSecrets('x abcd1234-and-more y abcd1234 z', both)).toBe('x [REDACTED:LONG] y [REDACTED:SHORT] z');
     expect(scrubSecrets('nothing to see', both)).toBe('nothing to see');
   });
 
   it(`leaves values shorter than ${MIN_SCRUB_LENGTH} characters alone (redacting every "C" would wreck output)`, () => {
-    expect(scrubSecrets('LANG=C and port 80', new Map([['env:LANG', 'C'], ['env:PORT', '80']]))).toBe('LANG=C and port 80');
+    expect(
+      scrubSecrets(
+        'LANG=C and port 80',
+        new Map([
+          ['env:LANG', 'C'],
+          ['env:PORT', '80'],
+        ]),
+      ),
+    ).toBe('LANG=C and port 80');
   });
 });

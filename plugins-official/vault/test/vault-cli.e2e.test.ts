@@ -9,7 +9,8 @@ import { projectEvents } from '../../../test/helpers/events.js';
 
 const CONFIG = { '.factorly/factorly.yaml': 'tools: {}\n' };
 
-const vaultEvents = async (root: string): Promise<Recorded[]> => (await projectEvents(root)).filter((event) => event.type === 'vault.accessed');
+const vaultEvents = async (root: string): Promise<Recorded[]> =>
+  (await projectEvents(root)).filter((event) => event.type === 'vault.accessed');
 
 // Each case spawns the CLI several times; on a loaded machine that takes longer than the default timeout.
 describe('factorly vault', { timeout: 120_000 }, () => {
@@ -17,18 +18,39 @@ describe('factorly vault', { timeout: 120_000 }, () => {
     const root = tempProject(CONFIG);
     const env = cliEnv(root, { FACTORLY_VAULT_PASSWORD: 'cli-password' });
     const cli = (args: string[], input?: string) => runCli(args, root, { env, input });
-    expect(cli(['vault', 'set', 'API_KEY', 'value-from-arg'])).toMatchObject({ status: 0, stdout: 'Stored API_KEY in the project vault\n' });
+    expect(cli(['vault', 'set', 'API_KEY', 'value-from-arg'])).toMatchObject({
+      status: 0,
+      stdout: 'Stored API_KEY in the project vault\n',
+    });
     expect(cli(['vault', 'set', 'PIPED'], 'value-from-stdin\n')).toMatchObject({ status: 0 });
-    expect(cli(['vault', 'set', 'SHARED', 'global-value', '--global'])).toMatchObject({ status: 0, stdout: 'Stored SHARED in the global vault\n' });
+    expect(cli(['vault', 'set', 'SHARED', 'global-value', '--global'])).toMatchObject({
+      status: 0,
+      stdout: 'Stored SHARED in the global vault\n',
+    });
     expect(cli(['vault', 'list'])).toMatchObject({ status: 0, stdout: 'API_KEY\nPIPED\n' });
     expect(cli(['vault', 'list', '--global']).stdout).toBe('SHARED\n');
     expect(cli(['vault', 'get', 'PIPED'])).toMatchObject({ status: 0, stdout: 'value-from-stdin' });
     expect(cli(['vault', 'get', 'SHARED'])).toMatchObject({ status: 0, stdout: 'global-value' });
-    expect(cli(['vault', 'get', 'NOPE'])).toMatchObject({ status: 1, stdout: '', stderr: 'Error: secret "NOPE" not found in the vault\n' });
-    expect(cli(['vault', 'delete', 'API_KEY'])).toMatchObject({ status: 0, stdout: 'Deleted API_KEY from the project vault\n' });
-    expect(cli(['vault', 'delete', 'API_KEY'])).toMatchObject({ status: 1, stderr: 'Error: secret "API_KEY" not found in the project vault\n' });
-    expect(cli(['vault', 'set', 'bad key', 'x']).stderr).toBe('Error: invalid vault key "bad key": use letters, digits, "_", ".", "-" or "/" (at most 128, not starting with a symbol other than "_")\n');
-    expect(cli(['vault', 'set', 'EMPTY'], '')).toMatchObject({ status: 2, stderr: 'Error: no value given: pass it as an argument, pipe it on stdin, or type it at the prompt\n' });
+    expect(cli(['vault', 'get', 'NOPE'])).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'Error: secret "NOPE" not found in the vault\n',
+    });
+    expect(cli(['vault', 'delete', 'API_KEY'])).toMatchObject({
+      status: 0,
+      stdout: 'Deleted API_KEY from the project vault\n',
+    });
+    expect(cli(['vault', 'delete', 'API_KEY'])).toMatchObject({
+      status: 1,
+      stderr: 'Error: secret "API_KEY" not found in the project vault\n',
+    });
+    expect(cli(['vault', 'set', 'bad key', 'x']).stderr).toBe(
+      'Error: invalid vault key "bad key": use letters, digits, "_", ".", "-" or "/" (at most 128, not starting with a symbol other than "_")\n',
+    );
+    expect(cli(['vault', 'set', 'EMPTY'], '')).toMatchObject({
+      status: 2,
+      stderr: 'Error: no value given: pass it as an argument, pipe it on stdin, or type it at the prompt\n',
+    });
     const events = (await vaultEvents(root)).map((e) => e.data);
     expect(events).toEqual([
       { op: 'set', key: 'API_KEY', tier: 'project' },
@@ -41,7 +63,8 @@ describe('factorly vault', { timeout: 120_000 }, () => {
       { op: 'get', key: 'NOPE', tier: 'project' },
       { op: 'delete', key: 'API_KEY', tier: 'project' },
     ]);
-    for (const value of ['value-from-arg', 'value-from-stdin', 'global-value']) expect(leaksUnder(root, value)).toEqual([]);
+    for (const value of ['value-from-arg', 'value-from-stdin', 'global-value'])
+      expect(leaksUnder(root, value)).toEqual([]);
   });
 
   it('refuses a wrong password, a key file others can read and a tampered file, each with its message, changing nothing on disk', async () => {
@@ -50,18 +73,31 @@ describe('factorly vault', { timeout: 120_000 }, () => {
     expect(runCli(['vault', 'set', 'K', 'v'], root, { env: good }).status).toBe(0);
     const before = snapshot(root);
     const refused = (env: NodeJS.ProcessEnv, expected: string) => {
-      for (const args of [['vault', 'get', 'K'], ['vault', 'set', 'K', 'new']]) {
-        expect(runCli(args, root, { env }), args.join(' ')).toMatchObject({ status: 1, stdout: '', stderr: `Error: ${expected}\n` });
+      for (const args of [
+        ['vault', 'get', 'K'],
+        ['vault', 'set', 'K', 'new'],
+      ]) {
+        expect(runCli(args, root, { env }), args.join(' ')).toMatchObject({
+          status: 1,
+          stdout: '',
+          stderr: `Error: ${expected}\n`,
+        });
       }
     };
-    refused(cliEnv(root, { FACTORLY_VAULT_PASSWORD: 'wrong' }), 'wrong password: FACTORLY_VAULT_PASSWORD does not unlock the project vault .factorly/vault.enc');
+    refused(
+      cliEnv(root, { FACTORLY_VAULT_PASSWORD: 'wrong' }),
+      'wrong password: FACTORLY_VAULT_PASSWORD does not unlock the project vault .factorly/vault.enc',
+    );
     expect(snapshot(root)).toEqual(before);
 
     const keyFile = join(root, '.factorly', 'vault.key');
     writeFileSync(keyFile, 'the-right-one\n');
     chmodSync(keyFile, 0o644);
     const withKeyFile = snapshot(root);
-    refused(cliEnv(root), 'vault key file .factorly/vault.key has insecure permissions 0644 (must be 0600: run chmod 600 .factorly/vault.key)');
+    refused(
+      cliEnv(root),
+      'vault key file .factorly/vault.key has insecure permissions 0644 (must be 0600: run chmod 600 .factorly/vault.key)',
+    );
     expect(snapshot(root)).toEqual(withKeyFile);
     chmodSync(keyFile, 0o600);
     expect(runCli(['vault', 'get', 'K'], root, { env: cliEnv(root) })).toMatchObject({ status: 0, stdout: 'v' });
@@ -106,18 +142,29 @@ describe('factorly vault', { timeout: 120_000 }, () => {
     expect(unlocked.screen).not.toContain('wrong-1');
     expect(unlocked.screen.trimEnd().endsWith('typed-secret-value')).toBe(true);
 
-    const failed = await runCliInPty(['vault', 'list'], root, env, [1, 2, 3].map(() => ({ after: 'Vault password (project): ', send: 'nope-nope\r' })));
+    const failed = await runCliInPty(
+      ['vault', 'list'],
+      root,
+      env,
+      [1, 2, 3].map(() => ({ after: 'Vault password (project): ', send: 'nope-nope\r' })),
+    );
     expect(failed.status).toBe(1);
     expect(failed.screen).toContain('Incorrect password, try again (1 attempt left).');
-    expect(failed.screen).toContain('Error: vault unlock failed after 3 attempts: wrong password for .factorly/vault.enc');
+    expect(failed.screen).toContain(
+      'Error: vault unlock failed after 3 attempts: wrong password for .factorly/vault.enc',
+    );
   });
 
   it('says how to unlock when there is no password, key file or terminal', () => {
     const root = tempProject(CONFIG);
-    expect(runCli(['vault', 'set', 'K', 'v'], root, { env: cliEnv(root, { FACTORLY_VAULT_PASSWORD: 'p' }) }).status).toBe(0);
+    expect(
+      runCli(['vault', 'set', 'K', 'v'], root, { env: cliEnv(root, { FACTORLY_VAULT_PASSWORD: 'p' }) }).status,
+    ).toBe(0);
     expect(runCli(['vault', 'get', 'K'], root, { env: cliEnv(root) }).stderr).toBe(
       'Error: the project vault (.factorly/vault.enc) is locked: set FACTORLY_VAULT_PASSWORD, or put the password in .factorly/vault.key (mode 0600)\n',
     );
-    expect(runCli(['vault', 'get', 'K'], root, { env: cliEnv(root, { FACTORLY_VAULT_PASSWORD: '' }) }).stderr).toBe('Error: FACTORLY_VAULT_PASSWORD is set but empty\n');
+    expect(runCli(['vault', 'get', 'K'], root, { env: cliEnv(root, { FACTORLY_VAULT_PASSWORD: '' }) }).stderr).toBe(
+      'Error: FACTORLY_VAULT_PASSWORD is set but empty\n',
+    );
   });
 });

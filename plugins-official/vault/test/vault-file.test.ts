@@ -64,7 +64,10 @@ describe('vault file', () => {
       const tampered = Buffer.from(original);
       tampered[i] ^= 0x01;
       writeFileSync(path, tampered);
-      const error = await VaultFile.unlock(path, 'v.enc', PASSWORD).then(() => undefined, (e: Error & { code: string }) => e);
+      const error = await VaultFile.unlock(path, 'v.enc', PASSWORD).then(
+        () => undefined,
+        (e: Error & { code: string }) => e,
+      );
       expect(error?.code, `byte ${i}`).toMatch(i === 8 ? 'VAULT_UNSUPPORTED' : 'VAULT_CORRUPT');
       messages.add(error!.message);
     }
@@ -80,9 +83,14 @@ describe('vault file', () => {
     const tampered = Buffer.from(readFileSync(path));
     tampered[90] ^= 0x01;
     const { createHash } = await import('node:crypto');
-    createHash('sha256').update(tampered.subarray(0, tampered.length - 32)).digest().copy(tampered, tampered.length - 32);
+    createHash('sha256')
+      .update(tampered.subarray(0, tampered.length - 32))
+      .digest()
+      .copy(tampered, tampered.length - 32);
     writeFileSync(path, tampered);
-    await expect(VaultFile.unlock(path, 'v.enc', PASSWORD)).rejects.toThrow('v.enc failed authentication (it was modified); restore it from a backup');
+    await expect(VaultFile.unlock(path, 'v.enc', PASSWORD)).rejects.toThrow(
+      'v.enc failed authentication (it was modified); restore it from a backup',
+    );
   });
 
   it('names an unsupported format version and a truncated file', async () => {
@@ -91,9 +99,13 @@ describe('vault file', () => {
     const future = Buffer.from(raw);
     future[8] = 2;
     writeFileSync(path, future);
-    await expect(VaultFile.unlock(path, 'v.enc', PASSWORD)).rejects.toThrow('v.enc has vault format version 2; this factorly reads version 1 (upgrade factorly to open it)');
+    await expect(VaultFile.unlock(path, 'v.enc', PASSWORD)).rejects.toThrow(
+      'v.enc has vault format version 2; this factorly reads version 1 (upgrade factorly to open it)',
+    );
     writeFileSync(path, raw.subarray(0, 40));
-    await expect(VaultFile.unlock(path, 'v.enc', PASSWORD)).rejects.toThrow('v.enc is corrupt (truncated to 40 bytes); restore it from a backup');
+    await expect(VaultFile.unlock(path, 'v.enc', PASSWORD)).rejects.toThrow(
+      'v.enc is corrupt (truncated to 40 bytes); restore it from a backup',
+    );
   });
 
   it('raises a file written with a lower KDF cost to the default on the next write, keeping every value', async () => {

@@ -23,7 +23,12 @@ export interface ConfigUpdate {
  * textual: every other server, key, comment and the key order stay byte for byte, and the file's
  * own indentation and line endings are used for what is inserted.
  */
-export function updateJsonConfig(before: string | undefined, name: string, entry: ServerEntry, options: JsonConfigOptions): ConfigUpdate {
+export function updateJsonConfig(
+  before: string | undefined,
+  name: string,
+  entry: ServerEntry,
+  options: JsonConfigOptions,
+): ConfigUpdate {
   const text = before === undefined || before.trim() === '' ? '{}\n' : before;
   const root = parseStrict(text, options);
   if (!isPlainObject(root)) throw invalid(options.file, 'its top level is not a JSON object');
@@ -37,17 +42,26 @@ export function updateJsonConfig(before: string | undefined, name: string, entry
 
 function parseStrict(text: string, options: JsonConfigOptions): unknown {
   const errors: ParseError[] = [];
-  const value = parse(text, errors, { disallowComments: !options.comments, allowTrailingComma: options.comments, allowEmptyContent: false });
+  const value = parse(text, errors, {
+    disallowComments: !options.comments,
+    allowTrailingComma: options.comments,
+    allowEmptyContent: false,
+  });
   const first = errors[0];
   if (first) {
     const { line, column } = position(text, first.offset);
-    throw new FactorlyError('CONFIG_INVALID', `${options.file}:${line}:${column}: ${describe(first)}; fix it (factorly left the file untouched)`);
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `${options.file}:${line}:${column}: ${describe(first)}; fix it (factorly left the file untouched)`,
+    );
   }
   return value;
 }
 
 function describe(error: ParseError): string {
-  const words = printParseErrorCode(error.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const words = printParseErrorCode(error.error)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
   return words === 'invalid comment token' ? 'comments are not allowed in this file' : `invalid JSON: ${words}`;
 }
 
@@ -60,7 +74,9 @@ function position(text: string, offset: number): { line: number; column: number 
 function formattingOf(text: string): Formatting {
   const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  return indent.startsWith('\t') ? { insertSpaces: false, tabSize: 1, eol } : { insertSpaces: true, tabSize: indent.length, eol };
+  return indent.startsWith('\t')
+    ? { insertSpaces: false, tabSize: 1, eol }
+    : { insertSpaces: true, tabSize: indent.length, eol };
 }
 
 function withFinalNewline(text: string): string {

@@ -16,7 +16,13 @@ export function setServer(text: string, name: string, value: unknown, format: Fo
   const tree = parseTree(text, [], { allowTrailingComma: true });
   const servers = tree && findNodeAtLocation(tree, ['mcpServers']);
   const existing = servers && findNodeAtLocation(servers, [name]);
-  if (existing?.parent) return splice(text, existing.offset, existing.length, render(value, lineIndent(text, existing.parent.offset), format));
+  if (existing?.parent)
+    return splice(
+      text,
+      existing.offset,
+      existing.length,
+      render(value, lineIndent(text, existing.parent.offset), format),
+    );
   const last = servers?.type === 'object' ? servers.children?.at(-1) : undefined;
   if (servers && last) {
     const inserted = appendProperty(text, servers, last, `${JSON.stringify(name)}: `, value, format);
@@ -26,7 +32,14 @@ export function setServer(text: string, name: string, value: unknown, format: Fo
 }
 
 /** Adds a property on its own line after `last`, at its indentation; undefined when `}` shares that line. */
-function appendProperty(text: string, object: Node, last: Node, key: string, value: unknown, format: Formatting): string | undefined {
+function appendProperty(
+  text: string,
+  object: Node,
+  last: Node,
+  key: string,
+  value: unknown,
+  format: Formatting,
+): string | undefined {
   const end = last.offset + last.length;
   const lineEnd = lineEndAfter(text, end);
   const closing = object.offset + object.length - 1;

@@ -2,7 +2,14 @@ import { homedir } from 'node:os';
 import { relative, resolve, sep } from 'node:path';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import { configOf, type ServerEntry } from './entry.js';
-import { codexHome, syncTargets, TARGET_NAMES, type SyncTarget, type TargetContext, type TargetName } from './targets.js';
+import {
+  codexHome,
+  syncTargets,
+  TARGET_NAMES,
+  type SyncTarget,
+  type TargetContext,
+  type TargetName,
+} from './targets.js';
 import { readIfExists, unifiedDiff, writeWithBackup } from './write-file.js';
 
 export interface SyncRequest extends TargetContext {
@@ -69,9 +76,24 @@ function plan(target: SyncTarget, request: SyncRequest): Plan {
   const status: SyncStatus = before === undefined ? 'created' : text === before ? 'unchanged' : 'updated';
   const diff = status === 'unchanged' ? '' : unifiedDiff(file, before, text);
   const previousConfig = configOf(previous);
-  const replacedConfig = previousConfig !== undefined && resolve(previousConfig) !== resolve(configOf(request.entry) ?? '') ? previousConfig : undefined;
+  const replacedConfig =
+    previousConfig !== undefined && resolve(previousConfig) !== resolve(configOf(request.entry) ?? '')
+      ? previousConfig
+      : undefined;
   const mode = target.name === 'codex' ? 0o600 : 0o644;
-  return { result: { target: target.name, file, path: target.file, status, diff, written: false, ...(replacedConfig ? { replacedConfig } : {}) }, text, mode };
+  return {
+    result: {
+      target: target.name,
+      file,
+      path: target.file,
+      status,
+      diff,
+      written: false,
+      ...(replacedConfig ? { replacedConfig } : {}),
+    },
+    text,
+    mode,
+  };
 }
 
 function apply({ result, text, mode }: Plan, dryRun: boolean): SyncResult {

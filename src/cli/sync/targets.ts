@@ -39,13 +39,15 @@ export function syncTargets(context: TargetContext): Record<TargetName, SyncTarg
       name: 'claude',
       file: claudeFile,
       detected: existsSync(claudeFile) || existsSync(join(root, '.claude')),
-      update: (before, server, entry, shownAs) => updateJsonConfig(before, server, entry, { file: shownAs, comments: false }),
+      update: (before, server, entry, shownAs) =>
+        updateJsonConfig(before, server, entry, { file: shownAs, comments: false }),
     },
     cursor: {
       name: 'cursor',
       file: join(cursorDir, 'mcp.json'),
       detected: existsSync(cursorDir),
-      update: (before, server, entry, shownAs) => updateJsonConfig(before, server, entry, { file: shownAs, comments: true }),
+      update: (before, server, entry, shownAs) =>
+        updateJsonConfig(before, server, entry, { file: shownAs, comments: true }),
     },
     codex: {
       name: 'codex',

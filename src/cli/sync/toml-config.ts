@@ -13,7 +13,12 @@ const HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?\s*$/;
  * replaced by smol-toml's rendering of the merged entry; every other line stays byte for byte.
  * The result is parsed again and must equal the old document with just that entry changed.
  */
-export function updateTomlConfig(before: string | undefined, name: string, entry: ServerEntry, file: string): ConfigUpdate {
+export function updateTomlConfig(
+  before: string | undefined,
+  name: string,
+  entry: ServerEntry,
+  file: string,
+): ConfigUpdate {
   const text = before ?? '';
   const document = parseToml(text, file);
   const servers = document.mcp_servers;
@@ -26,7 +31,10 @@ export function updateTomlConfig(before: string | undefined, name: string, entry
   const updated = replaceTables(text, ['mcp_servers', name], rendered);
   const expected = { ...document, mcp_servers: { ...(servers ?? {}), [name]: next } };
   if (!sameData(parseQuietly(updated), expected)) {
-    throw invalid(file, `[mcp_servers.${name}] is written inline or as dotted keys, which factorly cannot update without rewriting the file; give it its own [mcp_servers.${name}] table`);
+    throw invalid(
+      file,
+      `[mcp_servers.${name}] is written inline or as dotted keys, which factorly cannot update without rewriting the file; give it its own [mcp_servers.${name}] table`,
+    );
   }
   return { text: updated, previous };
 }
@@ -74,7 +82,9 @@ function isTrivia(line: string): boolean {
 /** `mcp_servers . "factorly"` → ['mcp_servers', 'factorly'] (bare, basic and literal keys). */
 function keyPath(header: string): string[] {
   const parts = header.match(/"(?:[^"\\]|\\.)*"|'[^']*'|[^.]+/g) ?? [];
-  return parts.map((part) => part.trim()).map((part) => (part.startsWith('"') ? (JSON.parse(part) as string) : part.replace(/^'|'$/g, '')));
+  return parts
+    .map((part) => part.trim())
+    .map((part) => (part.startsWith('"') ? (JSON.parse(part) as string) : part.replace(/^'|'$/g, '')));
 }
 
 function startsWith(path: string[], prefix: string[]): boolean {
@@ -87,7 +97,10 @@ function parseToml(text: string, file: string): Record<string, unknown> {
   } catch (error) {
     if (!(error instanceof TomlError)) throw error;
     const reason = error.message.replace(/^Invalid TOML document: /, '').split('\n')[0];
-    throw new FactorlyError('CONFIG_INVALID', `${file}:${error.line}:${error.column}: invalid TOML: ${reason}; fix it (factorly left the file untouched)`);
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `${file}:${error.line}:${error.column}: invalid TOML: ${reason}; fix it (factorly left the file untouched)`,
+    );
   }
 }
 

@@ -9,7 +9,15 @@ export function readIfExists(file: string): string | undefined {
 
 /** A unified diff of one file, `/dev/null` standing for a file about to be created. */
 export function unifiedDiff(shownAs: string, before: string | undefined, after: string): string {
-  const patch = createTwoFilesPatch(before === undefined ? '/dev/null' : shownAs, shownAs, before ?? '', after, '', '', { context: 3 });
+  const patch = createTwoFilesPatch(
+    before === undefined ? '/dev/null' : shownAs,
+    shownAs,
+    before ?? '',
+    after,
+    '',
+    '',
+    { context: 3 },
+  );
   // Drop jsdiff's "Index:" and "====" banner: what remains is what `diff -u` and git print.
   return patch.slice(patch.indexOf('---'));
 }

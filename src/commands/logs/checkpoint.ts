@@ -24,7 +24,9 @@ detects a rollback, a cut tail or a rewrite of everything it covers.`;
     if (flags.json) this.writeJson(signed);
     else {
       process.stdout.write(signed.checkpoint);
-      process.stderr.write(`Checkpoint of ${signed.size} events written to ${signed.file}${flags.output ? ` and ${flags.output}` : ''}\n`);
+      process.stderr.write(
+        `Checkpoint of ${signed.size} events written to ${signed.file}${flags.output ? ` and ${flags.output}` : ''}\n`,
+      );
     }
   }
 }

@@ -16,7 +16,13 @@ export default class Logs extends FactorlyCommand {
     '<%= config.bin %> logs --follow --json',
   ];
   static flags = {
-    tail: Flags.integer({ char: 'n', aliases: ['lines'], description: 'How many calls to show (newest last).', default: 20, min: 1 }),
+    tail: Flags.integer({
+      char: 'n',
+      aliases: ['lines'],
+      description: 'How many calls to show (newest last).',
+      default: 20,
+      min: 1,
+    }),
     tool: Flags.string({ description: 'Only tools whose name contains this text.' }),
     status: Flags.string({ description: 'Only calls with this status.', options: [...CALL_STATUSES, 'running'] }),
     interface: Flags.string({ description: 'Only calls that came in this way (cli, mcp, code, ui, …).' }),
@@ -31,8 +37,12 @@ export default class Logs extends FactorlyCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Logs);
     const filter: AuditFilter = {
-      tool: flags.tool, status: flags.status, iface: flags.interface, agent: flags.agent,
-      since: parseBound('since', flags.since), until: parseBound('until', flags.until),
+      tool: flags.tool,
+      status: flags.status,
+      iface: flags.interface,
+      agent: flags.agent,
+      since: parseBound('since', flags.since),
+      until: parseBound('until', flags.until),
     };
     const log = await openExistingLog(flags.config);
     if (!log) {

@@ -17,7 +17,10 @@ else of the project, they run factorly logs verify --offline ... --key <file>.`;
     const { loadLogKey, publishedVerifierKey } = await import('../../kernel/log-key.js');
     const { verifierFromKey } = await import('../../events/signed-note.js');
     // The key file, else the published verifier key, else the key as the config keeps it (made now).
-    const verifierKey = loadLogKey(paths.stateDir, 'unused', { create: false })?.verifierKey ?? publishedVerifierKey(paths.stateDir) ?? (await this.madeKey(flags.config, paths.logPath));
+    const verifierKey =
+      loadLogKey(paths.stateDir, 'unused', { create: false })?.verifierKey ??
+      publishedVerifierKey(paths.stateDir) ??
+      (await this.madeKey(flags.config, paths.logPath));
     const { name, keyId } = verifierFromKey(verifierKey);
     if (flags.json) this.writeJson({ verifierKey, name, keyId: keyId.toString(16).padStart(8, '0') });
     else this.log(verifierKey);

@@ -31,7 +31,10 @@ config that does not load, only the audit view's are, and the rest rebuild at th
     }).finally(() => this.own?.close());
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     if (flags.json) this.writeJson({ ...report, seconds });
-    else this.log(`Rebuilt ${report.projections.length} projections (${report.projections.join(', ')}) and ${report.indexes.length} indexes over ${report.events.toLocaleString('en-US')} events in ${seconds} s`);
+    else
+      this.log(
+        `Rebuilt ${report.projections.length} projections (${report.projections.join(', ')}) and ${report.indexes.length} indexes over ${report.events.toLocaleString('en-US')} events in ${seconds} s`,
+      );
   }
 
   /** The log this command opened itself (without a kernel, which closes its own). */

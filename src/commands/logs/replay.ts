@@ -26,17 +26,27 @@ calls and governance decisions, optionally for one --agent.`;
     param: Flags.string({ description: 'Override a recorded param (k=v); repeatable.', multiple: true }),
     show: Flags.boolean({ description: 'Print the call that would run, without running it.' }),
     until: Flags.string({ description: 'Rebuild state up to this seq, time or duration ago.' }),
-    check: Flags.boolean({ description: 'Re-derive every recorded shadow decision under the rules in force then; exit 1 on any mismatch.' }),
-    'with-current-config': Flags.boolean({ description: "With --check: re-derive under today's configuration and list what would change.", dependsOn: ['check'] }),
+    check: Flags.boolean({
+      description: 'Re-derive every recorded shadow decision under the rules in force then; exit 1 on any mismatch.',
+    }),
+    'with-current-config': Flags.boolean({
+      description: "With --check: re-derive under today's configuration and list what would change.",
+      dependsOn: ['check'],
+    }),
     agent: Flags.string({ description: 'With --until: only this agent’s calls.' }),
     json: Flags.boolean({ description: 'Print JSON.' }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(LogsReplay);
-    if ([args.call, flags.until, flags.check || undefined].filter(Boolean).length > 1) throw new FactorlyError('USAGE', 'give one of: a call to re-run, --until, or --check');
+    if ([args.call, flags.until, flags.check || undefined].filter(Boolean).length > 1)
+      throw new FactorlyError('USAGE', 'give one of: a call to re-run, --until, or --check');
     if (flags.check) return this.check(flags.config, flags.json, flags['with-current-config']);
-    if (!args.call && !flags.until) throw new FactorlyError('USAGE', 'usage: factorly logs replay <call> [--param k=v] [--show]  |  factorly logs replay --until <seq|time> [--agent A]');
+    if (!args.call && !flags.until)
+      throw new FactorlyError(
+        'USAGE',
+        'usage: factorly logs replay <call> [--param k=v] [--show]  |  factorly logs replay --until <seq|time> [--agent A]',
+      );
     const log = await openExistingLog(flags.config);
     if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
     try {
@@ -47,12 +57,17 @@ calls and governance decisions, optionally for one --agent.`;
     }
   }
 
-  private async refire(log: EventLog, ref: string, flags: { param?: string[]; show: boolean; json: boolean; config?: string }): Promise<void> {
+  private async refire(
+    log: EventLog,
+    ref: string,
+    flags: { param?: string[]; show: boolean; json: boolean; config?: string },
+  ): Promise<void> {
     const { findOneCall } = await import('../../events/call-tree.js');
     const callId = await findOneCall(log, ref);
     const story = await log.readCall(callId);
     const requested = story.find((e) => e.type === 'call.requested');
-    if (requested?.type !== 'call.requested') throw new FactorlyError('TOOL_NOT_FOUND', `call ${callId} has no recorded request`);
+    if (requested?.type !== 'call.requested')
+      throw new FactorlyError('TOOL_NOT_FOUND', `call ${callId} has no recorded request`);
     const given = overrides(flags.param ?? []);
     const params: Params = { ...requested.data.params, ...given };
     // A param the log kept only a prefix of cannot be replayed as recorded: it must be given again.
@@ -62,14 +77,24 @@ calls and governance decisions, optionally for one --agent.`;
       if (flags.json) this.writeJson({ ...plan, capped: Object.fromEntries(cut) });
       else {
         this.log(printableLine(`Would run ${plan.tool} ${JSON.stringify(params)} (replaying ${callId})`));
-        for (const [name, info] of cut) this.log(printableLine(`warning: param "${name}" was recorded capped (${describeCap(info)}); only its first bytes are shown above`));
+        for (const [name, info] of cut)
+          this.log(
+            printableLine(
+              `warning: param "${name}" was recorded capped (${describeCap(info)}); only its first bytes are shown above`,
+            ),
+          );
       }
       return;
     }
     if (cut.length > 0) {
-      const which = cut.map(([name, info]) => `param "${name}" of call ${callId} was recorded capped (${describeCap(info)})`).join('; ');
+      const which = cut
+        .map(([name, info]) => `param "${name}" of call ${callId} was recorded capped (${describeCap(info)})`)
+        .join('; ');
       const how = cut.map(([name]) => `--param ${name}=…`).join(' ');
-      throw new FactorlyError('PARAMS_INVALID', `cannot replay a cut value: ${which}. Give it again with ${how} (or see it with --show)`);
+      throw new FactorlyError(
+        'PARAMS_INVALID',
+        `cannot replay a cut value: ${which}. Give it again with ${how} (or see it with --show)`,
+      );
     }
     await log.close();
     const kernel = await this.kernel(flags.config);
@@ -86,7 +111,10 @@ calls and governance decisions, optionally for one --agent.`;
     // Read as any read command does: a log this process may not write is opened read-only.
     const log = await openExistingLog(configPath);
     if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
-    const report = await recheckDecisions(log, kernel.shadow.ruleList(), { current: (name) => kernel.registry.get(name), under }).finally(() => log.close());
+    const report = await recheckDecisions(log, kernel.shadow.ruleList(), {
+      current: (name) => kernel.registry.get(name),
+      under,
+    }).finally(() => log.close());
     if (json) this.writeJson({ under, ...report });
     else this.printCheck(report, current);
     if (report.mismatches.length > 0) process.exitCode = 1;
@@ -94,11 +122,24 @@ calls and governance decisions, optionally for one --agent.`;
 
   private printCheck(report: RecheckReport, current: boolean): void {
     const skipped = report.skipped.length ? `, ${report.skipped.length} call(s) skipped (tool in no known config)` : '';
-    const unrecorded = !current && report.unrecorded ? `, ${report.unrecorded} from before configurations were recorded (checked under the current one)` : '';
-    if (current) this.log(`Under the current config, ${report.mismatches.length} of ${report.checked} calls would be decided differently${skipped}`);
-    else this.log(`Re-derived the decisions of ${report.checked} calls: ${report.mismatches.length} mismatch(es)${skipped}${unrecorded}`);
+    const unrecorded =
+      !current && report.unrecorded
+        ? `, ${report.unrecorded} from before configurations were recorded (checked under the current one)`
+        : '';
+    if (current)
+      this.log(
+        `Under the current config, ${report.mismatches.length} of ${report.checked} calls would be decided differently${skipped}`,
+      );
+    else
+      this.log(
+        `Re-derived the decisions of ${report.checked} calls: ${report.mismatches.length} mismatch(es)${skipped}${unrecorded}`,
+      );
     for (const m of report.mismatches.slice(0, 20)) {
-      this.log(printableLine(`  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], ${current ? 'now' : 're-derived'} [${m.rederived.join(', ')}]`));
+      this.log(
+        printableLine(
+          `  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], ${current ? 'now' : 're-derived'} [${m.rederived.join(', ')}]`,
+        ),
+      );
     }
     if (report.mismatches.length > 20) this.log(`  … and ${report.mismatches.length - 20} more (--json lists all)`);
   }
@@ -108,13 +149,27 @@ calls and governance decisions, optionally for one --agent.`;
     const bound = parseBound('until', until)!;
     const timeline = await rebuildTimeline(log, bound, agent);
     if (json) {
-      this.writeJson({ ...timeline, calls: timeline.calls.map((c) => ({ ...auditJson(c.entry), decisions: c.decisions })) });
+      this.writeJson({
+        ...timeline,
+        calls: timeline.calls.map((c) => ({ ...auditJson(c.entry), decisions: c.decisions })),
+      });
       return;
     }
-    this.log(printableLine(`State as of seq ${timeline.lastSeq}${timeline.lastAt ? ` (${timeline.lastAt})` : ''}: ${timeline.calls.length} calls${agent ? ` by ${agent}` : ''}`));
+    this.log(
+      printableLine(
+        `State as of seq ${timeline.lastSeq}${timeline.lastAt ? ` (${timeline.lastAt})` : ''}: ${timeline.calls.length} calls${agent ? ` by ${agent}` : ''}`,
+      ),
+    );
     for (const { entry, decisions } of timeline.calls) {
-      const rules = decisions.filter((d) => d.decision !== 'allow').map((d) => `${d.rule}:${d.decision}`).join(' ');
-      this.log(printableLine(`  #${entry.seq} ${entry.requestedAt.slice(11, 19)} ${entry.tool} [${entry.iface}] ${entry.status ?? 'running'}${entry.shadowAction ? ` (${entry.shadowAction})` : ''}${rules ? ` ${rules}` : ''}`));
+      const rules = decisions
+        .filter((d) => d.decision !== 'allow')
+        .map((d) => `${d.rule}:${d.decision}`)
+        .join(' ');
+      this.log(
+        printableLine(
+          `  #${entry.seq} ${entry.requestedAt.slice(11, 19)} ${entry.tool} [${entry.iface}] ${entry.status ?? 'running'}${entry.shadowAction ? ` (${entry.shadowAction})` : ''}${rules ? ` ${rules}` : ''}`,
+        ),
+      );
     }
   }
 }

@@ -7,12 +7,18 @@ import { printableLine, printableText } from '../../kernel/base/printable.js';
 
 export default class LogsShow extends FactorlyCommand {
   static summary = 'Show one call with its shadow decisions, its inner calls and its script source.';
-  static args = { call: Args.string({ description: 'Call id, or a prefix (at least 4 hex chars) of one of its event hashes.', required: true }) };
+  static args = {
+    call: Args.string({
+      description: 'Call id, or a prefix (at least 4 hex chars) of one of its event hashes.',
+      required: true,
+    }),
+  };
   static flags = { json: Flags.boolean({ description: 'Print the call tree as JSON.' }) };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(LogsShow);
-    if (!/^[0-9a-f-]{4,}$/i.test(args.call)) throw new FactorlyError('USAGE', `"${args.call}" is not a call id or a hash prefix (at least 4 hex chars)`);
+    if (!/^[0-9a-f-]{4,}$/i.test(args.call))
+      throw new FactorlyError('USAGE', `"${args.call}" is not a call id or a hash prefix (at least 4 hex chars)`);
     const log = await openExistingLog(flags.config);
     if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
     try {
@@ -22,7 +28,10 @@ export default class LogsShow extends FactorlyCommand {
       if (flags.json) this.writeJson(tree);
       else {
         this.log(render(tree.root, '').map(printableLine).join('\n'));
-        if (tree.source) this.log(`\nSource ${tree.source.sha.slice(0, 12)} (${printableLine(tree.source.language)}):\n${printableText(tree.source.text)}`);
+        if (tree.source)
+          this.log(
+            `\nSource ${tree.source.sha.slice(0, 12)} (${printableLine(tree.source.language)}):\n${printableText(tree.source.text)}`,
+          );
       }
     } finally {
       await log.close();
@@ -34,11 +43,16 @@ function render(node: CallNode, indent: string): string[] {
   const { entry } = node;
   const duration = entry.durationMs === undefined ? '' : ` ${entry.durationMs}ms`;
   const exit = entry.exitCode === undefined ? '' : ` exit ${entry.exitCode}`;
-  const lines = [`${indent}${entry.tool} [${entry.status ?? 'running'}${exit}${duration}] ${entry.callId} (${entry.iface}${entry.agentId ? `, agent ${entry.agentId}` : ''})`];
+  const lines = [
+    `${indent}${entry.tool} [${entry.status ?? 'running'}${exit}${duration}] ${entry.callId} (${entry.iface}${entry.agentId ? `, agent ${entry.agentId}` : ''})`,
+  ];
   const params = JSON.stringify(entry.params);
   lines.push(`${indent}  params: ${params.length > 200 ? `${params.slice(0, 200)}…` : params}`);
   if (entry.engine) lines.push(`${indent}  engine: ${entry.engine.name} (${entry.engine.version})`);
-  for (const [name, info] of Object.entries(node.capped ?? {})) lines.push(`${indent}  param ${name}: capped in the log (${info.bytes} bytes, sha256 ${info.sha256.slice(0, 16)}…)`);
+  for (const [name, info] of Object.entries(node.capped ?? {}))
+    lines.push(
+      `${indent}  param ${name}: capped in the log (${info.bytes} bytes, sha256 ${info.sha256.slice(0, 16)}…)`,
+    );
   for (const d of node.decisions) lines.push(`${indent}  shadow ${d.rule}: ${d.decision} — ${d.reason}`);
   if (entry.error) lines.push(`${indent}  error: ${entry.error.trim().split('\n')[0]}`);
   for (const child of node.children) lines.push(...render(child, `${indent}  `));

@@ -14,7 +14,8 @@ const TAIL_CHECKED = 1000;
 type ChainStatus = (ChainReport & { scope: 'full' }) | TailReport;
 
 export default class LogsStats extends FactorlyCommand {
-  static summary = 'Summarise the log: calls by status and tool, blocked calls by reason, output savings, chain status.';
+  static summary =
+    'Summarise the log: calls by status and tool, blocked calls by reason, output savings, chain status.';
   static description = `The counts come from the log's persisted projection (kept as calls are recorded), so they cost
 the same on any log. The chain status checks the newest ${TAIL_CHECKED} events and the head record; --verify walks
 the whole chain, as \`factorly logs verify\` does.`;
@@ -55,7 +56,9 @@ async function chainStatus(log: EventLog, full: boolean): Promise<ChainStatus> {
 
 function chainLine(chain: ChainStatus): string {
   if (chain.scope === 'full') {
-    return chain.ok ? `${chain.verified} events verified` : `BROKEN at seq ${chain.firstBad!.seq} (${chain.firstBad!.kind}): ${chain.firstBad!.reason}`;
+    return chain.ok
+      ? `${chain.verified} events verified`
+      : `BROKEN at seq ${chain.firstBad!.seq} (${chain.firstBad!.kind}): ${chain.firstBad!.reason}`;
   }
   if (!chain.ok) return `BROKEN at seq ${chain.firstBad!.seq}: ${chain.firstBad!.reason} (run factorly logs verify)`;
   return `newest ${chain.checked} of ${chain.head.seq} events intact, head record matches (the whole chain: factorly logs verify)`;
@@ -65,7 +68,9 @@ function render(stats: LogStats, chain: ChainStatus): string {
   const completed = Object.values(stats.byStatus).reduce((a, b) => a + b, 0) || 1;
   const known: readonly string[] = CALL_STATUSES;
   const statuses = [...known, ...Object.keys(stats.byStatus).filter((s) => !known.includes(s))];
-  const tools = Object.entries(stats.byTool).sort(([, a], [, b]) => b - a).slice(0, 10);
+  const tools = Object.entries(stats.byTool)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 10);
   const blocked = Object.entries(stats.blockedBy).sort(([, a], [, b]) => b - a);
   const totalBlocked = blocked.reduce((a, [, n]) => a + n, 0);
   const { processed } = stats;
@@ -74,7 +79,10 @@ function render(stats: LogStats, chain: ChainStatus): string {
     `Log: ${stats.events} events, ${stats.calls} calls`,
     '',
     'By status',
-    ...statuses.map((s) => `  ${s.padEnd(10)} ${String(stats.byStatus[s] ?? 0).padStart(7)}  ${(((stats.byStatus[s] ?? 0) / completed) * 100).toFixed(1)}%`),
+    ...statuses.map(
+      (s) =>
+        `  ${s.padEnd(10)} ${String(stats.byStatus[s] ?? 0).padStart(7)}  ${(((stats.byStatus[s] ?? 0) / completed) * 100).toFixed(1)}%`,
+    ),
     '',
     'By tool (top 10)',
     ...(tools.length === 0 ? ['  —'] : tools.map(([tool, n]) => `  ${tool.padEnd(30)} ${String(n).padStart(7)}`)),
@@ -82,7 +90,9 @@ function render(stats: LogStats, chain: ChainStatus): string {
     `Blocked calls: ${totalBlocked === 0 ? 'none' : `${totalBlocked} total (${blocked.map(([why, n]) => `${n} ${why}`).join(', ')})`}`,
     `Output savings: ${processed.calls === 0 ? 'no output processing recorded' : `${processed.calls} calls processed, ${kb(processed.originalBytes)} → ${kb(processed.processedBytes)} (${saved.toFixed(1)}% saved)`}`,
     `Hash chain: ${chainLine(chain)}`,
-  ].map(printableLine).join('\n');
+  ]
+    .map(printableLine)
+    .join('\n');
 }
 
 function kb(bytes: number): string {

@@ -23,10 +23,20 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     '<%= config.bin %> logs verify --offline export.jsonl --checkpoint c.txt --key log.pub',
   ];
   static flags = {
-    checkpoint: Flags.string({ description: 'A checkpoint kept outside the project to prove the log consistent with (repeatable).', multiple: true }),
-    key: Flags.string({ description: 'Verifier key (a file, or the key itself) for the checkpoints; default: the project key (repeatable).', multiple: true }),
+    checkpoint: Flags.string({
+      description: 'A checkpoint kept outside the project to prove the log consistent with (repeatable).',
+      multiple: true,
+    }),
+    key: Flags.string({
+      description:
+        'Verifier key (a file, or the key itself) for the checkpoints; default: the project key (repeatable).',
+      multiple: true,
+    }),
     offline: Flags.string({ description: 'Check this export (jsonl) instead of a project log: needs no project.' }),
-    proof: Flags.string({ description: 'An inclusion proof from `factorly logs prove --json` to check offline (repeatable).', multiple: true }),
+    proof: Flags.string({
+      description: 'An inclusion proof from `factorly logs prove --json` to check offline (repeatable).',
+      multiple: true,
+    }),
     json: Flags.boolean({ description: 'Print the report as JSON.' }),
   };
 
@@ -36,11 +46,15 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     const paths = await projectLogPaths(flags.config);
     const checkpoints = readCheckpoints(flags.checkpoint ?? []);
     const verifiers = readVerifiers(flags.key ?? [], paths.stateDir);
-    if (checkpoints.length > 0 && verifiers.length === 0) throw new FactorlyError('LOG_UNREADABLE', 'no verifier key to check the checkpoints with: pass --key FILE');
-    if ((await projectLogEngine(paths)) !== 'lmdb') return this.print(await this.readAndVerify(flags.config, { checkpoints, verifiers }), flags.json);
+    if (checkpoints.length > 0 && verifiers.length === 0)
+      throw new FactorlyError('LOG_UNREADABLE', 'no verifier key to check the checkpoints with: pass --key FILE');
+    if ((await projectLogEngine(paths)) !== 'lmdb')
+      return this.print(await this.readAndVerify(flags.config, { checkpoints, verifiers }), flags.json);
     if (!existsSync(paths.logPath)) {
-      if (checkpoints.length > 0) throw new FactorlyError('LOG_UNREADABLE', `no event log at ${paths.logPath} to check the checkpoints against`);
-      if (flags.json) this.writeJson({ ok: true, status: 'verified', verified: 0, events: 0, findings: [], checkpoints: [] });
+      if (checkpoints.length > 0)
+        throw new FactorlyError('LOG_UNREADABLE', `no event log at ${paths.logPath} to check the checkpoints against`);
+      if (flags.json)
+        this.writeJson({ ok: true, status: 'verified', verified: 0, events: 0, findings: [], checkpoints: [] });
       else this.log('Chain verified: 0 events OK (nothing recorded yet)');
       return;
     }
@@ -63,11 +77,21 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     }
   }
 
-  private async offline(flags: { offline?: string; proof?: string[]; checkpoint?: string[]; key?: string[]; json: boolean }): Promise<void> {
+  private async offline(flags: {
+    offline?: string;
+    proof?: string[];
+    checkpoint?: string[];
+    key?: string[];
+    json: boolean;
+  }): Promise<void> {
     const { verifyOffline } = await import('../../events/verify-offline.js');
     const { readEvidenceFile } = await import('../../cli/evidence-files.js');
     const verifiers = readVerifiers(flags.key ?? [], undefined);
-    if (verifiers.length === 0) throw new FactorlyError('USAGE', 'offline verification needs the verifier key: pass --key FILE (factorly logs key prints it)');
+    if (verifiers.length === 0)
+      throw new FactorlyError(
+        'USAGE',
+        'offline verification needs the verifier key: pass --key FILE (factorly logs key prints it)',
+      );
     const report = await verifyOffline({
       export: flags.offline,
       checkpoints: readCheckpoints(flags.checkpoint ?? []),
@@ -87,7 +111,9 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     }
     // Tampering found is the answer; failing that, a checkpoint that could not be read leaves it open.
     const unreadable = report.checkpoints.filter((checkpoint) => checkpoint.status === 'unreadable');
-    if (!json) for (const checkpoint of unreadable) process.stderr.write(`${printableLine(`Could not read ${checkpoint.reason}`)}\n`);
+    if (!json)
+      for (const checkpoint of unreadable)
+        process.stderr.write(`${printableLine(`Could not read ${checkpoint.reason}`)}\n`);
     if (!report.ok) process.exitCode = 1;
     else if (unreadable.length > 0) process.exitCode = 2;
   }

@@ -20,7 +20,10 @@ would for this project (-c or the discovered config).`;
     const all = kernel.inventory();
     const chosen = args.id === undefined ? all : all.filter((plugin) => plugin.id === args.id);
     if (args.id !== undefined && chosen.length === 0) {
-      throw new FactorlyError('USAGE', `no plugin "${args.id}" (plugins: ${all.map((plugin) => plugin.id).join(', ')})`);
+      throw new FactorlyError(
+        'USAGE',
+        `no plugin "${args.id}" (plugins: ${all.map((plugin) => plugin.id).join(', ')})`,
+      );
     }
     if (flags.json) {
       this.writeJson(args.id === undefined ? chosen : chosen[0]);

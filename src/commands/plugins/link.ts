@@ -10,8 +10,12 @@ then loads from the directory on every start, so edits show at once.`;
   static examples = ['<%= config.bin %> plugins link .', '<%= config.bin %> plugins link ../my-plugin --no-install'];
   static args = { path: Args.string({ description: 'The plugin package directory.', default: '.' }) };
   static flags = {
-    install: Flags.boolean({ description: 'Install the package\'s dependencies after linking it.', default: true, allowNo: true }),
-    verbose: Flags.boolean({ char: 'v', description: 'Show npm\'s output.' }),
+    install: Flags.boolean({
+      description: "Install the package's dependencies after linking it.",
+      default: true,
+      allowNo: true,
+    }),
+    verbose: Flags.boolean({ char: 'v', description: "Show npm's output." }),
   };
 
   async run(): Promise<void> {

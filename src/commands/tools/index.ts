@@ -25,7 +25,14 @@ export default class Tools extends FactorlyCommand {
 }
 
 export function describe(tool: ToolDefinition) {
-  return { name: tool.name, type: tool.type, description: tool.description, hidden: tool.hidden, parameters: tool.parameters, source: tool.source };
+  return {
+    name: tool.name,
+    type: tool.type,
+    description: tool.description,
+    hidden: tool.hidden,
+    parameters: tool.parameters,
+    source: tool.source,
+  };
 }
 
 function paramSummary(tool: ToolDefinition): string {
@@ -33,5 +40,10 @@ function paramSummary(tool: ToolDefinition): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  );
 }

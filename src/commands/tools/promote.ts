@@ -22,17 +22,28 @@ checks that it compiles, and writes .factorly/<name>.yaml.`;
     const kernel = await this.kernel(flags.config);
     const { promote } = await import('../../kernel/promote.js');
     const plan = await promote(kernel, {
-      fromSha: flags['from-sha'], name: flags.name, description: flags.description,
-      overwrite: flags.overwrite, confirm: !flags['no-confirm'],
+      fromSha: flags['from-sha'],
+      name: flags.name,
+      description: flags.description,
+      overwrite: flags.overwrite,
+      confirm: !flags['no-confirm'],
     });
     if (flags.json) {
-      this.writeJson({ name: plan.name, file: plan.file, sha: plan.run.source.sha, fromCall: plan.run.callId, parameters: plan.parameters });
+      this.writeJson({
+        name: plan.name,
+        file: plan.file,
+        sha: plan.run.source.sha,
+        fromCall: plan.run.callId,
+        parameters: plan.parameters,
+      });
       return;
     }
     const lines = [
       `Promoted ${plan.run.tool} run ${plan.run.source.sha.slice(0, 8)} → tool "${plan.name}"`,
       `  Wrote ${plan.file}`,
-      plan.parameters.length === 0 ? '  No parameters (the run had none).' : `  Inferred ${plan.parameters.length} parameter(s) from the run:`,
+      plan.parameters.length === 0
+        ? '  No parameters (the run had none).'
+        : `  Inferred ${plan.parameters.length} parameter(s) from the run:`,
       ...plan.parameters.map((p) => `    - ${p.name} (${p.type}) = ${JSON.stringify(p.default ?? null)}`),
       `  Try it: factorly call ${plan.name}${plan.parameters.map((p) => ` --${p.name} …`).join('')}`,
       ...(flags['no-confirm'] ? [] : ['  shadow.confirm: true (the tool will ask before each call)']),

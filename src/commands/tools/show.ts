@@ -21,7 +21,13 @@ export default class ToolsShow extends FactorlyCommand {
       throw new FactorlyError('TOOL_NOT_FOUND', `tool "${args.name}" is not configured${didYouMean(args.name, names)}`);
     }
     if (flags.json) {
-      this.writeJson({ ...describe(tool), spec: tool.spec, shadow: tool.shadow, timeoutMs: tool.timeoutMs, maxOutput: tool.maxOutput });
+      this.writeJson({
+        ...describe(tool),
+        spec: tool.spec,
+        shadow: tool.shadow,
+        timeoutMs: tool.timeoutMs,
+        maxOutput: tool.maxOutput,
+      });
       return;
     }
     this.log(`# ${tool.source.file}:${tool.source.line}`);

@@ -5,7 +5,10 @@ import { VaultCommand } from '../../cli/vault-command.js';
 export default class VaultGet extends VaultCommand {
   static summary = 'Print a secret (raw, no trailing newline).';
   static description = 'Reads the project vault, then the global one; --global reads only the global vault.';
-  static examples = ['<%= config.bin %> vault get GITHUB_TOKEN', '<%= config.bin %> vault get Private/api-key --backend op'];
+  static examples = [
+    '<%= config.bin %> vault get GITHUB_TOKEN',
+    '<%= config.bin %> vault get Private/api-key --backend op',
+  ];
   static args = { key: Args.string({ description: 'Key name.', required: true }) };
   static flags = { ...VaultCommand.vaultFlags, ...VaultCommand.backendFlag };
 
@@ -15,7 +18,8 @@ export default class VaultGet extends VaultCommand {
     const { tier, value } = await backend.read!(args.key, this.access(flags));
     await this.record(kernel, { op: 'get', key: args.key, tier });
     if (value === undefined) {
-      const where = flags.backend !== 'vault' ? `backend "${flags.backend}"` : flags.global ? 'the global vault' : 'the vault';
+      const where =
+        flags.backend !== 'vault' ? `backend "${flags.backend}"` : flags.global ? 'the global vault' : 'the vault';
       throw new FactorlyError('SECRET_NOT_FOUND', `secret "${args.key}" not found in ${where}`);
     }
     process.stdout.write(value);

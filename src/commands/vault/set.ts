@@ -6,7 +6,10 @@ export default class VaultSet extends VaultCommand {
   static summary = 'Store a secret in the encrypted vault.';
   static description = `Without a value, the value is read with echo off on a terminal, or from stdin when piped
 (a value given as an argument stays in your shell history). Tools use it as {{vault:KEY}}.`;
-  static examples = ['<%= config.bin %> vault set GITHUB_TOKEN', 'echo "$TOKEN" | <%= config.bin %> vault set GITHUB_TOKEN --global'];
+  static examples = [
+    '<%= config.bin %> vault set GITHUB_TOKEN',
+    'echo "$TOKEN" | <%= config.bin %> vault set GITHUB_TOKEN --global',
+  ];
   static args = {
     key: Args.string({ description: 'Key name: letters, digits, "_", ".", "-", "/".', required: true }),
     value: Args.string({ description: 'The value (prompted for when omitted).' }),

@@ -116,4 +116,3 @@ function update(state: AuditState, callId: string, change: (entry: AuditEntry) =
   const entry = state.byId.get(callId);
   if (entry) change(entry);
 }
-

@@ -33,7 +33,9 @@ export const sessionsProjection: Projection<AgentDirectory> & { readonly version
       agentId,
       sessionId,
       iface,
-      ...(name ? { client: { name, ...(typeof client?.version === 'string' ? { version: client.version } : {}) } } : {}),
+      ...(name
+        ? { client: { name, ...(typeof client?.version === 'string' ? { version: client.version } : {}) } }
+        : {}),
       ...(transport ? { transport } : {}),
       openedAt: event.at,
     });

@@ -17,7 +17,14 @@ export const statsProjection: Projection<LogStats> = {
   name: 'stats',
   // Kept as a persisted projection (snapshots beside the log): bump when the fold changes.
   version: 1,
-  init: () => ({ events: 0, calls: 0, byStatus: counts(), byTool: counts(), blockedBy: counts(), processed: { calls: 0, originalBytes: 0, processedBytes: 0 } }),
+  init: () => ({
+    events: 0,
+    calls: 0,
+    byStatus: counts(),
+    byTool: counts(),
+    blockedBy: counts(),
+    processed: { calls: 0, originalBytes: 0, processedBytes: 0 },
+  }),
   evolve(state, event: Recorded) {
     state.events += 1;
     if (event.type === 'call.requested') {

@@ -5,7 +5,8 @@
  * makes a line read differently than it is. Every such character is shown as a visible escape
  * (`\x1b`, `\u202e`) instead. `--json` output is never passed through here: it stays exact.
  */
-const IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+const IN_TEXT =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
 /** On one line (a table cell, a name) line breaks and tabs are escaped too: they would forge rows. */
 const IN_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 

@@ -14,7 +14,10 @@ export function closeMatches(word: string, candidates: Iterable<string>, limit =
     const contains = lower.length >= 3 && (other.includes(lower) || lower.includes(other));
     if (edits <= maxEdits || contains) scored.push({ name, score: contains ? Math.min(edits, 1) : edits });
   }
-  return scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name)).slice(0, limit).map((s) => s.name);
+  return scored
+    .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+    .slice(0, limit)
+    .map((s) => s.name);
 }
 
 /** `; did you mean "a" or "b"?` or an empty string. */

@@ -15,7 +15,11 @@ export interface CheckpointSettings {
   key: string;
 }
 
-export const DEFAULT_CHECKPOINT_SETTINGS: CheckpointSettings = { checkpointEvery: 1000, checkpointIntervalMs: 60_000, key: 'file' };
+export const DEFAULT_CHECKPOINT_SETTINGS: CheckpointSettings = {
+  checkpointEvery: 1000,
+  checkpointIntervalMs: 60_000,
+  key: 'file',
+};
 
 export const CHECKPOINT_KEYS = ['checkpoint_every', 'checkpoint_interval', 'witness', 'witness_dir', 'key'] as const;
 
@@ -26,7 +30,11 @@ export type Invalid = (problem: string) => never;
  * The checkpoint keys of a `log:` block whose keys are known to be valid (see `parseLogSettings`);
  * relative paths are taken from `baseDir`.
  */
-export function checkpointSettingsOf(block: Record<string, unknown>, baseDir: string, invalid: Invalid): CheckpointSettings {
+export function checkpointSettingsOf(
+  block: Record<string, unknown>,
+  baseDir: string,
+  invalid: Invalid,
+): CheckpointSettings {
   return {
     checkpointEvery: count(block.checkpoint_every, invalid),
     checkpointIntervalMs: duration(block.checkpoint_interval, invalid),
@@ -45,15 +53,19 @@ function count(value: unknown, invalid: Invalid): number {
 function duration(value: unknown, invalid: Invalid): number {
   if (value === undefined || value === null) return DEFAULT_CHECKPOINT_SETTINGS.checkpointIntervalMs;
   if (value === 0 || value === '0') return 0;
-  const millis = typeof value === 'number' ? value * 1000 : typeof value === 'string' ? ms(value as ms.StringValue) : undefined;
+  const millis =
+    typeof value === 'number' ? value * 1000 : typeof value === 'string' ? ms(value as ms.StringValue) : undefined;
   if (typeof millis === 'number' && Number.isFinite(millis) && millis > 0) return millis;
-  return invalid(`log.checkpoint_interval: ${JSON.stringify(value)} is not a duration (use "60s", "5m", a number of seconds, or 0 for never)`);
+  return invalid(
+    `log.checkpoint_interval: ${JSON.stringify(value)} is not a duration (use "60s", "5m", a number of seconds, or 0 for never)`,
+  );
 }
 
 function command(value: unknown, invalid: Invalid): string | string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string' && value.trim() !== '') return value;
-  if (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string')) return value as string[];
+  if (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string'))
+    return value as string[];
   return invalid('log.witness: expected a command line, or a list of the command and its arguments');
 }
 

@@ -69,7 +69,11 @@ export class ConfigCache {
   }
 
   private fileOf(paths: ProjectPaths): string {
-    return join(this.dir, 'config', `${createHash('sha256').update(`${paths.mainFile}\0${paths.stateDir}`).digest('hex').slice(0, 32)}.v8`);
+    return join(
+      this.dir,
+      'config',
+      `${createHash('sha256').update(`${paths.mainFile}\0${paths.stateDir}`).digest('hex').slice(0, 32)}.v8`,
+    );
   }
 }
 
@@ -92,7 +96,8 @@ function keyOf(sources: readonly PluginSource[]): string {
   for (const source of sources) {
     digest.update(`\0${source.name}@${source.version}:${source.root}:${JSON.stringify(source.manifest ?? null)}`);
     const plugin = (source.manifest as { plugin?: unknown } | undefined)?.plugin;
-    if (typeof plugin === 'string') digest.update(`${stampOf(join(source.root, plugin))}|${stampOf(join(source.root, 'dist', '.tsbuildinfo'))}`);
+    if (typeof plugin === 'string')
+      digest.update(`${stampOf(join(source.root, plugin))}|${stampOf(join(source.root, 'dist', '.tsbuildinfo'))}`);
   }
   digest.update(codeStamp(import.meta.dirname));
   return digest.digest('hex');

@@ -39,18 +39,28 @@ function validatorOf(schema: JsonSchema, owner: string): ValidateFunction {
 
 /** One message per place: a failed `anyOf` says what was expected instead of each branch's complaint. */
 function summarise(errors: readonly ErrorObject[]): SchemaProblem[] {
-  const alternatives = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
+  const alternatives = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
+  );
   const seen = new Set<string>();
   const problems: SchemaProblem[] = [];
   for (const error of errors) {
-    const inBranch = alternatives.has(error.instancePath) && error.keyword !== 'anyOf' && error.keyword !== 'oneOf' && error.keyword !== 'additionalProperties';
+    const inBranch =
+      alternatives.has(error.instancePath) &&
+      error.keyword !== 'anyOf' &&
+      error.keyword !== 'oneOf' &&
+      error.keyword !== 'additionalProperties';
     if (inBranch) continue;
     const path = pointerPath(error.instancePath);
     const message = messageOf(error);
     const key = `${error.instancePath}\0${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    problems.push(error.keyword === 'additionalProperties' ? { path: [...path, String(error.params.additionalProperty)], message, unknownKey: true } : { path, message });
+    problems.push(
+      error.keyword === 'additionalProperties'
+        ? { path: [...path, String(error.params.additionalProperty)], message, unknownKey: true }
+        : { path, message },
+    );
   }
   return problems;
 }
@@ -75,7 +85,9 @@ function messageOf(error: ErrorObject): string {
     case 'pattern':
       return `${got} ${typeof schema.description === 'string' ? `is not ${schema.description}` : `does not match ${String(error.params.pattern)}`}`;
     default:
-      return typeof schema.description === 'string' ? `${got} is not ${schema.description}` : `${got} ${error.message ?? 'is not valid'}`;
+      return typeof schema.description === 'string'
+        ? `${got} is not ${schema.description}`
+        : `${got} ${error.message ?? 'is not valid'}`;
   }
 }
 
@@ -87,16 +99,24 @@ function describe(schema: Record<string, unknown>): string {
   const type = schema.type;
   if (type === 'array') return 'a list';
   if (type === 'object') return 'a mapping';
-  if (Array.isArray(type)) return type.map((t) => (t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${String(t)}`)).join(' or ');
+  if (Array.isArray(type))
+    return type.map((t) => (t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${String(t)}`)).join(' or ');
   return typeof type === 'string' ? `a ${type}` : 'a valid value';
 }
 
 function pointerPath(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** `a.b[2].c` for messages. */
 export function shownPath(base: string, path: readonly (string | number)[]): string {
-  return path.reduce<string>((shown, part) => (typeof part === 'number' || /^\d+$/.test(String(part)) ? `${shown}[${part}]` : `${shown}.${part}`), base);
+  return path.reduce<string>(
+    (shown, part) =>
+      typeof part === 'number' || /^\d+$/.test(String(part)) ? `${shown}[${part}]` : `${shown}.${part}`,
+    base,
+  );
 }

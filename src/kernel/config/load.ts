@@ -46,9 +46,16 @@ export interface ConfigSettings {
  * and every other key against the plugins that declared it (`declared`). Throws one
  * `CONFIG_INVALID` error listing every problem with its file and line.
  */
-export function readSettings(paths: ProjectPaths, declared: ConfigDeclarations, inline?: InlineConfig, texts: ConfigTexts = new Map()): ConfigSettings {
+export function readSettings(
+  paths: ProjectPaths,
+  declared: ConfigDeclarations,
+  inline?: InlineConfig,
+  texts: ConfigTexts = new Map(),
+): ConfigSettings {
   const known = declared.known('settings');
-  const sources = inline ? [readConfigSource(inline.name, paths.baseDir, true, known, inline.yaml)] : projectSources(paths, known, texts);
+  const sources = inline
+    ? [readConfigSource(inline.name, paths.baseDir, true, known, inline.yaml)]
+    : projectSources(paths, known, texts);
   const problems: string[] = [];
   for (const source of sources) {
     for (const [key, value] of Object.entries(source.settings)) {
@@ -58,7 +65,11 @@ export function readSettings(paths: ProjectPaths, declared: ConfigDeclarations, 
       declared.check(owners, value, (found) => {
         const shown = shownPath(key, found.path);
         const at = `${source.shown}:${source.lineOf(nodeAtPath(node, found.path))}`;
-        problems.push(found.unknownKey ? `config: unknown key "${shown}"${found.message} (${at})` : `config: invalid ${shown}: ${found.message} (${at})`);
+        problems.push(
+          found.unknownKey
+            ? `config: unknown key "${shown}"${found.message} (${at})`
+            : `config: invalid ${shown}: ${found.message} (${at})`,
+        );
       });
     }
   }
@@ -70,7 +81,12 @@ export function readSettings(paths: ProjectPaths, declared: ConfigDeclarations, 
  * The tools of a config whose settings were read (`readSettings`), validated against the installed
  * providers and the keys plugins declared.
  */
-export function buildConfig(paths: ProjectPaths, read: ConfigSettings, providers: ProviderLookup, declared: ConfigDeclarations): LoadedConfig {
+export function buildConfig(
+  paths: ProjectPaths,
+  read: ConfigSettings,
+  providers: ProviderLookup,
+  declared: ConfigDeclarations,
+): LoadedConfig {
   const { sources, settings } = read;
   const digest = createHash('sha256');
   for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);

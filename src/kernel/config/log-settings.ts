@@ -43,14 +43,23 @@ const MAX_BYTES = 1024 * 1024 * 1024;
  *
  * `lines` (key → line, `log` for the block itself) makes errors say `file:line`.
  */
-export function parseLogSettings(raw: unknown, where: string, baseDir: string, lines: Record<string, number> = {}): LogSettings {
+export function parseLogSettings(
+  raw: unknown,
+  where: string,
+  baseDir: string,
+  lines: Record<string, number> = {},
+): LogSettings {
   let key = 'log';
   const invalid = (message: string): never => {
     throw new FactorlyError('CONFIG_INVALID', `config: ${message} (${placeOf({ file: where, lines }, key)})`);
   };
   const settings: LogSettings = {
-    durability: 'fsync', bounds: { ...DEFAULT_LOG_BOUNDS }, checkpoints: checkpointSettingsOf({}, baseDir, invalid),
-    engine: DEFAULT_LOG_ENGINE, engineOptions: {}, at: { file: where, lines },
+    durability: 'fsync',
+    bounds: { ...DEFAULT_LOG_BOUNDS },
+    checkpoints: checkpointSettingsOf({}, baseDir, invalid),
+    engine: DEFAULT_LOG_ENGINE,
+    engineOptions: {},
+    at: { file: where, lines },
   };
   if (raw === undefined || raw === null) return settings;
   if (typeof raw !== 'object' || Array.isArray(raw)) {
@@ -66,7 +75,8 @@ export function parseLogSettings(raw: unknown, where: string, baseDir: string, l
       settings.engineOptions[key] = value;
     }
     if (key === 'durability') settings.durability = durabilityOf(value, invalid);
-    else if (key in BOUND_KEYS) settings.bounds[BOUND_KEYS[key as keyof typeof BOUND_KEYS]] = bytesOf(key, value, invalid);
+    else if (key in BOUND_KEYS)
+      settings.bounds[BOUND_KEYS[key as keyof typeof BOUND_KEYS]] = bytesOf(key, value, invalid);
   }
   key = 'log';
   settings.checkpoints = checkpointSettingsOf(raw as Record<string, unknown>, baseDir, invalid);
@@ -81,7 +91,9 @@ export function placeOf(at: LogSettings['at'], key: string): string {
 
 function engineOf(value: unknown, invalid: (message: string) => never): string {
   if (typeof value === 'string' && /^[a-z][a-z0-9-]*$/.test(value)) return value;
-  return invalid(`"log.engine" must be the name of a log engine (lmdb, or one a plugin provides), not ${JSON.stringify(value)}`);
+  return invalid(
+    `"log.engine" must be the name of a log engine (lmdb, or one a plugin provides), not ${JSON.stringify(value)}`,
+  );
 }
 
 function durabilityOf(value: unknown, invalid: (message: string) => never): Durability {
@@ -90,6 +102,9 @@ function durabilityOf(value: unknown, invalid: (message: string) => never): Dura
 }
 
 function bytesOf(key: string, value: unknown, invalid: (message: string) => never): number {
-  if (Number.isInteger(value) && (value as number) >= MIN_BYTES && (value as number) <= MAX_BYTES) return value as number;
-  return invalid(`log.${key} must be a whole number of bytes from ${MIN_BYTES} to ${MAX_BYTES}, got ${JSON.stringify(value)}`);
+  if (Number.isInteger(value) && (value as number) >= MIN_BYTES && (value as number) <= MAX_BYTES)
+    return value as number;
+  return invalid(
+    `log.${key} must be a whole number of bytes from ${MIN_BYTES} to ${MAX_BYTES}, got ${JSON.stringify(value)}`,
+  );
 }

@@ -1,12 +1,29 @@
 import { isMap, isSeq, type Node, type YAMLMap } from 'yaml';
 import type { JsonValue } from '../../events/catalog.js';
 import { didYouMean } from '../base/suggest.js';
-import { PARAM_LOCATIONS, PARAM_TYPES, type ParameterSpec, type ParamLocation, type ParamType } from '../contracts/tool.js';
+import {
+  PARAM_LOCATIONS,
+  PARAM_TYPES,
+  type ParameterSpec,
+  type ParamLocation,
+  type ParamType,
+} from '../contracts/tool.js';
 import { coerceValue } from '../params.js';
 
 const PARAM_KEYS = [
-  'name', 'description', 'required', 'type', 'default', 'min', 'max', 'min_length', 'max_length', 'pattern',
-  'enum', 'in', 'hydrate_vault_refs',
+  'name',
+  'description',
+  'required',
+  'type',
+  'default',
+  'min',
+  'max',
+  'min_length',
+  'max_length',
+  'pattern',
+  'enum',
+  'in',
+  'hydrate_vault_refs',
 ] as const;
 
 /** Validates a tool's `parameters` list; problems are reported through `problem(message, node)`. */
@@ -43,7 +60,8 @@ function parseParameter(
     return undefined;
   }
   const p = entry as Record<string, unknown>;
-  const at = (key: string): Node | null => (isMap(node) ? ((node as YAMLMap).get(key, true) as Node | null) ?? node : node);
+  const at = (key: string): Node | null =>
+    isMap(node) ? (((node as YAMLMap).get(key, true) as Node | null) ?? node) : node;
   if (typeof p.name !== 'string' || p.name === '') {
     problem(`parameter ${index + 1} is missing a name`, node);
     return undefined;
@@ -64,7 +82,11 @@ function parseParameter(
   if (p.hydrate_vault_refs === true) spec.hydrateVaultRefs = true;
   if (p.in !== undefined) {
     if ((PARAM_LOCATIONS as readonly unknown[]).includes(p.in)) spec.in = p.in as ParamLocation;
-    else problem(`parameter "${name}" has unknown "in" ${JSON.stringify(p.in)} (valid: ${PARAM_LOCATIONS.join(', ')})`, at('in'));
+    else
+      problem(
+        `parameter "${name}" has unknown "in" ${JSON.stringify(p.in)} (valid: ${PARAM_LOCATIONS.join(', ')})`,
+        at('in'),
+      );
   }
   readNumbers(spec, p, name, at, problem);
   readEnum(spec, p, name, at, problem);
@@ -84,10 +106,16 @@ function readNumbers(
   at: (key: string) => Node | null,
   problem: (message: string, node?: Node | null) => void,
 ): void {
-  const fields = [['min', 'min'], ['max', 'max'], ['min_length', 'minLength'], ['max_length', 'maxLength']] as const;
+  const fields = [
+    ['min', 'min'],
+    ['max', 'max'],
+    ['min_length', 'minLength'],
+    ['max_length', 'maxLength'],
+  ] as const;
   for (const [key, field] of fields) {
     if (p[key] === undefined) continue;
-    if (typeof p[key] !== 'number' || Number.isNaN(p[key])) problem(`parameter "${name}": ${key} must be a number`, at(key));
+    if (typeof p[key] !== 'number' || Number.isNaN(p[key]))
+      problem(`parameter "${name}": ${key} must be a number`, at(key));
     else spec[field] = p[key];
   }
 }
@@ -104,10 +132,15 @@ function readEnum(
     const notScalar = entries.findIndex((entry) => !['string', 'number', 'boolean'].includes(typeof entry));
     if (entries.length === 0) problem(`parameter "${name}": enum must be a non-empty list`, at('enum'));
     // A mapping or list would become "[object Object]": refused, naming the entry.
-    else if (notScalar >= 0) problem(`parameter "${name}": enum entry ${notScalar + 1} is ${describeValue(entries[notScalar])}; entries must be strings, numbers or booleans`, at('enum'));
+    else if (notScalar >= 0)
+      problem(
+        `parameter "${name}": enum entry ${notScalar + 1} is ${describeValue(entries[notScalar])}; entries must be strings, numbers or booleans`,
+        at('enum'),
+      );
     else spec.enum = entries.map(String);
   }
-  if (spec.type === 'enum' && p.enum === undefined) problem(`parameter "${name}" is type=enum but has no enum list`, at('type'));
+  if (spec.type === 'enum' && p.enum === undefined)
+    problem(`parameter "${name}" is type=enum but has no enum list`, at('type'));
 }
 
 function readPattern(
@@ -122,7 +155,10 @@ function readPattern(
     new RegExp(String(p.pattern), 'u');
     spec.pattern = String(p.pattern);
   } catch (error) {
-    problem(`parameter "${name}": pattern is not a valid regular expression (${(error as Error).message})`, at('pattern'));
+    problem(
+      `parameter "${name}": pattern is not a valid regular expression (${(error as Error).message})`,
+      at('pattern'),
+    );
   }
 }
 

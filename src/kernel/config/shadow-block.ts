@@ -16,7 +16,12 @@ export type ShadowBlock = { readonly [key: string]: JsonValue };
  * line of the offending key, so a typo in a rule's setting is a config error rather than
  * a setting that silently never applies.
  */
-export function checkShadowBlock(value: unknown, node: Node | null, declared: ConfigDeclarations, problem: Problem): ShadowBlock | undefined {
+export function checkShadowBlock(
+  value: unknown,
+  node: Node | null,
+  declared: ConfigDeclarations,
+  problem: Problem,
+): ShadowBlock | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) {
     problem('"shadow" must be a mapping', node);
@@ -28,13 +33,19 @@ export function checkShadowBlock(value: unknown, node: Node | null, declared: Co
     const owners = declared.owners('shadow', key);
     const at = nodeAtPath(node, [key]);
     if (!owners) {
-      problem(`has unknown key "shadow.${key}"${didYouMean(key, known)}${known.length === 0 ? ' (no installed plugin takes shadow settings)' : ''}`, at);
+      problem(
+        `has unknown key "shadow.${key}"${didYouMean(key, known)}${known.length === 0 ? ' (no installed plugin takes shadow settings)' : ''}`,
+        at,
+      );
       continue;
     }
     declared.check(owners, setting, (found) => {
       const where = nodeAtPath(at, found.path);
       const shown = shownPath(`shadow.${key}`, found.path);
-      problem(found.unknownKey ? `has unknown key "${shown}"${found.message}` : `has an invalid ${shown}: ${found.message}`, where);
+      problem(
+        found.unknownKey ? `has unknown key "${shown}"${found.message}` : `has an invalid ${shown}: ${found.message}`,
+        where,
+      );
     });
   }
   return block;

@@ -46,12 +46,16 @@ export function buildTools(
     }
     const earlier = firstSeen.get(raw.name);
     if (earlier) {
-      problems.push(`config: duplicate tool "${raw.name}" (found again in ${raw.file}:${raw.line}; first in ${earlier.file}:${earlier.line})`);
+      problems.push(
+        `config: duplicate tool "${raw.name}" (found again in ${raw.file}:${raw.line}; first in ${earlier.file}:${earlier.line})`,
+      );
       continue;
     }
     firstSeen.set(raw.name, raw);
     const problem: Problem = (message, node) => {
-      problems.push(`config: tool "${raw.name}" ${message} (${raw.file}:${node === undefined ? raw.line : raw.lineOf(node)})`);
+      problems.push(
+        `config: tool "${raw.name}" ${message} (${raw.file}:${node === undefined ? raw.line : raw.lineOf(node)})`,
+      );
     };
     if (isOverlay(raw, providers)) {
       const overlay = buildOverlay(raw, declared, problem);
@@ -91,10 +95,12 @@ function buildOverlay(raw: RawTool, declared: ConfigDeclarations, problem: Probl
     timeoutMs: parseTimeout(value.timeout, (m) => problem(m, nodeAt(raw, 'timeout'))),
     maxOutput: parseMaxOutput(value.max_output, (m) => problem(m, nodeAt(raw, 'max_output'))),
     hidden: typeof value.hidden === 'boolean' ? value.hidden : undefined,
-    ...(specKeys.length === 0 ? {} : {
-      spec: Object.fromEntries(specKeys.map((key) => [key, value[key]])),
-      specLines: Object.fromEntries(specKeys.map((key) => [key, raw.lineOf(nodeAt(raw, key))])),
-    }),
+    ...(specKeys.length === 0
+      ? {}
+      : {
+          spec: Object.fromEntries(specKeys.map((key) => [key, value[key]])),
+          specLines: Object.fromEntries(specKeys.map((key) => [key, raw.lineOf(nodeAt(raw, key))])),
+        }),
     source: { file: raw.file, line: raw.line },
   };
 }
@@ -103,10 +109,15 @@ function buildOverlay(raw: RawTool, declared: ConfigDeclarations, problem: Probl
 export const OVERLAY_SETTINGS: readonly string[] = OVERLAY_KEYS.filter((key) => key !== 'type');
 
 function nodeAt(raw: RawTool, key: string): Node | null {
-  return isMap(raw.node) ? ((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node : raw.node;
+  return isMap(raw.node) ? (((raw.node as YAMLMap).get(key, true) as Node | null) ?? raw.node) : raw.node;
 }
 
-function buildTool(raw: RawTool, providers: ProviderLookup, declared: ConfigDeclarations, problem: Problem): ToolDefinition | undefined {
+function buildTool(
+  raw: RawTool,
+  providers: ProviderLookup,
+  declared: ConfigDeclarations,
+  problem: Problem,
+): ToolDefinition | undefined {
   if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
     problem('must be a mapping of keys such as type and description');
     return undefined;
@@ -121,7 +132,10 @@ function buildTool(raw: RawTool, providers: ProviderLookup, declared: ConfigDecl
   const provider = providers.get(type);
   if (!provider) {
     const installed = providers.keys();
-    problem(`has unknown type "${type}"${didYouMean(type, installed)} (installed types: ${installed.join(', ') || 'none'})`, at('type'));
+    problem(
+      `has unknown type "${type}"${didYouMean(type, installed)} (installed types: ${installed.join(', ') || 'none'})`,
+      at('type'),
+    );
     return undefined;
   }
   const allowed = [...declared.known('tool'), ...provider.keys];
@@ -136,7 +150,10 @@ function buildTool(raw: RawTool, providers: ProviderLookup, declared: ConfigDecl
     settings[key] = setting as JsonValue;
     declared.check(owners, setting, (found) => {
       const shown = shownPath(key, found.path);
-      problem(found.unknownKey ? `has unknown key "${shown}"${found.message}` : `has an invalid ${shown}: ${found.message}`, nodeAtPath(at(key), found.path));
+      problem(
+        found.unknownKey ? `has unknown key "${shown}"${found.message}` : `has an invalid ${shown}: ${found.message}`,
+        nodeAtPath(at(key), found.path),
+      );
     });
   }
   const spec = Object.fromEntries(Object.entries(value).filter(([key]) => provider.keys.includes(key)));
@@ -169,7 +186,8 @@ function applyProvider(tool: ToolDefinition, provider: ToolProvider, problem: Pr
 
 function parseTimeout(value: unknown, problem: (message: string) => void): number | undefined {
   if (value === undefined || value === null) return undefined;
-  const millis = typeof value === 'number' ? value * 1000 : typeof value === 'string' ? ms(value as ms.StringValue) : undefined;
+  const millis =
+    typeof value === 'number' ? value * 1000 : typeof value === 'string' ? ms(value as ms.StringValue) : undefined;
   if (typeof millis !== 'number' || !Number.isFinite(millis) || millis <= 0) {
     problem(`has an invalid timeout ${JSON.stringify(value)} (use a duration such as "30s", "2m" or "500ms")`);
     return undefined;

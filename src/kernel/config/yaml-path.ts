@@ -7,7 +7,11 @@ import { isMap, isSeq, type Node } from 'yaml';
 export function nodeAtPath(node: Node | null, path: readonly (string | number)[]): Node | null {
   let current = node;
   for (const step of path) {
-    const next = isMap(current) ? current.get(step, true) : isSeq(current) ? current.get(Number(step), true) : undefined;
+    const next = isMap(current)
+      ? current.get(step, true)
+      : isSeq(current)
+        ? current.get(Number(step), true)
+        : undefined;
     if (next === undefined || next === null) return current;
     current = next as Node;
   }

@@ -36,7 +36,13 @@ export interface ConfigSource {
  * is structured when it uses any known top-level key (`known`: the kernel's and the plugins'),
  * otherwise it is a flat `name: tool` map.
  */
-export function readConfigSource(file: string, baseDir: string, main: boolean, known: readonly string[], given?: string): ConfigSource {
+export function readConfigSource(
+  file: string,
+  baseDir: string,
+  main: boolean,
+  known: readonly string[],
+  given?: string,
+): ConfigSource {
   const shown = relative(baseDir, file) || file;
   const text = given ?? readFileSync(file, 'utf8');
   const lineCounter = new LineCounter();
@@ -50,7 +56,10 @@ export function readConfigSource(file: string, baseDir: string, main: boolean, k
   const source: ConfigSource = { file, shown, settings: {}, settingNodes: {}, tools: [], text, lineOf };
   if (doc.contents === null) return source;
   if (!isMap(doc.contents)) {
-    throw new FactorlyError('CONFIG_INVALID', `config: ${shown}:${lineOf(doc.contents)}: expected a mapping of settings or tools`);
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `config: ${shown}:${lineOf(doc.contents)}: expected a mapping of settings or tools`,
+    );
   }
   const root = doc.contents;
   const isKnownKey = (key: string): boolean => known.includes(key);
@@ -64,7 +73,10 @@ export function readConfigSource(file: string, baseDir: string, main: boolean, k
     if (key === 'tools') {
       if (pair.value === null || (isScalar(pair.value) && pair.value.value === null)) continue;
       if (!isMap(pair.value)) {
-        throw new FactorlyError('CONFIG_INVALID', `config: ${shown}:${lineOf(pair.value as Node)}: "tools" must be a mapping of tool names to definitions`);
+        throw new FactorlyError(
+          'CONFIG_INVALID',
+          `config: ${shown}:${lineOf(pair.value as Node)}: "tools" must be a mapping of tool names to definitions`,
+        );
       }
       source.tools = toolEntries(pair.value, source, lineOf);
     } else if (isKnownKey(key)) {
@@ -73,7 +85,10 @@ export function readConfigSource(file: string, baseDir: string, main: boolean, k
       (source.settingLines ??= {})[key] = isMap(pair.value) ? linesOf(pair, lineOf) : { '': lineOf(pair.key as Node) };
     } else {
       const hint = didYouMean(key, known);
-      throw new FactorlyError('CONFIG_INVALID', `config: unknown top-level key "${key}"${hint} (${shown}:${lineOf(pair.key as Node)})`);
+      throw new FactorlyError(
+        'CONFIG_INVALID',
+        `config: unknown top-level key "${key}"${hint} (${shown}:${lineOf(pair.key as Node)})`,
+      );
     }
   }
   return source;

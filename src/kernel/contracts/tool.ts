@@ -100,7 +100,12 @@ export interface ClientLink {
    * Sends a request to the client (`sampling/createMessage`, `elicitation/create`) and returns its
    * result as is. `timeoutMs` overrides the interface's default request timeout (a person may take long).
    */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** What a provider receives for one call: params validated, coerced and defaulted. */

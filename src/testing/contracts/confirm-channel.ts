@@ -17,15 +17,31 @@ export interface ConfirmChannelSubject {
 const LET_GO_MS = 2_000;
 
 function requestOf(subject: ConfirmChannelSubject, callId: string): ConfirmRequest {
-  return { callId, tool: 'deploy', params: { env: 'prod' }, fingerprint: 'f'.repeat(64), iface: 'cli', reason: 'tool "deploy" requires confirmation', ...subject.request };
+  return {
+    callId,
+    tool: 'deploy',
+    params: { env: 'prod' },
+    fingerprint: 'f'.repeat(64),
+    iface: 'cli',
+    reason: 'tool "deploy" requires confirmation',
+    ...subject.request,
+  };
 }
 
 /** Settles `promise` or fails after `ms`: a channel that never lets go would hang the call it asks for. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<{ value?: T; error?: unknown }> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms)),
+  );
   try {
-    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), late]);
+    return await Promise.race([
+      promise.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -56,7 +72,11 @@ export function confirmChannelContract(test: TestApi, subject: ConfirmChannelSub
       await within(asked, LET_GO_MS, 'ask()');
       const already = new AbortController();
       already.abort();
-      await within(channel.ask(requestOf(subject, 'c-aborted'), already.signal), LET_GO_MS, 'ask() with an aborted signal');
+      await within(
+        channel.ask(requestOf(subject, 'c-aborted'), already.signal),
+        LET_GO_MS,
+        'ask() with an aborted signal',
+      );
     });
 
     const { answer } = subject;

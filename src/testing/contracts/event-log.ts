@@ -19,7 +19,13 @@ export function requested(callId: string, tool = 'echo'): NewEvent {
 export function completed(callId: string): NewEvent {
   return {
     type: 'call.completed',
-    data: { callId, status: 'success', exitCode: 0, output: { text: 'ok', bytes: 2, sha256: 'x', truncated: false }, durationMs: 1 },
+    data: {
+      callId,
+      status: 'success',
+      exitCode: 0,
+      output: { text: 'ok', bytes: 2, sha256: 'x', truncated: false },
+      durationMs: 1,
+    },
   };
 }
 
@@ -60,16 +66,31 @@ export function eventLogContract(test: TestApi, name: string, factory: LogFactor
     it('reads ranges forwards, backwards and limited', async () => {
       const log = await factory.create();
       for (let i = 1; i <= 5; i += 1) await log.append([requested(`c${i}`)]);
-      assert.deepEqual((await all(log, { from: 2, to: 4 })).map((e) => e.seq), [2, 3, 4]);
-      assert.deepEqual((await all(log, { reverse: true, limit: 2 })).map((e) => e.seq), [5, 4]);
-      assert.deepEqual((await all(log, { from: 4 })).map((e) => e.seq), [4, 5]);
-      assert.deepEqual((await all(log, { to: 2, reverse: true })).map((e) => e.seq), [2, 1]);
+      assert.deepEqual(
+        (await all(log, { from: 2, to: 4 })).map((e) => e.seq),
+        [2, 3, 4],
+      );
+      assert.deepEqual(
+        (await all(log, { reverse: true, limit: 2 })).map((e) => e.seq),
+        [5, 4],
+      );
+      assert.deepEqual(
+        (await all(log, { from: 4 })).map((e) => e.seq),
+        [4, 5],
+      );
+      assert.deepEqual(
+        (await all(log, { to: 2, reverse: true })).map((e) => e.seq),
+        [2, 1],
+      );
     });
 
     it('reads every event of one call and the last event of a type', async () => {
       const log = await factory.create();
       await log.append([requested('a'), requested('b'), completed('a'), completed('b')]);
-      assert.deepEqual((await log.readCall('a')).map((e) => e.seq), [1, 3]);
+      assert.deepEqual(
+        (await log.readCall('a')).map((e) => e.seq),
+        [1, 3],
+      );
       assert.deepEqual(await log.readCall('nope'), []);
       assert.equal((await log.lastOf('call.completed'))?.seq, 4);
       assert.equal(await log.lastOf('tool.promoted'), undefined);
@@ -78,7 +99,10 @@ export function eventLogContract(test: TestApi, name: string, factory: LogFactor
     it('is idempotent by event id', async () => {
       const log = await factory.create();
       const first = await log.append([{ ...requested('a'), id: 'evt-1' }]);
-      const again = await log.append([{ ...requested('a'), id: 'evt-1' }, { ...completed('a'), id: 'evt-2' }]);
+      const again = await log.append([
+        { ...requested('a'), id: 'evt-1' },
+        { ...completed('a'), id: 'evt-2' },
+      ]);
       assert.deepEqual(again[0], first[0]);
       assert.equal(again[1].seq, 2);
       assert.equal((await log.head()).seq, 2);
@@ -114,11 +138,19 @@ export function eventLogContract(test: TestApi, name: string, factory: LogFactor
     it('refuses a stale append whose rebase declines, and never asks a rebase when the log has not moved', async () => {
       const log = await factory.create();
       await log.append([requested('a')]);
-      const error = await log.append([requested('b')], { expectedSeq: 0, rebase: () => undefined }).catch((e: unknown) => e);
+      const error = await log
+        .append([requested('b')], { expectedSeq: 0, rebase: () => undefined })
+        .catch((e: unknown) => e);
       assert.equal(FactorlyError.isInstance(error) && error.code, 'LOG_CONFLICT');
       assert.equal((await log.head()).seq, 1);
       let asked = 0;
-      await log.append([requested('c')], { expectedSeq: 1, rebase: () => { asked += 1; return []; } });
+      await log.append([requested('c')], {
+        expectedSeq: 1,
+        rebase: () => {
+          asked += 1;
+          return [];
+        },
+      });
       assert.equal(asked, 0);
       assert.equal((await log.readCall('c'))[0]?.seq, 2);
     });
@@ -140,7 +172,8 @@ export function eventLogContract(test: TestApi, name: string, factory: LogFactor
       const log = await factory.create();
       assert.ok(log.tree, 'the log keeps a Merkle tree (EventLog.tree)');
       assert.equal((await log.tree()).size, 0);
-      for (let i = 0; i < 13; i += 1) await log.append(i % 3 === 0 ? [requested(`t${i}`), completed(`t${i}`)] : [requested(`t${i}`)]);
+      for (let i = 0; i < 13; i += 1)
+        await log.append(i % 3 === 0 ? [requested(`t${i}`), completed(`t${i}`)] : [requested(`t${i}`)]);
       const leaves = (await all(log)).map((event) => Buffer.from(event.hash, 'hex'));
       const tree = await log.tree();
       assert.equal(tree.size, leaves.length);
@@ -149,16 +182,28 @@ export function eventLogContract(test: TestApi, name: string, factory: LogFactor
         const root = rfcRoot(leaves.slice(0, n));
         assert.ok(tree.root(n).equals(root), `the root of the first ${n} leaves`);
         for (const index of new Set([0, n >> 1, n - 1])) {
-          assert.ok(rfcVerifyInclusion(index, n, rfcLeafHash(leaves[index]!), tree.inclusionProof(index, n), root), `inclusion of leaf ${index} in ${n}`);
+          assert.ok(
+            rfcVerifyInclusion(index, n, rfcLeafHash(leaves[index]!), tree.inclusionProof(index, n), root),
+            `inclusion of leaf ${index} in ${n}`,
+          );
         }
-        assert.ok(rfcVerifyConsistency(n, leaves.length, root, tree.root(), tree.consistencyProof(n)), `consistency of ${n} with ${leaves.length}`);
+        assert.ok(
+          rfcVerifyConsistency(n, leaves.length, root, tree.root(), tree.consistencyProof(n)),
+          `consistency of ${n} with ${leaves.length}`,
+        );
       }
       assert.throws(() => tree.root(leaves.length + 1), RangeError);
     });
 
     it('keeps unicode and nested data byte-exact through the hash', async () => {
       const log = await factory.create();
-      const data = { callId: 'u', rootId: 'u', tool: 'é.tool', params: { s: 'ünï 🚀', nested: { b: [1, 'x'], a: null } }, iface: 'cli' };
+      const data = {
+        callId: 'u',
+        rootId: 'u',
+        tool: 'é.tool',
+        params: { s: 'ünï 🚀', nested: { b: [1, 'x'], a: null } },
+        iface: 'cli',
+      };
       await log.append([{ type: 'call.requested', data }]);
       const [event] = await all(log);
       assert.deepEqual(event.data, data);

@@ -29,7 +29,10 @@ const YAML = 'tools:\n  t: {type: cli, command: echo, args: [ran]}\n';
  */
 export function interfaceContract(test: TestApi, subject: InterfaceSubject): void {
   const { describe, it } = test;
-  const start = () => startTestKernel(subject.yaml ?? YAML, [subject.plugin], { official: [...(subject.plugin.id === 'provider-cli' ? [] : ['provider-cli']), ...(subject.official ?? [])] });
+  const start = () =>
+    startTestKernel(subject.yaml ?? YAML, [subject.plugin], {
+      official: [...(subject.plugin.id === 'provider-cli' ? [] : ['provider-cli']), ...(subject.official ?? [])],
+    });
   describe(`Interface contract: ${subject.name}`, () => {
     it('registers under its name, serves until its signal aborts, then resolves', async () => {
       const kernel = await start();
@@ -57,7 +60,10 @@ export function interfaceContract(test: TestApi, subject: InterfaceSubject): voi
       const kernel = await start();
       try {
         const stop = new AbortController();
-        await assert.rejects(kernel.kernel.interfaces.get(subject.name)!.serve(invalid.options, stop.signal), invalid.message);
+        await assert.rejects(
+          kernel.kernel.interfaces.get(subject.name)!.serve(invalid.options, stop.signal),
+          invalid.message,
+        );
         stop.abort();
       } finally {
         await kernel.stop();

@@ -13,9 +13,24 @@ export interface OutputProcessorSubject {
   optIn?: boolean;
 }
 
-const TOOL: ToolDefinition = { name: 't', type: 'cli', description: '', hidden: false, parameters: [], spec: {}, source: { file: 'contract', line: 1 } };
+const TOOL: ToolDefinition = {
+  name: 't',
+  type: 'cli',
+  description: '',
+  hidden: false,
+  parameters: [],
+  spec: {},
+  source: { file: 'contract', line: 1 },
+};
 const STREAMS = ['output', 'error', 'diagnostics', 'structured', 'event'] as const;
-const SAMPLES = ['', 'plain text\n', '{ "a": [1, 2, 3], "b": { "c": "d" } }', 'ünïcödé ✓ 🚀 '.repeat(500), '\x1b[31mred\x1b[0m\n\n\n\nline\nline\nline\n', 'x'.repeat(200_000)];
+const SAMPLES = [
+  '',
+  'plain text\n',
+  '{ "a": [1, 2, 3], "b": { "c": "d" } }',
+  'ünïcödé ✓ 🚀 '.repeat(500),
+  '\x1b[31mred\x1b[0m\n\n\n\nline\nline\nline\n',
+  'x'.repeat(200_000),
+];
 
 /**
  * What every `OutputProcessor` must do: a name and an order; a string for every stream and sample
@@ -27,7 +42,12 @@ export function outputProcessorContract(test: TestApi, subject: OutputProcessorS
   const { describe, it } = test;
   const { processor } = subject;
   const asking: ToolDefinition = { ...TOOL, ...subject.asks };
-  const context = (tool: ToolDefinition, stream: OutputContext['stream']): OutputContext => ({ tool, secrets: new Map(), stream, params: {} });
+  const context = (tool: ToolDefinition, stream: OutputContext['stream']): OutputContext => ({
+    tool,
+    secrets: new Map(),
+    stream,
+    params: {},
+  });
   describe(`OutputProcessor contract: ${processor.name}`, () => {
     it('has a name and an order', () => {
       assert.ok(processor.name.trim() !== '');
@@ -55,10 +75,14 @@ export function outputProcessorContract(test: TestApi, subject: OutputProcessorS
     it('never cuts a binary block into text: it stays whole or is replaced by a note', async () => {
       const data = Buffer.alloc(300_000, 7).toString('base64');
       const image: ContentBlock = { type: 'image', mimeType: 'image/png', data };
-      const result = await processor.processContent!({ content: [{ type: 'text', text: 'before' }, image] }, context(asking, 'output'));
+      const result = await processor.processContent!(
+        { content: [{ type: 'text', text: 'before' }, image] },
+        context(asking, 'output'),
+      );
       for (const block of result.content) {
         if (block.type === 'image') assert.equal(block.data, data, 'an image block was changed');
-        if (block.type === 'text') assert.ok(!String(block.text).includes(data.slice(0, 64)), 'a binary block became text');
+        if (block.type === 'text')
+          assert.ok(!String(block.text).includes(data.slice(0, 64)), 'a binary block became text');
       }
     });
   });

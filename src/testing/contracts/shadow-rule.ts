@@ -25,7 +25,8 @@ export interface ShadowRuleSubject {
 }
 
 /** A cli tool `t` (echo) with the case's shadow block; the official cli provider runs it. */
-const yamlOf = (shadow?: Record<string, JsonValue>) => `tools: ${JSON.stringify({ t: { type: 'cli', command: 'echo', args: ['ran'], parameters: [{ name: 'q', type: 'json' }], ...(shadow ? { shadow } : {}) } })}\n`;
+const yamlOf = (shadow?: Record<string, JsonValue>) =>
+  `tools: ${JSON.stringify({ t: { type: 'cli', command: 'echo', args: ['ran'], parameters: [{ name: 'q', type: 'json' }], ...(shadow ? { shadow } : {}) } })}\n`;
 
 /**
  * What every `ShadowRule` must do: a name and an order; for each case, the decision recorded in
@@ -50,7 +51,11 @@ export function shadowRuleContract(test: TestApi, subject: ShadowRuleSubject): v
         const rule = ruleOf(kernel);
         assert.ok(Number.isFinite(rule.order), 'order must be a number');
         if (rule.timeoutMs !== undefined) assert.ok(rule.timeoutMs > 0, 'timeoutMs must be positive');
-        if (rule.history) assert.ok(rule.history.name && Number.isInteger(rule.history.version), 'a history projection needs a name and a version');
+        if (rule.history)
+          assert.ok(
+            rule.history.name && Number.isInteger(rule.history.version),
+            'a history projection needs a name and a version',
+          );
       } finally {
         await kernel.stop();
       }
@@ -61,7 +66,12 @@ export function shadowRuleContract(test: TestApi, subject: ShadowRuleSubject): v
         const kernel = await start(each.shadow);
         try {
           const outcome = await kernel.call('t', each.params ?? {});
-          const decided = (await kernel.events()).filter((event) => event.type === 'shadow.decided' && event.data.callId === outcome.callId && event.data.rule === subject.rule);
+          const decided = (await kernel.events()).filter(
+            (event) =>
+              event.type === 'shadow.decided' &&
+              event.data.callId === outcome.callId &&
+              event.data.rule === subject.rule,
+          );
           if (each.expect === undefined) return assert.deepEqual(decided, [], 'the rule said something');
           assert.equal(decided.length, 1, `the rule decided ${decided.length} times`);
           const [event] = decided as { data: { decision: string; reason: string; plugin: string } }[];
@@ -81,13 +91,24 @@ export function shadowRuleContract(test: TestApi, subject: ShadowRuleSubject): v
         for (let i = 0; i < 3; i += 1) await kernel.call('t', first?.params ?? {});
         const rule = ruleOf(kernel);
         const tool = kernel.kernel.registry.get('t')!;
-        const context = { callId: 'again', tool, params: first?.params ?? {}, iface: 'cli', fingerprint: 'f', now: Date.now() };
+        const context = {
+          callId: 'again',
+          tool,
+          params: first?.params ?? {},
+          iface: 'cli',
+          fingerprint: 'f',
+          now: Date.now(),
+        };
         const events = await kernel.events();
         const state = rule.history ? fold(events, rule.history) : undefined;
         assert.deepEqual(await rule.evaluate(context, state), await rule.evaluate(context, state));
         if (rule.history) {
           const live = await kernel.kernel.shadow.historySnapshot(kernel.kernel.log());
-          assert.deepEqual(live.states[rule.name], fold(events, rule.history), 'the live state differs from a fold of the log');
+          assert.deepEqual(
+            live.states[rule.name],
+            fold(events, rule.history),
+            'the live state differs from a fold of the log',
+          );
         }
       } finally {
         await kernel.stop();
@@ -97,7 +118,12 @@ export function shadowRuleContract(test: TestApi, subject: ShadowRuleSubject): v
     if (subject.invalid) {
       const { shadow, message } = subject.invalid;
       it('refuses a bad shadow block at load time, naming the tool and the line', async () => {
-        await assert.rejects(start(shadow), (error: Error) => /config: tool "t" has .*\(\.factorly\/factorly\.yaml:1\)/.test(error.message) && message.test(error.message));
+        await assert.rejects(
+          start(shadow),
+          (error: Error) =>
+            /config: tool "t" has .*\(\.factorly\/factorly\.yaml:1\)/.test(error.message) &&
+            message.test(error.message),
+        );
       });
     }
   });

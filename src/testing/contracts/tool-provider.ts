@@ -28,29 +28,46 @@ const yamlOf = (entries: Record<string, Record<string, unknown>>): string => `to
 export function toolProviderContract(test: TestApi, subject: ToolProviderSubject): void {
   const { describe, it } = test;
   const official = subject.official ?? [];
-  const start = (entries: Record<string, Record<string, unknown>>) => startTestKernel(yamlOf(entries), [subject.plugin], { official });
+  const start = (entries: Record<string, Record<string, unknown>>) =>
+    startTestKernel(yamlOf(entries), [subject.plugin], { official });
   const entry = (extra: Record<string, unknown> = {}) => ({ type: subject.type, ...subject.entry, ...extra });
   describe(`ToolProvider contract: ${subject.type}`, () => {
     it('accepts its entry under its type, and refuses an unknown key naming the tool, the key and the line', async () => {
       const kernel = await start({ t: entry() });
       try {
-        assert.ok(kernel.kernel.providers.keys().includes(subject.type), `no provider registered type "${subject.type}"`);
-        assert.ok(kernel.kernel.registry.all().some((tool) => tool.name === 't' || tool.expandedFrom === 't'), 'the entry made no tool');
+        assert.ok(
+          kernel.kernel.providers.keys().includes(subject.type),
+          `no provider registered type "${subject.type}"`,
+        );
+        assert.ok(
+          kernel.kernel.registry.all().some((tool) => tool.name === 't' || tool.expandedFrom === 't'),
+          'the entry made no tool',
+        );
       } finally {
         await kernel.stop();
       }
-      await assert.rejects(start({ t: entry({ no_such_key: 1 }) }), /config: tool "t" has unknown key "no_such_key".*\(\.factorly\/factorly\.yaml:1\)/);
+      await assert.rejects(
+        start({ t: entry({ no_such_key: 1 }) }),
+        /config: tool "t" has unknown key "no_such_key".*\(\.factorly\/factorly\.yaml:1\)/,
+      );
     });
 
     it('answers a call with a ToolResult, recorded before it answers', async () => {
       const kernel = await start({ t: entry() });
       try {
-        const outcome = await kernel.call(kernel.kernel.registry.get('t') ? 't' : kernel.kernel.registry.all().find((tool) => tool.expandedFrom === 't')!.name, subject.params ?? {});
+        const outcome = await kernel.call(
+          kernel.kernel.registry.get('t')
+            ? 't'
+            : kernel.kernel.registry.all().find((tool) => tool.expandedFrom === 't')!.name,
+          subject.params ?? {},
+        );
         assert.equal(outcome.status, 'success', outcome.error);
         assert.equal(typeof outcome.output, 'string');
         assert.equal(outcome.exitCode, 0);
         if (subject.output !== undefined) assert.equal(outcome.output, subject.output);
-        const completed = (await kernel.events()).filter((event) => event.type === 'call.completed' && event.data.callId === outcome.callId);
+        const completed = (await kernel.events()).filter(
+          (event) => event.type === 'call.completed' && event.data.callId === outcome.callId,
+        );
         assert.equal(completed.length, 1, 'the call was not recorded once');
       } finally {
         await kernel.stop();
@@ -77,7 +94,12 @@ export function toolProviderContract(test: TestApi, subject: ToolProviderSubject
         const caller = new AbortController();
         // The call is recorded as started before the provider runs; cancel once it is running.
         const unsubscribe = kernel.kernel.bus.on('call.requested', () => void setTimeout(() => caller.abort(), 100));
-        const outcome = await kernel.kernel.pipeline.call({ tool: 's', params: slow().params ?? {}, iface: 'cli', signal: caller.signal });
+        const outcome = await kernel.kernel.pipeline.call({
+          tool: 's',
+          params: slow().params ?? {},
+          iface: 'cli',
+          signal: caller.signal,
+        });
         unsubscribe();
         assert.equal(outcome.status, 'cancelled', `${outcome.status}: ${outcome.error}`);
       } finally {

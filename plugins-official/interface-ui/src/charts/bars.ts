@@ -17,11 +17,13 @@ export interface BarRow {
 export function barList(rows: readonly BarRow[], className: string, empty: string): Html {
   if (rows.length === 0) return html`<p class="muted empty-chart">${empty}</p>`;
   const top = Math.max(...rows.map((row) => row.value));
-  return html`<ol class="bars ${className}">${rows.map((row) => html`<li${row.title ? html` title="${row.title}"` : ''}>
+  return html`<ol class="bars ${className}">${rows.map(
+    (row) => html`<li${row.title ? html` title="${row.title}"` : ''}>
   <span class="bar-label">${row.href ? html`<a href="${row.href}">${row.label}</a>` : row.label}</span>
   ${bar(percent(row.value, top))}
   <span class="bar-value">${row.shown ?? String(row.value)}</span>
-</li>`)}</ol>`;
+</li>`,
+  )}</ol>`;
 }
 
 /** One bar, `width` percent of its track. */

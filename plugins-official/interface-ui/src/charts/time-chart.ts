@@ -14,7 +14,10 @@ const BAR_SHARE = 0.78;
  */
 export function timeChart(figures: DashboardFigures, timeLabel: (ms: number) => string): Html {
   const order = stackOrder(figures.timeline.flatMap((step) => Object.keys(step.statuses)));
-  const tallest = Math.max(0, ...figures.timeline.map((step) => Object.values(step.statuses).reduce((a, b) => a + b, 0)));
+  const tallest = Math.max(
+    0,
+    ...figures.timeline.map((step) => Object.values(step.statuses).reduce((a, b) => a + b, 0)),
+  );
   const top = niceMax(tallest);
   const columns = figures.timeline.length;
   const bars = figures.timeline.map((step, index) => {

@@ -9,7 +9,8 @@ import { csrfField, layout, notice, type PageContext } from '../layout.js';
 /** The list of pending confirmations; the live stream sends the same markup when it changes. */
 export function approvalsList(pending: readonly PendingApproval[], context: PageContext, agents: AgentDirectory): Html {
   if (pending.length === 0) return html`<p class="empty">Nothing is waiting for an answer.</p>`;
-  return html`${pending.map((p) => html`<article class="approval" id="approval-${p.callId}">
+  return html`${pending.map(
+    (p) => html`<article class="approval" id="approval-${p.callId}">
   <h2>${p.tool}</h2>
   <p class="muted">${p.agentId ? `${agentText(agentName(p.agentId, agents))} · ` : ''}via ${p.iface} · asked at ${when(p.requestedAt)}</p>
   <p>${p.reason}</p>
@@ -18,7 +19,8 @@ export function approvalsList(pending: readonly PendingApproval[], context: Page
     <form method="post" action="/approvals/${p.callId}/approve">${csrfField(context)}<button type="submit" class="approve">Approve</button></form>
     <form method="post" action="/approvals/${p.callId}/deny">${csrfField(context)}<button type="submit" class="deny">Deny</button></form>
   </div>
-</article>`)}`;
+</article>`,
+  )}`;
 }
 
 export function registerApprovals(app: Hono, deps: AppDeps): void {

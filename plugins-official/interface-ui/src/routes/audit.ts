@@ -8,8 +8,14 @@ import { badge, layout } from '../layout.js';
 
 export function registerAudit(app: Hono, deps: AppDeps): void {
   app.get('/audit', async (c) => {
-    const [chain, stats, facts] = await Promise.all([deps.evidence.verifyNow(), deps.services.stats(), deps.services.evidence()]);
-    const tools = Object.entries(stats.byTool).sort(([, a], [, b]) => b - a).slice(0, 10);
+    const [chain, stats, facts] = await Promise.all([
+      deps.evidence.verifyNow(),
+      deps.services.stats(),
+      deps.services.evidence(),
+    ]);
+    const tools = Object.entries(stats.byTool)
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, 10);
     const blocked = Object.entries(stats.blockedBy).sort(([, a], [, b]) => b - a);
     const body = html`<h1>Audit</h1>
 ${chainSection(chain)}
@@ -26,7 +32,8 @@ ${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd
   // What an auditor takes elsewhere to check a copy of the log: the newest checkpoint and its key.
   app.get('/audit/checkpoint.txt', async (c) => {
     const { checkpoint } = await deps.services.evidence();
-    if (!checkpoint) return c.text('The log holds no signed checkpoint yet (factorly logs checkpoint signs one).\n', 404);
+    if (!checkpoint)
+      return c.text('The log holds no signed checkpoint yet (factorly logs checkpoint signs one).\n', 404);
     c.header('Content-Disposition', `attachment; filename="checkpoint-${checkpoint.size}.txt"`);
     return c.text(checkpoint.note);
   });
@@ -62,7 +69,8 @@ ${chain.tree.size > 0 ? html`<p class="muted">Merkle tree over ${chain.tree.size
 }
 
 function checkpointSection({ checkpoint, verifierKey }: EvidenceFacts): Html {
-  if (!checkpoint) return html`<section id="checkpoint"><h2>Signed checkpoint</h2><p class="muted">None yet: <code>factorly logs checkpoint</code> signs one.</p></section>`;
+  if (!checkpoint)
+    return html`<section id="checkpoint"><h2>Signed checkpoint</h2><p class="muted">None yet: <code>factorly logs checkpoint</code> signs one.</p></section>`;
   return html`<section id="checkpoint"><h2>Signed checkpoint</h2>
 <dl class="stats"><dt>Events</dt><dd>${checkpoint.size}</dd><dt>Signed</dt><dd><time datetime="${checkpoint.at}">${checkpoint.at}</time></dd><dt>Log</dt><dd>${checkpoint.origin}</dd><dt>Root</dt><dd><code>${checkpoint.rootHash}</code></dd></dl>
 <p><a class="button" href="/audit/checkpoint.txt" download>Download the checkpoint</a>${verifierKey ? html` <a class="button" href="/audit/log.pub" download>Download the verifier key</a>` : ''}</p>

@@ -15,7 +15,16 @@ export function registerCalls(app: Hono, deps: AppDeps): void {
   app.get('/calls/:callId', async (c) => {
     const callId = c.req.param('callId');
     const [tree, agents] = await Promise.all([deps.services.callTree(callId), deps.services.agents()]);
-    if (!tree) return c.html(notFound('No such call', html`The log has no call <code>${callId}</code>. <a href="/history">History</a>`, '/history', deps.page()).text, 404);
+    if (!tree)
+      return c.html(
+        notFound(
+          'No such call',
+          html`The log has no call <code>${callId}</code>. <a href="/history">History</a>`,
+          '/history',
+          deps.page(),
+        ).text,
+        404,
+      );
     const root = tree.root.entry;
     const running = root.status === undefined;
     const body = html`<p class="crumbs"><a href="/history">History</a> / ${root.tool}</p>
@@ -31,14 +40,16 @@ function waterfall(tree: CallTree, agents: AgentDirectory): Html {
   const { rows, spanMs } = layoutWaterfall(tree, Date.now());
   return html`<section class="panel wf-panel"><h2>Call tree <small>${rows.length} call${rows.length === 1 ? '' : 's'} · select a bar for its details</small></h2>
 <div class="wf-scale" aria-hidden="true"><span></span><span class="wf-ticks"><span>0</span><span>${duration(spanMs / 2)}</span><span>${duration(spanMs)}</span></span><span></span></div>
-<ol class="waterfall">${rows.map((row) => html`<li class="wf-item depth-${Math.min(row.depth, MAX_DEPTH_CLASS)}">
+<ol class="waterfall">${rows.map(
+    (row) => html`<li class="wf-item depth-${Math.min(row.depth, MAX_DEPTH_CLASS)}">
   <a class="wf-row" href="#detail-${row.node.entry.callId}">
     <span class="wf-name">${row.node.entry.tool}</span>
     ${track(row)}
     <span class="wf-dur">${row.running ? 'running' : duration(row.durationMs)}</span>
   </a>
   ${detail(row, tree, agents)}
-</li>`)}</ol>
+</li>`,
+  )}</ol>
 <ul class="legend">${[...new Set(rows.map((r) => r.node.entry.status ?? 'running'))].map((s) => html`<li><span class="swatch ${statusClass(s)}"></span>${s}</li>`)}<li><span class="swatch marker-swatch"></span>shadow decision</li></ul>
 </section>`;
 }

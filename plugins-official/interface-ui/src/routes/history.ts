@@ -44,7 +44,12 @@ export function historyRow(entry: AuditEntry, agents: AgentDirectory): Html {
 </tr>`;
 }
 
-function select(name: string, label: string, options: readonly (readonly [string, string])[], value: string | undefined): Html {
+function select(
+  name: string,
+  label: string,
+  options: readonly (readonly [string, string])[],
+  value: string | undefined,
+): Html {
   return html`<label>${label}<select name="${name}"><option value="">any</option>${options.map(
     ([option, text]) => html`<option value="${option}"${option === value ? html` selected` : ''}>${text}</option>`,
   )}</select></label>`;
@@ -52,7 +57,10 @@ function select(name: string, label: string, options: readonly (readonly [string
 
 /** The agents to offer: the newest sessions, plus the one filtered on when it is older. */
 function agentChoices(agents: AgentDirectory, chosen: string | undefined): [string, string][] {
-  const newest = [...agents.values()].sort((a, b) => b.openedAt.localeCompare(a.openedAt)).slice(0, AGENT_CHOICES).map((a) => a.agentId);
+  const newest = [...agents.values()]
+    .sort((a, b) => b.openedAt.localeCompare(a.openedAt))
+    .slice(0, AGENT_CHOICES)
+    .map((a) => a.agentId);
   if (chosen && !newest.includes(chosen)) newest.unshift(chosen);
   return newest.map((id) => [id, agentText(agentName(id, agents))]);
 }
@@ -67,9 +75,19 @@ export function registerHistory(app: Hono, deps: AppDeps): void {
     const body = html`<h1>History</h1>
 <form class="filters" method="get" action="/history">
   <label>Tool<input name="tool" value="${filter.tool ?? ''}" placeholder="any"></label>
-  ${select('status', 'Status', STATUSES.map((s) => [s, s] as const), filter.status)}
+  ${select(
+    'status',
+    'Status',
+    STATUSES.map((s) => [s, s] as const),
+    filter.status,
+  )}
   ${select('agent', 'Agent', agentChoices(agents, filter.agent), filter.agent)}
-  ${select('iface', 'Interface', IFACES.map((s) => [s, s] as const), filter.iface)}
+  ${select(
+    'iface',
+    'Interface',
+    IFACES.map((s) => [s, s] as const),
+    filter.iface,
+  )}
   <button type="submit">Filter</button>
 </form>
 <div class="table-wrap"><table class="history">

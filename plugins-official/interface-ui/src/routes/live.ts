@@ -31,14 +31,25 @@ export function registerLive(app: Hono, deps: AppDeps): void {
           if (dashboard) redraw();
           else if (deps.services.matches(update.entry, filter)) {
             // Agent names come from a fold that serialises its reads, so rows are sent in order.
-            void deps.services.agents().then((agents) => send('call', { id: `call-${update.entry.callId}`, html: historyRow(update.entry, agents).text }));
+            void deps.services
+              .agents()
+              .then((agents) =>
+                send('call', { id: `call-${update.entry.callId}`, html: historyRow(update.entry, agents).text }),
+              );
           }
         } else {
           const pending = deps.approvals.list();
-          void deps.services.agents().then((agents) => send('approvals', { count: pending.length, html: approvalsList(pending, deps.page(), agents).text }));
+          void deps.services
+            .agents()
+            .then((agents) =>
+              send('approvals', { count: pending.length, html: approvalsList(pending, deps.page(), agents).text }),
+            );
         }
       });
-      const keepalive = setInterval(() => void sse.writeSSE({ event: 'ping', data: '' }).catch(() => undefined), KEEPALIVE_MS);
+      const keepalive = setInterval(
+        () => void sse.writeSSE({ event: 'ping', data: '' }).catch(() => undefined),
+        KEEPALIVE_MS,
+      );
       await new Promise<void>((resolve) => {
         sse.onAbort(resolve);
         if (deps.closing.aborted) resolve();
@@ -61,7 +72,9 @@ function coalesced(work: () => Promise<void>): () => void {
     }
     running = true;
     work()
-      .catch((error: unknown) => process.stderr.write(`factorly ui: could not redraw the dashboard: ${String(error)}\n`))
+      .catch((error: unknown) =>
+        process.stderr.write(`factorly ui: could not redraw the dashboard: ${String(error)}\n`),
+      )
       .finally(() => {
         running = false;
         if (again) {

@@ -15,9 +15,13 @@ export function registerToolEdit(app: Hono, deps: AppDeps): void {
     const editable = await lookup(c, deps);
     if (!('tool' in editable)) return editable;
     const notes: string[] = [];
-    if (c.req.query('promoted')) notes.push(`Saved as a tool in ${editable.file}. Polish its description and parameter docs here; calls go through the same rules as any other.`);
+    if (c.req.query('promoted'))
+      notes.push(
+        `Saved as a tool in ${editable.file}. Polish its description and parameter docs here; calls go through the same rules as any other.`,
+      );
     const saved = c.req.query('saved');
-    if (saved !== undefined) notes.push(saved ? `Saved ${editable.file} (${saved}); the tool is served with the change.` : 'Nothing changed.');
+    if (saved !== undefined)
+      notes.push(saved ? `Saved ${editable.file} (${saved}); the tool is served with the change.` : 'Nothing changed.');
     return page(c, deps, 200, editable, valuesOf(editable), notes, []);
   });
 
@@ -31,8 +35,12 @@ export function registerToolEdit(app: Hono, deps: AppDeps): void {
     } catch (error) {
       return page(c, deps, 400, editable, values, [], [messageOf(error)]);
     }
-    if (plan.problems.length > 0) return page(c, deps, 400, editable, values, [], ['Nothing was written:', ...plan.problems]);
-    return c.redirect(`/tools/${encodeURIComponent(editable.tool.name)}/edit?saved=${encodeURIComponent(plan.changed.join(', '))}`, 303);
+    if (plan.problems.length > 0)
+      return page(c, deps, 400, editable, values, [], ['Nothing was written:', ...plan.problems]);
+    return c.redirect(
+      `/tools/${encodeURIComponent(editable.tool.name)}/edit?saved=${encodeURIComponent(plan.changed.join(', '))}`,
+      303,
+    );
   });
 }
 
@@ -42,13 +50,30 @@ async function lookup(c: Context, deps: AppDeps): Promise<EditableTool | Respons
     return await deps.services.editableTool(name);
   } catch (error) {
     const known = deps.gateway.tools().some((t) => t.name === name);
-    if (!known) return c.html(notFound('No such tool', html`No tool is named <code>${name}</code>. <a href="/tools">All tools</a>`, '/tools', deps.page()).text, 404);
+    if (!known)
+      return c.html(
+        notFound(
+          'No such tool',
+          html`No tool is named <code>${name}</code>. <a href="/tools">All tools</a>`,
+          '/tools',
+          deps.page(),
+        ).text,
+        404,
+      );
     const body = html`<p class="crumbs"><a href="/tools">Tools</a> / <a href="/tools/${encodeURIComponent(name)}">${name}</a> / Edit</p><h1>Edit ${name}</h1>${notice('error', [messageOf(error)])}`;
     return c.html(layout(`Edit ${name}`, '/tools', body, deps.page(), '').text, 409);
   }
 }
 
-function page(c: Context, deps: AppDeps, status: 200 | 400, editable: EditableTool, values: EditValues, notes: string[], errors: string[]): Response {
+function page(
+  c: Context,
+  deps: AppDeps,
+  status: 200 | 400,
+  editable: EditableTool,
+  values: EditValues,
+  notes: string[],
+  errors: string[],
+): Response {
   const { tool } = editable;
   const context = deps.page();
   const body = html`<p class="crumbs"><a href="/tools">Tools</a> / <a href="/tools/${encodeURIComponent(tool.name)}">${tool.name}</a> / Edit</p>

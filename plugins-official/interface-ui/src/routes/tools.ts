@@ -34,8 +34,12 @@ export function registerTools(app: Hono, deps: AppDeps): void {
       groups.set(prefixOf(tool.name), group);
     }
     const body = html`<h1>Tools</h1>
-${[...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([prefix, tools]) => html`<section class="group"><h2>${prefix} <small>${tools.length}</small></h2>
-<ul class="tools">${tools.map((tool) => html`<li><a href="/tools/${encodeURIComponent(tool.name)}">${tool.name}</a> ${badge(tool.type)}<span class="muted">${tool.description}</span></li>`)}</ul></section>`)}`;
+${[...groups.entries()]
+  .sort(([a], [b]) => a.localeCompare(b))
+  .map(
+    ([prefix, tools]) => html`<section class="group"><h2>${prefix} <small>${tools.length}</small></h2>
+<ul class="tools">${tools.map((tool) => html`<li><a href="/tools/${encodeURIComponent(tool.name)}">${tool.name}</a> ${badge(tool.type)}<span class="muted">${tool.description}</span></li>`)}</ul></section>`,
+  )}`;
     return c.html(layout('Tools', '/tools', body, deps.page(), '').text);
   });
 
@@ -55,14 +59,34 @@ ${[...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([prefix, too
   });
 }
 
-async function toolPage(c: Context, deps: AppDeps, status: 200 | 404, tried?: { outcome: CallOutcome; params: Params }): Promise<Response> {
+async function toolPage(
+  c: Context,
+  deps: AppDeps,
+  status: 200 | 404,
+  tried?: { outcome: CallOutcome; params: Params },
+): Promise<Response> {
   const name = c.req.param('name') ?? '';
   const tool = deps.gateway.tools().find((t) => t.name === name);
   if (!tool) {
-    return c.html(layout('Not found', '/tools', html`<h1>No such tool</h1><p>No tool is named <code>${name}</code>. <a href="/tools">All tools</a></p>`, deps.page()).text, 404);
+    return c.html(
+      layout(
+        'Not found',
+        '/tools',
+        html`<h1>No such tool</h1><p>No tool is named <code>${name}</code>. <a href="/tools">All tools</a></p>`,
+        deps.page(),
+      ).text,
+      404,
+    );
   }
-  const [calls, agents, canEdit] = await Promise.all([deps.services.recentCalls({ tool: tool.name }, RECENT * 3), deps.services.agents(), editable(deps, tool.name)]);
-  const recent = calls.filter((e) => e.tool === tool.name).slice(-RECENT).reverse();
+  const [calls, agents, canEdit] = await Promise.all([
+    deps.services.recentCalls({ tool: tool.name }, RECENT * 3),
+    deps.services.agents(),
+    editable(deps, tool.name),
+  ]);
+  const recent = calls
+    .filter((e) => e.tool === tool.name)
+    .slice(-RECENT)
+    .reverse();
   const yaml = toolYaml(tool, deps.paths.baseDir);
   const body = html`<p class="crumbs"><a href="/tools">Tools</a> / ${tool.name}</p>
 <div class="page-head"><h1>${tool.name} ${badge(tool.type)}</h1>${canEdit ? html`<a class="button secondary" href="/tools/${encodeURIComponent(tool.name)}/edit">Edit</a>` : ''}</div>
@@ -82,9 +106,15 @@ ${csrfField(deps.page())}
 ${tool.parameters.map((p) => {
   const field = `param.${p.name}`;
   const value = values[p.name] === undefined ? '' : String(values[p.name]);
-  const hint = p.default === undefined ? (p.required ? 'required' : '') : `default: ${typeof p.default === 'string' ? p.default : JSON.stringify(p.default)}`;
+  const hint =
+    p.default === undefined
+      ? p.required
+        ? 'required'
+        : ''
+      : `default: ${typeof p.default === 'string' ? p.default : JSON.stringify(p.default)}`;
   const label = html`<span>${p.name} <small>${p.type}${p.required ? ' · required' : ''}</small></span>`;
-  if (p.type === 'json' || p.name === 'code') return html`<label>${label}<textarea name="${field}" rows="4" placeholder="${hint}">${value}</textarea></label>`;
+  if (p.type === 'json' || p.name === 'code')
+    return html`<label>${label}<textarea name="${field}" rows="4" placeholder="${hint}">${value}</textarea></label>`;
   return html`<label>${label}<input name="${field}" value="${value}" placeholder="${hint}"></label>`;
 })}
 <button type="submit">Run</button>
@@ -102,7 +132,8 @@ ${outcome.error ? html`<p class="error-text">${outcome.error}</p>` : ''}
 function parameters(tool: ToolDefinition): Html {
   if (tool.parameters.length === 0) return html`<p class="muted">None.</p>`;
   return html`<div class="table-wrap"><table class="params"><thead><tr><th>Name</th><th>Type</th><th>Required</th><th>Default</th><th>Description</th></tr></thead><tbody>${tool.parameters.map(
-    (p) => html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td><td>${p.description ?? ''}</td></tr>`,
+    (p) =>
+      html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td><td>${p.description ?? ''}</td></tr>`,
   )}</tbody></table></div>`;
 }
 

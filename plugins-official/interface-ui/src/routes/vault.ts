@@ -31,10 +31,23 @@ export function registerVault(app: Hono, deps: AppDeps): void {
     const value = String(body.value ?? '');
     const tier = tierOf(body.tier);
     if (!backend) return vaultPage(c, deps, 404, { errors: [noBackend(deps)] });
-    if (!key || !value) return vaultPage(c, deps, 400, { errors: [!key ? 'a key name is required' : `a value for ${key} is required`] }, { key, tier });
+    if (!key || !value)
+      return vaultPage(
+        c,
+        deps,
+        400,
+        { errors: [!key ? 'a key name is required' : `a value for ${key} is required`] },
+        { key, tier },
+      );
     try {
       if (body.replace !== 'on' && (await backend.list!({ tier })).keys.includes(key)) {
-        return await vaultPage(c, deps, 409, { errors: [`${key} is already in the ${tier} vault: use Replace on its row to change it`] }, { key, tier });
+        return await vaultPage(
+          c,
+          deps,
+          409,
+          { errors: [`${key} is already in the ${tier} vault: use Replace on its row to change it`] },
+          { key, tier },
+        );
       }
       const written = await backend.write!(key, value, { tier });
       await deps.log.append([{ type: 'vault.accessed', data: { op: 'set', key, tier: written.tier } }]);
@@ -53,7 +66,10 @@ export function registerVault(app: Hono, deps: AppDeps): void {
     try {
       const removed = await backend.remove!(key, { tier });
       await deps.log.append([{ type: 'vault.accessed', data: { op: 'delete', key, tier: removed.tier } }]);
-      return c.redirect(`/vault?${removed.existed ? 'deleted' : 'missing'}=${encodeURIComponent(key)}&tier=${removed.tier}`, 303);
+      return c.redirect(
+        `/vault?${removed.existed ? 'deleted' : 'missing'}=${encodeURIComponent(key)}&tier=${removed.tier}`,
+        303,
+      );
     } catch (error) {
       return vaultPage(c, deps, 400, { errors: [messageOf(error)] });
     }
@@ -101,7 +117,13 @@ async function tiers(deps: AppDeps, backend: SecretBackend): Promise<TierKeys[]>
   return shown;
 }
 
-async function vaultPage(c: Context, deps: AppDeps, status: 200 | 400 | 404 | 409, messages: { ok?: string; errors?: string[] }, form: { key?: string; tier?: Tier } = {}): Promise<Response> {
+async function vaultPage(
+  c: Context,
+  deps: AppDeps,
+  status: 200 | 400 | 404 | 409,
+  messages: { ok?: string; errors?: string[] },
+  form: { key?: string; tier?: Tier } = {},
+): Promise<Response> {
   const context = deps.page();
   const backend = managed(deps);
   const uses = deps.services.secretUses();
@@ -109,19 +131,32 @@ async function vaultPage(c: Context, deps: AppDeps, status: 200 | 400 | 404 | 40
   const body = html`<h1>Vault</h1>
 <p class="muted lede">The local vault's keys, as tools use them: <code>{{vault:KEY}}</code>. Values are never shown; each change is recorded with its key and tier, never the value.</p>
 ${notice('ok', messages.ok ? [messages.ok] : [])}${notice('error', messages.errors ?? [])}
-${backend ? html`${listed.map((t) => tierSection(t, uses, context))}
-<section class="panel"><h2>Add a key</h2>${addForm(context, listed.map((t) => t.tier), form)}</section>` : html`<p class="empty">${noBackend(deps)}</p>`}`;
+${
+  backend
+    ? html`${listed.map((t) => tierSection(t, uses, context))}
+<section class="panel"><h2>Add a key</h2>${addForm(
+        context,
+        listed.map((t) => t.tier),
+        form,
+      )}</section>`
+    : html`<p class="empty">${noBackend(deps)}</p>`
+}`;
   return c.html(layout('Vault', '/vault', body, context, '').text, status);
 }
 
 function tierSection(tier: TierKeys, uses: Map<string, string[]>, context: PageContext): Html {
   const title = tier.tier === 'project' ? 'Project vault' : 'Global vault';
-  if (tier.problem) return html`<section class="panel" id="tier-${tier.tier}"><h2>${title}</h2>${notice('error', [tier.problem])}</section>`;
+  if (tier.problem)
+    return html`<section class="panel" id="tier-${tier.tier}"><h2>${title}</h2>${notice('error', [tier.problem])}</section>`;
   const keys = tier.keys ?? [];
   return html`<section class="panel" id="tier-${tier.tier}"><h2>${title} <small>${keys.length} key${keys.length === 1 ? '' : 's'}</small></h2>
-${keys.length === 0 ? html`<p class="muted">No keys yet.</p>` : html`<div class="table-wrap"><table class="keys"><thead><tr><th>Key</th><th>Used by</th><th class="t-act"></th></tr></thead><tbody>${keys.map(
-  (key) => keyRow(key, tier.tier, uses.get(`vault:${key}`) ?? [], context),
-)}</tbody></table></div>`}</section>`;
+${
+  keys.length === 0
+    ? html`<p class="muted">No keys yet.</p>`
+    : html`<div class="table-wrap"><table class="keys"><thead><tr><th>Key</th><th>Used by</th><th class="t-act"></th></tr></thead><tbody>${keys.map(
+        (key) => keyRow(key, tier.tier, uses.get(`vault:${key}`) ?? [], context),
+      )}</tbody></table></div>`
+}</section>`;
 }
 
 function keyRow(key: string, tier: Tier, tools: string[], context: PageContext): Html {
