@@ -25,7 +25,9 @@ const KNOWN_NAMES: [RegExp, string][] = [
     /\b(rate_limit|max_calls|log_params|allow_urls|allow_patterns|allow_paths|compress|vault_backends|disable_builtins|disabled_builtins|memory_mb)\b/,
     'a config key a plugin owns',
   ],
-  [/'(filter|loop|scope|defaults|engine)'|\bdefaults\.engine\b/, 'a config key a plugin owns'],
+  // `engine` of the log block (which log engine) is the kernel's own key; a tool's script engine is
+  // `defaults.engine` or a named engine, caught above.
+  [/'(filter|loop|scope|defaults)'|\bdefaults\.engine\b/, 'a config key a plugin owns'],
   [/\b(McpPassthrough|UiServices|ShadowPolicy|maxCallsOf|CodeRun)\b/, 'a contract between plugins'],
 ];
 

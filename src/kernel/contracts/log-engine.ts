@@ -9,7 +9,7 @@ export interface LogEngineContext {
   options: Readonly<Record<string, unknown>>;
   paths: ProjectPaths;
   durability: Durability;
-  /** Resolves a secret reference (`{{vault:NATS_CREDS}}`) when the log is first used; never recorded. */
+  /** Resolves a secret reference (a `{{<backend>:KEY}}` reference) when the log is first used; never recorded. */
   secret(template: string): Promise<string>;
   /**
    * The event log over a stream of batches several nodes share (the chain, conditional appends,
