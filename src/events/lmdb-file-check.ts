@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { FactorlyError } from '../kernel/base/errors.js';
-import { readAt, treeProblem } from './lmdb-tree-check.js';
+import { HEADER, NO_ROOT, P_BRANCH, P_LEAF, readAt, treeProblem } from './lmdb-tree-check.js';
 
 /**
  * LMDB maps its data file into memory and trusts what it finds there: a file of random bytes, of
@@ -17,12 +17,8 @@ import { readAt, treeProblem } from './lmdb-tree-check.js';
  */
 const MAGIC = 0xbeefc0de;
 const DATA_VERSION = 2;
-const HEADER = 24;
-const P_BRANCH = 0x01;
-const P_LEAF = 0x02;
 const P_META = 0x08;
 const META = { magic: 24, version: 28, pageSize: 48, freeRoot: 88, mainRoot: 136, lastPage: 144, txnid: 152 };
-const NO_ROOT = 0xffffffffffffffffn;
 
 interface Meta {
   offset: number;

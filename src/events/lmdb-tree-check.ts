@@ -13,16 +13,17 @@ import { readSync } from 'node:fs';
  * number; in a leaf node lo and hi are the data size, and the flags say whether the data is an
  * overflow page number (u64) or a sub-database record (48 bytes, its root page at byte 40).
  */
-const HEADER = 24;
+/** The page header's size and the page kinds both file checks read. */
+export const HEADER = 24;
+export const P_BRANCH = 0x01;
+export const P_LEAF = 0x02;
+export const NO_ROOT = 0xffffffffffffffffn;
 const NODE = 8;
-const P_BRANCH = 0x01;
-const P_LEAF = 0x02;
 const P_OVERFLOW = 0x04;
 const P_LEAF2 = 0x20;
 const F_BIGDATA = 0x01;
 const F_SUBDATA = 0x02;
 const DB_ROOT = 40;
-const NO_ROOT = 0xffffffffffffffffn;
 
 export interface TreeBounds {
   pageSize: number;
