@@ -7,19 +7,8 @@ import type { ClientLink, KeyedSlot, Token } from 'factorly';
  * and how to reach it outside any one call (resource updates, list changes, log messages and
  * requests an upstream sends between calls).
  */
-export interface McpSessionLink {
-  readonly sessionId: string;
+export interface McpSessionLink extends Omit<ClientLink, 'progressToken'> {
   readonly agentId?: string;
-  /** The client's declared capabilities; upstream connections made for this session declare the same. */
-  readonly capabilities: Readonly<Record<string, unknown>>;
-  notify(method: string, params: Record<string, unknown>): Promise<void>;
-  /** Sends a request to the client and resolves to its result as is (`timeoutMs` as on `ClientLink.request`). */
-  request(
-    method: string,
-    params: Record<string, unknown>,
-    signal?: AbortSignal,
-    timeoutMs?: number,
-  ): Promise<Record<string, unknown>>;
 }
 
 /** What upstream servers offer besides tools, for factorly's MCP server to declare (the MCP capability shapes). */
