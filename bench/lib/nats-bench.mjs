@@ -15,27 +15,11 @@ import { plugin as natsPlugin } from '../../plugins-official/log-nats/dist/src/p
 import { plugin as shadowPlugin } from '../../plugins-official/shadow/dist/src/plugin.js';
 import { startNatsCluster } from '../../test/helpers/nats-cluster.mjs';
 import { appendConcurrent, appendSequential } from './events.mjs';
+import { inline, noopPlugin } from './noop-plugin.mjs';
 import { now, percentile, round } from './stats.mjs';
 
 const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', 'nats-worker.mjs');
-const inline = (definition) => ({
-  definition,
-  source: { name: definition.id, version: '0', root: 'inline', kind: 'core' },
-});
-const noopProvider = {
-  id: 'bench-noop',
-  apiVersion: '1',
-  register: (r) =>
-    r.registerInit({
-      deps: { providers: r.tokens.ToolProviders },
-      init: ({ providers }, ctx) =>
-        providers.add(
-          'noop',
-          { type: 'noop', keys: [], execute: async () => ({ output: 'ok', exitCode: 0 }) },
-          ctx.pluginId,
-        ),
-    }),
-};
+const noopProvider = noopPlugin();
 let streams = 0;
 
 /**

@@ -5,33 +5,14 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inline, noopPlugin } from './noop-plugin.mjs';
 import { now, round } from './stats.mjs';
 
 const YAML = 'tools:\n  noop:\n    type: noop\n    parameters: [{name: i, type: integer}]\n';
-const inline = (definition) => ({
-  definition,
-  source: { name: definition.id, version: '0', root: 'inline', kind: 'core' },
-});
-
 /** The tool type the load calls: it answers on the next turn of the event loop, as I/O would. */
-const noopProvider = {
-  id: 'bench-noop',
-  apiVersion: '1',
-  register: (r) =>
-    r.registerInit({
-      deps: { providers: r.tokens.ToolProviders },
-      init: ({ providers }, ctx) =>
-        providers.add(
-          'noop',
-          {
-            type: 'noop',
-            keys: [],
-            execute: () => new Promise((resolve) => setImmediate(() => resolve({ output: 'ok', exitCode: 0 }))),
-          },
-          ctx.pluginId,
-        ),
-    }),
-};
+const noopProvider = noopPlugin(
+  () => new Promise((resolve) => setImmediate(() => resolve({ output: 'ok', exitCode: 0 }))),
+);
 
 /**
  * @param {{ repo: string, tmpRoot: string, seconds: number, concurrency: number, label: string }} opts
