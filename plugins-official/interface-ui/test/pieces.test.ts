@@ -2,7 +2,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentDirectory, AuditEntry, CallNode, DashboardFigures, ToolDefinition } from 'factorly';
+import type { AgentDirectory, AuditEntry, CallNode, DashboardFigures, HostServices, ToolDefinition } from 'factorly';
+import { evidenceBadges } from '../src/evidence-view.js';
+import { EvidenceWatch } from '../src/evidence-watch.js';
 import { agentLabel, agentName } from '../src/agents.js';
 import { niceMax } from '../src/charts/scale.js';
 import { timeChart } from '../src/charts/time-chart.js';
@@ -195,5 +197,37 @@ describe('charts', () => {
     expect(agentName('9e8d7c6b-bbbb', agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: '9e8d7c6b-bbbb' });
     expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
     expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });
+  });
+});
+
+describe('the evidence badge', () => {
+  it('says the chain is unreadable when the verification fails, and verifying again recovers', async () => {
+    const { MemoryEventLog } = await import('../../../src/events/memory-log.js');
+    let fail = true;
+    const report = {
+      ok: true,
+      status: 'verified',
+      verified: 0,
+      events: 0,
+      findings: [],
+      tree: { size: 0, rootHash: '' },
+      checkpoints: [],
+    };
+    const services = {
+      verify: async () => {
+        if (fail) throw new Error('the event log is damaged: page 3 is reached twice');
+        return report;
+      },
+      evidence: async () => ({}),
+    } as unknown as HostServices;
+    const watch = new EvidenceWatch(new MemoryEventLog(), services);
+    await watch.start();
+    await expect(watch.verifyNow()).rejects.toThrow('page 3');
+    expect(evidenceBadges(watch.current())[0]!.text).toContain('Chain unreadable');
+    expect(evidenceBadges(watch.current())[0]!.text).toContain('page 3 is reached twice');
+    fail = false;
+    await watch.verifyNow();
+    expect(evidenceBadges(watch.current())[0]!.text).toContain('Chain verified to seq 0');
+    watch.stop();
   });
 });
