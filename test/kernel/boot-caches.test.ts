@@ -10,6 +10,7 @@ import type { ToolDefinition, ToolProvider } from '../../src/kernel/contracts/to
 import type { PluginSource } from '../../src/plugins/manifest.js';
 import { KeyedSlot } from '../../src/kernel/slots.js';
 import { tempProject } from '../helpers/project.js';
+import { toolDefinition } from '../helpers/tool-definition.js';
 
 const source = (name: string, root = `/plugins/${name}`): PluginSource => ({
   name,
@@ -35,16 +36,8 @@ const PLAN: BootPlan = {
   ],
   report: { loaded: [], failed: [] },
 };
-const tool = (over: Partial<ToolDefinition> = {}): ToolDefinition => ({
-  name: 't',
-  type: 'cli',
-  description: '',
-  hidden: false,
-  parameters: [],
-  spec: { command: 'echo', args: ['{{text}}'] },
-  source: { file: 'f', line: 1 },
-  ...over,
-});
+const tool = (over: Partial<ToolDefinition> = {}): ToolDefinition =>
+  toolDefinition({ spec: { command: 'echo', args: ['{{text}}'] }, source: { file: 'f', line: 1 }, ...over });
 const names = (chosen: PluginSource[] | undefined) => chosen?.map((s) => s.name);
 
 describe('the plugins a call needs', () => {

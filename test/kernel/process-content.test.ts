@@ -3,16 +3,9 @@ import type { ContentResult, OutputProcessor } from '../../src/kernel/contracts/
 import type { ContentBlock, ToolDefinition } from '../../src/kernel/contracts/tool.js';
 import { contentText } from '../../src/kernel/process-content.js';
 import { processResult } from '../../src/kernel/process-output.js';
+import { toolDefinition } from '../helpers/tool-definition.js';
 
-const tool: ToolDefinition = {
-  name: 't',
-  type: 'mcp',
-  description: '',
-  hidden: false,
-  parameters: [],
-  spec: {},
-  source: { file: 'x', line: 1 },
-};
+const tool: ToolDefinition = toolDefinition({ type: 'mcp' });
 const base = { tool, secrets: new Map([['vault:K', 's3cret']]) };
 const IMAGE: ContentBlock = {
   type: 'image',

@@ -2,16 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { OutputProcessor } from '../../src/kernel/contracts/extensions.js';
 import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
 import { processResult } from '../../src/kernel/process-output.js';
+import { toolDefinition } from '../helpers/tool-definition.js';
 
-const tool: ToolDefinition = {
-  name: 't',
-  type: 'cli',
-  description: '',
-  hidden: false,
-  parameters: [],
-  spec: {},
-  source: { file: 'x', line: 1 },
-};
+const tool: ToolDefinition = toolDefinition();
 const base = { tool, secrets: new Map([['vault:K', 's3cret']]) };
 
 describe('processing a result', () => {

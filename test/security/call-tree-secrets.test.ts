@@ -16,6 +16,7 @@ import { projectEvents } from '../helpers/events.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 import { awkwardSecret, leaksIn, leaksUnder } from '../helpers/leaks.js';
 import { runCli, tempProject } from '../helpers/project.js';
+import { toolDefinition } from '../helpers/tool-definition.js';
 
 /**
  * The script gets the secret through a hydrated param and hands it, in every encoding a careless
@@ -157,15 +158,7 @@ describe('a call tree shares one secret scope', () => {
     const rules = new OrderedSlot<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
     const gate = new ShadowGate(rules, new OrderedSlot<ConfirmChannel>());
-    const tool = {
-      name: 't',
-      type: 'cli',
-      description: '',
-      hidden: false,
-      parameters: [],
-      spec: {},
-      source: { file: 'x', line: 1 },
-    };
+    const tool = toolDefinition();
     const redact = new Redactor(
       () => [new SecretScrubber()],
       () => new Map([['vault:K', secret]]),

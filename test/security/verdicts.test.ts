@@ -8,6 +8,7 @@ import { OrderedSlot } from '../../src/kernel/slots.js';
 import type { ConfirmChannel } from '../../src/kernel/contracts/extensions.js';
 import { contribute, decisions, shadowKernel } from '../../plugins-official/shadow/test/helpers.js';
 import { eventsOf } from '../helpers/kernel.js';
+import { toolDefinition } from '../helpers/tool-definition.js';
 
 // The tool prints "ran": an empty output shows a denied call never ran.
 const YAML = 'tools:\n  t: {type: cli, command: echo, args: [ran]}\n';
@@ -87,15 +88,7 @@ describe('every verdict is validated at the boundary', () => {
     const rules = new OrderedSlot<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
     const gate = new ShadowGate(rules, new OrderedSlot<ConfirmChannel>());
-    const tool = {
-      name: 't',
-      type: 'cli',
-      description: '',
-      hidden: false,
-      parameters: [],
-      spec: {},
-      source: { file: 'x', line: 1 },
-    };
+    const tool = toolDefinition();
     const append = log.append.bind(log);
     let moved = false;
     // Another writer appends between the decision and its write, so the gate decides again in the write.

@@ -3,18 +3,10 @@ import type { ContentBlock, ToolDefinition } from '../../../src/plugins/index.js
 import { processResult } from '../../../src/kernel/process-output.js';
 import { capContent } from '../src/content-cap.js';
 import { cleanProcessor, compressProcessor, filterProcessor, truncateProcessor } from '../src/processors.js';
+import { toolDefinition } from '../../../test/helpers/tool-definition.js';
 
 const PROCESSORS = [cleanProcessor, filterProcessor, compressProcessor, truncateProcessor];
-const tool = (settings: Partial<ToolDefinition> = {}): ToolDefinition => ({
-  name: 't',
-  type: 'mcp',
-  description: '',
-  hidden: false,
-  parameters: [],
-  spec: {},
-  source: { file: 'x', line: 1 },
-  ...settings,
-});
+const tool = (settings: Partial<ToolDefinition> = {}): ToolDefinition => toolDefinition({ type: 'mcp', ...settings });
 /** An image block of `bytes` decoded bytes. */
 const image = (bytes: number): ContentBlock => ({
   type: 'image',

@@ -12,6 +12,7 @@ import { replay } from '../../../src/events/replay.js';
 import { bucketsProjection, type Buckets } from '../src/rate-limit-rule.js';
 import { loopProjection } from '../src/loop-rule.js';
 import { contribute, decisions, shadowKernel } from './helpers.js';
+import { toolDefinition } from '../../../test/helpers/tool-definition.js';
 
 const YAML = 'tools:\n  t: {type: cli, command: echo, args: [ran]}\n';
 let kernel: Kernel | undefined;
@@ -171,15 +172,7 @@ describe('cold start from the persisted projection', () => {
     const rules = new OrderedSlot<ShadowRule>();
     rules.add(rule as ShadowRule, 'test');
     const gate = new ShadowGate(rules, new OrderedSlot());
-    const tool = {
-      name: 't',
-      type: 'cli',
-      description: '',
-      hidden: false,
-      parameters: [],
-      spec: {},
-      source: { file: 'x', line: 1 },
-    };
+    const tool = toolDefinition();
     try {
       await gate.check(log, { callId: 'c1', tool, params: {}, iface: 'cli' });
       const decided = (await log.readCall('c1')).find((e) => e.type === 'shadow.decided');
