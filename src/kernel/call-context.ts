@@ -31,8 +31,8 @@ interface Tree {
 const issued = new WeakSet<object>();
 
 /**
- * One call's place in its call tree (DESIGN.md §4, "The call tree is one context"). The pipeline makes
- * a root for a call from outside and a child for an inner call; nothing else makes one. A child
+ * One call's place in its call tree (docs/architecture.md, "One call through the pipeline"). The
+ * pipeline makes a root for a call from outside and a child for an inner call; nothing else makes one. A child
  * shares the root's secret values (so every value resolved anywhere in the tree is scrubbed from every
  * event and output of the tree), stops when its parent stops (the root's deadline and its caller's
  * cancellation reach every depth, and nothing starts afterwards), and counts against the budget of

@@ -47,8 +47,9 @@ interface Flight {
 }
 
 /**
- * The call pipeline of DESIGN.md §4: resolve → validate/coerce → record → shadow rules → provider
- * → output processing → record completion → answer. Every interface and every inner call uses it;
+ * The call pipeline (docs/architecture.md, "One call through the pipeline"): resolve →
+ * validate/coerce → record → shadow rules → provider → output processing → record completion →
+ * answer. Every interface and every inner call uses it;
  * an inner call joins its caller's call tree (CallContext) and the caller completes after it.
  */
 export class CallPipeline {

@@ -38,10 +38,11 @@ interface Pass {
 const NO_STATES: ReadonlyMap<ShadowRule, RuleState> = new Map();
 
 /**
- * Runs the shadow rules in order and records each decision (DESIGN.md §4 step 4). When a rule has
- * `history`, the chain is decided against the log's head and recorded with `expectedSeq`, and
- * decided again when another writer got there first. Confirmation is asked last, once every other
- * rule let the call through, so nobody approves a call that is then blocked anyway.
+ * Runs the shadow rules in order and records each decision (src/kernel/README.md, "The shadow
+ * gate", walks through it). When a rule has `history`, the chain is decided against the log's head
+ * and recorded with `expectedSeq`, and decided again when another writer got there first.
+ * Confirmation is asked last, once every other rule let the call through, so nobody approves a call
+ * that is then blocked anyway.
  */
 export class ShadowGate {
   private readonly histories: RuleHistories;

@@ -46,8 +46,8 @@ export interface LoadOptions {
 }
 
 /**
- * Loads plugins the way DESIGN.md §2 describes: manifest and apiVersion checked before any code
- * runs, modules imported, ordered by `requires`, every plugin registered (its config keys and the
+ * Loads plugins as docs/architecture.md ("Boot") describes: manifest and apiVersion checked
+ * before any code runs, modules imported, ordered by `requires`, every plugin registered (its config keys and the
  * tokens it provides known), the config's settings read, then each initialised in order.
  * A plugin that fails is reported (with everything that requires it) and the rest keep working.
  * Initialising one plugin is a transaction: when its `init` throws, everything it added to any

@@ -6,9 +6,9 @@ import { REPO } from '../helpers/project.js';
 const KERNEL = join(REPO, 'src', 'kernel');
 
 /**
- * Names the kernel must not know (DESIGN.md §6b): official plugins and their packages, built-in
- * tools, tool types, interfaces, secret backends, script engines, the config keys plugins own and
- * the contracts between plugins. Each pattern says what it catches.
+ * Names the kernel must not know (it is mechanism: src/kernel/README.md): official plugins and
+ * their packages, built-in tools, tool types, interfaces, secret backends, script engines, the
+ * config keys plugins own and the contracts between plugins. Each pattern says what it catches.
  */
 const KNOWN_NAMES: [RegExp, string][] = [
   [
