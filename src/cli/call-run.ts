@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Kernel } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
-import { parseCallArgs } from './call-args.js';
+import { FactorlyError } from '../kernel/base/errors.js';
+import { CALL_SYNOPSIS, parseCallArgs } from './call-args.js';
 import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
 
 /**
@@ -12,8 +13,11 @@ import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
  */
 export async function runCall(argv: readonly string[], sources: readonly PluginSource[]): Promise<number> {
   let kernel: Kernel | undefined;
+  // A failure before --json is parsed (a bad argument) still answers in JSON when it was asked for.
+  let json = argv.includes('--json');
   try {
     const args = parseCallArgs(argv, () => readFileSync(0, 'utf8'));
+    json = args.json;
     const { createKernel } = await import('../kernel/kernel.js');
     const { launchCacheDir } = await import('./launch-cache.js');
     kernel = await createKernel({
@@ -31,7 +35,8 @@ export async function runCall(argv: readonly string[], sources: readonly PluginS
     else writeOutcome(outcome);
     return outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
   } catch (error) {
-    return reportFailure(error);
+    if (!FactorlyError.isInstance(error) || error.code !== 'USAGE') return reportFailure(error, { json });
+    return reportFailure(error, { json, usage: `factorly ${CALL_SYNOPSIS}`, hint: 'See `factorly call --help`.' });
   } finally {
     for (const failure of (await kernel?.stop()) ?? []) writeWarning(`while stopping: ${failure}`);
   }

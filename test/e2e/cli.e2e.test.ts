@@ -26,7 +26,7 @@ describe('factorly CLI', () => {
       'node_modules\n# factorly runtime state\n.factorly/events.lmdb\n.factorly/events.lmdb-lock\n.factorly/vault.key\n',
     );
     expect(runCli(['init'], root)).toMatchObject({
-      status: 1,
+      status: 2,
       stderr: 'Error: .factorly/factorly.yaml already exists\n',
     });
     expect(runCli(['call', 'greet', '--name', 'Ada'], root)).toMatchObject({ status: 0, stdout: 'Hello, Ada!\n' });
@@ -100,7 +100,7 @@ describe('factorly CLI', () => {
     );
     expect(runCli(['call'], root)).toMatchObject({
       status: 2,
-      stderr: expect.stringMatching(/^Error: usage: factorly call <tool>/),
+      stderr: expect.stringMatching(/^Error: missing the <tool> argument .*\nUsage: factorly call <tool> /),
     });
     const completed = (await projectEvents(root))
       .filter((e) => e.type === 'call.completed')
