@@ -22,6 +22,7 @@ export default class VaultSet extends VaultCommand {
     const value = args.value ?? (await readSecretInput('Value: '));
     const { tier } = await backend.write!(args.key, value, this.access(flags));
     await this.record(kernel, { op: 'set', key: args.key, tier });
-    this.log(`Stored ${args.key} in the ${tier} vault`);
+    if (flags.json) this.writeJson({ op: 'set', key: args.key, tier });
+    else this.log(`Stored ${args.key} in the ${tier} vault`);
   }
 }
