@@ -38,7 +38,7 @@ describe('factorly parse errors', () => {
     const tail = runCli(['logs', '--tail', 'x'], root);
     expect(tail.status).toBe(2);
     expect(tail.stderr).toMatch(/^Error: --tail expects an integer, got "x"\n/);
-    expect(tail.stderr).toMatch(/\nUsage: factorly logs .*\[--tail <value>\]/);
+    expect(tail.stderr).toMatch(/\nUsage: factorly logs \[-c <value>\] \[-n <value>\]/);
     expect(tail.stderr).toContain('factorly logs --help');
 
     const format = runCli(['logs', 'export', '--format', 'xml'], root);
@@ -72,6 +72,19 @@ describe('factorly parse errors', () => {
       message: '--tail expects an integer, got "x"',
       usage: expect.stringMatching(/^factorly logs /),
     });
+    // call parses its own argv, and fails the same way; so does a failure after parsing.
+    const call = runCli(['call', 'greet', '--params', '[1]', '--json'], tempProject());
+    expect(call.status).toBe(2);
+    expect(jsonError(call)).toMatchObject({ code: 'USAGE', message: '--params must be a JSON object' });
+    const broken = tempProject({ '.factorly/factorly.yaml': 'tools: [\n' });
+    for (const command of [['call', 'greet'], ['tools']]) {
+      const run = runCli([...command, '--json'], broken);
+      expect(run).toMatchObject({ status: 1, stderr: '' });
+      expect(jsonError(run)).toMatchObject({
+        code: 'CONFIG_INVALID',
+        message: expect.stringContaining('factorly.yaml'),
+      });
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { open } from 'lmdb';
 import { runCli, tempProject } from '../helpers/project.js';
 import { projectEvents } from '../helpers/events.js';
+import { CALL_SYNOPSIS } from '../../src/cli/call-args.js';
 
 const TOOLS = `tools:
   count:
@@ -81,7 +82,7 @@ describe('factorly CLI', () => {
     expect(runCli(['call', 'count', '--n', '@n.txt'], root).stdout).toBe('12\n');
     expect(runCli(['call', 'count', '--params', '[1]'], root)).toMatchObject({
       status: 2,
-      stderr: 'Error: --params must be a JSON object\n',
+      stderr: `Error: --params must be a JSON object\nUsage: factorly ${CALL_SYNOPSIS}\nSee \`factorly call --help\`.\n`,
     });
   });
 
