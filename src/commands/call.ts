@@ -2,12 +2,17 @@ import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../cli/base-command.js';
 import { CALL_SYNOPSIS } from '../cli/call-args.js';
 import { runCall } from '../cli/call-run.js';
+import { paragraphs } from '../cli/help-text.js';
 
 export default class Call extends FactorlyCommand {
   static summary = 'Call a tool through factorly: validated, governed and recorded.';
-  static description = `Each --name value pair is a parameter. A bare --flag means "true"; "-" reads the value from stdin; @path reads it from a file (@@x passes a literal "@x"). --params takes a JSON object for typed values; flags override its keys. For a tool that has a parameter named "params" (factorly.code), --params is that parameter's value instead.
+  static description = paragraphs`Each --name value pair is a parameter. A bare --flag means "true"; "-" reads the value
+from stdin; @path reads it from a file (@@x passes a literal "@x"). --params takes a JSON object for typed values;
+flags override its keys. For a tool that has a parameter named "params" (factorly.code), --params is that
+parameter's value instead.
 
-The tool's output goes to stdout (exact when piped; on a terminal, control characters are shown escaped), its error to stderr, and the process exits with the tool's exit code.`;
+The tool's output goes to stdout (exact when piped; on a terminal, control characters are shown escaped), its error
+to stderr, and the process exits with the tool's exit code.`;
   static usage = CALL_SYNOPSIS;
   static examples = [
     '<%= config.bin %> call greet --name Ada',
