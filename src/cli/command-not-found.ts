@@ -9,7 +9,12 @@ import { reportFailure } from './person-output.js';
  * prompts: a script that mistyped a command must fail, not wait.
  */
 const commandNotFound: Hook<'command_not_found'> = function (options) {
-  const { config, id, argv } = options;
+  this.exit(reportUnknownCommand(options.id, options.argv ?? [], options.config));
+  return Promise.resolve();
+};
+
+/** Reports `id` (`cal`, `vault:lst`) as an unknown command with the closest ones; returns the exit code. */
+export function reportUnknownCommand(id: string, argv: readonly string[], config: Interfaces.Config): number {
   const { typed, siblings } = unknownPart(id.split(':'), config);
   const show = (words: readonly string[]): string => toConfiguredId(words.join(':'), config);
   const candidates = new Map(siblings.map((name) => [name.at(-1)!, show(name)]));
@@ -17,10 +22,8 @@ const commandNotFound: Hook<'command_not_found'> = function (options) {
   // didYouMean quotes the last words it found; name the whole command instead.
   const suggestion = near.replace(/"([^"]+)"/g, (_, word: string) => `"${candidates.get(word)}"`);
   const error = new FactorlyError('USAGE', `unknown command "${show(typed)}"${suggestion}`);
-  const json = (argv ?? []).includes('--json');
-  this.exit(reportFailure(error, { json, hint: `See \`${config.bin} help\` for every command.` }));
-  return Promise.resolve();
-};
+  return reportFailure(error, { json: argv.includes('--json'), hint: `See \`${config.bin} help\` for every command.` });
+}
 
 /**
  * oclif joins every word before the first flag into the id (`cal greet` → `cal:greet`): the unknown

@@ -102,6 +102,12 @@ describe('factorly unknown commands', () => {
     const none = runCli(['zzzzzz'], root);
     expect(none).toMatchObject({ status: 2, stderr: expect.stringMatching(/^Error: unknown command "zzzzzz"\n/) });
     expect(jsonError(runCli(['cal', '--json'], root))).toMatchObject({ code: 'USAGE' });
+    // Asking for its help is the same mistake.
+    for (const help of [
+      ['help', 'cal'],
+      ['cal', '--help'],
+    ])
+      expect(runCli(help, root)).toMatchObject({ status: 2, stderr: cal.stderr });
   });
 });
 
