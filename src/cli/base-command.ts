@@ -1,11 +1,12 @@
-import { Command, Flags, Errors } from '@oclif/core';
+import { Command, Flags, Errors, toConfiguredId } from '@oclif/core';
 import { FactorlyError } from '../kernel/base/errors.js';
-import { printableLine } from '../kernel/base/printable.js';
 import type { Kernel, KernelOptions } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { writeLaunchCache } from './launch-cache.js';
+import { readParseError, type CommandShape } from './parse-errors.js';
 import { usePluginSources } from './project-log.js';
 import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
+import { usageLine } from './usage-line.js';
 
 /**
  * Shared behaviour of factorly commands: the `-c/--config` flag, a kernel built from oclif's plugin
@@ -75,13 +76,33 @@ export abstract class FactorlyCommand extends Command {
     process.stdout.write(`${JSON.stringify(value)}\n`);
   }
 
-  async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
+  async catch(error: Error & { oclif?: { exit?: number } }): Promise<void> {
     if (error instanceof Errors.ExitError) throw error;
+    const json = this.wantsJson();
+    const parseError = readParseError(error, this.shape());
+    if (parseError) {
+      const command = this.id === undefined ? undefined : this.config.findCommand(this.id);
+      const usage = command && usageLine(command, this.config);
+      const hint = command && `See \`${this.config.bin} ${toConfiguredId(command.id, this.config)} --help\`.`;
+      this.exit(reportFailure(parseError, { json, usage, hint }));
+    }
+    // Another oclif error (a command of @oclif/plugin-plugins): its first line, with its exit code.
     if (error.oclif?.exit !== undefined && !FactorlyError.isInstance(error)) {
-      process.stderr.write(`Error: ${printableLine(firstLine(error.message))}\n`);
+      reportFailure(new Error(firstLine(error.message)), { json });
       this.exit(error.oclif.exit);
     }
-    this.exit(reportFailure(error));
+    this.exit(reportFailure(error, { json }));
+  }
+
+  /** The command was asked for JSON: `--json` before any `--`, on a command that has the flag. */
+  private wantsJson(): boolean {
+    if (!('json' in (this.ctor.flags ?? {}))) return false;
+    const end = this.argv.indexOf('--');
+    return (end < 0 ? this.argv : this.argv.slice(0, end)).includes('--json');
+  }
+
+  private shape(): CommandShape {
+    return { id: this.id ?? '', flags: { ...this.ctor.baseFlags, ...this.ctor.flags }, args: this.ctor.args ?? {} };
   }
 
   async finally(error: Error | undefined): Promise<void> {

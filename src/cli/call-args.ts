@@ -13,7 +13,8 @@ export interface CallArgs {
   flags: Params;
 }
 
-export const CALL_USAGE = 'usage: factorly call <tool> [--param value ...] [--params <json>] [--json] [-c config]';
+/** `factorly call`'s synopsis: a tool's params are its flags, so oclif cannot derive it. */
+export const CALL_SYNOPSIS = 'call <tool> [--<param> <value>]... [--params <json>] [--json] [-c <config>]';
 
 /**
  * Parses `factorly call` argv by hand, since a tool's params are its own flags:
@@ -47,7 +48,7 @@ export function parseCallArgs(argv: readonly string[], readStdin: () => string):
     } else if (tool === undefined) tool = arg;
     else throw usage(`unexpected argument "${arg}" (params are passed as --name value)`);
   }
-  if (tool === undefined) throw usage(CALL_USAGE);
+  if (tool === undefined) throw usage('missing the <tool> argument (the tool to call, as `factorly tools` lists it)');
   return { tool, params: { ...fromJson, ...flags }, json, configPath, jsonParams: fromJson, flags };
 }
 

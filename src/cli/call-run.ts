@@ -1,19 +1,27 @@
 import { readFileSync } from 'node:fs';
 import type { Kernel } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
-import { parseCallArgs } from './call-args.js';
+import { CALL_SYNOPSIS, parseCallArgs, type CallArgs } from './call-args.js';
 import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
 
 /**
  * `factorly call`, whether oclif started it or the launcher did without oclif: parses the tool's
  * params from argv, calls it through the pipeline, prints its output (or `--json`), and resolves
- * with the exit code (the tool's). A failure before the call (bad args, a config error) is one line
- * on stderr with its exit code, as every factorly command reports it.
+ * with the exit code (the tool's). A failure before the call is reported as every factorly command
+ * reports it: a bad argument with the usage line (exit 2), a config error in one line; under --json,
+ * as a JSON error object.
  */
 export async function runCall(argv: readonly string[], sources: readonly PluginSource[]): Promise<number> {
+  let args: CallArgs;
+  try {
+    args = parseCallArgs(argv, () => readFileSync(0, 'utf8'));
+  } catch (error) {
+    // A mistake in the command line, reported as oclif's parse errors are: with the usage line.
+    const usage = `factorly ${CALL_SYNOPSIS}`;
+    return reportFailure(error, { json: argv.includes('--json'), usage, hint: 'See `factorly call --help`.' });
+  }
   let kernel: Kernel | undefined;
   try {
-    const args = parseCallArgs(argv, () => readFileSync(0, 'utf8'));
     const { createKernel } = await import('../kernel/kernel.js');
     const { launchCacheDir } = await import('./launch-cache.js');
     kernel = await createKernel({
@@ -31,7 +39,7 @@ export async function runCall(argv: readonly string[], sources: readonly PluginS
     else writeOutcome(outcome);
     return outcome.exitCode === 0 && outcome.error ? 1 : outcome.exitCode;
   } catch (error) {
-    return reportFailure(error);
+    return reportFailure(error, { json: args.json });
   } finally {
     for (const failure of (await kernel?.stop()) ?? []) writeWarning(`while stopping: ${failure}`);
   }

@@ -1,4 +1,4 @@
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf, type ErrorCode } from '../kernel/base/errors.js';
 import { printableLine, printableText } from '../kernel/base/printable.js';
 
 /**
@@ -17,21 +17,55 @@ export function writeWarning(message: string): void {
   process.stderr.write(`warning: ${printableText(message)}\n`);
 }
 
+/** What a person or a script is told besides the error itself: the command's usage, a next step. */
+export interface FailureContext {
+  /** Print `{"error": {code, message, usage}}` on stdout instead of text on stderr (the command's --json). */
+  json?: boolean;
+  /** The command's usage line (`factorly logs [--tail <value>] …`), for a mistake in how it was called. */
+  usage?: string;
+  /** One more line for a person: where to read on (`See \`factorly logs --help\`.`). */
+  hint?: string;
+}
+
 /**
- * One line on stderr for a failure that stopped a command (never a stack trace unless
- * FACTORLY_DEBUG is set), and the exit code it ends with.
+ * Reports a failure that stopped a command and returns the exit code it ends with: one line on
+ * stderr (never a stack trace unless FACTORLY_DEBUG is set), or under --json one JSON error object on
+ * stdout. `code` is the FactorlyError code, absent for a failure factorly did not raise on purpose.
  */
-export function reportFailure(error: unknown): number {
-  if (FactorlyError.isInstance(error)) {
-    process.stderr.write(`Error: ${printableText(error.message)}\n`);
-    return error.exitCode;
+export function reportFailure(error: unknown, context: FailureContext = {}): number {
+  const failure = describeFailure(error);
+  if (context.json) {
+    const { code, message } = failure;
+    process.stdout.write(`${JSON.stringify({ error: { code, message, usage: context.usage } })}\n`);
+    return failure.exitCode;
   }
-  if (/^MDB_[A-Z_]+:/.test(messageOf(error))) {
+  const lines = [`Error: ${printableText(failure.message)}`];
+  if (context.usage) lines.push(`Usage: ${printableLine(context.usage)}`);
+  if (context.hint) lines.push(printableLine(context.hint));
+  process.stderr.write(`${lines.join('\n')}\n`);
+  if (failure.unexpected && process.env.FACTORLY_DEBUG)
+    process.stderr.write(`${printableText((error as Error).stack ?? '')}\n`);
+  return failure.exitCode;
+}
+
+interface Failure {
+  code?: ErrorCode;
+  message: string;
+  exitCode: number;
+  /** Not raised on purpose: worth a stack trace when debugging. */
+  unexpected?: boolean;
+}
+
+function describeFailure(error: unknown): Failure {
+  if (FactorlyError.isInstance(error)) return { code: error.code, message: error.message, exitCode: error.exitCode };
+  const message = messageOf(error);
+  if (/^MDB_[A-Z_]+:/.test(message)) {
     // lmdb found damage past the pages checked before opening: the log could not be read (not "tampered").
-    process.stderr.write(`Error: the event log could not be read: ${printableLine(messageOf(error))}\n`);
-    return 2;
+    const unreadable = new FactorlyError(
+      'LOG_UNREADABLE',
+      `the event log could not be read: ${printableLine(message)}`,
+    );
+    return { code: unreadable.code, message: unreadable.message, exitCode: unreadable.exitCode };
   }
-  process.stderr.write(`Error: ${printableText(messageOf(error))}\n`);
-  if (process.env.FACTORLY_DEBUG) process.stderr.write(`${printableText((error as Error).stack ?? '')}\n`);
-  return 1;
+  return { message, exitCode: 1, unexpected: true };
 }

@@ -16,6 +16,7 @@ export abstract class VaultCommand extends FactorlyCommand {
     global: Flags.boolean({
       description: 'Use the global vault (~/.config/factorly/vault.enc) instead of the project one.',
     }),
+    json: Flags.boolean({ description: 'Print the result as one JSON object (a list holds key names, never values).' }),
   };
 
   static backendFlag = {

@@ -2,9 +2,13 @@ import { basename } from 'node:path';
 import { FactorlyError } from '../kernel/base/errors.js';
 import { parseSizeFlag } from './bounds.js';
 
-export const WRAP_USAGE =
-  'usage: factorly wrap [--name NAME] [--env K=V]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] [--passthrough]\n' +
-  '                     [--timeout 30s] [--max-message-size 4MiB] [--port N [--host H] [--http-token T]] (--url <http-mcp-url> | [--] <command> [args...])';
+/** `factorly wrap`'s synopsis: everything from the server's command on is the server's, so oclif cannot derive it. */
+export const WRAP_SYNOPSIS =
+  'wrap [--name NAME] [--env K=V]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] ' +
+  '[--passthrough] [--timeout 30s] [--max-message-size 4MiB] [--port N [--host H] [--http-token T]] ' +
+  '(--url <http-mcp-url> | [--] <command> [args...])';
+
+export const WRAP_USAGE = `usage: factorly ${WRAP_SYNOPSIS}`;
 
 /** What `wrap` caps a result at unless told otherwise: text cut with a marker, a bigger binary block replaced by a note. */
 export const WRAP_DEFAULT_MAX_OUTPUT = 1024 * 1024;

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { FactorlyCommand } from '../cli/base-command.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 
 const EXAMPLE = `# factorly tools. Call one with: factorly call greet --name Ada
@@ -19,7 +20,9 @@ tools:
 const RUNTIME_STATE = ['.factorly/events.lmdb', '.factorly/events.lmdb-lock', '.factorly/vault.key'];
 const GITIGNORE_HEADER = '# factorly runtime state';
 
-export default class Init extends Command {
+export default class Init extends FactorlyCommand {
+  // init makes the config, so it takes no -c: the cast keeps the base class's static shape.
+  static baseFlags = {} as typeof FactorlyCommand.baseFlags;
   static summary = 'Create .factorly/factorly.yaml with an example tool.';
   static description =
     "Also creates .factorly/tools/ and, when a .gitignore exists, adds factorly's runtime state to it.";
@@ -41,21 +44,10 @@ export default class Init extends Command {
       tools: relative('.', join(root, '.factorly', 'tools')),
       gitignore: ignored,
     };
-    if (flags.json) {
-      process.stdout.write(`${JSON.stringify(created)}\n`);
-      return;
-    }
+    if (flags.json) return this.writeJson(created);
     this.log(`Created ${created.config} with an example tool "greet".`);
     if (ignored.length > 0) this.log(`Added ${ignored.join(', ')} to .gitignore.`);
     this.log('Try it: factorly call greet --name Ada   then: factorly logs');
-  }
-
-  async catch(error: Error): Promise<void> {
-    if (FactorlyError.isInstance(error)) {
-      process.stderr.write(`Error: ${error.message}\n`);
-      this.exit(1);
-    }
-    throw error;
   }
 }
 

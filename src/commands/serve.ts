@@ -3,11 +3,12 @@ import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../cli/base-command.js';
 import { parseDurationFlag, parseSizeFlag } from '../cli/bounds.js';
 import { interfaceSettings, MCP_PLUGIN } from '../cli/run-interface.js';
+import { paragraphs } from '../cli/help-text.js';
 
 export default class Serve extends FactorlyCommand {
   static summary =
     'Run an interface (default: MCP for agents, over stdio or Streamable HTTP with --port) until SIGINT/SIGTERM.';
-  static description = `Without --port, factorly speaks MCP on stdin/stdout (what an agent's MCP config launches).
+  static description = paragraphs`Without --port, factorly speaks MCP on stdin/stdout (what an agent's MCP config launches).
 With --port, it serves Streamable HTTP at http://<host>:<port>/mcp, bound to 127.0.0.1 unless --host
 says otherwise; with a token (--http-token or FACTORLY_HTTP_TOKEN) every request needs
 "Authorization: Bearer <token>". Any other --host needs a token. Requests must be addressed (Host,

@@ -7,10 +7,11 @@ import { runSync, shown, type SyncResult } from '../cli/sync/sync.js';
 import { TARGET_NAMES, type TargetName } from '../cli/sync/targets.js';
 import { FactorlyError } from '../kernel/base/errors.js';
 import { findConfig } from '../kernel/config/paths.js';
+import { paragraphs } from '../cli/help-text.js';
 
 export default class Sync extends FactorlyCommand {
   static summary = "Add factorly to your agents' MCP config: Claude Code, Cursor, Codex.";
-  static description = `Writes an MCP server entry that launches "factorly serve --config <this project's config>" into
+  static description = paragraphs`Writes an MCP server entry that launches "factorly serve --config <this project's config>" into
 Claude Code's .mcp.json, Cursor's .cursor/mcp.json and Codex's config.toml ($CODEX_HOME, else ~/.codex).
 Without --target, it syncs the agents it finds (.mcp.json or .claude/, .cursor/, the Codex home).
 Other servers, keys and comments are kept; a changed file is first copied to <file>.bak-<time>,

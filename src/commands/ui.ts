@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../cli/base-command.js';
+import { paragraphs } from '../cli/help-text.js';
 
 /** The package that ships the `ui` interface, named when it is missing. */
 const UI_PLUGIN = '@factorly/plugin-interface-ui';
@@ -7,7 +8,7 @@ const UI_PLUGIN = '@factorly/plugin-interface-ui';
 export default class Ui extends FactorlyCommand {
   static summary =
     'Open the web UI (the `ui` interface, as `serve --interface ui` runs it): dashboard, live call history and call trees, approvals, tools (with editing), the vault and the audit chain.';
-  static description = `Serves the UI on http://<host>:<port>/, bound to 127.0.0.1 unless --host says otherwise, and
+  static description = paragraphs`Serves the UI on http://<host>:<port>/, bound to 127.0.0.1 unless --host says otherwise, and
 prints its address with a session token (the first visit trades it for a cookie). Every call made
 from the UI goes through the same pipeline as any other (iface "ui"); SIGINT/SIGTERM let in-flight
 calls finish before the log is closed.`;

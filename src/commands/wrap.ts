@@ -1,20 +1,22 @@
 import { FactorlyCommand } from '../cli/base-command.js';
-import { parseWrapArgs, WRAP_DEFAULT_MAX_OUTPUT, WRAP_USAGE } from '../cli/wrap-args.js';
+import { parseWrapArgs, WRAP_DEFAULT_MAX_OUTPUT, WRAP_SYNOPSIS } from '../cli/wrap-args.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
+import { paragraphs } from '../cli/help-text.js';
 
 export default class Wrap extends FactorlyCommand {
   static summary = 'Serve one upstream MCP server (a command, or --url) through factorly, with no config file.';
-  static description = `${WRAP_USAGE}
-
-The server is served over MCP stdio (or Streamable HTTP with --port, as \`serve\` does) as itself:
+  static description = paragraphs`The server is served over MCP stdio (or Streamable HTTP with --port, as \`serve\` does) as itself:
 its server info, instructions, capabilities and tools as it declares them, results as it sends them.
 Every call goes through factorly: validated against the tool's schema, governed (--rate-limit counts
 calls to the whole server) and recorded in the event log (the project's when there is one, else the
 global one). Output is capped at ${WRAP_DEFAULT_MAX_OUTPUT} bytes (1 MiB) unless --max-output says otherwise
 (text is cut in the middle with a marker; a bigger image or blob is replaced by a note) and is not
 compressed unless --compress says so; --passthrough turns every output stage off (secrets stay
-redacted). The command line starts at the first word that is not a flag, or after "--".
+redacted).
+
+The command line starts at the first word that is not a flag, or after "--".
 --env values may be secret references ({{vault:KEY}}), resolved when the server starts.`;
+  static usage = WRAP_SYNOPSIS;
   static examples = [
     '<%= config.bin %> wrap npx @modelcontextprotocol/server-everything',
     '<%= config.bin %> wrap --name fs -- node server.js /tmp',

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { open } from 'lmdb';
 import { runCli, tempProject } from '../helpers/project.js';
 import { projectEvents } from '../helpers/events.js';
+import { CALL_SYNOPSIS } from '../../src/cli/call-args.js';
 
 const TOOLS = `tools:
   count:
@@ -26,7 +27,7 @@ describe('factorly CLI', () => {
       'node_modules\n# factorly runtime state\n.factorly/events.lmdb\n.factorly/events.lmdb-lock\n.factorly/vault.key\n',
     );
     expect(runCli(['init'], root)).toMatchObject({
-      status: 1,
+      status: 2,
       stderr: 'Error: .factorly/factorly.yaml already exists\n',
     });
     expect(runCli(['call', 'greet', '--name', 'Ada'], root)).toMatchObject({ status: 0, stdout: 'Hello, Ada!\n' });
@@ -81,7 +82,7 @@ describe('factorly CLI', () => {
     expect(runCli(['call', 'count', '--n', '@n.txt'], root).stdout).toBe('12\n');
     expect(runCli(['call', 'count', '--params', '[1]'], root)).toMatchObject({
       status: 2,
-      stderr: 'Error: --params must be a JSON object\n',
+      stderr: `Error: --params must be a JSON object\nUsage: factorly ${CALL_SYNOPSIS}\nSee \`factorly call --help\`.\n`,
     });
   });
 
@@ -100,7 +101,7 @@ describe('factorly CLI', () => {
     );
     expect(runCli(['call'], root)).toMatchObject({
       status: 2,
-      stderr: expect.stringMatching(/^Error: usage: factorly call <tool>/),
+      stderr: expect.stringMatching(/^Error: missing the <tool> argument .*\nUsage: factorly call <tool> /),
     });
     const completed = (await projectEvents(root))
       .filter((e) => e.type === 'call.completed')

@@ -2,10 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsCheckpoint extends FactorlyCommand {
   static summary = "Sign a checkpoint of the log's Merkle tree now (C2SP tlog-checkpoint).";
-  static description = `Writes it to .factorly/checkpoints/, records it as log.checkpointed, hands it to the configured
+  static description = paragraphs`Writes it to .factorly/checkpoints/, records it as log.checkpointed, hands it to the configured
 witnesses (log.witness, log.witness_dir, --witness), and prints it (or writes it to -o FILE).
 Keep a copy somewhere the log's writers cannot reach: factorly logs verify --checkpoint <copy> then
 detects a rollback, a cut tail or a rewrite of everything it covers.`;

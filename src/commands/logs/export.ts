@@ -6,13 +6,15 @@ import { FactorlyCommand } from '../../cli/base-command.js';
 import { parseBound } from '../../cli/bounds.js';
 import { openExistingLog } from '../../cli/project-log.js';
 import type { Recorded } from '../../events/envelope.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 const OTLP_BATCH = 1000;
 
 export default class LogsExport extends FactorlyCommand {
   static summary = 'Export the raw event log (with hashes) for a SIEM or an archive.';
-  static description = `jsonl: one event envelope per line, exactly as stored (verifiable elsewhere).
-otlp-json: OpenTelemetry logs as JSON, one ExportLogsServiceRequest per line of up to ${OTLP_BATCH} events.`;
+  static description = paragraphs`Formats (--format):
+- jsonl: one event envelope per line, exactly as stored (verifiable elsewhere).
+- otlp-json: OpenTelemetry logs as JSON, one ExportLogsServiceRequest per line of up to ${OTLP_BATCH} events.`;
   static flags = {
     format: Flags.string({ description: 'Output format.', options: ['jsonl', 'otlp-json'], default: 'jsonl' }),
     output: Flags.string({ char: 'o', description: 'Write to this file instead of stdout.' }),

@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog, openLogAt, projectLogEngine, projectLogPaths } from '../../cli/project-log.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsKey extends FactorlyCommand {
   static summary = "Print the verifier key of the project's checkpoints (C2SP signed-note, Ed25519).";
-  static description = `The key that signs checkpoints is made on first use and kept in .factorly/log.key (mode 0600),
+  static description = paragraphs`The key that signs checkpoints is made on first use and kept in .factorly/log.key (mode 0600),
 or in the project vault with "log: {key: vault}"; its verifier key is also written to .factorly/log.pub.
 Give the verifier key this prints to whoever keeps or checks your checkpoints: with it, and nothing
 else of the project, they run factorly logs verify --offline ... --key <file>.`;

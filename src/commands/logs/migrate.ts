@@ -2,11 +2,14 @@ import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import type { EventLog } from '../../events/log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsMigrate extends FactorlyCommand {
   static summary = "Copy every event between the project's LMDB log and a NATS JetStream stream.";
-  static description = `Copies each event as it is (same seq, id, time, hash), so the chain, the Merkle tree and every
-checkpoint signed over it stay valid. --to nats copies .factorly/events.lmdb to the stream the log:
+  static description = paragraphs`Copies each event as it is (same seq, id, time, hash), so the chain, the Merkle tree and every
+checkpoint signed over it stay valid.
+
+--to nats copies .factorly/events.lmdb to the stream the log:
 block names (engine: nats), or the one --servers/--stream name; --to lmdb copies that stream to
 .factorly/events.lmdb. The source's chain is verified before, the copy's after; a target that
 holds any event is refused. Then set log.engine to the target's. Progress goes to stderr.`;

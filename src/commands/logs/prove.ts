@@ -3,10 +3,11 @@ import { FactorlyCommand } from '../../cli/base-command.js';
 import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
 import { openExistingLog, projectLogPaths } from '../../cli/project-log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsProve extends FactorlyCommand {
   static summary = "Print inclusion proofs of a call's events in a signed checkpoint of the log.";
-  static description = `For each event of the call: {seq, leafIndex, treeSize, rootHash, eventHash, proof: [hex…], checkpoint,
+  static description = paragraphs`For each event of the call: {seq, leafIndex, treeSize, rootHash, eventHash, proof: [hex…], checkpoint,
 event}, one JSON object per line with --json. The proofs lead to the root of --checkpoint (checked
 against the log first), else of the newest checkpoint in the log that covers the call, else of a
 checkpoint signed now. factorly logs verify --proof FILE --key KEY checks them with nothing else.`;

@@ -3,12 +3,15 @@ import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog } from '../../cli/project-log.js';
 import { messageOf } from '../../kernel/base/errors.js';
 import type { EventLog } from '../../events/log.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsRebuild extends FactorlyCommand {
   static summary = 'Recompute every persisted projection and index of the event log from its first event.';
-  static description = `The log keeps snapshots of what calls and the audit view need (rate-limit buckets, loop windows,
+  static description = paragraphs`The log keeps snapshots of what calls and the audit view need (rate-limit buckets, loop windows,
 counts by status and tool) and indexes (by tool, agent and status), all derived from the events and
-kept up to date as they are appended. This drops them and folds the whole log again: after a crash
+kept up to date as they are appended.
+
+This drops them and folds the whole log again: after a crash
 of the disk, to check them, or to reclaim space from projections no plugin uses any more. Events
 are never touched. The plugins are loaded so their rules' projections are rebuilt too; with a
 config that does not load, only the audit view's are, and the rest rebuild at the next call.`;

@@ -9,16 +9,21 @@ import type { EventLog } from '../../events/log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import { printableLine } from '../../kernel/base/printable.js';
 import type { RecheckReport } from '../../kernel/shadow-recheck.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsReplay extends FactorlyCommand {
   static summary = 'Re-run a recorded call, or rebuild what happened up to a point in the log.';
-  static description = `With --check: re-derives every recorded shadow decision from the events before it, under the
+  static description = paragraphs`With --check: re-derives every recorded shadow decision from the events before it, under the
 configuration in force when it was taken (recorded in the log): exit 1 on a mismatch, which is a forged
-event (or a rule whose code changed). With --check --with-current-config: under today's configuration
+event (or a rule whose code changed).
+
+With --check --with-current-config: under today's configuration
 instead, listing every call it would decide differently (exit 1 when there is one).
+
 With a call (id or hash prefix): runs it again through the full pipeline (rules and secrets
 apply anew); the new call records replayed_from. --param k=v overrides a recorded param; --show only
 prints what would run.
+
 With --until (seq, time or duration ago): replays the log up to that point and prints the timeline of
 calls and governance decisions, optionally for one --agent.`;
   static args = { call: Args.string({ description: 'Call id or hash prefix (at least 4 hex chars) to re-run.' }) };

@@ -7,6 +7,7 @@ import type { LogStats } from '../../events/projections/stats.js';
 import type { TailReport } from '../../events/tail-check.js';
 import type { ChainReport } from '../../events/verify.js';
 import { printableLine } from '../../kernel/base/printable.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 /** How many of the newest events `logs stats` checks (hash, link, head record) without `--verify`. */
 const TAIL_CHECKED = 1000;
@@ -16,7 +17,7 @@ type ChainStatus = (ChainReport & { scope: 'full' }) | TailReport;
 export default class LogsStats extends FactorlyCommand {
   static summary =
     'Summarise the log: calls by status and tool, blocked calls by reason, output savings, chain status.';
-  static description = `The counts come from the log's persisted projection (kept as calls are recorded), so they cost
+  static description = paragraphs`The counts come from the log's persisted projection (kept as calls are recorded), so they cost
 the same on any log. The chain status checks the newest ${TAIL_CHECKED} events and the head record; --verify walks
 the whole chain, as \`factorly logs verify\` does.`;
   static flags = {

@@ -7,14 +7,17 @@ import { renderVerification } from '../../cli/verify-format.js';
 import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import { printableLine } from '../../kernel/base/printable.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsVerify extends FactorlyCommand {
   static summary = 'Verify the event log: its hash chain, its indexes, its Merkle tree and checkpoints kept elsewhere.';
-  static description = `Walks the hash chain and names the first bad event (modified, deleted, inserted, reordered,
+  static description = paragraphs`Walks the hash chain and names the first bad event (modified, deleted, inserted, reordered,
 corrupt, truncated); checks every index against the events and the stored Merkle tree against the chain;
 checks the log's own signed checkpoints; and proves the log consistent with each --checkpoint kept
 outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrite or another log.
+
 With --offline, checks an export (factorly logs export) and/or --proof files without a project.
+
 Exit codes: 0 verified, 1 tampered (what was found is printed), 2 could not read (the log is not an LMDB
 file, is cut short or has damaged pages; a checkpoint or key that cannot be read).`;
   static examples = [

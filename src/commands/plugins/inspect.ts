@@ -2,10 +2,11 @@ import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import type { PluginInventory } from '../../plugins/inventory.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class PluginsInspect extends FactorlyCommand {
   static summary = 'Show factorly plugins by id: kind, load status and what each contributes.';
-  static description = `For each plugin (or the one named): where it comes from (core, user, link), whether it loaded (and
+  static description = paragraphs`For each plugin (or the one named): where it comes from (core, user, link), whether it loaded (and
 why not), what it adds to each extension point (tool types, rules, engines, interfaces, output
 processors, confirm channels, secret backends, tool sources), the tokens it provides to other plugins
 and the config keys it owns (its top-level block, tool keys, shadow keys). Plugins load as they

@@ -1,10 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { checkedLocalArgs, installChecked } from '../../cli/delegate-plugins.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class PluginsInstall extends FactorlyCommand {
   static summary = 'Install a plugin: an npm package name, a package directory or an `npm pack` tarball.';
-  static description = `A local package (a directory or a .tgz) is checked before anything of it is installed: a plugin
+  static description = paragraphs`A local package (a directory or a .tgz) is checked before anything of it is installed: a plugin
 built for another plugin API ("factorly": {"apiVersion"}) or whose engines.factorly range excludes
 this factorly is refused, naming both versions. A package from the registry (or a URL) is checked
 the same way once npm has fetched it, and uninstalled again when it does not fit.`;

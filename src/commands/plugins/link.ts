@@ -1,10 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { checkedLocalArgs, runOclifPluginsCommand } from '../../cli/delegate-plugins.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class PluginsLink extends FactorlyCommand {
   static summary = 'Link a plugin package directory into factorly (for developing a plugin).';
-  static description = `The package is checked first: a plugin built for another plugin API ("factorly": {"apiVersion"})
+  static description = paragraphs`The package is checked first: a plugin built for another plugin API ("factorly": {"apiVersion"})
 or whose engines.factorly range excludes this factorly is refused, naming both versions. Its code
 then loads from the directory on every start, so edits show at once.`;
   static examples = ['<%= config.bin %> plugins link .', '<%= config.bin %> plugins link ../my-plugin --no-install'];

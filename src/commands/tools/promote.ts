@@ -1,9 +1,10 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class ToolsPromote extends FactorlyCommand {
   static summary = 'Turn a recorded script run (factorly.code, a code tool) into a named tool.';
-  static description = `Finds the most recent run whose source sha starts with --from-sha (see source_sha in
+  static description = paragraphs`Finds the most recent run whose source sha starts with --from-sha (see source_sha in
 \`factorly logs --json\`), asks the provider of its tool for the entry that does the same (a code
 tool: the script, with parameters inferred from the values it ran with, which become defaults),
 checks that it compiles, and writes .factorly/<name>.yaml.`;

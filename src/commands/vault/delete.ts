@@ -14,6 +14,7 @@ export default class VaultDelete extends VaultCommand {
     const { tier, existed } = await backend.remove!(args.key, this.access(flags));
     if (!existed) throw new FactorlyError('SECRET_NOT_FOUND', `secret "${args.key}" not found in the ${tier} vault`);
     await this.record(kernel, { op: 'delete', key: args.key, tier });
-    this.log(`Deleted ${args.key} from the ${tier} vault`);
+    if (flags.json) this.writeJson({ op: 'delete', key: args.key, tier });
+    else this.log(`Deleted ${args.key} from the ${tier} vault`);
   }
 }

@@ -22,6 +22,7 @@ export default class VaultGet extends VaultCommand {
         flags.backend !== 'vault' ? `backend "${flags.backend}"` : flags.global ? 'the global vault' : 'the vault';
       throw new FactorlyError('SECRET_NOT_FOUND', `secret "${args.key}" not found in ${where}`);
     }
-    process.stdout.write(value);
+    if (flags.json) this.writeJson({ key: args.key, tier, value });
+    else process.stdout.write(value);
   }
 }

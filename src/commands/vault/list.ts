@@ -11,6 +11,7 @@ export default class VaultList extends VaultCommand {
     const { kernel, backend } = await this.backend(flags.config, flags.backend, 'list');
     const { tier, keys } = await backend.list!(this.access(flags));
     await this.record(kernel, { op: 'list', tier });
-    for (const key of keys) this.log(printableLine(key));
+    if (flags.json) this.writeJson({ tier, keys });
+    else for (const key of keys) this.log(printableLine(key));
   }
 }

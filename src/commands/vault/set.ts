@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
 import { readSecretInput } from '../../cli/hidden-input.js';
 import { VaultCommand } from '../../cli/vault-command.js';
+import { paragraphs } from '../../cli/help-text.js';
 
 export default class VaultSet extends VaultCommand {
   static summary = 'Store a secret in the encrypted vault.';
-  static description = `Without a value, the value is read with echo off on a terminal, or from stdin when piped
+  static description = paragraphs`Without a value, the value is read with echo off on a terminal, or from stdin when piped
 (a value given as an argument stays in your shell history). Tools use it as {{vault:KEY}}.`;
   static examples = [
     '<%= config.bin %> vault set GITHUB_TOKEN',
@@ -22,6 +23,7 @@ export default class VaultSet extends VaultCommand {
     const value = args.value ?? (await readSecretInput('Value: '));
     const { tier } = await backend.write!(args.key, value, this.access(flags));
     await this.record(kernel, { op: 'set', key: args.key, tier });
-    this.log(`Stored ${args.key} in the ${tier} vault`);
+    if (flags.json) this.writeJson({ op: 'set', key: args.key, tier });
+    else this.log(`Stored ${args.key} in the ${tier} vault`);
   }
 }
