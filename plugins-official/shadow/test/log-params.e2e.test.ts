@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Recorded } from 'factorly';
 import { projectEvents } from '../../../test/helpers/events.js';
 import { awkwardSecret, leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
-import { runCli, tempProject, type CliRun } from '../../../test/helpers/project.js';
+import { makeProject, runCli, type CliRun } from '../../../test/helpers/project.js';
 
 const LONG = 'x'.repeat(3000);
 
-// `search` references the vault secret itself, so the call tree knows its value and scrubs it from
-// whatever an agent passes; `token` resolves a `{{vault:K}}` reference the caller sends.
+// `token` resolves a `{{vault:K}}` reference the caller sends; `forward` gets the secret the same
+// way and hands its value on to `search`, an inner call of the same tree.
+const FORWARD = 'async function run(p) { return (await factorly.call("search", { q: p.s })).output; }';
 const YAML = `log:
   max_param_bytes: 1024
 tools:
@@ -18,7 +19,6 @@ tools:
     type: cli
     command: echo
     args: ["{{q}}"]
-    env: {TOKEN: "{{vault:CANARY}}"}
     parameters:
       - {name: q, required: true}
       - {name: page, default: "1"}
@@ -39,6 +39,10 @@ tools:
     type: cli
     command: echo
     parameters: [{name: q}]
+  forward:
+    type: code
+    parameters: [{name: s, required: true, hydrate_vault_refs: true}]
+    code: ${JSON.stringify(FORWARD)}
 `;
 
 interface JsonCall {
@@ -58,12 +62,12 @@ describe('shadow.log_params through the CLI, on a real log', () => {
   const cli = (args: string[], input?: string) => runCli(args, root, { env, input });
 
   beforeAll(() => {
-    root = tempProject({ '.factorly/factorly.yaml': YAML });
+    root = makeProject({ '.factorly/factorly.yaml': YAML });
     env = { FACTORLY_VAULT_PASSWORD: randomBytes(9).toString('hex') };
     expect(cli(['vault', 'set', 'CANARY'], secret).status).toBe(0);
     calls = {
       search: cli(['call', 'search', '--q', 'octocat', '--token', '{{vault:CANARY}}']),
-      leaked: cli(['call', 'search', '--q', secret]),
+      forward: cli(['call', 'forward', '--s', '{{vault:CANARY}}']),
       long: cli(['call', 'search', '--q', LONG]),
       drop: cli(['call', 'drop', '--q', 'prod-db']),
       deploy: cli(['call', 'deploy', '--env', 'prod', '--note', 'friday']),
@@ -76,13 +80,17 @@ describe('shadow.log_params through the CLI, on a real log', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as JsonCall);
   }, 180_000);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  const entry = (index: number): JsonCall => logged[index];
+  // The calls in the order they were made (the inner call right after the script that made it).
+  const ORDER = ['search', 'forward', 'inner', 'long', 'drop', 'deploy', 'plain'] as const;
+  const entry = (name: (typeof ORDER)[number]): JsonCall => logged[ORDER.indexOf(name)];
 
   it('records the listed params that are present, as the log keeps them', () => {
     expect(calls.search).toMatchObject({ status: 0, stdout: 'octocat\n' });
     expect(logged.map((call) => [call.tool, call.status])).toEqual([
       ['search', 'success'],
+      ['forward', 'success'],
       ['search', 'success'],
       ['search', 'success'],
       ['drop', 'blocked'],
@@ -90,13 +98,13 @@ describe('shadow.log_params through the CLI, on a real log', () => {
       ['plain', 'success'],
     ]);
     // `absent` was not sent: not there; `page` was not listed: not highlighted.
-    expect(entry(0).highlight_params).toEqual({ q: 'octocat', token: '{{vault:CANARY}}' });
-    expect(entry(5).highlight_params).toBeNull();
+    expect(entry('search').highlight_params).toEqual({ q: 'octocat', token: '{{vault:CANARY}}' });
+    expect(entry('plain').highlight_params).toBeNull();
   });
 
-  it('scrubs a secret value and caps a long one exactly as the params are', () => {
-    expect(entry(1).highlight_params).toEqual({ q: '[REDACTED:CANARY]' });
-    const long = entry(2);
+  it('scrubs a secret handed on inside the call tree and caps a long value, exactly as the params are', () => {
+    expect(entry('inner').highlight_params).toEqual({ q: '[REDACTED:CANARY]' });
+    const long = entry('long');
     expect(long.highlight_params!.q).toBe(long.params.q);
     expect((long.params.q as string).length).toBeLessThan(LONG.length);
     for (const run of [...Object.values(calls), cli(['logs']), cli(['logs', '--detail'])])
@@ -104,23 +112,24 @@ describe('shadow.log_params through the CLI, on a real log', () => {
     expect(leaksUnder(root, secret)).toEqual([]);
   });
 
-  it('highlights blocked and unconfirmed calls too', () => {
+  it('highlights denied and declined calls too', () => {
     expect(calls.drop).toMatchObject({ status: 1, stderr: 'tool "drop" is denied by shadow policy\n' });
-    expect(calls.deploy.status).toBe(1);
-    expect(entry(3).highlight_params).toEqual({ q: 'prod-db' });
-    expect(entry(4).highlight_params).toEqual({ env: 'prod' });
+    // No terminal to ask on: the prompt declines.
+    expect(calls.deploy).toMatchObject({ status: 1, stderr: 'tool "deploy": confirmation declined\n' });
+    expect(entry('drop').highlight_params).toEqual({ q: 'prod-db' });
+    expect(entry('deploy').highlight_params).toEqual({ env: 'prod' });
   });
 
   it('records which params to highlight with the decision, so a later config does not change them', async () => {
     const recorded = (await projectEvents(root)).filter(
-      (e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided' && e.data.rule === 'log_params',
+      (e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided' && e.data.rule === 'log-params',
     );
     expect(recorded.map((e) => [e.data.callId, e.data.decision, e.data.facts])).toEqual([
-      [entry(0).call_id, 'allow', { highlight: ['q', 'token'] }],
-      [entry(1).call_id, 'allow', { highlight: ['q'] }],
-      [entry(2).call_id, 'allow', { highlight: ['q'] }],
-      [entry(3).call_id, 'allow', { highlight: ['q'] }],
-      [entry(4).call_id, 'allow', { highlight: ['env'] }],
+      [entry('search').call_id, 'allow', { highlight: ['q', 'token'] }],
+      [entry('inner').call_id, 'allow', { highlight: ['q'] }],
+      [entry('long').call_id, 'allow', { highlight: ['q'] }],
+      [entry('drop').call_id, 'allow', { highlight: ['q'] }],
+      [entry('deploy').call_id, 'allow', { highlight: ['env'] }],
     ]);
   });
 
@@ -128,11 +137,11 @@ describe('shadow.log_params through the CLI, on a real log', () => {
     const table = cli(['logs']).stdout.split('\n');
     expect(table[0]).toMatch(/^TIME +TOOL +STATUS +DURATION +SHADOW +HIGHLIGHT$/);
     expect(table[1]).toMatch(/ q=octocat token=\{\{vault:CANARY\}\}$/);
-    expect(table[4]).toMatch(/ blocked .* deny +q=prod-db$/);
+    expect(table[1 + ORDER.indexOf('drop')]).toMatch(/ blocked .* deny +q=prod-db$/);
     expect(cli(['logs', '--detail', '--tool', 'drop']).stdout).toContain('\nHighlight: q=prod-db\n');
-    const shown = cli(['logs', 'show', entry(3).call_id]);
+    const shown = cli(['logs', 'show', entry('drop').call_id]);
     expect(shown.stdout).toContain('\n  highlight: q=prod-db\n');
-    const tree = JSON.parse(cli(['logs', 'show', entry(0).call_id, '--json']).stdout) as {
+    const tree = JSON.parse(cli(['logs', 'show', entry('search').call_id, '--json']).stdout) as {
       root: { entry: { highlightParams: unknown } };
     };
     expect(tree.root.entry.highlightParams).toEqual({ q: 'octocat', token: '{{vault:CANARY}}' });
@@ -141,6 +150,6 @@ describe('shadow.log_params through the CLI, on a real log', () => {
   it('keeps the highlights recorded when the config later drops log_params', () => {
     writeFileSync(join(root, '.factorly', 'factorly.yaml'), YAML.replaceAll(/log_params: \[[^\]]*\]/g, 'loop: false'));
     const again = cli(['logs', '--json', '-n', '20']).stdout.trim().split('\n');
-    expect((JSON.parse(again[3]) as JsonCall).highlight_params).toEqual({ q: 'prod-db' });
+    expect((JSON.parse(again[ORDER.indexOf('drop')]) as JsonCall).highlight_params).toEqual({ q: 'prod-db' });
   });
 });
