@@ -41,7 +41,13 @@ describe('highlighted params in the audit view', () => {
   });
 
   it('ignores facts that are not a list of names, and decisions without the fact', async () => {
-    for (const facts of [undefined, { bucket: 'x' }, { highlight: 'q' }, { highlight: [1, null, { q: 'v' }] }]) {
+    const kinds: (Record<string, JsonValue> | undefined)[] = [
+      undefined,
+      { bucket: 'x' },
+      { highlight: 'q' },
+      { highlight: [1, null, { q: 'v' }] },
+    ];
+    for (const facts of kinds) {
       const entry = await entryAfter([requested({ q: 'v' }), decided('r', facts)]);
       expect(entry.highlightParams, JSON.stringify(facts)).toBeUndefined();
     }

@@ -10,8 +10,8 @@ shadowRuleContract(test, {
   plugin,
   rule: 'log-params',
   cases: [
-    { name: 'a listed param sent', shadow: { log_params: ['q', 'x'] }, params: { q: 'v' }, expect: 'allow' },
-    { name: 'no listed param sent', shadow: { log_params: ['x'] }, params: { q: 'v' }, expect: undefined },
+    { name: 'a listed param sent', shadow: { log_params: ['q', 'x'] }, params: { q: [1, 2] }, expect: 'allow' },
+    { name: 'no listed param sent', shadow: { log_params: ['x'] }, params: { q: [1, 2] }, expect: undefined },
   ],
   invalid: { shadow: { log_params: 'q' }, message: /shadow\.log_params/ },
 });
