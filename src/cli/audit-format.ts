@@ -1,3 +1,4 @@
+import type { Params } from '../events/catalog.js';
 import type { AuditEntry } from '../events/projections/audit.js';
 import { printableLine } from '../kernel/base/printable.js';
 import { table } from './table.js';
@@ -12,6 +13,7 @@ export function auditJson(entry: AuditEntry) {
     interface: entry.iface,
     tool: entry.tool,
     params: entry.params,
+    highlight_params: entry.highlightParams ?? null,
     status: entry.status ?? 'running',
     exit_code: entry.exitCode ?? null,
     duration_ms: entry.durationMs ?? null,
@@ -27,35 +29,59 @@ export function auditJson(entry: AuditEntry) {
   };
 }
 
-/** The table of `factorly logs`, readable at 80 columns. */
+/** The table of `factorly logs`, readable at 80 columns (highlighted params are cut first). */
 export function auditTable(entries: readonly AuditEntry[]): string {
-  const spansDays = new Set(entries.map((e) => e.requestedAt.slice(0, 10))).size > 1;
-  const withShadow = entries.some((e) => e.shadowAction !== undefined && e.shadowAction !== 'allow');
-  const headers = ['TIME', 'TOOL', 'STATUS', 'DURATION', ...(withShadow ? ['SHADOW'] : [])];
+  const columns: AuditColumns = {
+    withDate: new Set(entries.map((e) => e.requestedAt.slice(0, 10))).size > 1,
+    withShadow: entries.some((e) => e.shadowAction !== undefined && e.shadowAction !== 'allow'),
+    withHighlight: entries.some((e) => e.highlightParams !== undefined),
+  };
+  const headers = [
+    'TIME',
+    'TOOL',
+    'STATUS',
+    'DURATION',
+    ...(columns.withShadow ? ['SHADOW'] : []),
+    ...(columns.withHighlight ? ['HIGHLIGHT'] : []),
+  ];
   return table(
     headers,
-    entries.map((e) => auditRow(e, spansDays, withShadow)),
+    entries.map((e) => auditRow(e, columns)),
     80,
+    columns.withHighlight ? headers.length - 1 : undefined,
   );
 }
 
-/** One row, for the table and for lines printed live by `--follow`. */
-export function auditRow(entry: AuditEntry, withDate: boolean, withShadow: boolean): string[] {
+/** Which of the optional columns a table shows. */
+export interface AuditColumns {
+  withDate: boolean;
+  withShadow: boolean;
+  withHighlight: boolean;
+}
+
+/** One row of the table. */
+export function auditRow(entry: AuditEntry, columns: AuditColumns): string[] {
   return [
-    formatTime(entry.requestedAt, withDate),
+    formatTime(entry.requestedAt, columns.withDate),
     entry.tool,
     entry.status ?? 'running',
     entry.durationMs === undefined ? '—' : `${entry.durationMs}ms`,
-    ...(withShadow ? [entry.shadowAction ?? ''] : []),
+    ...(columns.withShadow ? [entry.shadowAction ?? ''] : []),
+    ...(columns.withHighlight ? [paramsText(entry.highlightParams ?? {})] : []),
   ];
+}
+
+/** Params as `name=value` pairs separated by spaces (values that are not strings as JSON). */
+export function paramsText(params: Params): string {
+  return Object.entries(params)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
 }
 
 /** The `--detail` block of one call. */
 export function auditDetail(entry: AuditEntry): string {
-  const params = Object.entries(entry.params)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(' ');
+  const sorted = Object.entries(entry.params).sort(([a], [b]) => a.localeCompare(b));
+  const params = paramsText(Object.fromEntries(sorted));
   const lines = [
     `——— ${entry.requestedAt.replace('T', ' ').slice(0, 19)} ———`,
     `Tool:      ${entry.tool}`,
@@ -65,6 +91,7 @@ export function auditDetail(entry: AuditEntry): string {
     ...(entry.agentId ? [`Agent:     ${entry.agentId}`] : []),
     ...(entry.shadowAction ? [`Shadow:    ${entry.shadowAction}`] : []),
     `Params:    ${params || '—'}`,
+    ...(entry.highlightParams ? [`Highlight: ${paramsText(entry.highlightParams)}`] : []),
     ...(entry.error ? [`Error:     ${cut(entry.error, 100)}`] : []),
     ...(entry.outputBytes === undefined ? [] : [`Output:    ${entry.outputBytes} bytes`]),
     ...(entry.sourceSha ? [`Source:    ${entry.sourceSha.slice(0, 16)}…`] : []),

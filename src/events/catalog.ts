@@ -73,9 +73,20 @@ export interface ShadowDecided {
   plugin: string;
   decision: Decision;
   reason: string;
-  /** v2: what a stateful rule counted the decision under (bucket, fingerprint), for its projection. */
+  /**
+   * v2: what a stateful rule counted the decision under (bucket, fingerprint), for its projection.
+   * One key is read by the audit view: `highlight` (`HIGHLIGHT_FACT`), the names of params to show
+   * with the call (`shadow.log_params`), decided when the call was made.
+   */
   facts?: Record<string, JsonValue>;
 }
+
+/**
+ * The `shadow.decided` fact naming the params the audit view shows with a call (a list of
+ * top-level param names). Only names: the values shown are the call's params as `call.requested`
+ * recorded them (scrubbed, capped), so no rule can put a value into the log this way.
+ */
+export const HIGHLIGHT_FACT = 'highlight';
 
 export interface ConfirmRequested {
   callId: string;

@@ -93,6 +93,7 @@ export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../ke
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { Recorded } from '../events/envelope.js';
+export { HIGHLIGHT_FACT } from '../events/catalog.js';
 export type {
   CallStatus,
   Decision,

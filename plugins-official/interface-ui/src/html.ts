@@ -1,3 +1,5 @@
+import type { Params } from 'factorly';
+
 /** Markup that is already safe: the only values `html` inserts without escaping. */
 export class Html {
   constructor(readonly text: string) {}
@@ -28,6 +30,15 @@ function render(value: unknown): string {
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === undefined || value === null || value === false) return '';
   return escape(String(value));
+}
+
+/** Highlighted params (`shadow.log_params`) as `name=value` pairs, each in its own `<code>`; nothing when none. */
+export function highlights(params: Params | undefined): Html | undefined {
+  if (!params) return undefined;
+  const pairs = Object.entries(params).map(
+    ([name, value]) => html`<code>${name}=${typeof value === 'string' ? value : JSON.stringify(value)}</code>`,
+  );
+  return html`<span class="highlights" title="highlighted params">${pairs}</span>`;
 }
 
 /** JSON shown to a person: indented, or as is when it is not JSON. */

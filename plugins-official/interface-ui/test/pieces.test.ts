@@ -50,6 +50,25 @@ describe('html', () => {
       '<p title="a&#39;b&quot;c">&lt;b&gt;<i>ok</i></p>',
     );
   });
+
+  it('shows a call’s highlighted params in its row, escaped, and nothing for a call without', () => {
+    const entry: AuditEntry = {
+      callId: 'c1',
+      rootId: 'c1',
+      tool: 'search',
+      iface: 'cli',
+      params: { q: '<b>x</b>', page: 2 },
+      highlightParams: { q: '<b>x</b>', page: 2 },
+      requestedAt: '2026-01-02T03:04:05.000Z',
+      hash: 'h',
+      seq: 1,
+    };
+    const row = historyRow(entry, new Map()).text;
+    expect(row).toContain(
+      '<span class="highlights" title="highlighted params"><code>q=&lt;b&gt;x&lt;/b&gt;</code><code>page=2</code></span>',
+    );
+    expect(historyRow({ ...entry, highlightParams: undefined }, new Map()).text).not.toContain('highlights');
+  });
 });
 
 describe('the ui confirm channel', () => {

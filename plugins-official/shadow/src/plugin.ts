@@ -3,6 +3,7 @@ import { ShadowTokens, type ShadowPolicies } from './api.js';
 import { CliPromptChannel } from './cli-prompt.js';
 import { ConfirmRule } from './confirm-rule.js';
 import { DenyRule } from './deny-rule.js';
+import { LogParamsRule } from './log-params-rule.js';
 import { LoopRule } from './loop-rule.js';
 import { MaxCallsRule } from './max-calls-rule.js';
 import { policyOf, selects } from './policy.js';
@@ -17,8 +18,8 @@ const policies: ShadowPolicies = {
 };
 
 /**
- * The official shadow rules, in the order the design fixes (deny 10, confirm 20, rate limit 30,
- * max inner calls 35, loop detection 40), and the CLI confirm prompt. One package: the rules share the policy lookup
+ * The official shadow rules, in the order the design fixes (log params 5, deny 10, confirm 20, rate
+ * limit 30, max inner calls 35, loop detection 40), and the CLI confirm prompt. One package: the rules share the policy lookup
  * and message helpers, and a user tunes them per tool in the config rather than by (un)installing.
  */
 export const plugin: PluginDefinition = {
@@ -31,7 +32,14 @@ export const plugin: PluginDefinition = {
     registrar.registerInit({
       deps: { rules: registrar.tokens.ShadowRules, channels: registrar.tokens.ConfirmChannels },
       init({ rules, channels }, context) {
-        for (const rule of [new DenyRule(), new ConfirmRule(), new RateLimitRule(), new MaxCallsRule(), new LoopRule()])
+        for (const rule of [
+          new LogParamsRule(),
+          new DenyRule(),
+          new ConfirmRule(),
+          new RateLimitRule(),
+          new MaxCallsRule(),
+          new LoopRule(),
+        ])
           rules.add(rule, context.pluginId);
         channels.add(new CliPromptChannel(), context.pluginId);
       },

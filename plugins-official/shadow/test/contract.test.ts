@@ -8,6 +8,15 @@ const test = { describe, it };
 
 shadowRuleContract(test, {
   plugin,
+  rule: 'log-params',
+  cases: [
+    { name: 'a listed param sent', shadow: { log_params: ['q', 'x'] }, params: { q: [1, 2] }, expect: 'allow' },
+    { name: 'no listed param sent', shadow: { log_params: ['x'] }, params: { q: [1, 2] }, expect: undefined },
+  ],
+  invalid: { shadow: { log_params: 'q' }, message: /shadow\.log_params/ },
+});
+shadowRuleContract(test, {
+  plugin,
   rule: 'deny',
   cases: [
     { name: 'shadow.deny: true', shadow: { deny: true }, expect: 'deny' },

@@ -85,6 +85,15 @@ describe('the shadow keys of the official rules', () => {
     expect(await errorOf(tool('      loop: {warn: 5, block: 2}\n'))).toBe(
       'config: tool "t" has an invalid shadow.loop: block (2) must not be below warn (5) (.factorly/factorly.yaml:6)',
     );
+    expect(await errorOf(tool('      log_params: username\n'))).toBe(
+      'config: tool "t" has an invalid shadow.log_params: expected a list of parameter names, got "username" (.factorly/factorly.yaml:6)',
+    );
+    expect(await errorOf(tool('      log_params: [q, 1]\n'))).toBe(
+      'config: tool "t" has an invalid shadow.log_params[1]: expected a string, got 1 (.factorly/factorly.yaml:6)',
+    );
+    expect(await errorOf(tool('      log_params: {q: true}\n'))).toContain(
+      'shadow.log_params: expected a list of parameter names',
+    );
     expect(await errorOf(tool('      max_calls: 0\n'))).toBe(
       'config: tool "t" has an invalid shadow.max_calls: 0 is not a whole number of at least 1 (.factorly/factorly.yaml:6)',
     );

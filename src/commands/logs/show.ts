@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { paramsText } from '../../cli/audit-format.js';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog } from '../../cli/project-log.js';
 import type { CallNode } from '../../events/call-tree.js';
@@ -46,8 +47,8 @@ function render(node: CallNode, indent: string): string[] {
   const lines = [
     `${indent}${entry.tool} [${entry.status ?? 'running'}${exit}${duration}] ${entry.callId} (${entry.iface}${entry.agentId ? `, agent ${entry.agentId}` : ''})`,
   ];
-  const params = JSON.stringify(entry.params);
-  lines.push(`${indent}  params: ${params.length > 200 ? `${params.slice(0, 200)}…` : params}`);
+  lines.push(`${indent}  params: ${shorten(JSON.stringify(entry.params))}`);
+  if (entry.highlightParams) lines.push(`${indent}  highlight: ${shorten(paramsText(entry.highlightParams))}`);
   if (entry.engine) lines.push(`${indent}  engine: ${entry.engine.name} (${entry.engine.version})`);
   for (const [name, info] of Object.entries(node.capped ?? {}))
     lines.push(
@@ -57,4 +58,9 @@ function render(node: CallNode, indent: string): string[] {
   if (entry.error) lines.push(`${indent}  error: ${entry.error.trim().split('\n')[0]}`);
   for (const child of node.children) lines.push(...render(child, `${indent}  `));
   return lines;
+}
+
+/** At most 200 characters of a line, the cut marked. */
+function shorten(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -1,4 +1,4 @@
-import type { CallStatus, Interface, Params } from '../catalog.js';
+import { HIGHLIGHT_FACT, type CallStatus, type Interface, type Params, type ShadowDecided } from '../catalog.js';
 import type { Recorded } from '../envelope.js';
 import type { Projection } from '../projection.js';
 
@@ -12,6 +12,11 @@ export interface AuditEntry {
   agentId?: string;
   sessionId?: string;
   params: Params;
+  /**
+   * The params a rule asked to show with the call when it was made (`shadow.log_params`), as
+   * `params` holds them: scrubbed and capped. Absent when none was asked for or sent.
+   */
+  highlightParams?: Params;
   sourceSha?: string;
   /** The script engine that ran it (code tools). */
   engine?: { name: string; version: string };
@@ -42,6 +47,8 @@ export interface AuditState {
  */
 export const auditProjection: Projection<AuditState> = {
   name: 'audit',
+  // Bump when the fold changes (2: entries carry their highlighted params).
+  version: 2,
   init: () => ({ order: [], byId: new Map() }),
   evolve(state, event) {
     switch (event.type) {
@@ -53,6 +60,7 @@ export const auditProjection: Projection<AuditState> = {
         update(state, event.data.callId, (entry) => {
           // An allow is the normal case: the view shows what governance did, not that it looked.
           if (event.data.decision !== 'allow') entry.shadowAction = event.data.decision;
+          highlight(entry, event.data.facts);
         });
         break;
       case 'call.completed':
@@ -87,6 +95,19 @@ function requested(event: Recorded<'call.requested'>): AuditEntry {
     hash: event.hash,
     seq: event.seq,
   };
+}
+
+/** Adds the params a decision names under `HIGHLIGHT_FACT` that the call has, with their values as recorded. */
+function highlight(entry: AuditEntry, facts: ShadowDecided['facts']): void {
+  const names = facts?.[HIGHLIGHT_FACT];
+  if (!Array.isArray(names)) return;
+  const present = names.filter((name) => typeof name === 'string' && Object.hasOwn(entry.params, name)) as string[];
+  if (present.length === 0) return;
+  // Built from entries: a param may be called `__proto__`.
+  entry.highlightParams = Object.fromEntries([
+    ...Object.entries(entry.highlightParams ?? {}),
+    ...present.map((name) => [name, entry.params[name]] as const),
+  ]);
 }
 
 function completed(entry: AuditEntry, event: Recorded<'call.completed'>): void {

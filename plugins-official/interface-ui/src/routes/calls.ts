@@ -2,7 +2,7 @@ import type { AgentDirectory, CallTree } from 'factorly';
 import type { Hono } from 'hono';
 import { agentLabel, agentName } from '../agents.js';
 import type { AppDeps } from '../app-deps.js';
-import { duration, html, pretty, when, type Html } from '../html.js';
+import { duration, highlights, html, pretty, when, type Html } from '../html.js';
 import { badge, layout, notFound } from '../layout.js';
 import { statusClass } from '../status.js';
 import { layoutWaterfall, type WaterfallRow } from '../waterfall.js';
@@ -73,6 +73,7 @@ function detail(row: WaterfallRow, tree: CallTree, agents: AgentDirectory): Html
     <dt>Duration</dt><dd>${row.running ? 'running' : duration(entry.durationMs)}${entry.exitCode === undefined ? '' : ` · exit ${entry.exitCode}`}</dd>
     <dt>Via</dt><dd>${entry.iface}${entry.agentId ? html` · ${agentLabel(agentName(entry.agentId, agents))}` : ''}</dd>
     ${entry.engine ? html`<dt>Engine</dt><dd><code>${entry.engine.name} ${entry.engine.version}</code></dd>` : ''}
+    ${entry.highlightParams ? html`<dt>Highlight</dt><dd>${highlights(entry.highlightParams)}</dd>` : ''}
     <dt>Call id</dt><dd><code>${entry.callId}</code></dd>
   </dl>
   ${node.decisions.length > 0 ? html`<h4>Shadow decisions</h4><ul class="decisions">${node.decisions.map((d) => html`<li>${badge(d.decision, 'shadow')} <code>${d.rule}</code> ${d.reason}</li>`)}</ul>` : ''}

@@ -2,7 +2,7 @@ import type { AgentDirectory, AuditEntry, AuditFilter } from 'factorly';
 import type { Hono } from 'hono';
 import { agentLabel, agentName, agentText } from '../agents.js';
 import { CODE_TOOL, type AppDeps } from '../app-deps.js';
-import { duration, html, when, type Html } from '../html.js';
+import { duration, highlights, html, when, type Html } from '../html.js';
 import { badge, layout } from '../layout.js';
 
 const PAGE_SIZE = 100;
@@ -35,7 +35,7 @@ export function historyRow(entry: AuditEntry, agents: AgentDirectory): Html {
   const agent = entry.agentId ? agentName(entry.agentId, agents) : undefined;
   return html`<tr id="call-${entry.callId}" class="row-${status}">
   <td class="t-time"><time datetime="${entry.requestedAt}">${when(entry.requestedAt)}</time></td>
-  <td class="t-tool"><a href="${callHref(entry.callId)}">${entry.tool}</a>${entry.parentId ? html` <span class="inner" title="called by a script">inner</span>` : ''}<span class="row-sub">${entry.iface}${agent ? ` · ${agentText(agent)}` : ''} · ${duration(entry.durationMs)}</span></td>
+  <td class="t-tool"><a href="${callHref(entry.callId)}">${entry.tool}</a>${entry.parentId ? html` <span class="inner" title="called by a script">inner</span>` : ''}${highlights(entry.highlightParams)}<span class="row-sub">${entry.iface}${agent ? ` · ${agentText(agent)}` : ''} · ${duration(entry.durationMs)}</span></td>
   <td>${badge(status)}${entry.shadowAction ? html` ${badge(entry.shadowAction, 'shadow')}` : ''}</td>
   <td class="t-iface">${entry.iface}</td>
   <td class="t-agent">${agent ? agentLabel(agent) : html`<span class="muted">—</span>`}</td>
