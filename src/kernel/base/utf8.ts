@@ -1,5 +1,5 @@
 // The kernel's and the event layer's one UTF-8 cut (the log's stored outputs, errors and params).
-// Official plugins cut with @factorly/text-kit: a plugin cannot import factorly's code at run time.
+// Official plugins cut with the text kit they share (a plugin cannot import factorly's code at run time).
 
 /** `text` cut to at most `maxBytes` of UTF-8 without splitting a character (a continuation byte is 10xxxxxx). */
 export function truncateUtf8(text: string, maxBytes: number): string {
