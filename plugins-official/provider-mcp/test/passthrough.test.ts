@@ -182,8 +182,8 @@ describe('mcp pass-through: what an upstream sends reaches the session that call
     expect(cli).toMatchObject({ status: 'error', error: 'test_sampling needs a client with the sampling capability' });
   });
 
-  it('keeps one upstream process per session for 1,000 calls and stops it when the session closes', async () => {
-    const { kernel } = await start();
+  it('keeps one upstream process per session for 1,000 calls and stops it when the interface closes the session', async () => {
+    const { kernel, passthrough } = await start();
     expect(upstreams()).toHaveLength(1);
     const a = agent('one', {});
     for (let i = 0; i < 1000; i += 1) {
@@ -207,7 +207,8 @@ describe('mcp pass-through: what an upstream sends reaches the session that call
       client: b.call(),
     });
     expect(upstreams()).toHaveLength(2);
-    await kernel.log().append([{ type: 'session.closed', data: { sessionId: 'two', iface: 'mcp' } }]);
+    // Through the contract the session was opened through, not through the log.
+    await passthrough.closeSession('two');
     await expect.poll(() => upstreams().length).toBe(1);
   });
 });
