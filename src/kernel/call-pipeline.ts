@@ -14,6 +14,7 @@ import { validateParams } from './params.js';
 import { definedOnly, processResult } from './process-output.js';
 import { unknownTool } from './redact.js';
 import type { ToolRegistry } from './registry.js';
+import { KernelPhase, type Lifecycle } from './lifecycle.js';
 import { hydrateParams } from './secret-scope.js';
 import type { ShadowGate } from './shadow-gate.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
@@ -35,6 +36,8 @@ export interface PipelineParts {
   shadow: ShadowGate;
   /** The config's `log:` bounds, as currently loaded. */
   bounds: () => LogBounds;
+  /** Calls are taken from Ready until the kernel has stopped (inner calls of calls in flight while it stops included). */
+  lifecycle?: Pick<Lifecycle, 'require'>;
 }
 
 /** One call on its way through the pipeline. */
@@ -55,6 +58,7 @@ export class CallPipeline {
   constructor(private readonly parts: PipelineParts) {}
 
   async call(request: CallRequest): Promise<CallOutcome> {
+    this.parts.lifecycle?.require(`calling "${request.tool}"`, KernelPhase.Ready);
     const started = performance.now();
     const callId = randomUUID();
     // Made before anything is awaited, so sibling calls take their places in their caller's budget in call order.
