@@ -1,7 +1,7 @@
 import { FactorlyError, messageOf } from './base/errors.js';
 
 /**
- * Kernel phases, in order, each entered when it begins (README "Lifecycle"):
+ * Kernel phases, in order, each entered when it begins (README "Plugins", Lifecycle):
  *
  *   Discover ─► Register ─► Init ─► Ready ─► Stopping ─► Stopped
  *   (config found,  (each plugin's  (each plugin's  (calls)   (stop hooks,   (log closed)
