@@ -33,7 +33,7 @@ function stopping(id: string, order: string[], requires: string[] = []): PluginD
             type: id,
             keys: [],
             execute: async () => ({ output: '', exitCode: 0 }),
-            stop: () => void order.push(`provider ${id}`),
+            stop: async () => void order.push(`provider ${id}`),
           };
           providers.add(id, provider, context.pluginId);
           context.onStop(async () => {
