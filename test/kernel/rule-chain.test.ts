@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
 import { recheckDecisions } from '../../src/kernel/shadow-recheck.js';
-import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
+import { rulePlugin } from '../helpers/rule-plugin.js';
 
 /** A history rule whose fold breaks on the second call it sees: from then on the rule cannot read its state. */
 const brittle: ShadowRule<number> = {
@@ -22,16 +22,7 @@ const brittle: ShadowRule<number> = {
   evaluate: (_context, seen) => ({ decision: 'allow', reason: `seen ${seen}` }),
 };
 
-const brittlePlugin = definePlugin({
-  id: 'test-brittle',
-  apiVersion: '1',
-  register(registrar) {
-    registrar.registerInit({
-      deps: { rules: registrar.tokens.ShadowRules },
-      init: ({ rules }, context) => rules.add(brittle, context.pluginId),
-    });
-  },
-});
+const brittlePlugin = rulePlugin(brittle as ShadowRule, 'test-brittle');
 
 const CONFIG = 'tools:\n  hi: {type: cli, command: echo, args: [hi]}\n';
 
