@@ -2,6 +2,10 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedPlugins, PluginReport } from '../plugins/host.js';
 import type { EffectiveRecord } from './boot-record.js';
+import { ConfigCache } from './config/config-cache.js';
+import type { LoadedConfig } from './config/load.js';
+import type { ProjectPaths } from './config/paths.js';
+import type { KernelOptions } from './kernel-api.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import type { ToolDefinition } from './contracts/tool.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
@@ -149,4 +153,52 @@ export function writePlan(dir: string, plan: BootPlan): void {
   } catch {
     // Only a cache.
   }
+}
+
+/**
+ * Which plugins to load, and the config when the cache has it. For a command that names the one
+ * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
+ * narrow the plugins to those that call needs (`pluginsForCall`; all, with another log engine than LMDB).
+ */
+export function planBoot(
+  paths: ProjectPaths,
+  options: KernelOptions,
+): {
+  sources: readonly PluginSource[];
+  config?: LoadedConfig;
+  cache?: ConfigCache;
+  partial: boolean;
+  /** What the boot record says this process booted with (see `BootPlan.report`). */
+  recorded(loaded: PluginReport): PluginReport;
+  /** The effective configuration of the full boot a narrowed start came from (see `BootPlan.effective`). */
+  effective?: EffectiveRecord;
+} {
+  const sources = options.plugins ?? [];
+  const asLoaded = (loaded: PluginReport): PluginReport => loaded;
+  if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
+  const cache = new ConfigCache(options.cacheDir, sources);
+  const config = cache.read(paths);
+  const plan =
+    config && options.need && config.log.engine === 'lmdb' ? readPlan(options.cacheDir, cache.key) : undefined;
+  const chosen =
+    plan && config
+      ? pluginsForCall(
+          plan,
+          sources,
+          config.tools.find((tool) => tool.name === options.need!.tool),
+          config.overlays.length,
+        )
+      : undefined;
+  // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
+  // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
+  const recorded = (loaded: PluginReport): PluginReport =>
+    chosen && plan && loaded.failed.length === 0 ? plan.report : loaded;
+  return {
+    sources: chosen ?? sources,
+    config,
+    cache,
+    partial: chosen !== undefined,
+    recorded,
+    effective: chosen ? plan?.effective : undefined,
+  };
 }

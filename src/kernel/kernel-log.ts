@@ -7,13 +7,11 @@ import { WriterLog } from '../events/writer-log.js';
 import type { Checkpointer } from './checkpointer.js';
 import { openConfiguredLog, type ConfiguredLogParts } from './log-engines.js';
 import type { ShadowRule } from './contracts/extensions.js';
-import type { Lifecycle } from './lifecycle.js';
 import type { OrderedSlot } from './slots.js';
 
 export interface KernelLogParts extends ConfiguredLogParts {
   /** A log given instead of the project's (tests, dry runs). */
   given?: EventLog;
-  lifecycle: Lifecycle;
   bus: EventBus;
   rules: OrderedSlot<ShadowRule>;
   checkpoints: Checkpointer;
@@ -24,18 +22,15 @@ export interface KernelLogParts extends ConfiguredLogParts {
 /**
  * The event log as the kernel hands it out: the project's (see `openConfiguredLog`) or the given one, keeping the audit
  * view's and the rules' persisted projections folded; this process recorded as its writer (so a
- * crash is attributed); each stored event published on the bus and seen by the checkpointer. Closed
- * at stop, after the last checkpoint is signed.
+ * crash is attributed); each stored event published on the bus and seen by the checkpointer. The
+ * kernel closes it at stop, last (after the last checkpoint is signed), however late it was opened.
  */
 export function openKernelLog(parts: KernelLogParts): { log: EventLog; writer: WriterLog } {
-  const { lifecycle, checkpoints } = parts;
+  const { checkpoints } = parts;
   const inner = parts.given ?? openConfiguredLog(parts);
   registerAuditViews(inner);
   for (const rule of parts.rules.list()) if (rule.history) inner.project(rule.history);
   const writer = new WriterLog(inner, undefined, parts.describe);
-  lifecycle.onStop('event log', () => writer.close());
-  // Stop hooks run in reverse: the last checkpoint is signed before the log closes.
-  lifecycle.onStop('checkpoints', () => checkpoints.stop());
   parts.bus.onAny((event) => checkpoints.observe(event));
   return { log: new PublishingEventLog(writer, parts.bus), writer };
 }

@@ -1,119 +1,37 @@
-import { dirname, join } from 'node:path';
 import { EventBus } from '../events/bus.js';
 import type { EventLog } from '../events/log.js';
 import type { WriterLog } from '../events/writer-log.js';
-import { loadPlugins, type LoadablePlugin, type LoadedPlugins, type PluginReport } from '../plugins/host.js';
-import { inventoryOf, type PluginInventory } from '../plugins/inventory.js';
-import type { PluginSource } from '../plugins/manifest.js';
-import { BootRecord, type BootSources, type EffectiveRecord } from './boot-record.js';
+import { loadPlugins, type LoadedPlugins } from '../plugins/host.js';
+import { inventoryOf } from '../plugins/inventory.js';
+import { messageOf } from './base/errors.js';
+import type { Token } from './base/token.js';
+import { BootRecord, type BootSources } from './boot-record.js';
+import { planBoot, planOf, writePlan } from './boot-plan.js';
 import { CallPipeline } from './call-pipeline.js';
 import { Checkpointer } from './checkpointer.js';
-import { planOf, pluginsForCall, readPlan, writePlan } from './boot-plan.js';
 import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
-import { ConfigCache } from './config/config-cache.js';
+import type { ConfigCache } from './config/config-cache.js';
 import type { ConfigDeclarations } from './config/declared.js';
-import type { ConfigSettings, ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
-import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
-import { createRootScope, type Scope } from './container.js';
-import type {
-  ConfigListener,
-  ConfirmChannel,
-  FactorlyInterface,
-  OutputProcessor,
-  SecretBackend,
-  ShadowRule,
-} from './contracts/extensions.js';
-import type { ToolDefinition, ToolProvider, ToolSource } from './contracts/tool.js';
-import type { SandboxEngine } from './contracts/sandbox.js';
-import { bindLogEngines, checkLogEngine, defaultLogSettings, openConfiguredLog } from './log-engines.js';
+import type { ConfigSettings, ConfigTexts, LoadedConfig } from './config/load.js';
+import { findConfig, type ProjectPaths } from './config/paths.js';
+import { createRootScope } from './container.js';
+import type { ToolDefinition } from './contracts/tool.js';
 import { collectTools } from './collect-tools.js';
 import { ConfigWatcher } from './config-watch.js';
-import { LateGateway } from './late-gateway.js';
-import { LiveCatalog } from './live-catalog.js';
-import { processErrorText } from './process-output.js';
+import type { Kernel, KernelOptions } from './kernel-api.js';
+import { bindCore, inlinePaths, stopWithPlugins, watchedDirs, type CoreSlots } from './kernel-core.js';
 import { openKernelLog } from './kernel-log.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
+import { checkLogEngine, defaultLogSettings, openConfiguredLog } from './log-engines.js';
+import { processErrorText } from './process-output.js';
 import { ToolRegistry } from './registry.js';
-import { CallSecretScope } from './secret-scope.js';
 import { ShadowGate } from './shadow-gate.js';
-import { KeyedSlot, OrderedSlot } from './slots.js';
-import type { Token } from './base/token.js';
 import { KernelTokens } from './tokens.js';
 
-export interface KernelOptions {
-  cwd: string;
-  /** `-c/--config`. */
-  configPath?: string;
-  globalDir?: string;
-  /** Packages discovered through oclif's plugin list. */
-  plugins?: readonly PluginSource[];
-  /** Plugins given as values (tests, embedding). */
-  inlinePlugins?: readonly LoadablePlugin[];
-  /**
-   * false: serve config entries as written, without asking providers to expand them (no upstream
-   * MCP server is started). For commands that manage the project rather than call tools, such as
-   * setting a secret, which must work before the secrets an upstream server needs exist.
-   */
-  expandTools?: boolean;
-  /** Use this log instead of the project's LMDB file (tests, dry runs). */
-  log?: EventLog;
-  /**
-   * Tools described in text instead of the project's config files (`wrap`). The project, when there
-   * is one, still holds the event log; without one the global config dir does.
-   */
-  inlineConfig?: InlineConfig;
-  /**
-   * Where the normalised config may be cached between processes (the CLI's cache dir), keyed by the
-   * config files' digests and the plugins (`plugins`) that validated it. Without it, every boot parses the files.
-   */
-  cacheDir?: string;
-  /** The one tool this process will call (`factorly call`): with the caches, only the plugins that call needs are loaded. */
-  need?: { tool: string };
-  /** Tokens the host running the kernel provides to plugins (`[token, value]`, ids `host.<name>`), as plugins provide theirs. */
-  hostTokens?: readonly (readonly [symbol, unknown])[];
-}
+export type { Kernel, KernelOptions } from './kernel-api.js';
 
-export interface Kernel {
-  readonly paths: ProjectPaths;
-  readonly config: LoadedConfig;
-  readonly registry: ToolRegistry;
-  readonly pipeline: CallPipeline;
-  readonly plugins: PluginReport;
-  readonly bus: EventBus;
-  /** Tool providers by type (read them; plugins register them). */
-  readonly providers: KeyedSlot<ToolProvider>;
-  /** Installed secret backends by name, as plugins registered them. */
-  readonly backends: KeyedSlot<SecretBackend>;
-  /** Ways in (`mcp`, `ui`) by name, as plugins registered them. */
-  readonly interfaces: KeyedSlot<FactorlyInterface>;
-  /** The shadow rules' gate (its live rule state is compared with replays in tests). */
-  readonly shadow: ShadowGate;
-  /** Signs checkpoints of the log's Merkle tree (every N events, on a timer while serving, at stop). */
-  readonly checkpoints: Checkpointer;
-  /** The event log, opened on first use. */
-  log(): EventLog;
-  /** A bare log (no writer record, bus or projections) as `settings` describe it, to move events between logs. */
-  openLog(settings: LoadedConfig['log'], clock?: () => Date): EventLog;
-  /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
-  recover(): Promise<void>;
-  /** Every plugin, loaded or failed, with what it contributes, provides and declares (`plugins inspect`). */
-  inventory(): PluginInventory[];
-  /** The value a plugin (or the host) provided under `token` (`registrar.provide`), if one did. */
-  provided<T>(token: Token<T>): T | undefined;
-  /** Re-reads the config files; true when they changed and the new catalogue is in place. */
-  reload(): Promise<boolean>;
-  /**
-   * Validates the config as it would load with some files' text replaced (an edit not yet written),
-   * without touching the files or the catalogue; throws the `CONFIG_INVALID` error `reload` would.
-   */
-  checkConfig(texts: ConfigTexts): Promise<void>;
-  /**
-   * Does now what a long-running process's first call would otherwise do: records the boot and
-   * folds the log's persisted projections (from their snapshots), so that call costs what later ones do.
-   */
-  warm(): Promise<void>;
-  stop(): Promise<string[]>;
-}
+/** What the kernel tells the person running it that is not an error: written to stderr. */
+const warn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);
 
 /**
  * The composition root: finds the config, binds core services and extension points, loads plugins
@@ -127,11 +45,17 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
   const scope = createRootScope();
   const bus = new EventBus();
+  // A listener's failure never breaks the append that published the event, and is never silent.
+  bus.onListenerFailed((error, event) =>
+    warn(
+      `a listener of ${event.type} events failed on seq ${event.seq} (the event is recorded; the listener missed it): ${messageOf(error)}`,
+    ),
+  );
   const checkpoints = new Checkpointer(
     () => scope.resolve(KernelTokens.EventLog),
     paths.stateDir,
     DEFAULT_CHECKPOINT_SETTINGS,
-    (message) => process.stderr.write(`warning: ${message}\n`),
+    warn,
     (name) => slots.backends.get(name),
   );
   // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
@@ -151,7 +75,6 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     const opened = openKernelLog({
       ...logParts(logSettings),
       given: options.log,
-      lifecycle,
       bus,
       rules: slots.rules,
       checkpoints,
@@ -160,8 +83,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     writer = opened.writer;
     return opened.log;
   };
-  const slots = bindCore(scope, paths, bus, openLog);
-  lifecycle.enter(KernelPhase.Register);
+  const slots = bindCore(scope, paths, bus, openLog, lifecycle);
+  // The log is the first thing started (whenever it is first opened), so it stops last: after every
+  // plugin's stop hooks, which may still append; its last checkpoint is signed just before it closes.
+  lifecycle.onStop('event log', () => writer?.close());
+  lifecycle.onStop('checkpoints', () => checkpoints.stop());
   const boot = planBoot(paths, options);
   let read: ConfigSettings | undefined;
   // The settings are read once the plugins that own their keys are known, before any initialises.
@@ -176,12 +102,12 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle, {
       readSettings,
       hostTokens: options.hostTokens,
+      started: stopWithPlugins(slots, lifecycle),
     });
   } catch (error) {
     await lifecycle.stop();
     throw error;
   }
-  lifecycle.enter(KernelPhase.Init);
   let config: LoadedConfig;
   try {
     config = boot.config ?? (await buildProjectConfig(paths, read!, slots, plugins.declared, boot.cache));
@@ -193,10 +119,6 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     await lifecycle.stop();
     throw error;
   }
-  for (const provider of slots.providers.values())
-    if (provider.stop) lifecycle.onStop(`provider ${provider.type}`, () => provider.stop!());
-  for (const engine of slots.engines.values())
-    if (engine.stop) lifecycle.onStop(`sandbox engine ${engine.name}`, () => engine.stop!());
   let registry: ToolRegistry;
   try {
     // Secrets a provider resolved at boot (an upstream's env) are scrubbed from its failure too.
@@ -209,7 +131,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     await lifecycle.stop();
     throw error;
   }
-  const log = (): EventLog => scope.resolve(KernelTokens.EventLog);
+  const { log } = slots;
   const shadow = new ShadowGate(slots.rules, slots.channels);
   const bootSources = (reload: boolean): BootSources => ({
     tools: () => registry.all(),
@@ -227,6 +149,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     boot: new BootRecord(config, boot.recorded(plugins), bootSources(false)),
     shadow,
     bounds: () => config.log.bounds,
+    lifecycle,
   };
   booted = parts.boot;
   const pipeline = new CallPipeline(parts);
@@ -319,59 +242,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
 }
 
-/**
- * Which plugins to load, and the config when the cache has it. For a command that names the one
- * tool it will call (`need`), a cached config and the plan of the last full boot with these plugins
- * narrow the plugins to those that call needs (`pluginsForCall`; all, with another log engine than LMDB).
- */
-function planBoot(
-  paths: ProjectPaths,
-  options: KernelOptions,
-): {
-  sources: readonly PluginSource[];
-  config?: LoadedConfig;
-  cache?: ConfigCache;
-  partial: boolean;
-  /** What the boot record says this process booted with (see `BootPlan.report`). */
-  recorded(loaded: PluginReport): PluginReport;
-  /** The effective configuration of the full boot a narrowed start came from (see `BootPlan.effective`). */
-  effective?: EffectiveRecord;
-} {
-  const sources = options.plugins ?? [];
-  const asLoaded = (loaded: PluginReport): PluginReport => loaded;
-  if (!options.cacheDir || options.inlineConfig) return { sources, partial: false, recorded: asLoaded };
-  const cache = new ConfigCache(options.cacheDir, sources);
-  const config = cache.read(paths);
-  const plan =
-    config && options.need && config.log.engine === 'lmdb' ? readPlan(options.cacheDir, cache.key) : undefined;
-  const chosen =
-    plan && config
-      ? pluginsForCall(
-          plan,
-          sources,
-          config.tools.find((tool) => tool.name === options.need!.tool),
-          config.overlays.length,
-        )
-      : undefined;
-  // A narrowed start is the installation of the full boot the plan was made by (same plugins, same
-  // code) with some plugins deferred: it records that boot, unless one of its own plugins failed.
-  const recorded = (loaded: PluginReport): PluginReport =>
-    chosen && plan && loaded.failed.length === 0 ? plan.report : loaded;
-  return {
-    sources: chosen ?? sources,
-    config,
-    cache,
-    partial: chosen !== undefined,
-    recorded,
-    effective: chosen ? plan?.effective : undefined,
-  };
-}
-
 /** The tools of the config whose settings were read, validated (and the whole cached, when there is a cache). */
 async function buildProjectConfig(
   paths: ProjectPaths,
   read: ConfigSettings,
-  slots: ReturnType<typeof bindCore>,
+  slots: CoreSlots,
   declared: ConfigDeclarations,
   cache?: ConfigCache,
 ): Promise<LoadedConfig> {
@@ -380,61 +255,4 @@ async function buildProjectConfig(
   const config = buildConfig(paths, read, slots.providers, declared);
   cache?.write(paths, config);
   return config;
-}
-
-/** Where config files live: the main file's directory, the state dir and its tools/ folder. */
-function watchedDirs(paths: ProjectPaths): string[] {
-  return [dirname(paths.mainFile), paths.stateDir, join(paths.stateDir, 'tools')];
-}
-
-function bindCore(scope: Scope, paths: ProjectPaths, bus: EventBus, openLog: () => EventLog) {
-  const slots = {
-    providers: new KeyedSlot<ToolProvider>('tool type'),
-    rules: new OrderedSlot<ShadowRule>(),
-    processors: new OrderedSlot<OutputProcessor>(),
-    channels: new OrderedSlot<ConfirmChannel>(),
-    backends: new KeyedSlot<SecretBackend>('secret backend'),
-    interfaces: new KeyedSlot<FactorlyInterface>('interface'),
-    sources: new OrderedSlot<ToolSource>(),
-    configListeners: new OrderedSlot<ConfigListener>(),
-    engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
-    gateway: new LateGateway(),
-    catalog: new LiveCatalog(),
-    logEngines: bindLogEngines(scope),
-  };
-  const standing = new CallSecretScope(slots.backends);
-  scope.registerValue(KernelTokens.EventBus, bus);
-  scope.registerValue(KernelTokens.ProjectPaths, paths);
-  scope.registerFactory(KernelTokens.EventLog, openLog);
-  scope.registerValue(KernelTokens.OpenEventLog, () => scope.resolve(KernelTokens.EventLog));
-  scope.registerValue(KernelTokens.ToolProviders, slots.providers);
-  scope.registerValue(KernelTokens.ShadowRules, slots.rules);
-  scope.registerValue(KernelTokens.OutputProcessors, slots.processors);
-  scope.registerValue(KernelTokens.ConfirmChannels, slots.channels);
-  scope.registerValue(KernelTokens.SecretBackends, slots.backends);
-  scope.registerValue(KernelTokens.Interfaces, slots.interfaces);
-  scope.registerValue(KernelTokens.ToolSources, slots.sources);
-  scope.registerValue(KernelTokens.ConfigListeners, slots.configListeners);
-  scope.registerValue(KernelTokens.StandingSecrets, standing);
-  scope.registerValue(KernelTokens.SandboxEngines, slots.engines);
-  scope.registerValue(KernelTokens.CallGateway, slots.gateway);
-  scope.registerValue(KernelTokens.ToolCatalog, slots.catalog);
-  return { ...slots, standing };
-}
-
-/** The project's paths when there is a project, else the global config dir's (no config file needed). */
-function inlinePaths(options: KernelOptions): ProjectPaths {
-  try {
-    return findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
-  } catch {
-    const dir = options.globalDir ?? globalConfigDir();
-    return {
-      mainFile: join(dir, 'factorly.yaml'),
-      stateDir: dir,
-      baseDir: options.cwd,
-      logPath: join(dir, 'events.lmdb'),
-      global: true,
-      globalDir: dir,
-    };
-  }
 }

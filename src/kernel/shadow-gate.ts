@@ -1,30 +1,21 @@
-import type { Decision } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
-import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from './base/errors.js';
-import { raceChannels, STOPPED } from './confirm-race.js';
 import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
-import { RuleHistories, type RuleState } from './shadow-history.js';
-import { ASYNC, failed, runRule, runRuleNow } from './shadow-rule-run.js';
-import type { OrderedSlot } from './slots.js';
 import type { Redactor } from './redact.js';
+import { BLOCKING, decideChain, decideChainNow, fingerprintOf, type Decided, type RuleStates } from './rule-chain.js';
+import { askConfirmation, flush } from './shadow-confirm.js';
+import { RuleHistories } from './shadow-history.js';
+import { failed } from './shadow-rule-run.js';
+import type { OrderedSlot } from './slots.js';
 
 /** `decision` is what blocked (`deny`, `confirm`, …), `rule` the name of the rule that decided it. */
 export type GateResult =
   { blocked: false; warnings: string[] } | { blocked: true; decision: string; rule: string; reason: string };
 export type GateRequest = Omit<ShadowContext, 'fingerprint' | 'now'>;
 
-export const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
-/** How long a confirmation waits for a person when the rule that asked for it named no time. */
-export const DEFAULT_CONFIRM_TIMEOUT_MS = 60_000;
 /** Attempts at recording a history-dependent decision before giving up (failing closed). */
 const MAX_ATTEMPTS = 100;
-
-interface Decided {
-  rule: ShadowRule;
-  verdict: ShadowVerdict;
-}
 
 /** One call's pass through the gate: the log, what the rules see, its events not yet written, its scrubber. */
 interface Pass {
@@ -33,9 +24,6 @@ interface Pass {
   pending: NewEvent[];
   redact?: Redactor;
 }
-
-/** No history rule: nothing to hand a rule but `undefined`. */
-const NO_STATES: ReadonlyMap<ShadowRule, RuleState> = new Map();
 
 /**
  * Runs the shadow rules in order and records each decision (src/kernel/README.md, "The shadow
@@ -105,7 +93,7 @@ export class ShadowGate {
   }
 
   private async decideStateless({ context, pending, redact }: Pass, rules: ShadowRule[]): Promise<Decided[]> {
-    const decided = await this.evaluateGroup(rules, context, NO_STATES, redact);
+    const decided = await this.evaluateGroup(rules, context, new Map(), redact);
     pending.push(...decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict)));
     return decided;
   }
@@ -157,7 +145,7 @@ export class ShadowGate {
     context: ShadowContext,
     redact: Redactor | undefined,
   ): Promise<{ head: number; decided: Decided[] } | { unreadable: string }> {
-    let folded: { seq: number; states: Map<ShadowRule, RuleState> };
+    let folded: { seq: number; states: RuleStates };
     try {
       folded = await this.histories.current(log);
     } catch (error) {
@@ -176,44 +164,24 @@ export class ShadowGate {
   private evaluateNow(
     group: ShadowRule[],
     context: ShadowContext,
-    states: ReadonlyMap<ShadowRule, RuleState>,
+    states: RuleStates,
     redact: Redactor | undefined,
   ): Decided[] | undefined {
-    const decided: Decided[] = [];
-    for (const rule of group) {
-      const state = states.get(rule);
-      const verdict =
-        state && 'broken' in state
-          ? failed(rule, 'could not read its state', state.broken)
-          : runRuleNow(rule, context, state?.state);
-      if (verdict === ASYNC) return undefined;
-      if (!verdict) continue;
-      if (redact?.active && !scrubNow(verdict, redact)) return undefined;
-      decided.push({ rule, verdict });
-      if (BLOCKING.has(verdict.decision)) break;
-    }
+    const decided = decideChainNow(group, context, states);
+    if (decided && redact?.active && !decided.every(({ verdict }) => scrubNow(verdict, redact))) return undefined;
     return decided;
   }
 
   private async evaluateGroup(
     group: ShadowRule[],
     context: ShadowContext,
-    states: ReadonlyMap<ShadowRule, RuleState>,
+    states: RuleStates,
     redact: Redactor | undefined,
   ): Promise<Decided[]> {
-    const decided: Decided[] = [];
-    for (const rule of group) {
-      const state = states.get(rule);
-      const verdict =
-        state && 'broken' in state
-          ? failed(rule, 'could not read its state', state.broken)
-          : await runRule(rule, context, state?.state);
-      if (!verdict) continue;
-      if (redact?.active)
+    const decided = await decideChain(group, context, states);
+    if (redact?.active)
+      for (const { verdict } of decided)
         Object.assign(verdict, { reason: await redact.text(verdict.reason), facts: await redact.value(verdict.facts) });
-      decided.push({ rule, verdict });
-      if (BLOCKING.has(verdict.decision)) break;
-    }
     return decided;
   }
 
@@ -227,58 +195,11 @@ export class ShadowGate {
     return [{ rule, verdict }];
   }
 
-  private async confirm(
-    { log, context, pending, redact }: Pass,
-    verdict: ShadowVerdict,
-    warnings: string[],
-  ): Promise<GateResult> {
-    const name = context.tool.name;
-    // A person is shown the call as the log records it: with the tree's secrets scrubbed.
-    const params = redact ? await redact.value(context.params) : context.params;
-    const request = {
-      callId: context.callId,
-      tool: name,
-      params,
-      fingerprint: context.fingerprint,
-      iface: context.iface,
-      agentId: context.agentId,
-      sessionId: context.sessionId,
-      client: context.client,
-      reason: verdict.reason,
-    };
-    const all = this.channels.list();
-    const channels = all.filter((channel) => channel.accepts?.(request) ?? true);
-    if (channels.length === 0) {
-      await flush(log, pending);
-      const why = all.map((channel) => channel.whyNot?.(request)).filter((reason) => reason !== undefined);
-      const detail = why.length > 0 ? `: ${why.join('; ')}` : '';
-      return {
-        blocked: true,
-        decision: 'confirm',
-        rule: 'confirm',
-        reason: `tool "${name}" requires confirmation but no confirm channel is available${detail}`,
-      };
-    }
-    pending.push(
-      ...channels.map((channel): NewEvent => ({
-        type: 'confirm.requested',
-        data: { callId: context.callId, channel: channel.name },
-      })),
-    );
-    await flush(log, pending);
-    const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
-    const answer = await raceChannels(channels, request, timeoutMs, context.signal);
-    await log.append([
-      {
-        type: 'confirm.resolved',
-        data: { callId: context.callId, channel: answer.channel, approved: answer.approved, by: answer.by },
-      },
-    ]);
-    if (answer.approved) return { blocked: false, warnings };
-    const reason = answer.timedOut
-      ? `tool "${name}": confirmation timed out after ${Math.round(timeoutMs / 1000)}s (no answer counts as declined)`
-      : `tool "${name}": confirmation ${answer.channel === STOPPED ? 'abandoned: the call was stopped' : 'declined'}`;
-    return { blocked: true, decision: 'confirm', rule: 'confirm', reason };
+  private async confirm(pass: Pass, verdict: ShadowVerdict, warnings: string[]): Promise<GateResult> {
+    const answer = await askConfirmation(pass.log, this.channels.list(), pass, verdict);
+    return answer.approved
+      ? { blocked: false, warnings }
+      : { blocked: true, decision: 'confirm', rule: 'confirm', reason: answer.reason };
   }
 
   private decidedEvent(rule: ShadowRule, context: ShadowContext, verdict: ShadowVerdict): NewEvent {
@@ -298,11 +219,6 @@ export class ShadowGate {
   }
 }
 
-/** Identical calls share a fingerprint: sha256 of the tool name and the RFC 8785 canonical JSON of its params. */
-export function fingerprintOf(tool: string, params: unknown): string {
-  return sha256Hex(`${tool}:${canonicalJson(params)}`);
-}
-
 /** Scrubs a verdict's reason and facts in place without waiting; false when that cannot be done inside a write. */
 function scrubNow(verdict: ShadowVerdict, redact: Redactor): boolean {
   const reason = redact.textNow(verdict.reason);
@@ -310,11 +226,6 @@ function scrubNow(verdict: ShadowVerdict, redact: Redactor): boolean {
   if (reason === undefined || (verdict.facts !== undefined && facts === undefined)) return false;
   Object.assign(verdict, { reason, facts });
   return true;
-}
-
-async function flush(log: EventLog, pending: NewEvent[]): Promise<void> {
-  if (pending.length === 0) return;
-  await log.append(pending.splice(0));
 }
 
 function pause(ms: number): Promise<void> {

@@ -42,15 +42,7 @@ export class RuleHistories {
 
   /** Inside a write (a rebase): the states as the log has folded them, up to that write's head. */
   folded(log: EventLog): Map<ShadowRule, RuleState> {
-    const states = new Map<ShadowRule, RuleState>();
-    for (const [rule, view] of this.views(log)) {
-      try {
-        states.set(rule, { state: view.folded().state });
-      } catch (error) {
-        states.set(rule, { broken: messageOf(error) });
-      }
-    }
-    return states;
+    return new Map([...this.views(log)].map(([rule, view]) => [rule, foldedState(view)]));
   }
 
   /** Every rule's state, by rule name (for tests and diagnostics). */
@@ -68,6 +60,15 @@ export class RuleHistories {
     const views = new Map<ShadowRule, ProjectionView<unknown>>();
     for (const rule of this.rules()) if (rule.history) views.set(rule, log.project(rule.history));
     return views;
+  }
+}
+
+/** A fold's state as folded so far, or why it cannot be used (a fold that threw is broken from then on). */
+export function foldedState(view: Pick<ProjectionView<unknown>, 'folded'>): RuleState {
+  try {
+    return { state: view.folded().state };
+  } catch (error) {
+    return { broken: messageOf(error) };
   }
 }
 

@@ -1,12 +1,13 @@
 import type { Params } from '../events/catalog.js';
 import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
+import { ProjectionSet } from '../events/projection-set.js';
 import { upcast } from '../events/upcast.js';
 import { recordedTools } from './effective-config.js';
 import type { CallerRun, ShadowContext, ShadowRule } from './contracts/extensions.js';
 import type { ToolDefinition } from './contracts/tool.js';
-import { BLOCKING, fingerprintOf } from './shadow-gate.js';
-import { runRule } from './shadow-rule-run.js';
+import { decideChain, fingerprintOf, type RuleStates } from './rule-chain.js';
+import { foldedState, type RuleState } from './shadow-history.js';
 
 export interface RecheckMismatch {
   seq: number;
@@ -56,9 +57,7 @@ export async function recheckDecisions(
   rules: readonly ShadowRule[],
   options: RecheckOptions,
 ): Promise<RecheckReport> {
-  const states = new Map(
-    rules.filter((rule) => rule.history).map((rule) => [rule, rule.history!.init()] as [ShadowRule, unknown]),
-  );
+  const histories = new ReplayedHistories(rules);
   const calls = new Map<string, Pending>();
   const report: RecheckReport = { checked: 0, skipped: [], mismatches: [], unrecorded: 0 };
   const configs = new RulesInForce();
@@ -74,7 +73,7 @@ export async function recheckDecisions(
         log,
         event,
         rules,
-        states,
+        histories.states(),
         tools,
         calls,
         report,
@@ -83,13 +82,41 @@ export async function recheckDecisions(
     }
     if (event.type === 'shadow.decided')
       calls.get(event.data.callId)?.recorded.push(`${event.data.rule}:${event.data.decision}`);
-    for (const [rule, state] of states) states.set(rule, rule.history!.evolve(state, event));
+    histories.fold(raw);
   }
   for (const [callId, call] of calls) {
     if (call.recorded.join() !== call.rederived.join()) report.mismatches.push({ callId, ...call });
   }
   report.checked = calls.size;
   return report;
+}
+
+/**
+ * The rules' history folds replayed from the log's first event by the fold the log itself runs
+ * (`ProjectionSet`): a fold that throws is broken from that event on, as it was live, and its rule
+ * fails as it did then.
+ */
+class ReplayedHistories {
+  private readonly folds = new ProjectionSet();
+
+  constructor(private readonly rules: readonly ShadowRule[]) {
+    for (const rule of rules) if (rule.history) this.folds.register(rule.history);
+    // Every fold starts from `init` at seq 0.
+    this.folds.forget();
+  }
+
+  fold(event: Recorded): void {
+    this.folds.apply([event]);
+  }
+
+  states(): RuleStates {
+    const states: [ShadowRule, RuleState][] = [];
+    for (const rule of this.rules) {
+      const { history } = rule;
+      if (history) states.push([rule, foldedState({ folded: () => this.folds.folded(history.name) })]);
+    }
+    return new Map(states);
+  }
 }
 
 /** Which recorded configuration each writer ran with, as the log tells it. */
@@ -121,7 +148,7 @@ async function rederive(
   log: EventLog,
   event: Recorded<'call.requested'>,
   rules: readonly ShadowRule[],
-  states: Map<ShadowRule, unknown>,
+  states: RuleStates,
   tools: (name: string) => ToolDefinition | undefined,
   calls: Map<string, Pending>,
   report: RecheckReport,
@@ -152,13 +179,8 @@ async function rederive(
     fingerprint: fingerprintOf(name, params),
     now: Date.parse(event.at),
   };
-  const rederived: string[] = [];
-  for (const rule of rules) {
-    const verdict = await runRule(rule, context, states.get(rule));
-    if (!verdict) continue;
-    rederived.push(`${rule.name}:${verdict.decision}`);
-    if (BLOCKING.has(verdict.decision)) break;
-  }
+  const decided = await decideChain(rules, context, states);
+  const rederived = decided.map(({ rule, verdict }) => `${rule.name}:${verdict.decision}`);
   calls.set(callId, { seq: event.seq, tool: name, rederived, recorded: [] });
 }
 

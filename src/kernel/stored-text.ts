@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CallParamsCapped, Params, StoredText } from '../events/catalog.js';
+import { truncateUtf8 } from './base/utf8.js';
 
 /** How much of each value the log keeps (`log.max_param_bytes`, `log.max_output_bytes`): 64 KiB each by default. */
 export interface LogBounds {
@@ -8,15 +9,6 @@ export interface LogBounds {
 }
 
 export const DEFAULT_LOG_BOUNDS: LogBounds = { maxParamBytes: 64 * 1024, maxOutputBytes: 64 * 1024 };
-
-/** Cuts a string to at most `maxBytes` of UTF-8 without splitting a character. */
-export function truncateUtf8(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1;
-  return bytes.subarray(0, end).toString('utf8');
-}
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');

@@ -4,7 +4,7 @@ import type { PluginFailed, PluginLoaded } from '../events/catalog.js';
 import { FactorlyError, messageOf } from '../kernel/base/errors.js';
 import type { ConfigDeclarations } from '../kernel/config/declared.js';
 import type { Scope } from '../kernel/container.js';
-import type { Lifecycle } from '../kernel/lifecycle.js';
+import { KernelPhase, type Lifecycle } from '../kernel/lifecycle.js';
 import { EXTENSION_POINTS } from '../kernel/tokens.js';
 import type { PluginDefinition } from './define-plugin.js';
 import { checkApiVersion, checkManifest, type PluginSource } from './manifest.js';
@@ -43,6 +43,8 @@ export interface LoadOptions {
   readSettings?: SettingsReader;
   /** Tokens the host running the kernel provides (the CLI's `HostServices`), as `[token, value]`. */
   hostTokens?: readonly (readonly [symbol, unknown])[];
+  /** Told each plugin whose init succeeded, in init order, so what it contributed stops with it (in reverse). */
+  started?: (pluginId: string) => void;
 }
 
 /**
@@ -79,6 +81,7 @@ export async function loadPlugins(
   for (const { plugin, error } of refused) fail(plugin.source, plugin.definition.id, error);
   const provided = new ProvidedTokens();
   for (const [token, value] of options.hostTokens ?? []) provided.provide('host', token as never, value);
+  lifecycle.enter(KernelPhase.Register);
   const registered = registerAll(
     declareConfig(ordered, (plugin, error) => fail(plugin.source, plugin.definition.id, error)).plugins,
     provided,
@@ -86,6 +89,7 @@ export async function loadPlugins(
   );
   const { declared } = declareConfig(registered.map((each) => each.plugin));
   const configs = new PluginConfigs(declared, await (options.readSettings ?? (async () => ({})))(declared));
+  lifecycle.enter(KernelPhase.Init);
   for (const each of registered) {
     const { source, definition } = each.plugin;
     const missing = (definition.requires ?? []).find((id) => failedIds.has(id));
@@ -96,6 +100,7 @@ export async function loadPlugins(
           `plugin "${definition.id}" requires plugin "${missing}", which failed to load`,
         );
       await initPlugin(each, scope, lifecycle, configs, provided);
+      options.started?.(definition.id);
       report.loaded.push({ id: definition.id, version: source.version, root: source.root, source: source.kind });
     } catch (error) {
       provided.withdraw(definition.id);

@@ -24,18 +24,28 @@ export function registerPlugin(plugin: LoadablePlugin, provided: ProvidedTokens)
   const { id } = plugin.definition;
   let init: PluginInit<Record<string, Dependency>> | undefined;
   const offers: [Token<unknown>, unknown][] = [];
+  // The registrar is the register phase's: kept and used later, it would declare what is already decided.
+  let registering = true;
+  const during =
+    <A extends unknown[], R>(what: string, act: (...args: A) => R) =>
+    (...args: A): R => {
+      if (!registering)
+        throw new FactorlyError('LIFECYCLE', `plugin "${id}" called registrar.${what} after its register returned`);
+      return act(...args);
+    };
   plugin.definition.register({
     tokens: PLUGIN_TOKENS,
-    registerInit(value) {
+    registerInit: during('registerInit', (value) => {
       if (init) throw new FactorlyError('PLUGIN_INVALID', `plugin "${id}" called registerInit twice`);
       init = value as unknown as PluginInit<Record<string, Dependency>>;
-    },
-    provide: (token, value) => void offers.push([token, value]),
-    eventType: (name, { version, upcasters }) => registerEventType(id, name, version, upcasters),
+    }),
+    provide: during('provide', (token, value) => void offers.push([token, value])),
+    eventType: during('eventType', (name, { version, upcasters }) => registerEventType(id, name, version, upcasters)),
     optional: <T>(token: Token<T>): OptionalToken<T> => ({ optional: token }),
     keyedSlot: <T>(what: string) => new KeyedSlot<T>(what),
     orderedSlot: <T extends { readonly order?: number }>() => new OrderedSlot<T>(),
   });
+  registering = false;
   if (!init) throw new FactorlyError('PLUGIN_INVALID', `plugin "${id}" did not call registerInit`);
   const added: Token<unknown>[] = [];
   try {

@@ -12,7 +12,7 @@ const KERNEL = join(REPO, 'src', 'kernel');
  */
 const KNOWN_NAMES: [RegExp, string][] = [
   [
-    /@factorly\/|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard|process-kit)\b/,
+    /@factorly\/|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard|process-kit|text-kit)\b/,
     'an official plugin or package',
   ],
   [/\bplugin-(shadow|vault|output|builtins)\b/, 'an official plugin package'],

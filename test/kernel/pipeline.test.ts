@@ -4,6 +4,7 @@ import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
+import { rulePlugin } from '../helpers/rule-plugin.js';
 
 const YAML = `tools:
   greet:
@@ -37,19 +38,6 @@ afterEach(async () => {
   await kernel?.stop();
   kernel = undefined;
 });
-
-function ruleTool(rule: ShadowRule) {
-  return definePlugin({
-    id: 'test-rule',
-    apiVersion: '1',
-    register(reg) {
-      reg.registerInit({
-        deps: { rules: reg.tokens.ShadowRules },
-        init: ({ rules }, ctx) => rules.add(rule, ctx.pluginId),
-      });
-    },
-  });
-}
 
 describe('call pipeline', () => {
   it('runs a cli tool and records requested, coerced and completed events in a verified chain', async () => {
@@ -150,7 +138,7 @@ describe('call pipeline', () => {
       order: 1,
       evaluate: async (c) => ({ decision: c.tool.name === 'greet' ? 'deny' : 'allow', reason: 'greeting is off' }),
     };
-    const started = await startTestKernel(YAML, [ruleTool(rule)]);
+    const started = await startTestKernel(YAML, [rulePlugin(rule)]);
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'greet', params: { name: 'x' }, iface: 'cli' });
     expect(outcome).toMatchObject({ status: 'blocked', error: 'greeting is off' });
@@ -168,7 +156,7 @@ describe('call pipeline', () => {
         throw new Error('kaput');
       },
     };
-    kernel = (await startTestKernel(YAML, [ruleTool(rule)])).kernel;
+    kernel = (await startTestKernel(YAML, [rulePlugin(rule)])).kernel;
     const outcome = await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' });
     expect(outcome).toMatchObject({ status: 'blocked', error: 'rule "broken" failed (failing closed): kaput' });
   });
@@ -179,7 +167,7 @@ describe('call pipeline', () => {
       order: 1,
       evaluate: async () => ({ decision: 'confirm', reason: 'needs a human' }),
     };
-    kernel = (await startTestKernel(YAML, [ruleTool(rule)])).kernel;
+    kernel = (await startTestKernel(YAML, [rulePlugin(rule)])).kernel;
     const outcome = await kernel.pipeline.call({ tool: 'warn', params: {}, iface: 'cli' });
     expect(outcome.error).toBe('tool "warn" requires confirmation but no confirm channel is available');
   });

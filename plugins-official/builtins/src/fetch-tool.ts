@@ -1,5 +1,6 @@
 import { guardedLookup, isAllowed, urlProblem } from '@factorly/net-guard';
 import type { Agent } from 'undici';
+import { utf8BoundaryBefore } from '@factorly/text-kit';
 import type { ToolCall, ToolResult } from 'factorly';
 
 const MAX_REDIRECTS = 5;
@@ -65,7 +66,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<{ te
   }
   const bytes = Buffer.concat(chunks);
   const cut = size >= BODY_CAP;
-  return { text: (cut ? bytes.subarray(0, BODY_CAP) : bytes).toString('utf8'), cut };
+  return { text: (cut ? bytes.subarray(0, utf8BoundaryBefore(bytes, BODY_CAP)) : bytes).toString('utf8'), cut };
 }
 
 function failure(error: unknown, call: ToolCall): string {

@@ -1,5 +1,6 @@
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { utf8BoundaryBefore } from '@factorly/text-kit';
 import type { ToolCall, ToolResult } from 'factorly';
 
 /** The reference's sensitive paths: refused for reading and writing. */
@@ -65,7 +66,7 @@ export async function readTool(call: ToolCall, projectDir: string, allowPaths: r
   const target = await projectPath(call.params.path, projectDir, allowPaths);
   if ('problem' in target) return { output: '', error: target.problem, exitCode: 1 };
   const bytes = await readFile(target.path);
-  const text = bytes.subarray(0, READ_CAP).toString('utf8');
+  const text = bytes.subarray(0, utf8BoundaryBefore(bytes, READ_CAP)).toString('utf8');
   return {
     output: bytes.length > READ_CAP ? `${text}\n[factorly: file cut at ${READ_CAP} bytes of ${bytes.length}]` : text,
     exitCode: 0,

@@ -9,11 +9,15 @@ import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as builtinsPlugin } from '../src/plugin.js';
 import { shellProblem } from '../src/shell-guard.js';
 
+/** One byte short of the 1 MiB cap, then a two-byte character the cap falls inside of. */
+const WIDE = `${'a'.repeat(1024 * 1024 - 1)}é and more`;
+
 let server: Server;
 let base: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === '/ok') res.end('fine');
+    else if (req.url === '/wide') res.end(WIDE);
     else if (req.url === '/hop') res.writeHead(302, { location: '/secret' }).end();
     else res.end('secret');
   });
@@ -76,6 +80,21 @@ describe('factorly.fetch SSRF guard', () => {
     expect((await call('factorly.fetch', { url: `${base}/hop` })).error).toBe(
       `URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it) (redirected to ${base}/secret)`,
     );
+  });
+});
+
+describe('factorly.fetch and factorly.file.read cut long text', () => {
+  it('at a character boundary, never inside a character (no U+FFFD where the cap falls)', async () => {
+    const k = await start(`tools:\n  factorly.fetch: {type: builtin, shadow: {allow_urls: ["${base}/wide"]}}\n`);
+    writeFileSync(join(k.paths.baseDir, 'wide.txt'), WIDE);
+    // Compared as facts, not as text: a failure must not print a megabyte.
+    const cut = (output: string) => ({ kept: output.indexOf('\n'), replaced: output.includes('\uFFFD') });
+    const fetched = (await call('factorly.fetch', { url: `${base}/wide` })).output;
+    expect(cut(fetched)).toEqual({ kept: 1024 * 1024 - 1, replaced: false });
+    expect(fetched.endsWith('a\n[factorly: response cut at 1048576 bytes]')).toBe(true);
+    const read = (await call('factorly.file.read', { path: 'wide.txt' })).output;
+    expect(cut(read)).toEqual({ kept: 1024 * 1024 - 1, replaced: false });
+    expect(read.endsWith(`a\n[factorly: file cut at 1048576 bytes of ${Buffer.byteLength(WIDE)}]`)).toBe(true);
   });
 });
 

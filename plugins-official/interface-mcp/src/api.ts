@@ -72,7 +72,10 @@ export interface McpPassthrough {
    * once the tools the upstreams list to such a client are the session's (see `ToolCatalog`).
    */
   openSession(session: McpSessionLink): Promise<void>;
-  /** The session ended: its upstream connections are closed. */
+  /**
+   * The session ended (the interface calls this for every session it opened, once): its upstream
+   * connections close and the tools they listed for it are dropped from its catalogue.
+   */
   closeSession(sessionId: string): Promise<void>;
   /** A notification from the session's client that upstreams must hear too (`notifications/roots/list_changed`). */
   clientNotified(sessionId: string, method: string, params: Record<string, unknown>): Promise<void>;

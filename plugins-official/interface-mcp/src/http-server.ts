@@ -54,7 +54,7 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   };
   const forget = async (entry: Live): Promise<void> => {
     live.delete(entry.session.id);
-    await context.sessions.closed(entry.session);
+    await entry.session.end();
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {

@@ -28,7 +28,7 @@ const NEEDS: Record<ForwardedMethod, (capabilities: UpstreamCapabilities) => boo
  * for each forwarded request the upstreams' capabilities allow (the server declares exactly those,
  * see the session's introduction), which hands it to the pass-through with the request's own channel
  * (upstream progress and log messages travel on that request's stream). Call before
- * `server.connect`. The session's upstream connections close on `session.closed`.
+ * `server.connect`. The session's upstream connections close through `closeSession` (McpSession.end).
  */
 export function attachPassthrough(server: Server, passthrough: McpPassthrough | undefined, sessionId: string): void {
   if (!passthrough) return;

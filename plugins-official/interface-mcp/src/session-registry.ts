@@ -24,7 +24,8 @@ export class SessionRegistry {
 
   constructor(
     private readonly log: () => SessionLog,
-    private readonly warn: (message: string) => void,
+    /** Where a serving interface reports what it could not do (stderr). */
+    readonly warn: (message: string) => void,
   ) {}
 
   get(sessionId: string | undefined): LiveSession | undefined {

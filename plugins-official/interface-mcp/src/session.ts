@@ -55,6 +55,8 @@ export class McpSession {
   private readonly tasks = new TaskCalls();
   /** Settles once the upstreams have listed this session's own tools (see McpPassthrough.openSession). */
   private opened: Promise<void> = Promise.resolve();
+  /** The pass-through opened this session (at initialize), so it is closed through it when the session ends. */
+  private passedThrough = false;
   /** Settles when the connection closes (the client went away or the server closed it). */
   readonly closed: Promise<void>;
 
@@ -73,6 +75,7 @@ export class McpSession {
     attachPassthrough(server, context.passthrough, id);
     server.oninitialized = () => {
       const link = sessionLink(server, id, id);
+      this.passedThrough = context.passthrough !== undefined;
       this.opened = context.passthrough?.openSession(link) ?? Promise.resolve();
       void this.context.sessions.opened(this);
     };
@@ -82,6 +85,24 @@ export class McpSession {
         resolve();
       };
     });
+  }
+
+  /**
+   * The connection is over: `session.closed` is recorded, and the session's upstream connections
+   * close through the pass-through contract it opened them with (a failure there is reported, and
+   * the session counts as closed all the same). Idempotent.
+   */
+  async end(): Promise<void> {
+    await this.context.sessions.closed(this);
+    if (!this.passedThrough) return;
+    this.passedThrough = false;
+    try {
+      await this.context.passthrough!.closeSession(this.id);
+    } catch (error) {
+      this.context.sessions.warn(
+        `the upstream connections of session ${this.id} did not close cleanly: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   /** The client's name and version as it introduced itself. */

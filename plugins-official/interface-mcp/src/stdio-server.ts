@@ -33,5 +33,5 @@ export async function serveStdio(context: SessionContext, options: StdioOptions,
   await ended;
   await context.sessions.drain();
   await session.server.close();
-  await context.sessions.closed(session);
+  await session.end();
 }

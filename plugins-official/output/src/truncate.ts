@@ -1,3 +1,5 @@
+import { utf8BoundaryAfter, utf8BoundaryBefore } from '@factorly/text-kit';
+
 /**
  * Cuts text to at most `maxBytes` of UTF-8, keeping the head (60%) and the tail (40%) around a
  * visible marker that states how many bytes were removed. Cuts never split a character.
@@ -10,9 +12,9 @@ export function truncateMiddle(text: string, maxBytes: number): string {
   for (let attempt = 0; ; attempt += 1) {
     const marker = markerFor(removed);
     const room = maxBytes - Buffer.byteLength(marker, 'utf8');
-    if (room <= 0) return bytes.subarray(0, boundaryBefore(bytes, maxBytes)).toString('utf8');
-    const headEnd = boundaryBefore(bytes, Math.floor(room * 0.6));
-    const tailStart = boundaryAfter(bytes, bytes.length - (room - headEnd));
+    if (room <= 0) return bytes.subarray(0, utf8BoundaryBefore(bytes, maxBytes)).toString('utf8');
+    const headEnd = utf8BoundaryBefore(bytes, Math.floor(room * 0.6));
+    const tailStart = utf8BoundaryAfter(bytes, bytes.length - (room - headEnd));
     const actuallyRemoved = tailStart - headEnd;
     // The marker's digits change its own length; settle on a count that states the truth.
     if (actuallyRemoved === removed || attempt === 4)
@@ -23,18 +25,4 @@ export function truncateMiddle(text: string, maxBytes: number): string {
 
 export function markerFor(removed: number): string {
   return `\n\n[... truncated ${removed} bytes ...]\n\n`;
-}
-
-/** The largest index ≤ `at` that starts a character. */
-function boundaryBefore(bytes: Buffer, at: number): number {
-  let end = Math.max(0, Math.min(at, bytes.length));
-  while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end -= 1;
-  return end;
-}
-
-/** The smallest index ≥ `at` that starts a character. */
-function boundaryAfter(bytes: Buffer, at: number): number {
-  let start = Math.max(0, Math.min(at, bytes.length));
-  while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start += 1;
-  return start;
 }

@@ -1,3 +1,4 @@
+import { utf8BoundaryBefore } from '@factorly/text-kit';
 import type { JsonValue } from 'factorly';
 
 /** What `run` returned, as tool output: strings verbatim, null/undefined empty, anything else JSON. */
@@ -11,7 +12,6 @@ export function capOutput(text: string, maxBytes: number | undefined): string {
   if (maxBytes === undefined) return text;
   const buffer = Buffer.from(text, 'utf8');
   if (buffer.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && (buffer[end]! & 0xc0) === 0x80) end -= 1;
+  const end = utf8BoundaryBefore(buffer, maxBytes);
   return `${buffer.subarray(0, end).toString('utf8')}\n… output truncated: ${buffer.length} bytes, the first ${end} shown (max_output ${maxBytes})`;
 }

@@ -5,7 +5,7 @@ import type {
   UpstreamCapabilities,
   UpstreamIntroduction,
 } from '@factorly/plugin-interface-mcp/api';
-import type { ClientLink } from 'factorly';
+import type { ClientLink, ToolCatalog } from 'factorly';
 import { unionOfCapabilities } from './capabilities.js';
 import { forwardedError } from './forwarded-error.js';
 import { Owners } from './owners.js';
@@ -42,6 +42,7 @@ export class UpstreamForwarding implements McpPassthrough {
   constructor(
     private readonly upstreams: () => Upstream[],
     private readonly sessions: Sessions,
+    private readonly catalog: Pick<ToolCatalog, 'dropSession'>,
   ) {}
 
   capabilities(): UpstreamCapabilities {
@@ -67,6 +68,7 @@ export class UpstreamForwarding implements McpPassthrough {
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    this.catalog.dropSession(sessionId);
     this.sessions.remove(sessionId);
     await Promise.all(this.upstreams().map((upstream) => upstream.closeSession(sessionId)));
   }

@@ -8,8 +8,8 @@ import { Sessions } from './sessions.js';
 /**
  * Registers the `mcp` tool type (upstream MCP servers) and the pass-through of their resources,
  * prompts, completions and log level to MCP interfaces. A session's upstream connections, and the
- * tools they listed for it, go when the session does (`session.closed`); the kernel stops the provider, and so every server,
- * when it stops.
+ * tools they listed for it, go when the interface closes the session through the pass-through
+ * (`closeSession`); the kernel stops the provider, and so every server, when it stops.
  */
 export const plugin: PluginDefinition = {
   id: 'provider-mcp',
@@ -22,26 +22,20 @@ export const plugin: PluginDefinition = {
         standing: tokens.StandingSecrets,
         passthroughs: registrar.optional(McpTokens.Passthroughs),
         log: tokens.OpenEventLog,
-        bus: tokens.EventBus,
         processors: tokens.OutputProcessors,
         catalog: tokens.ToolCatalog,
       },
-      init({ providers, standing, passthroughs, log, bus, processors, catalog }, context) {
+      init({ providers, standing, passthroughs, log, processors, catalog }, context) {
         const scrubber = new Scrubber(() => processors.list(), standing);
         const sessions = new Sessions(
           async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])),
           scrubber,
         );
         const provider = new McpProvider(standing, sessions, catalog);
-        const forwarding = new UpstreamForwarding(() => provider.all(), sessions);
+        const forwarding = new UpstreamForwarding(() => provider.all(), sessions, catalog);
         providers.add('mcp', provider, context.pluginId);
         // Served next to the tools when the MCP interface is installed.
         passthroughs?.add('mcp', forwarding, context.pluginId);
-        const unsubscribe = bus.on('session.closed', async (event) => {
-          catalog.dropSession(event.data.sessionId);
-          await forwarding.closeSession(event.data.sessionId);
-        });
-        context.onStop(() => unsubscribe());
       },
     });
   },

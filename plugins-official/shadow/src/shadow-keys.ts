@@ -5,8 +5,12 @@ import { DEFAULT_LOOP, RATE_SCOPES, type LoopPolicy, type RateLimit, type RateUn
 
 /** The loop rule keeps up to this many identical calls per window. */
 const MAX_LOOP_BLOCK = 1000;
-/** Loop and rate-limit state is folded from the last day of the log (the rules' history horizon). */
-const MAX_LOOP_WINDOW_MS = 86_400_000;
+/**
+ * The longest window a rule counts calls over: a rate limit's largest unit, and the most a loop
+ * window may be. The rules' state is folded from the whole log (persisted projections), so this is
+ * no read horizon: it bounds how much of it a rule keeps.
+ */
+const LONGEST_WINDOW_MS = 86_400_000;
 
 const UNITS: Record<string, RateUnit> = {
   sec: 'sec',
@@ -20,7 +24,7 @@ const UNITS: Record<string, RateUnit> = {
   day: 'day',
   d: 'day',
 };
-const UNIT_MS: Record<RateUnit, number> = { sec: 1_000, min: 60_000, hour: 3_600_000, day: 86_400_000 };
+const UNIT_MS: Record<RateUnit, number> = { sec: 1_000, min: 60_000, hour: 3_600_000, day: LONGEST_WINDOW_MS };
 
 const SELECTION = {
   anyOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', minLength: 1 } }],
@@ -92,7 +96,7 @@ export function parseLoop(value: unknown, problem: ConfigProblem = () => undefin
     block: raw.block ?? DEFAULT_LOOP.block,
   };
   if (loop.block < loop.warn) problem(`block (${loop.block}) must not be below warn (${loop.warn})`);
-  if (loop.windowMs > MAX_LOOP_WINDOW_MS)
+  if (loop.windowMs > LONGEST_WINDOW_MS)
     problem(`${ms(loop.windowMs, { long: true })} is longer than a day`, ['window']);
   if (loop.block > MAX_LOOP_BLOCK)
     problem(`${loop.block} is above ${MAX_LOOP_BLOCK} (identical calls are counted up to that)`, ['block']);
