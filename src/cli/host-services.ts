@@ -15,7 +15,7 @@ import { projectVerifierKey } from './evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
 import { planPromotion, promote } from '../kernel/promote.js';
-import { secretReferences } from '../kernel/secret-scope.js';
+import { toolSecretReferences } from '../kernel/secret-scope.js';
 import { editableTool, saveToolEdit } from '../kernel/tool-edit.js';
 
 const MEMBERS = [
@@ -74,8 +74,7 @@ export function hostServices(kernel: Kernel): HostServices {
     secretUses: () => {
       const uses = new Map<string, string[]>();
       for (const tool of kernel.config.tools) {
-        for (const ref of secretReferences([tool.spec, tool.parameters.map((p) => p.default)]))
-          uses.set(ref, [...(uses.get(ref) ?? []), tool.name]);
+        for (const ref of toolSecretReferences(tool)) uses.set(ref, [...(uses.get(ref) ?? []), tool.name]);
       }
       return uses;
     },

@@ -24,7 +24,7 @@ import { validateParams } from './params.js';
 import { unknownTool } from './redact.js';
 import type { ToolRegistry } from './registry.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
-import { hydrateParams } from './secret-scope.js';
+import { hydrateParams, toolSecretReferences } from './secret-scope.js';
 import type { ShadowGate } from './shadow-gate.js';
 import type { KeyedSlot, OrderedSlot } from './slots.js';
 import type { LogBounds } from './stored-text.js';
@@ -95,6 +95,8 @@ export class CallPipeline {
       this.parts.bounds(),
     );
     const flight: Flight = { log, context, record, request, started };
+    // The values the tool's config refers to are known before its params are written (see learn).
+    if (tool) await context.secrets.learn(toolSecretReferences(tool));
     // The call's tree stopped before this call could start: it is recorded, and never runs.
     if (context.signal.aborted) return cancelledBeforeRun(flight, await record.opening());
     if (!tool) {

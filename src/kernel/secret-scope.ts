@@ -1,7 +1,7 @@
 import { FactorlyError } from './base/errors.js';
 import type { SecretBackend } from './contracts/extensions.js';
 import type { JsonValue, Params } from '../events/catalog.js';
-import type { ParameterSpec, SecretScope } from './contracts/tool.js';
+import type { ParameterSpec, SecretScope, ToolDefinition } from './contracts/tool.js';
 import type { KeyedSlot } from './slots.js';
 
 /** `{{backend:key}}` or `{{backend:key|default}}`; a leading backslash escapes the braces. */
@@ -38,6 +38,20 @@ export class CallSecretScope implements SecretScope {
     return (await Promise.all(parts)).join('');
   }
 
+  /**
+   * Reads the values behind `references` (`<backend>:KEY`, as `secretReferences` lists them) so they
+   * are scrubbed from what is written before they are used: a call's params are recorded before its
+   * tool resolves its secrets, and an agent may send a secret's value as a param. A reference that
+   * cannot be read now is skipped; the tool that needs it fails with its own error when it runs.
+   */
+  async learn(references: Iterable<string>): Promise<void> {
+    const pending = [...references].map(async (reference) => {
+      if (this.values.has(reference)) return;
+      await this.resolve(`{{${reference}}}`).catch(() => undefined);
+    });
+    await Promise.all(pending);
+  }
+
   resolved(): ReadonlyMap<string, string> {
     return this.values;
   }
@@ -70,6 +84,11 @@ export function secretReferences(value: unknown, into = new Set<string>()): Set<
     for (const item of Object.values(value)) secretReferences(item, into);
   }
   return into;
+}
+
+/** The secrets a tool's config entry refers to: in its spec and its parameters' defaults. */
+export function toolSecretReferences(tool: Pick<ToolDefinition, 'spec' | 'parameters'>): Set<string> {
+  return secretReferences([tool.spec, tool.parameters.map((p) => p.default)]);
 }
 
 /**
