@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpSessionLink } from '@factorly/plugin-interface-mcp/api';
 import type { ClientLink } from 'factorly';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { REPO } from '../../../test/helpers/project.js';
 import { plugin as vaultPlugin } from '@factorly/plugin-vault';
