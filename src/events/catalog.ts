@@ -33,33 +33,8 @@ import type {
 // The catalogue's parts, re-exported: code names every event type from here.
 export { CALL_STATUSES, DECISIONS } from './event-values.js';
 export type { CallStatus, Decision, Interface, JsonValue, Params } from './event-values.js';
-export type {
-  CallRequested,
-  CallParamsCoerced,
-  CallParamsCapped,
-  ShadowDecided,
-  ConfirmRequested,
-  ConfirmAnswered,
-  ConfirmResolved,
-  StoredText,
-  CallCompleted,
-  SourceRecorded,
-  CallInterrupted,
-  McpForwarded,
-} from './call-events.js';
-export type {
-  ToolPromoted,
-  ToolEdited,
-  VaultAccessed,
-  ConfigLoaded,
-  ConfigRecorded,
-  PluginLoaded,
-  PluginFailed,
-  SessionOpened,
-  SessionClosed,
-  WriterStarted,
-  LogCheckpointed,
-} from './host-events.js';
+export type * from './call-events.js';
+export type * from './host-events.js';
 
 /** Type → payload, and the schema version currently written for each type. */
 export interface EventMap {
