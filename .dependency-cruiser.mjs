@@ -52,6 +52,26 @@ export default {
         dependencyTypes: ['local'],
       },
     },
+    {
+      name: 'test-public-exports-only',
+      severity: 'error',
+      comment:
+        "factorly's own tests reach a workspace package by its package name (its exports), never a path into its files: a test of what a package does not export belongs in that package.",
+      from: { path: '^test/' },
+      // A workspace package imported by name resolves into it as 'aliased-workspace'; a path does not.
+      to: { path: '^plugins-official/', dependencyTypes: ['local'], dependencyTypesNot: ['aliased-workspace'] },
+    },
+    {
+      name: 'plugin-test-public-exports-only',
+      severity: 'error',
+      comment:
+        "A plugin's tests reach factorly through its exports (`factorly`, `factorly/events`, `factorly/testing`), as a plugin project outside the repository does, and the repository's shared test harness (test/helpers).",
+      from: { path: '^plugins-official/[^/]+/test/' },
+      to: {
+        path: '^(src|test|bench|scripts)/',
+        pathNot: ['^src/(plugins|events|testing)/index\\.ts$', '^test/helpers/'],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: ['(^|/)node_modules/', '(^|/)dist/'] },

@@ -2,9 +2,11 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  // Plugin tests import factorly as a plugin project outside the repo does (`factorly/testing`); here it is this checkout's source.
+  // Tests reach factorly as a plugin project outside the repo does (`factorly`, `factorly/events`,
+  // `factorly/testing`: the package's exports); here each entry is this checkout's source.
   resolve: {
     alias: [
+      { find: /^factorly$/, replacement: resolve(import.meta.dirname, 'src/plugins/index.ts') },
       { find: /^factorly\/testing$/, replacement: resolve(import.meta.dirname, 'src/testing/index.ts') },
       { find: /^factorly\/events$/, replacement: resolve(import.meta.dirname, 'src/events/index.ts') },
     ],

@@ -27,6 +27,12 @@ export { GENESIS_HASH, isType } from './envelope.js';
 export type { NewEvent, Recorded } from './envelope.js';
 export type { AppendOptions, Durability, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 export { MemoryEventLog } from './memory-log.js';
+// The project's file log (LMDB) and the log over a replicated stream of batches, for tests that
+// want the real store and for log engines that test their transport under the real chain.
+export { LmdbEventLog } from './lmdb-log.js';
+export { ReplicatedEventLog } from './replicated-log.js';
+// The call an event belongs to (its `data.callId`): how `readCall` groups events.
+export { callIdOf } from './seal.js';
 export { EventBus } from './bus.js';
 export { fold } from './projection.js';
 export { replay } from './replay.js';

@@ -12,8 +12,7 @@ import { LmdbTree } from './lmdb-tree.js';
 import type { AppendOptions, Durability, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 import type { Projection, ProjectionView } from './projection.js';
 import { ProjectionSet, type ProjectionSource } from './projection-set.js';
-import { rebased, sealBatch } from './seal.js';
-import type { CompactRange } from './merkle.js';
+import { type LmdbLogParts, writeBatch } from './lmdb-write.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree, TreeHead } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
@@ -64,6 +63,7 @@ export class LmdbEventLog implements EventLog {
   /** Projections loaded and indexes caught up, so the writes themselves only fold the last few events. */
   private prepared = false;
   private wrote = false;
+  private readonly parts: LmdbLogParts;
   private readonly source: ProjectionSource = {
     loadSnapshot: (name) => this.derived.loadSnapshot(name),
     hashAt: (seq) => (seq === 0 ? GENESIS_HASH : this.store.bySeq(seq)?.hash),
@@ -79,6 +79,14 @@ export class LmdbEventLog implements EventLog {
     this.derived = new LmdbDerived(this.root);
     this.merkle = new LmdbTree(this.root);
     this.open = new LmdbInflight(this.root);
+    this.parts = {
+      store: this.store,
+      derived: this.derived,
+      merkle: this.merkle,
+      open: this.open,
+      projections: this.projections,
+      source: this.source,
+    };
     this.pollMs = options.pollMs ?? 50;
     this.clock = options.clock ?? (() => new Date());
     this.durability = options.durability ?? 'fsync';
@@ -102,7 +110,11 @@ export class LmdbEventLog implements EventLog {
 
   private async appendNow(events: readonly NewEvent[], options: AppendOptions): Promise<Recorded[]> {
     if (!this.prepared) await this.prepare();
-    const written = this.root.transaction(() => this.writeBatch(events, options));
+    const written = this.root.transaction(() => {
+      const batch = writeBatch(this.parts, events, options, this.clock);
+      if (batch.wrote) this.wrote = true;
+      return batch;
+    });
     guardPendingCommit(this.root);
     const { results, frontier } = await written;
     if (frontier) this.merkle.committedTo(frontier);
@@ -241,51 +253,6 @@ export class LmdbEventLog implements EventLog {
     if (this.wrote && !this.lastCommitFailed) await this.saveSnapshots(SAVE_AT_CLOSE_AFTER).catch(() => undefined);
     this.closed = true;
     await closeRoot(this.root, this.lastCommitFailed);
-  }
-
-  /**
-   * Inside the write transaction: seal on the head, then write the events, their indexes, the folds
-   * they advance, the tree and what is in flight. lmdb-js does not undo the writes of a transaction
-   * whose callback throws, so everything that can fail is done before the first write.
-   */
-  private writeBatch(
-    events: readonly NewEvent[],
-    options: AppendOptions,
-  ): { results: Recorded[]; frontier?: CompactRange } {
-    const { store } = this;
-    const head = store.head();
-    // Events other processes appended since: folded before a rebase decides against the projections.
-    this.projections.catchUp(this.source, head.seq);
-    const batch = rebased(events, options, head, (seq) => [...store.range(seq)]);
-    const sealed = sealBatch(batch.events, batch.options, {
-      head,
-      findById: (id) => store.byId(id),
-      now: this.clock(),
-    });
-    if (sealed.fresh.length === 0) return { results: sealed.results };
-    const fresh = sealed.fresh.map(({ event }) => event);
-    const growth = this.merkle.prepare(
-      head.seq,
-      (from) => store.hashesBetween(from, head.seq),
-      (at) => store.bySeq(at)?.hash,
-    );
-    const indexed =
-      this.derived.indexCount > 0
-        ? this.derived.planIndex(head.seq, (from) => store.range(from, head.seq), fresh)
-        : undefined;
-    // A fold never throws (a failing one is marked broken).
-    this.projections.apply(fresh);
-    const due = this.projections.due();
-    store.write(sealed.fresh);
-    if (indexed) this.derived.writeIndex(indexed, fresh[fresh.length - 1]!.seq);
-    for (const { name, snapshot } of due) this.derived.saveSnapshot(name, snapshot);
-    const frontier = this.merkle.extend(
-      growth,
-      fresh.map((event) => event.hash),
-    );
-    this.open.apply(fresh);
-    this.wrote = true;
-    return { results: sealed.results, frontier };
   }
 
   /** Before the first write: snapshots loaded and folded, indexes caught up, outside the write lock where it can be. */

@@ -3,6 +3,8 @@
 // node:assert, so it runs under either.
 export { inline, officialPlugins, startTestKernel } from './kernel.js';
 export type { TestKernel, TestKernelOptions } from './kernel.js';
+// The kernel a test kernel runs, to type helpers that take one.
+export type { Kernel } from '../kernel/kernel.js';
 export { afterSuite, eventually, like } from './suite.js';
 export type { TestApi } from './suite.js';
 export { completed, eventLogContract, requested } from './contracts/event-log.js';

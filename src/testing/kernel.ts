@@ -21,8 +21,11 @@ export interface TestKernelOptions {
   root?: string;
   /** Other files of the project (paths relative to its root), written before the kernel starts. */
   files?: Record<string, string>;
-  /** An event log to use instead of a fresh in-memory one (an `LmdbEventLog` over a temp file, to test with the real store). */
-  log?: EventLog;
+  /**
+   * An event log to use instead of a fresh in-memory one (an `LmdbEventLog` over a temp file, to
+   * test with the real store), or `'project'`: the project's own LMDB file, opened as the CLI opens it.
+   */
+  log?: EventLog | 'project';
 }
 
 /** A kernel over a project of its own: use it, then `stop()` it. */
@@ -54,7 +57,7 @@ export async function startTestKernel(
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   }
-  const log = options.log ?? new MemoryEventLog();
+  const given = options.log === 'project' ? undefined : (options.log ?? new MemoryEventLog());
   const remove = () => made && rmSync(root, { recursive: true, force: true });
   let kernel: Kernel;
   // As the CLI does: the host's audit queries, promotion and editing, for interfaces that use them.
@@ -63,7 +66,7 @@ export async function startTestKernel(
     kernel = await createKernel({
       cwd: root,
       globalDir: join(root, '.no-global'),
-      log,
+      log: given,
       plugins: officialPlugins(options.official ?? ['provider-cli']),
       inlinePlugins: plugins.map(inline),
       hostTokens: [[HostTokens.Services, host.services]],
@@ -73,6 +76,7 @@ export async function startTestKernel(
     throw error;
   }
   host.bind(kernel);
+  const log = given ?? kernel.log();
   return {
     kernel,
     log,

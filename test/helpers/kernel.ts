@@ -6,7 +6,7 @@ import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
 import type { PluginDefinition } from '../../src/plugins/define-plugin.js';
 import type { LoadablePlugin } from '../../src/plugins/host.js';
-import { plugin as cliPlugin } from '../../plugins-official/provider-cli/src/plugin.js';
+import { plugin as cliPlugin } from '@factorly/plugin-provider-cli';
 import { tempProject } from './project.js';
 
 export function inline(definition: PluginDefinition): LoadablePlugin {

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/kernel/config/load.js';
 import { findConfig } from '../../src/kernel/config/paths.js';
 import { KeyedSlot } from '../../src/kernel/slots.js';
 import type { ToolProvider } from '../../src/kernel/contracts/tool.js';
-import { CliProvider } from '../../plugins-official/provider-cli/src/cli-provider.js';
+import { CliProvider } from '@factorly/plugin-provider-cli';
 import { tempProject } from '../helpers/project.js';
 
 function providers(): KeyedSlot<ToolProvider> {

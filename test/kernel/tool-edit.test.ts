@@ -4,10 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { editableTool, planToolEdit, saveToolEdit, type ParameterEdit } from '../../src/kernel/tool-edit.js';
 import type { PluginDefinition } from '../../src/plugins/define-plugin.js';
-import { plugin as builtins } from '../../plugins-official/builtins/src/plugin.js';
-import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plugin.js';
-import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
-import { plugin as shadow } from '../../plugins-official/shadow/src/plugin.js';
+import { plugin as builtins } from '@factorly/plugin-builtins';
+import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
+import { plugin as code } from '@factorly/plugin-provider-code';
+import { plugin as shadow } from '@factorly/plugin-shadow';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 import { tempProject } from '../helpers/project.js';
 

@@ -18,7 +18,11 @@ interface Violation {
  * the import the rule allows. Files hold only imports: the check reads nothing else.
  */
 const PLANTED: Record<string, string> = {
-  'tsconfig.lint.json': JSON.stringify({ compilerOptions: { paths: { factorly: ['./src/plugins/index.ts'] } } }),
+  'tsconfig.lint.json': JSON.stringify({
+    compilerOptions: {
+      paths: { factorly: ['./src/plugins/index.ts'], 'factorly/testing': ['./src/testing/index.ts'] },
+    },
+  }),
   'src/kernel/base/errors.ts': 'export const E = 1;\n',
   'src/kernel/base/token.ts': "import { K } from '../kernel.js';\nexport const T = K;\n",
   'src/kernel/kernel.ts':
@@ -29,6 +33,11 @@ const PLANTED: Record<string, string> = {
   'src/events/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
   'src/events/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
   'src/plugins/index.ts': 'export const SDK = 1;\n',
+  'src/testing/index.ts': 'export const KIT = 1;\n',
+  // factorly's own tests: its own files by path, a plugin by package name only.
+  'test/helpers/project.ts': 'export const H = 1;\n',
+  'test/kernel/kernel.test.ts':
+    "import { K } from '../../src/kernel/kernel.js';\nimport { P } from '@factorly/plugin-shadow';\nimport { P as Q } from '../../plugins-official/shadow/src/plugin.js';\nexport const T = K + P + Q;\n",
   'plugins-official/shadow/package.json': JSON.stringify({ name: '@factorly/plugin-shadow', main: './src/plugin.ts' }),
   'plugins-official/shadow/src/plugin.ts':
     "import type {} from 'factorly';\nimport { E } from '../../../src/kernel/base/errors.js';\nexport const P = E;\n",
@@ -36,11 +45,14 @@ const PLANTED: Record<string, string> = {
     "import { P } from '@factorly/plugin-shadow';\nimport { Q } from '../../shadow/src/plugin.js';\nexport const O = P + Q;\n",
   'plugins-official/output/test/output.test.ts':
     "import { P } from '@factorly/plugin-shadow';\nimport { P as Q } from '../../shadow/src/plugin.js';\nimport { O } from '../src/plugin.js';\nexport const T = O + P + Q;\n",
+  // A plugin's tests: factorly through its exports and the shared test harness, never its internals.
+  'plugins-official/output/test/kernel.test.ts':
+    "import { KIT } from 'factorly/testing';\nimport { H } from '../../../test/helpers/project.js';\nimport { K } from '../../../src/kernel/kernel.js';\nexport const T = KIT + H + K;\n",
 };
 
 /** The check as `lint:deps` runs it (its exit status and what it prints) and its violations, read from its JSON report. */
 function cruise(root: string): { status: number | null; printed: string; violations: Violation[] } {
-  const args = [DEPCRUISE, 'src', 'plugins-official', '--config', CONFIG];
+  const args = [DEPCRUISE, 'src', 'test', 'plugins-official', '--config', CONFIG];
   const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
   const report = spawnSync(process.execPath, [...args, '--output-type', 'json'], { cwd: root, encoding: 'utf8' });
   if (report.stdout === '') throw new Error(`dependency-cruiser printed no report: ${report.stderr}`);
@@ -74,6 +86,8 @@ describe('the layering check (npm run lint:deps)', () => {
       'kernel-no-plugin',
       'plugin-sdk-only',
       'plugin-no-other-plugin-internals',
+      'test-public-exports-only',
+      'plugin-test-public-exports-only',
       'no-circular',
     ];
     expect(planted.status).not.toBe(0);
@@ -113,6 +127,26 @@ describe('the layering check (npm run lint:deps)', () => {
     ).toEqual([
       'plugins-official/output/src/plugin.ts → plugins-official/shadow/src/plugin.ts',
       'plugins-official/output/test/output.test.ts → plugins-official/shadow/src/plugin.ts',
+    ]);
+  });
+
+  it("factorly's tests reach a plugin by its package name, never by a path into its files", () => {
+    expect(namedBy('test-public-exports-only')).toEqual([
+      {
+        rule: 'test-public-exports-only',
+        from: 'test/kernel/kernel.test.ts',
+        to: 'plugins-official/shadow/src/plugin.ts',
+      },
+    ]);
+  });
+
+  it("a plugin's tests reach factorly through its exports and the shared test harness, never its internals", () => {
+    expect(namedBy('plugin-test-public-exports-only')).toEqual([
+      {
+        rule: 'plugin-test-public-exports-only',
+        from: 'plugins-official/output/test/kernel.test.ts',
+        to: 'src/kernel/kernel.ts',
+      },
     ]);
   });
 

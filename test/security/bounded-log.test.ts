@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import { createKernel } from '../../src/kernel/kernel.js';
-import { plugin as cliPlugin } from '../../plugins-official/provider-cli/src/plugin.js';
+import { plugin as cliPlugin } from '@factorly/plugin-provider-cli';
 import { projectEvents } from '../helpers/events.js';
 import { inline } from '../helpers/kernel.js';
 import { runCli, tempProject } from '../helpers/project.js';

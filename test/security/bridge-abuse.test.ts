@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plugin.js';
-import { plugin as ses } from '../../plugins-official/engine-ses/src/plugin.js';
-import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
+import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
+import { plugin as ses } from '@factorly/plugin-engine-ses';
+import { plugin as code } from '@factorly/plugin-provider-code';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 

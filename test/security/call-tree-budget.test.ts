@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
-import { plugin as quickjs } from '../../plugins-official/engine-quickjs/src/plugin.js';
-import { plugin as code } from '../../plugins-official/provider-code/src/plugin.js';
-import { plugin as shadow } from '../../plugins-official/shadow/src/plugin.js';
+import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
+import { plugin as code } from '@factorly/plugin-provider-code';
+import { plugin as shadow } from '@factorly/plugin-shadow';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 
 const COUNT =

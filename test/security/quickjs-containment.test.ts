@@ -1,7 +1,7 @@
 import type { JsonValue, SandboxEngine, SandboxHost } from 'factorly';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createQuickJsEngine } from '../../plugins-official/engine-quickjs/src/plugin.js';
-import { createSesEngine } from '../../plugins-official/engine-ses/src/plugin.js';
+import { createQuickJsEngine } from '@factorly/plugin-engine-quickjs';
+import { createSesEngine } from '@factorly/plugin-engine-ses';
 
 const host: SandboxHost = { call: async () => null };
 

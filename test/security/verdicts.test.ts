@@ -6,8 +6,9 @@ import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
 import { OrderedSlot } from '../../src/kernel/slots.js';
 import type { ConfirmChannel } from '../../src/kernel/contracts/extensions.js';
-import { contribute, decisions, shadowKernel } from '../../plugins-official/shadow/test/helpers.js';
-import { eventsOf } from '../helpers/kernel.js';
+import { plugin as shadow } from '@factorly/plugin-shadow';
+import { eventsOf, startTestKernel } from '../helpers/kernel.js';
+import { contribute, decisions } from '../helpers/shadow.js';
 import { toolDefinition } from '../helpers/tool-definition.js';
 
 // The tool prints "ran": an empty output shows a denied call never ran.
@@ -45,7 +46,7 @@ describe('every verdict is validated at the boundary', () => {
   for (const [what, returned, shown] of MALFORMED) {
     it(`denies the call when a rule returns ${what}, naming the rule and what it returned`, async () => {
       const rule: ShadowRule = { name: 'sloppy', order: 100, evaluate: () => returned as never };
-      const started = await shadowKernel(YAML, [contribute('third-party', { rules: [rule] })]);
+      const started = await startTestKernel(YAML, [shadow, contribute('third-party', { rules: [rule] })]);
       kernel = started.kernel;
       const outcome = await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' });
       expect(outcome).toMatchObject({ status: 'blocked', output: '' });
@@ -69,7 +70,7 @@ describe('every verdict is validated at the boundary', () => {
       failOpen: true,
       evaluate: () => ({ decision: 'maybe' }) as never,
     };
-    const started = await shadowKernel(YAML, [contribute('third-party', { rules: [rule] })]);
+    const started = await startTestKernel(YAML, [shadow, contribute('third-party', { rules: [rule] })]);
     kernel = started.kernel;
     expect(await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' })).toMatchObject({ status: 'blocked' });
   });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as builtinsPlugin } from '../src/plugin.js';
 import { shellProblem } from '../src/shell-guard.js';

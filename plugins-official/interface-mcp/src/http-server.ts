@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { bindProblem } from '@factorly/net-guard';
 import { checkText, INVALID_REQUEST, type ErrorReply } from './framing.js';
-import { HttpGuard, type GuardOptions } from './http-guard.js';
+import { HttpGuard, type GuardOptions, type Refusal } from './http-guard.js';
 import { loadSdk } from './sdk.js';
 import { McpSession, type SessionContext } from './session.js';
 
@@ -60,13 +60,7 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (draining) return plain(response, 503, 'factorly is shutting down');
     const refusal = guard!.check(request);
-    if (refusal)
-      return plain(
-        response,
-        refusal.status,
-        refusal.message,
-        refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
-      );
+    if (refusal) return refuse(response, refusal);
     if (new URL(request.url ?? '/', 'http://x').pathname !== '/mcp')
       return plain(response, 404, 'not found: MCP is served at /mcp');
     const body = request.method === 'POST' ? await readMessage(request, options) : undefined;
@@ -199,6 +193,11 @@ function isInitialize(body: unknown): boolean {
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The guard's refusal as the answer: a 401 also says how to authenticate. */
+function refuse(response: ServerResponse, refusal: Refusal): void {
+  plain(response, refusal.status, refusal.message, refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
 }
 
 function plain(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../../src/plugins/index.js';
+import type { ToolDefinition } from 'factorly';
 import { checkMessage, checkText, oversized } from '../src/framing.js';
 import { FramedStdioTransport } from '../src/stdio-transport.js';
 import { toolEntry } from '../src/tool-entry.js';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../../src/plugins/index.js';
+import type { ToolDefinition } from 'factorly';
 import { asScript } from '../src/code-mode.js';
 import { messageFor } from '../src/elicit-channel.js';
 import { exposedTools } from '../src/exposure.js';

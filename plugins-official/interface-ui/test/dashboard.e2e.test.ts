@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
+import { LmdbEventLog } from 'factorly/events';
 import { cli, launchChromium, mcpAgent, project, shoot, startUi, type RunningUi } from './harness.js';
 
 const YAML = `tools:

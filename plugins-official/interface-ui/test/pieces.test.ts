@@ -221,7 +221,7 @@ describe('charts', () => {
 
 describe('the evidence badge', () => {
   it('says the chain is unreadable when the verification fails, and verifying again recovers', async () => {
-    const { MemoryEventLog } = await import('../../../src/events/memory-log.js');
+    const { MemoryEventLog } = await import('factorly/events');
     let fail = true;
     const report = {
       ok: true,

@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
+import { LmdbEventLog } from 'factorly/events';
 import { cli, events, launchChromium, project, shoot as shootPage, startUi, type RunningUi } from './harness.js';
 
 const YAML = `tools:

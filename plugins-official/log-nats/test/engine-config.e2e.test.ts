@@ -6,7 +6,7 @@ import { isolatedEnv } from '../../../test/helpers/listening.js';
 import { BIN, runCli, tempProject } from '../../../test/helpers/project.js';
 import { closeAll, natsLog } from './open-nats.js';
 import { ECHO, natsLogBlock, natsProject } from './nats-project.js';
-import type { EventLog } from '../../../src/events/log.js';
+import type { EventLog } from 'factorly/events';
 
 const opened: EventLog[] = [];
 

@@ -1,8 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventLog } from '../../../src/events/log.js';
-import { callIdOf } from '../../../src/events/seal.js';
-import { verifyChain } from '../../../src/events/verify.js';
-import { FactorlyError } from '../../../src/kernel/base/errors.js';
+import { callIdOf, type EventLog, verifyChain } from 'factorly/events';
+import { FactorlyError } from 'factorly';
 import { eventLogContract, requested } from 'factorly/testing';
 import { closeAll, freshStream, natsLog } from './open-nats.js';
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import type { EventLog } from '../../../src/events/log.js';
-import { ReplicatedEventLog } from '../../../src/events/replicated-log.js';
+import { type EventLog, ReplicatedEventLog } from 'factorly/events';
 import { natsSettingsOf, type NatsLogSettings } from '../src/nats-settings.js';
 import { NatsBatchStream } from '../src/nats-stream.js';
 

@@ -5,9 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Recorded } from '../../../src/events/envelope.js';
-import { callIdOf } from '../../../src/events/seal.js';
-import { verifyChain } from '../../../src/events/verify.js';
+import { callIdOf, type Recorded, verifyChain } from 'factorly/events';
 import { isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
 import { startNatsCluster, type NatsCluster } from '../../../test/helpers/nats-cluster.mjs';
 import { BIN, makeProject } from '../../../test/helpers/project.js';

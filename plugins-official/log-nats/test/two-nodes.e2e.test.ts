@@ -1,9 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Recorded } from '../../../src/events/envelope.js';
-import { callIdOf } from '../../../src/events/seal.js';
-import { verifyChain } from '../../../src/events/verify.js';
+import { callIdOf, type Recorded, verifyChain } from 'factorly/events';
 import { isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
 import { BIN, makeProject } from '../../../test/helpers/project.js';
 import { freshStream, natsLog } from './open-nats.js';

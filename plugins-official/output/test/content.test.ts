@@ -1,11 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import type { ContentBlock, ToolDefinition } from '../../../src/plugins/index.js';
-import { processResult } from '../../../src/kernel/process-output.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { definePlugin, type ContentBlock, type ToolDefinition, type ToolResult } from 'factorly';
+import { startTestKernel, type TestKernel } from 'factorly/testing';
 import { capContent } from '../src/content-cap.js';
-import { cleanProcessor, compressProcessor, filterProcessor, truncateProcessor } from '../src/processors.js';
+import { plugin as outputPlugin } from '../src/plugin.js';
 import { toolDefinition } from '../../../test/helpers/tool-definition.js';
 
-const PROCESSORS = [cleanProcessor, filterProcessor, compressProcessor, truncateProcessor];
 const tool = (settings: Partial<ToolDefinition> = {}): ToolDefinition => toolDefinition({ type: 'mcp', ...settings });
 /** An image block of `bytes` decoded bytes. */
 const image = (bytes: number): ContentBlock => ({
@@ -13,12 +12,37 @@ const image = (bytes: number): ContentBlock => ({
   mimeType: 'image/png',
   data: Buffer.alloc(bytes, 7).toString('base64'),
 });
-const run = (settings: Partial<ToolDefinition>, content: ContentBlock[], structuredContent?: Record<string, string>) =>
-  processResult(
-    PROCESSORS,
-    { output: '', exitCode: 0, content, ...(structuredContent ? { structuredContent } : {}) },
-    { tool: tool(settings), secrets: new Map() },
-  );
+
+/** A tool type whose one call answers with the result a test gives it, as an upstream MCP server's would. */
+function answering(result: ToolResult) {
+  return definePlugin({
+    id: 'answers',
+    apiVersion: '1',
+    register(registrar) {
+      registrar.registerInit({
+        deps: { providers: registrar.tokens.ToolProviders },
+        init({ providers }, context) {
+          providers.add('answers', { type: 'answers', keys: [], execute: async () => result }, context.pluginId);
+        },
+      });
+    },
+  });
+}
+
+const kernels: TestKernel[] = [];
+afterEach(async () => {
+  for (const kernel of kernels.splice(0)) await kernel.stop();
+});
+
+/** Calls a tool of `entry`'s settings whose result has these blocks, through a real kernel with the output plugin. */
+async function run(entry: string, content: ContentBlock[], structuredContent?: Record<string, string>) {
+  const result = { output: '', exitCode: 0, content, ...(structuredContent ? { structuredContent } : {}) };
+  const test = await startTestKernel(`tools:\n  blocks: {type: answers${entry}}\n`, [outputPlugin, answering(result)]);
+  kernels.push(test);
+  const outcome = await test.call('blocks');
+  expect(outcome.status, outcome.error).toBe('success');
+  return outcome;
+}
 
 describe('output processing of MCP results', () => {
   it('leaves every block byte for byte alone with compress: none, and with max_output only (no cleaning)', async () => {
@@ -26,12 +50,12 @@ describe('output processing of MCP results', () => {
       { type: 'text', text: 'a\n\n\n\n\x1b[31mred\x1b[0m { "x": 1 }\nsame\nsame' },
       image(10),
     ];
-    expect((await run({ settings: { compress: 'none' } }, content)).content).toEqual(content);
-    expect((await run({ maxOutput: 10_000 }, content)).content).toEqual(content);
+    expect((await run(', compress: none', content)).content).toEqual(content);
+    expect((await run(', max_output: 10000', content)).content).toEqual(content);
   });
 
   it('compresses each text block on its own: a JSON block is compacted even beside prose', async () => {
-    const result = await run({ settings: { compress: 'all' } }, [
+    const result = await run(', compress: all', [
       { type: 'text', text: '{ "a": [1, 2] }' },
       { type: 'text', text: 'x\nx\nx\n\n\n\ny' },
       image(4),
@@ -44,7 +68,7 @@ describe('output processing of MCP results', () => {
   });
 
   it('shares max_output between the blocks: text is cut with a marker, a binary block is never cut but replaced by a note', async () => {
-    const result = await run({ maxOutput: 1000 }, [
+    const result = await run(', max_output: 1000', [
       { type: 'text', text: 'é'.repeat(300) },
       image(600),
       { type: 'text', text: 'z'.repeat(2000) },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { applyFilter } from '../src/apply-filter.js';
 import { compileFilter } from '../src/filter-spec.js';

@@ -39,7 +39,8 @@ export class CodeProvider implements ToolProvider {
   private projectEngine?: string;
 
   constructor(
-    private readonly engines: KeyedSlot<SandboxEngine>,
+    // Only reads the installed engines (the host fills the slot), so any read-only view of them will do.
+    private readonly engines: Pick<KeyedSlot<SandboxEngine>, 'get' | 'keys' | 'values'>,
     private readonly gateway: CallGateway,
     private readonly warn: (message: string) => void,
   ) {}

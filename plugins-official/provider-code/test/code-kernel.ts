@@ -1,7 +1,7 @@
 import type { PluginDefinition } from 'factorly';
 import { afterEach } from 'vitest';
-import type { Kernel } from '../../../src/kernel/kernel.js';
-import type { MemoryEventLog } from '../../../src/events/memory-log.js';
+import type { Kernel } from 'factorly/testing';
+import type { MemoryEventLog } from 'factorly/events';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
 import { plugin as ses } from '@factorly/plugin-engine-ses';

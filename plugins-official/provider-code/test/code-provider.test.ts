@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SandboxEngine } from 'factorly';
 import { describe, expect, it } from 'vitest';
-import { KeyedSlot } from '../../../src/kernel/slots.js';
 import { createQuickJsEngine } from '@factorly/plugin-engine-quickjs';
 import { CodeProvider } from '../src/code-provider.js';
 import { eventsOf } from '../../../test/helpers/kernel.js';
@@ -42,8 +41,12 @@ describe('type: code tools', () => {
       error: 'script failed to compile: Unexpected token (line 2, column 15)',
     });
     const warnings: string[] = [];
-    const engines = new KeyedSlot<SandboxEngine>('sandbox engine');
-    engines.add('quickjs', createQuickJsEngine(), 'test');
+    const installed = new Map<string, SandboxEngine>([['quickjs', createQuickJsEngine()]]);
+    const engines = {
+      get: (name: string) => installed.get(name),
+      keys: () => [...installed.keys()],
+      values: () => [...installed.values()],
+    };
     const provider = new CodeProvider(engines, kernel.pipeline as never, (message) => warnings.push(message));
     expect(provider.prepare(kernel.registry.get('broken')!)).toEqual({ problems: [] });
     expect(warnings).toEqual([

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { plugin as shadowPlugin } from '@factorly/plugin-shadow';
 import type { CatalogChange, ClientLink } from 'factorly';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
 import { interfaceParts } from './grab-passthrough.js';

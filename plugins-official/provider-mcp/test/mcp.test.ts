@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { tempProject } from '../../../test/helpers/project.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';

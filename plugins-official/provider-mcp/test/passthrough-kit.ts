@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { McpSessionLink } from '@factorly/plugin-interface-mcp/api';
 import type { ClientLink } from 'factorly';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { REPO } from '../../../test/helpers/project.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../src/kernel/kernel.js';
-import { definePlugin } from '../../../src/plugins/define-plugin.js';
+import type { Kernel } from 'factorly/testing';
+import { definePlugin } from 'factorly';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as restPlugin } from '../src/plugin.js';
 

@@ -3,13 +3,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from 'factorly';
-import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
-import { replay } from '../../../src/events/replay.js';
-import { verifyChain } from '../../../src/events/verify.js';
-import { createKernel } from '../../../src/kernel/kernel.js';
-import { inline } from '../../../test/helpers/kernel.js';
+import { LmdbEventLog, replay, verifyChain } from 'factorly/events';
+import { startTestKernel } from 'factorly/testing';
 import { tempProject } from '../../../test/helpers/project.js';
-import { plugin as cliPlugin } from '@factorly/plugin-provider-cli';
 import { plugin as shadowPlugin } from '../src/plugin.js';
 import { contribute } from './helpers.js';
 import { loopProjection } from '../src/loop-rule.js';
@@ -115,12 +111,7 @@ describe('rate limits under concurrency in one process', () => {
   ])(
     '64 concurrent calls to a 10/min tool on the LMDB log, with %s: exactly 10 run, and the live state equals a replay',
     async (_, extra) => {
-      const root = tempProject({ '.factorly/factorly.yaml': YAML });
-      const kernel = await createKernel({
-        cwd: root,
-        globalDir: join(root, 'no-global'),
-        inlinePlugins: [cliPlugin, shadowPlugin, ...extra].map(inline),
-      });
+      const { kernel, stop } = await startTestKernel(YAML, [shadowPlugin, ...extra], { log: 'project' });
       try {
         const outcomes = await Promise.all(
           Array.from({ length: 64 }, () => kernel.pipeline.call({ tool: 'ping', params: {}, iface: 'mcp' })),
@@ -145,7 +136,7 @@ describe('rate limits under concurrency in one process', () => {
         );
         expect((await verifyChain(log.read())).ok).toBe(true);
       } finally {
-        await kernel.stop();
+        await stop();
       }
     },
   );

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ShadowRule } from 'factorly';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { contribute, decisions, ScriptedChannel, shadowKernel, storyOf } from './helpers.js';
 
 const YAML = `tools:

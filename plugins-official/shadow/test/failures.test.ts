@@ -1,18 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Projection, ShadowRule } from 'factorly';
-import type { NewEvent } from '../../../src/events/envelope.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LmdbEventLog } from '../../../src/events/lmdb-log.js';
-import { ShadowGate } from '../../../src/kernel/shadow-gate.js';
-import { OrderedSlot } from '../../../src/kernel/slots.js';
-import type { Kernel } from '../../../src/kernel/kernel.js';
-import { replay } from '../../../src/events/replay.js';
+import { replay } from 'factorly/events';
+import type { Kernel } from 'factorly/testing';
 import { bucketsProjection, type Buckets } from '../src/rate-limit-rule.js';
 import { loopProjection } from '../src/loop-rule.js';
 import { contribute, decisions, shadowKernel } from './helpers.js';
-import { toolDefinition } from '../../../test/helpers/tool-definition.js';
 
 const YAML = 'tools:\n  t: {type: cli, command: echo, args: [ran]}\n';
 let kernel: Kernel | undefined;
@@ -137,52 +129,5 @@ describe('state rebuilt from the log', () => {
     expect([...buckets.entries.keys()]).toEqual(['server:t']);
     expect(buckets.entries.get('server:t')).toEqual({ window: 3_600_000, items: expect.any(Array) });
     expect(buckets.entries.get('server:t')?.items).toHaveLength(5);
-  });
-});
-
-describe('cold start from the persisted projection', () => {
-  it('a fresh process folds only the events after the newest snapshot, never from seq 1 or from a guessed horizon', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'factorly-cold-')), 'events.lmdb');
-    let folds = 0;
-    const seen: Projection<string[]> = {
-      name: 'tiers',
-      init: () => [],
-      evolve: (tiers, e) => {
-        folds += 1;
-        return e.type === 'vault.accessed' ? [...tiers, e.data.tier] : tiers;
-      },
-    };
-    const writer = new LmdbEventLog({ path });
-    writer.project(seen);
-    const old = Array.from({ length: 400 }, (_, i): NewEvent => ({
-      type: 'vault.accessed',
-      data: { op: 'get', key: `k${i}`, tier: i % 2 ? 'odd' : 'even' },
-    }));
-    await writer.append(old);
-    await writer.close();
-    folds = 0;
-
-    const log = new LmdbEventLog({ path });
-    const rule: ShadowRule<string[]> = {
-      name: 'tiers',
-      order: 1,
-      history: seen,
-      evaluate: (_, tiers) => ({ decision: 'allow', reason: `${tiers.length} ${tiers.at(-1)}` }),
-    };
-    const rules = new OrderedSlot<ShadowRule>();
-    rules.add(rule as ShadowRule, 'test');
-    const gate = new ShadowGate(rules, new OrderedSlot());
-    const tool = toolDefinition();
-    try {
-      await gate.check(log, { callId: 'c1', tool, params: {}, iface: 'cli' });
-      const decided = (await log.readCall('c1')).find((e) => e.type === 'shadow.decided');
-      // Every one of the 400 events counts (the full history, not a window of it) …
-      expect(decided?.data).toMatchObject({ rule: 'tiers', reason: '400 odd' });
-      // … yet this process folded only the one event it appended (its decision): the rest came from the snapshot.
-      expect(folds).toBe(1);
-      expect((await gate.historySnapshot(log)).states.tiers).toEqual(await replay(log, seen));
-    } finally {
-      await log.close();
-    }
   });
 });

@@ -1,8 +1,8 @@
-import type { ConfirmAnswer, ConfirmChannel, ConfirmRequest, PluginDefinition, Recorded, ShadowRule } from 'factorly';
-import { definePlugin } from '../../../src/plugins/define-plugin.js';
-import type { MemoryEventLog } from '../../../src/events/memory-log.js';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { ConfirmAnswer, ConfirmChannel, ConfirmRequest, PluginDefinition } from 'factorly';
+import type { MemoryEventLog } from 'factorly/events';
+import type { Kernel } from 'factorly/testing';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
+import { contribute, decisions } from '../../../test/helpers/shadow.js';
 import { plugin as shadowPlugin } from '../src/plugin.js';
 
 /** A kernel with the cli provider, the shadow plugin and any extra plugins, over an in-memory log. */
@@ -20,30 +20,7 @@ export async function storyOf(log: MemoryEventLog, callId: string): Promise<stri
   );
 }
 
-export async function decisions(log: MemoryEventLog, callId: string): Promise<Recorded<'shadow.decided'>['data'][]> {
-  return (await log.readCall(callId))
-    .filter((e): e is Recorded<'shadow.decided'> => e.type === 'shadow.decided')
-    .map((e) => e.data);
-}
-
-export { eventsOf };
-
-/** Contributes rules and channels from a test. */
-export function contribute(id: string, parts: { rules?: ShadowRule[]; channels?: ConfirmChannel[] }): PluginDefinition {
-  return definePlugin({
-    id,
-    apiVersion: '1',
-    register(reg) {
-      reg.registerInit({
-        deps: { rules: reg.tokens.ShadowRules, channels: reg.tokens.ConfirmChannels },
-        init({ rules, channels }, ctx) {
-          for (const rule of parts.rules ?? []) rules.add(rule, ctx.pluginId);
-          for (const channel of parts.channels ?? []) channels.add(channel, ctx.pluginId);
-        },
-      });
-    },
-  });
-}
+export { contribute, decisions, eventsOf };
 
 /** A channel that answers from a script of answers (`undefined` = never answers) and remembers what it was asked. */
 export class ScriptedChannel implements ConfirmChannel {

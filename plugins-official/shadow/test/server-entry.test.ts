@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin } from '../../../src/plugins/define-plugin.js';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import { definePlugin } from 'factorly';
+import type { Kernel } from 'factorly/testing';
 import { shadowKernel } from './helpers.js';
 
 /** A provider whose entry stands for sub-tools `<entry>.list`, `<entry>.get`, `<entry>.delete`, as an MCP server's does. */

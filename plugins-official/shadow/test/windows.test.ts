@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from 'factorly';
-import { fold } from '../../../src/events/projection.js';
+import { fold } from 'factorly/events';
 import { alternationLength, loopProjection } from '../src/loop-rule.js';
 import { bucketsProjection } from '../src/rate-limit-rule.js';
 import { formatDuration } from '../src/policy.js';

@@ -4,6 +4,9 @@ import { EnvBackend } from './env-backend.js';
 import { LocalVault } from './local-vault.js';
 import { SecretScrubber } from './scrub-processor.js';
 
+// The output processor that redacts resolved secrets, for a host that runs processors itself.
+export { SecretScrubber };
+
 /**
  * Secrets: the `vault` backend (encrypted local file, project → global), `env`, the read-only
  * CLI-backed backends of the config's `vault_backends` block, and the output processor that scrubs

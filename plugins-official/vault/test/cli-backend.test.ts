@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../src/kernel/kernel.js';
+import type { Kernel } from 'factorly/testing';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { readBackendSpecs } from '../src/cli-backend.js';
 import { plugin as vaultPlugin } from '../src/plugin.js';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../src/kernel/kernel.js';
-import { definePlugin } from '../../../src/plugins/define-plugin.js';
+import type { Kernel } from 'factorly/testing';
+import { definePlugin } from 'factorly';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { tempProject } from '../../../test/helpers/project.js';
-import type { MemoryEventLog } from '../../../src/events/memory-log.js';
+import type { MemoryEventLog } from 'factorly/events';
 import { plugin as vaultPlugin } from '../src/plugin.js';
 import { VaultFile } from '../src/vault-file.js';
 import { leaksIn } from '../../../test/helpers/leaks.js';

@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Recorded } from '../../../src/events/envelope.js';
+import type { Recorded } from 'factorly/events';
 import { runCli, tempProject } from '../../../test/helpers/project.js';
 import { cliEnv, runCliAsync, runCliInPty, snapshot } from './cli-run.js';
 import { leaksUnder } from '../../../test/helpers/leaks.js';

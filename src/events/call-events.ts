@@ -1,0 +1,146 @@
+// The events of one call: its request, the rules' decisions, confirmations, its outcome, its source,
+// and what MCP forwarding did on its behalf.
+import type { Interface, CallStatus, Decision, JsonValue, Params } from './event-values.js';
+
+export interface CallRequested {
+  callId: string;
+  parentId?: string;
+  rootId: string;
+  tool: string;
+  /** Params as the caller sent them, with secrets kept as their `{{vault:K}}` template. */
+  params: Params;
+  iface: Interface;
+  agentId?: string;
+  sessionId?: string;
+  workspace?: string;
+  sourceSha?: string;
+  replayedFrom?: string;
+  /** v2: the script engine that ran a script (`{name: "quickjs", version: "..."}`), for code tools. */
+  engine?: { name: string; version: string };
+  /** v3: the process that recorded the call (its `writer.started`), so a crash can be attributed. */
+  writer?: string;
+}
+
+export interface CallParamsCoerced {
+  callId: string;
+  original: Params;
+  coerced: Params;
+}
+
+/**
+ * Params of a call that were too big for the log (`log.max_param_bytes`): `call.requested` (and
+ * `call.params_coerced`) hold a prefix of each of these, and this event the size and digest of the
+ * whole value as recorded (its JSON text, for a value that is not a string).
+ */
+export interface CallParamsCapped {
+  callId: string;
+  params: Record<string, { bytes: number; sha256: string }>;
+}
+
+export interface ShadowDecided {
+  callId: string;
+  rule: string;
+  plugin: string;
+  decision: Decision;
+  reason: string;
+  /**
+   * v2: what a stateful rule counted the decision under (bucket, fingerprint), for its projection.
+   * One key is read by the audit view: `highlight` (`HIGHLIGHT_FACT`), the names of params to show
+   * with the call (`shadow.log_params`), decided when the call was made.
+   */
+  facts?: Record<string, JsonValue>;
+}
+
+/**
+ * The `shadow.decided` fact naming the params the audit view shows with a call (a list of
+ * top-level param names). Only names: the values shown are the call's params as `call.requested`
+ * recorded them (scrubbed, capped), so no rule can put a value into the log this way.
+ */
+export const HIGHLIGHT_FACT = 'highlight';
+
+export interface ConfirmRequested {
+  callId: string;
+  channel: string;
+}
+
+/**
+ * A person's answer given through a channel that lives in another process than the call (the web
+ * UI answering a `factorly call` that waits in a terminal). The waiting channel reads it from the
+ * log; the gate then records the outcome of the whole race as `confirm.resolved`.
+ */
+export interface ConfirmAnswered {
+  callId: string;
+  channel: string;
+  approved: boolean;
+  by?: string;
+}
+
+export interface ConfirmResolved {
+  callId: string;
+  channel: string;
+  approved: boolean;
+  by?: string;
+}
+
+/** Output as stored: scrubbed, capped at a UTF-8 boundary, with the size and digest of the whole. */
+export interface StoredText {
+  text: string;
+  bytes: number;
+  sha256: string;
+  truncated: boolean;
+}
+
+export interface CallCompleted {
+  callId: string;
+  status: CallStatus;
+  exitCode: number;
+  output: StoredText;
+  error?: string;
+  /** What a successful tool wrote to stderr: kept, but not an error. */
+  diagnostics?: string;
+  /** For blocked calls: which stage stopped it (`unknown_tool`, `invalid`, or a shadow rule). */
+  blockedBy?: string;
+  durationMs: number;
+  /** Size of the tool's own output and of what output processing made of it (when processors ran). */
+  originalBytes?: number;
+  processedBytes?: number;
+  /** What the call consumed, as its provider reported it (scripts: durationMs, toolCalls, memoryBytes). */
+  usage?: Record<string, number>;
+}
+
+export interface SourceRecorded {
+  sha: string;
+  language: string;
+  source: string;
+}
+
+/**
+ * A call whose outcome is not in the log: its process ended before recording it (found when the
+ * log was next opened), or the completion could not be written (a full disk) and the caller was
+ * told so; marked once the log could be written again.
+ */
+export interface CallInterrupted {
+  callId: string;
+  writer?: string;
+  reason: string;
+}
+
+/**
+ * A request factorly forwarded between an agent's MCP session and an upstream MCP server other than
+ * a tool call (tool calls are `call.*`): the agent's resource reads, prompt gets, completions,
+ * subscriptions and log level going up (`to_upstream`), and the upstream's sampling, elicitation and
+ * roots requests going down to the agent (`to_client`). Names what was asked for, never the content.
+ */
+export interface McpForwarded {
+  direction: 'to_upstream' | 'to_client';
+  method: string;
+  /** The upstream server's entry name. */
+  server: string;
+  sessionId?: string;
+  agentId?: string;
+  /** What the request was about: a resource URI, a prompt name, a completion reference. */
+  target?: string;
+  status: 'success' | 'error';
+  error?: string;
+  durationMs: number;
+}

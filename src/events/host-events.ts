@@ -1,0 +1,113 @@
+// The events about everything around calls: config, plugins, tools promoted or edited, the vault,
+// sessions, writer processes and the log's checkpoints.
+import type { Interface, JsonValue } from './event-values.js';
+
+export interface ToolPromoted {
+  name: string;
+  fromSha: string;
+  parameters: unknown[];
+  file: string;
+}
+
+/** A tool's entry edited in place in its config file (the web UI's edit page). Names what changed, not the values. */
+export interface ToolEdited {
+  name: string;
+  /** Project-relative path of the file written. */
+  file: string;
+  /** The edited keys: `description`, `code`, `shadow`, `parameters.<name>.<key>`, … */
+  changed: string[];
+}
+
+export interface VaultAccessed {
+  op: 'get' | 'set' | 'list' | 'delete' | 'resolve';
+  key?: string;
+  tier: string;
+}
+
+export interface ConfigLoaded {
+  /** sha256 over the loaded files' paths and contents plus the plugin set. */
+  bootSha: string;
+  files: string[];
+  tools: number;
+  /** v2: the digest of the effective configuration (its text is in `config.recorded`). */
+  configSha?: string;
+  /** v2: the process that loaded it (its `writer.started`). */
+  writer?: string;
+}
+
+/**
+ * The effective configuration, normalised: the settings, every tool as the rules see it (config,
+ * built-ins, upstream tools), the plugins; secrets only as their `{{backend:KEY}}` references.
+ * Recorded once per digest (its id derives from `sha`), so a decision can be re-derived under the
+ * rules in force when it was taken.
+ */
+export interface ConfigRecorded {
+  sha: string;
+  config: JsonValue;
+}
+
+export interface PluginLoaded {
+  id: string;
+  version: string;
+  root: string;
+  source: 'core' | 'user' | 'link' | 'builtin' | (string & {});
+}
+
+export interface PluginFailed {
+  id: string;
+  root: string;
+  reason: string;
+  code: string;
+}
+
+/** An agent connected through an interface (an MCP session); its calls carry `sessionId` and `agentId`. */
+export interface SessionOpened {
+  sessionId: string;
+  iface: Interface;
+  /** The agent id its calls are recorded under. */
+  agentId: string;
+  /** Who the client says it is (MCP `clientInfo`). */
+  client?: { name: string; version?: string };
+  transport?: string;
+  /** v2: the process serving the session (its `writer.started`). */
+  writer?: string;
+}
+
+export interface SessionClosed {
+  sessionId: string;
+  iface: Interface;
+  /** v2: why, when it was not closed by its own process (that process ended). */
+  reason?: string;
+}
+
+/**
+ * A process that writes to the log, recorded before its first other event: enough to tell later,
+ * from another process, whether it is still running (same boot, a live pid with the same start).
+ */
+export interface WriterStarted {
+  writer: string;
+  pid: number;
+  /** The kernel's boot id (/proc/sys/kernel/random/boot_id), or "unknown". */
+  bootId: string;
+  host: string;
+  /** When the process started (ISO-8601). */
+  startedAt: string;
+  /** The process start time in clock ticks since boot (/proc/<pid>/stat), where the OS tells. */
+  procStart?: number;
+  /** The digest of the configuration it started with (`config.recorded`), when it had one yet. */
+  configSha?: string;
+}
+
+/**
+ * A signed checkpoint of the log's Merkle tree (C2SP tlog-checkpoint in a signed-note), recorded
+ * after it was written to `.factorly/checkpoints/` and handed to the witnesses. It covers the first
+ * `size` events (those before it, at the time it was signed).
+ */
+export interface LogCheckpointed {
+  size: number;
+  /** The tree's root hash at `size`, hex. */
+  rootHash: string;
+  origin: string;
+  /** The signed note, as written to the checkpoint file. */
+  checkpoint: string;
+}
