@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRecordedLog } from '../../src/cli/project-log.js';
+import { runInterface } from '../../src/cli/run-interface.js';
+import { findOneCall } from '../../src/events/call-tree.js';
+import { MemoryEventLog } from '../../src/events/memory-log.js';
+import type { Kernel } from '../../src/kernel/kernel.js';
+import { startTestKernel } from '../helpers/kernel.js';
+import { tempProject } from '../helpers/project.js';
+
+// Each failure has a code of its own: a script telling "no such tool" from "no such call" or "nothing
+// recorded yet" must not have to parse the message.
+
+let kernel: Kernel | undefined;
+afterEach(async () => {
+  await kernel?.stop();
+  kernel = undefined;
+});
+
+describe('error codes say what failed', () => {
+  it('a call reference that matches nothing is CALL_NOT_FOUND, not TOOL_NOT_FOUND', async () => {
+    await expect(findOneCall(new MemoryEventLog(), 'abcdef01')).rejects.toMatchObject({
+      code: 'CALL_NOT_FOUND',
+      message: 'no call matches "abcdef01"',
+    });
+  });
+
+  it('reading the log of a project that recorded nothing is LOG_EMPTY', async () => {
+    const root = tempProject({ '.factorly/factorly.yaml': 'tools: {}\n' });
+    await expect(openRecordedLog(`${root}/.factorly/factorly.yaml`)).rejects.toMatchObject({
+      code: 'LOG_EMPTY',
+      message: 'no events recorded yet',
+    });
+  });
+
+  it('serving an interface no plugin installed is INTERFACE_MISSING, not PROVIDER_MISSING', async () => {
+    ({ kernel } = await startTestKernel('tools: {}\n'));
+    await expect(runInterface(kernel, 'telnet', {}, 'a telnet plugin')).rejects.toMatchObject({
+      code: 'INTERFACE_MISSING',
+      message: 'no "telnet" interface is installed; it comes with a telnet plugin',
+    });
+  });
+});
