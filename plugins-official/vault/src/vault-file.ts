@@ -192,7 +192,10 @@ async function keysFor(parsed: ParsedVault, password: Buffer, shown: string): Pr
 function readIndex(parsed: ParsedVault, master: Buffer, shown: string): Entries {
   const plain = open(subKey(master, EMPTY, INDEX_INFO), parsed.header.nonce, parsed.sealedIndex, parsed.aad);
   if (!plain)
-    throw new FactorlyError('VAULT_CORRUPT', `${shown} failed authentication (it was modified); restore it from a backup`);
+    throw new FactorlyError(
+      'VAULT_CORRUPT',
+      `${shown} failed authentication (it was modified); restore it from a backup`,
+    );
   const index = JSON.parse(plain.toString('utf8')) as { entries?: Entries };
   return nullProto(index.entries ?? {});
 }
