@@ -1,5 +1,5 @@
 export { ERROR_CODES, JsonRpcCode, codeInfo, isErrorCode, isPluginErrorCode } from './codes.js';
 export type { CodeInfo, ErrorCode, PluginErrorCode } from './codes.js';
 export { FactorlyError, internalError, messageOf } from './factorly-error.js';
-export { JsonRpcError, jsonRpcError, jsonRpcErrorOf } from './json-rpc.js';
+export { JsonRpcError, jsonRpcError, jsonRpcErrorOf, rethrowAsJsonRpc } from './json-rpc.js';
 export type { JsonRpcErrorBody } from './json-rpc.js';

@@ -20,10 +20,11 @@ export function jsonRpcError(code: ErrorCode | PluginErrorCode, message: string)
  */
 export function jsonRpcErrorOf(error: unknown): JsonRpcErrorBody {
   if (FactorlyError.isInstance(error)) return jsonRpcError(error.code, error.message);
-  const source = error as { code?: unknown; data?: unknown } | undefined;
+  const source = error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   if (typeof source?.code === 'number' && Number.isSafeInteger(source.code)) {
+    const message = typeof source.message === 'string' ? source.message : messageOf(error);
     const data = source.data as JsonRpcErrorBody['data'];
-    return { code: source.code, message: messageOf(error), ...(data === undefined ? {} : { data }) };
+    return { code: source.code, message, ...(data === undefined ? {} : { data }) };
   }
   return jsonRpcError('INTERNAL', messageOf(error));
 }
@@ -43,7 +44,17 @@ export class JsonRpcError extends Error {
     if (body.data !== undefined) this.data = body.data;
   }
 
+  /** The JSON-RPC error for one of factorly's codes (`data.factorlyCode` says which). */
+  static of(code: ErrorCode | PluginErrorCode, message: string): JsonRpcError {
+    return new JsonRpcError(jsonRpcError(code, message));
+  }
+
   static from(error: unknown): JsonRpcError {
     return error instanceof JsonRpcError ? error : new JsonRpcError(jsonRpcErrorOf(error), { cause: error });
   }
+}
+
+/** For a request handler's `.catch`: whatever it threw, answered as the JSON-RPC error it stands for. */
+export function rethrowAsJsonRpc(error: unknown): never {
+  throw JsonRpcError.from(error);
 }
