@@ -12,7 +12,8 @@ const KERNEL = join(REPO, 'src', 'kernel');
  */
 const KNOWN_NAMES: [RegExp, string][] = [
   [
-    /@factorly\/|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard|process-kit)\b/,
+    // @factorly/error-kit is no plugin: it is the error family the kernel and the plugins share.
+    /@factorly\/(?!error-kit\b)|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard|process-kit)\b/,
     'an official plugin or package',
   ],
   [/\bplugin-(shadow|vault|output|builtins)\b/, 'an official plugin package'],

@@ -69,7 +69,16 @@ export const ERROR_CODES = {
   LISTEN_FAILED: fail(-32050),
   UPSTREAM_FAILED: fail(-32051),
   ENGINE_FAILED: fail(-32052),
-  INPUT_CANCELLED: fail(-32053),
+  /** A person was asked and gave no answer: cancelled, no input, or no terminal to ask on. */
+  NO_ANSWER: fail(-32053),
+  /** The network guard refused an address a request would reach (private, loopback, link-local, metadata). */
+  ADDRESS_BLOCKED: fail(-32054),
+  /** A rule refused an inner call a script made, thrown so the script can catch it (max_calls). */
+  CALL_BLOCKED: fail(-32018),
+  /** A tool a script called (`tools.<name>()`) failed: the message holds its error. */
+  TOOL_FAILED: fail(-32019),
+  /** The engine or plugin in use does not offer what was asked of it. */
+  NOT_SUPPORTED: fail(-32055),
   MESSAGE_NOT_JSON: fail(JsonRpcCode.PARSE_ERROR),
   REQUEST_INVALID: fail(JsonRpcCode.INVALID_REQUEST),
   METHOD_NOT_FOUND: fail(JsonRpcCode.METHOD_NOT_FOUND),

@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -42,7 +43,10 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signal: AbortSignal): Promise<void> {
   const { services } = kernel;
   if (!services)
-    throw new Error('the ui interface needs the host services the factorly CLI provides; start it with `factorly ui`');
+    throw new FactorlyError(
+      'USAGE',
+      'the ui interface needs the host services the factorly CLI provides; start it with `factorly ui`',
+    );
   const host = String(options.host ?? '127.0.0.1');
   const port = Number(options.port ?? 3741);
   const log = kernel.openLog();
@@ -125,8 +129,13 @@ function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, p
     server.once('listening', () => resolve(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE')
-        reject(new Error(`port ${port} on ${hostname} is in use; pass --port with another port (0 picks a free one)`));
-      else reject(new Error(`cannot listen on ${hostname}:${port}: ${error.message}`));
+        reject(
+          new FactorlyError(
+            'LISTEN_FAILED',
+            `port ${port} on ${hostname} is in use; pass --port with another port (0 picks a free one)`,
+          ),
+        );
+      else reject(new FactorlyError('LISTEN_FAILED', `cannot listen on ${hostname}:${port}: ${error.message}`));
     });
   });
 }

@@ -4,6 +4,8 @@
  * lists every code: its meaning, exit code and JSON-RPC code.
  */
 export {
+  crossing,
+  uncrossed,
   ERROR_CODES,
   FactorlyError,
   internalError,
@@ -14,4 +16,4 @@ export {
   jsonRpcErrorOf,
   messageOf,
 } from '@factorly/error-kit';
-export type { ErrorCode, JsonRpcErrorBody, PluginErrorCode } from '@factorly/error-kit';
+export type { CrossedError, ErrorCode, JsonRpcErrorBody, PluginErrorCode } from '@factorly/error-kit';

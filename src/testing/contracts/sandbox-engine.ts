@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { FactorlyError } from '../../kernel/base/errors.js';
 import type { JsonValue } from '../../events/catalog.js';
 import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../kernel/contracts/sandbox.js';
 import { afterSuite, assert, like, type TestApi } from '../suite.js';
@@ -70,7 +71,7 @@ const SAME_GLOBALS = [
 /** A host that answers `echo` with its arguments and fails `fail` with a message. */
 const echoHost: SandboxHost = {
   async call(fn, args) {
-    if (fn === 'fail') throw new Error('host says no');
+    if (fn === 'fail') throw new FactorlyError('TOOL_FAILED', 'host says no');
     return { fn, args };
   },
 };
@@ -107,7 +108,7 @@ export function sandboxEngineContract(test: TestApi, subject: SandboxEngineSubje
       budget: Partial<SandboxBudget> = {},
     ): Promise<SandboxRunResult> {
       const compiled = engine().compile(source);
-      if (!compiled.ok) throw new Error(`unexpected compile failure: ${JSON.stringify(compiled.diagnostics)}`);
+      if (!compiled.ok) assert.fail(`unexpected compile failure: ${JSON.stringify(compiled.diagnostics)}`);
       return engine().run(compiled.script, params, host, { ...BUDGET, ...budget });
     }
 
@@ -171,7 +172,7 @@ export function sandboxEngineContract(test: TestApi, subject: SandboxEngineSubje
         {},
         {
           async call(fn, args): Promise<JsonValue> {
-            if (fn === 'tool') throw new Error('host says no');
+            if (fn === 'tool') throw new FactorlyError('TOOL_FAILED', 'host says no');
             return fn === 'call' ? { output: JSON.stringify(args), exitCode: 0, durationMs: 1 } : { fn };
           },
         },
