@@ -1,12 +1,17 @@
 import { Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import config from '../../eslint.config.mjs';
+import { REPO } from '../helpers/project.js';
+
+const config = ((await import(pathToFileURL(join(REPO, 'eslint.config.mjs')).href)) as { default: Linter.Config[] })
+  .default;
 
 /** factorly's own ESLint config, with only the rule under test (the type-checked ones need a project). */
 function problems(code: string, filePath: string): string[] {
   const linter = new Linter({ configType: 'flat' });
-  const rules = (config as Linter.Config[]).map((block) => ({
+  const rules = config.map((block) => ({
     ...block,
     languageOptions: { parser: tseslint.parser as Linter.Parser },
     rules: Object.fromEntries(Object.entries(block.rules ?? {}).filter(([name]) => name === 'no-restricted-syntax')),
