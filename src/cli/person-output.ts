@@ -1,4 +1,4 @@
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { codeInfo, FactorlyError, messageOf } from '../kernel/base/errors.js';
 import { printableLine, printableText } from '../kernel/base/printable.js';
 
 /**
@@ -24,7 +24,8 @@ export function writeWarning(message: string): void {
 export function reportFailure(error: unknown): number {
   if (FactorlyError.isInstance(error)) {
     process.stderr.write(`Error: ${printableText(error.message)}\n`);
-    return error.exitCode;
+    // By code, not by the `exitCode` getter: a plugin's error may carry the brand without the class.
+    return codeInfo(error.code).exit;
   }
   if (/^MDB_[A-Z_]+:/.test(messageOf(error))) {
     // lmdb found damage past the pages checked before opening: the log could not be read (not "tampered").

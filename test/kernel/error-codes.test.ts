@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { reportFailure } from '../../src/cli/person-output.js';
 import { openRecordedLog } from '../../src/cli/project-log.js';
 import { runInterface } from '../../src/cli/run-interface.js';
 import { findOneCall } from '../../src/events/call-tree.js';
@@ -38,5 +39,25 @@ describe('error codes say what failed', () => {
       code: 'INTERFACE_MISSING',
       message: 'no "telnet" interface is installed; it comes with a telnet plugin',
     });
+  });
+
+  it('ends a command with the exit code of the code, for an error that has only the brand (a plugin without the class)', () => {
+    const written = vi.spyOn(process.stderr, 'write').mockReturnValue(true);
+    try {
+      const branded = (code: string) =>
+        Object.assign(Object.create(Error.prototype) as Error, {
+          [Symbol.for('factorly:error')]: true,
+          code,
+          message: `failed with ${code}`,
+        });
+      expect(reportFailure(branded('USAGE'))).toBe(2);
+      expect(reportFailure(branded('acme.QUOTA_EXCEEDED'))).toBe(1);
+      expect(written.mock.calls.map(([text]) => String(text))).toEqual([
+        'Error: failed with USAGE\n',
+        'Error: failed with acme.QUOTA_EXCEEDED\n',
+      ]);
+    } finally {
+      written.mockRestore();
+    }
   });
 });

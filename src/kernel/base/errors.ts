@@ -4,6 +4,7 @@
  * lists every code: its meaning, exit code and JSON-RPC code.
  */
 export {
+  codeInfo,
   crossing,
   uncrossed,
   ERROR_CODES,
