@@ -24,14 +24,15 @@ export default {
       severity: 'error',
       comment: 'src/kernel/base is imported by every layer (events included), so it imports none of them.',
       from: { path: '^src/kernel/base/' },
-      to: { path: '^(src/|plugins-official/)', pathNot: '^src/kernel/base/' },
+      // @factorly/error-kit is the error family factorly shares with its plugins: below base itself.
+      to: { path: '^(src/|plugins-official/)', pathNot: '^(src/kernel/base/|plugins-official/error-kit/)' },
     },
     {
       name: 'kernel-no-plugin',
       severity: 'error',
       comment: 'The kernel is mechanism: it reaches plugins only through the host, never a plugin package.',
       from: { path: '^src/kernel/' },
-      to: { path: '^plugins-official/' },
+      to: { path: '^plugins-official/', pathNot: '^plugins-official/error-kit/' },
     },
     {
       name: 'plugin-sdk-only',

@@ -85,4 +85,18 @@ export default tseslint.config(
     files: ['src/kernel/kernel.ts', 'src/kernel/call-pipeline.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
+  {
+    // A bare Error has no code: a script, a test or an MCP client cannot tell what failed.
+    files: ['src/**/*.ts', 'plugins-official/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['NewExpression', 'CallExpression'].map((node) => ({
+          selector: `${node}[callee.name='Error']`,
+          message:
+            'Throw a FactorlyError with the code for what failed (docs/errors.md), or internalError() for a broken invariant.',
+        })),
+      ],
+    },
+  },
 );

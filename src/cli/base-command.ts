@@ -88,7 +88,7 @@ export abstract class FactorlyCommand extends Command {
     }
     // Another oclif error (a command of @oclif/plugin-plugins): its first line, with its exit code.
     if (error.oclif?.exit !== undefined && !FactorlyError.isInstance(error)) {
-      reportFailure(new Error(firstLine(error.message)), { json });
+      reportFailure(firstLine(error.message), { json });
       this.exit(error.oclif.exit);
     }
     this.exit(reportFailure(error, { json }));

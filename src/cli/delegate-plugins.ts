@@ -20,7 +20,8 @@ export function checkedLocalArgs(argv: readonly string[], config: Config, asUrl:
 /** Runs oclif's own `plugins <verb>` command (this CLI's command of the same name wraps it). */
 export async function runOclifPluginsCommand(config: Config, id: string, argv: string[]): Promise<void> {
   const manager = config.plugins.get('@oclif/plugin-plugins');
-  if (!manager) throw new Error('the plugin manager (@oclif/plugin-plugins) is not installed');
+  if (!manager)
+    throw new FactorlyError('PLUGIN_DEPENDENCY', 'the plugin manager (@oclif/plugin-plugins) is not installed');
   const command = await manager.findCommand(id, { must: true });
   await command.run(argv, config);
 }

@@ -1,4 +1,4 @@
-import { FactorlyError, messageOf, type ErrorCode } from '../kernel/base/errors.js';
+import { codeInfo, FactorlyError, messageOf } from '../kernel/base/errors.js';
 import { printableLine, printableText } from '../kernel/base/printable.js';
 
 /**
@@ -49,7 +49,7 @@ export function reportFailure(error: unknown, context: FailureContext = {}): num
 }
 
 interface Failure {
-  code?: ErrorCode;
+  code?: FactorlyError['code'];
   message: string;
   exitCode: number;
   /** Not raised on purpose: worth a stack trace when debugging. */
@@ -57,7 +57,9 @@ interface Failure {
 }
 
 function describeFailure(error: unknown): Failure {
-  if (FactorlyError.isInstance(error)) return { code: error.code, message: error.message, exitCode: error.exitCode };
+  // By code, not by the `exitCode` getter: a plugin's error may carry the brand without the class.
+  if (FactorlyError.isInstance(error))
+    return { code: error.code, message: error.message, exitCode: codeInfo(error.code).exit };
   const message = messageOf(error);
   if (/^MDB_[A-Z_]+:/.test(message)) {
     // lmdb found damage past the pages checked before opening: the log could not be read (not "tampered").
@@ -65,7 +67,7 @@ function describeFailure(error: unknown): Failure {
       'LOG_UNREADABLE',
       `the event log could not be read: ${printableLine(message)}`,
     );
-    return { code: unreadable.code, message: unreadable.message, exitCode: unreadable.exitCode };
+    return { code: unreadable.code, message: unreadable.message, exitCode: codeInfo(unreadable.code).exit };
   }
   return { message, exitCode: 1, unexpected: true };
 }

@@ -70,5 +70,5 @@ function packageJsonOfTarball(gzipped: Buffer): string {
     if (/^[^/]+\/package\.json$/.test(name)) return tar.subarray(body, body + size).toString('utf8');
     at = body + Math.ceil(size / 512) * 512;
   }
-  throw new Error('no package.json at the top of the tarball');
+  throw new FactorlyError('PLUGIN_INVALID', 'no package.json at the top of the tarball');
 }

@@ -39,6 +39,13 @@ export async function openExistingLog(configPath: string | undefined): Promise<E
   return log;
 }
 
+/** The project's log for a command that reads what was recorded: LOG_EMPTY when nothing was, yet. */
+export async function openRecordedLog(configPath: string | undefined): Promise<EventLog> {
+  const log = await openExistingLog(configPath);
+  if (!log) throw new FactorlyError('LOG_EMPTY', 'no events recorded yet');
+  return log;
+}
+
 /**
  * The engine the project's `log:` block names (`lmdb` when it names none), read without validating
  * the rest of the config: a broken file leaves the LMDB log readable, as it always was.

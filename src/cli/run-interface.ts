@@ -42,7 +42,7 @@ export async function runInterface(
     const installed = kernel.interfaces.keys();
     const known = installed.length > 0 ? ` (installed: ${installed.join(', ')})` : '';
     throw new FactorlyError(
-      'PROVIDER_MISSING',
+      'INTERFACE_MISSING',
       `no "${name}" interface is installed${known}; it comes with ${pluginHint}`,
     );
   }

@@ -96,7 +96,8 @@ export class BatchMirror {
     let events: Recorded[];
     try {
       events = JSON.parse(Buffer.from(payload).toString('utf8')) as Recorded[];
-      if (!Array.isArray(events) || events.length === 0) throw new Error('not a non-empty array of events');
+      if (!Array.isArray(events) || events.length === 0)
+        throw new FactorlyError('LOG_CORRUPT', 'not a non-empty array of events');
     } catch (error) {
       this.broken = `the stream's batch at position ${position} is not a batch of events (${(error as Error).message}): the log stops before it`;
       return [];

@@ -106,7 +106,7 @@ export async function findCalls(log: EventLog, ref: string): Promise<string[]> {
 /** The one call `ref` names; refuses none or several with a message that lists the candidates. */
 export async function findOneCall(log: EventLog, ref: string): Promise<string> {
   const ids = await findCalls(log, ref);
-  if (ids.length === 0) throw new FactorlyError('TOOL_NOT_FOUND', `no call matches "${ref}"`);
+  if (ids.length === 0) throw new FactorlyError('CALL_NOT_FOUND', `no call matches "${ref}"`);
   if (ids.length > 1) {
     const shown = `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
     throw new FactorlyError(

@@ -1,3 +1,4 @@
+import { FactorlyError } from '../kernel/base/errors.js';
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { EventIndex, IndexLookup } from './event-index.js';
@@ -62,7 +63,8 @@ export class DelegatingEventLog implements EventLog {
   }
 
   tree(): Promise<LogTree> {
-    if (!this.inner.tree) return Promise.reject(new Error('this event log keeps no Merkle tree'));
+    if (!this.inner.tree)
+      return Promise.reject(new FactorlyError('NOT_SUPPORTED', 'this event log keeps no Merkle tree'));
     return this.inner.tree();
   }
 

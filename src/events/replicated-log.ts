@@ -215,6 +215,7 @@ export class ReplicatedEventLog implements EventLog {
   /** Waits until this copy holds every batch the stream held when asked. */
   private async catchUp(deadline: number): Promise<void> {
     for (;;) {
+      let behind: unknown;
       try {
         const last = await this.stream.last();
         const reached = this.mirror.reached(last);
@@ -223,13 +224,12 @@ export class ReplicatedEventLog implements EventLog {
         // A follower that stopped delivering without failing (its server went away): followed anew.
         this.follow();
         const why = this.followFailure === undefined ? '' : `: ${messageOf(this.followFailure)}`;
-        throw new Error(
-          `this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})${why}`,
-        );
+        behind = `this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})${why}`;
       } catch (error) {
-        if (Date.now() >= deadline || this.closed) throw this.unanswered('read', error);
-        await delay(RETRY_MS);
+        behind = error;
       }
+      if (Date.now() >= deadline || this.closed) throw this.unanswered('read', behind);
+      await delay(RETRY_MS);
     }
   }
 

@@ -1,3 +1,4 @@
+import { FactorlyError, uncrossed, type CrossedError } from '../kernel/base/errors.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -20,14 +21,17 @@ export function verifyLogFileOffThread(
     const worker = new Worker(script, {
       workerData: { path, verifierKeys: [...options.verifierKeys], threads: options.threads },
     });
-    worker.once('message', (message: { report?: LogVerification; error?: string }) => {
+    worker.once('message', (message: { report?: LogVerification } & Partial<CrossedError>) => {
       if (message.report) resolve(message.report);
-      else reject(new Error(message.error ?? 'the verification thread answered nothing'));
+      // A verification that failed without a code of its own could not read the log (lmdb, I/O).
+      else reject(uncrossed(message, 'LOG_UNREADABLE'));
       void worker.terminate();
     });
     worker.once('error', reject);
     worker.once('exit', (code) =>
-      reject(new Error(`the verification thread stopped (exit code ${code}) before it answered`)),
+      reject(
+        new FactorlyError('LOG_UNREADABLE', `the verification thread stopped (exit code ${code}) before it answered`),
+      ),
     );
   });
 }

@@ -1,3 +1,4 @@
+import { uncrossed, type CrossedError } from '../kernel/base/errors.js';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -89,10 +90,10 @@ async function scanOnWorkers(
         current = next < plan.length ? next++ : -1;
         worker.postMessage(current < 0 ? null : plan[current]);
       };
-      worker.on('message', (message: { result?: ScanResult; error?: string }) => {
+      worker.on('message', (message: { result?: ScanResult } & Partial<CrossedError>) => {
         if (message.error !== undefined) {
           void worker.terminate();
-          reject(new Error(`verifying ${describe(plan[current]!)}: ${message.error}`));
+          reject(uncrossed(message, 'LOG_UNREADABLE', `verifying ${describe(plan[current]!)}: `));
           return;
         }
         results[current] = message.result!;

@@ -1,3 +1,4 @@
+import { crossing } from '../kernel/base/errors.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { verifierFromKey } from './signed-note.js';
 import { verifyLogFile } from './verify-log.js';
@@ -9,5 +10,5 @@ import { verifyLogFile } from './verify-log.js';
 const { path, verifierKeys, threads } = workerData as { path: string; verifierKeys: string[]; threads?: number };
 verifyLogFile(path, { verifiers: verifierKeys.map(verifierFromKey), threads }).then(
   (report) => parentPort!.postMessage({ report }),
-  (error: unknown) => parentPort!.postMessage({ error: error instanceof Error ? error.message : String(error) }),
+  (error: unknown) => parentPort!.postMessage(crossing(error)),
 );

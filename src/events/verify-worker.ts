@@ -1,3 +1,4 @@
+import { crossing } from '../kernel/base/errors.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openLogFile } from './lmdb-scan-source.js';
 import { runScanJob, type ScanJob } from './verify-parallel.js';
@@ -16,6 +17,6 @@ parentPort!.on('message', (job: ScanJob | null) => {
   try {
     parentPort!.postMessage({ result: runScanJob(file.source, job) });
   } catch (error) {
-    parentPort!.postMessage({ error: (error as Error).message });
+    parentPort!.postMessage(crossing(error));
   }
 });

@@ -81,7 +81,7 @@ async function expand(
   } catch (error) {
     if (!redact) throw error;
     const message = await redact(messageOf(error), tool);
-    throw FactorlyError.isInstance(error) ? new FactorlyError(error.code, message) : new Error(message);
+    throw new FactorlyError(FactorlyError.isInstance(error) ? error.code : 'UPSTREAM_FAILED', message);
   }
 }
 

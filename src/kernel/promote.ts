@@ -72,16 +72,21 @@ function promotedFrom(kernel: Kernel, run: RecordedRun, confirm: boolean): Promo
   if (!tool)
     throw new FactorlyError('PROMOTE_FAILED', `the run was a call of "${run.tool}", which this config no longer has`);
   const provider = kernel.providers.get(tool.type);
+  if (!provider)
+    throw new FactorlyError(
+      'PROVIDER_MISSING',
+      `a run of "${run.tool}" cannot be promoted: no installed plugin provides tools of type "${tool.type}"`,
+    );
   let promoted: PromotedTool | undefined;
   try {
-    promoted = provider?.promote?.({ callId: run.callId, tool, params: run.params, source: run.source, confirm });
+    promoted = provider.promote?.({ callId: run.callId, tool, params: run.params, source: run.source, confirm });
   } catch (error) {
     throw new FactorlyError('PROMOTE_FAILED', messageOf(error), { cause: error });
   }
   if (!promoted)
     throw new FactorlyError(
       'PROMOTE_FAILED',
-      `a run of "${run.tool}" cannot be promoted: the provider of type "${tool.type}" ${provider ? 'does not promote its runs' : 'is not installed'}`,
+      `a run of "${run.tool}" cannot be promoted: the provider of type "${tool.type}" does not promote its runs`,
     );
   return promoted;
 }

@@ -12,7 +12,7 @@ export type { PluginManifest, PluginSource } from './manifest.js';
 export { createToken } from '../kernel/base/token.js';
 export type { Token } from '../kernel/base/token.js';
 export { FactorlyError } from '../kernel/base/errors.js';
-export type { ErrorCode } from '../kernel/base/errors.js';
+export type { ErrorCode, JsonRpcErrorBody, PluginErrorCode } from '../kernel/base/errors.js';
 export { KernelTokens } from '../kernel/tokens.js';
 export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
 export type {

@@ -1,3 +1,4 @@
+import { FactorlyError } from '../kernel/base/errors.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -112,7 +113,10 @@ export function officialPlugins(ids: readonly string[]): PluginSource[] {
     try {
       file = require.resolve(`${name}/package.json`);
     } catch {
-      throw new Error(`official plugin "${id}" is not installed with this factorly (no package ${name})`);
+      throw new FactorlyError(
+        'PLUGIN_DEPENDENCY',
+        `official plugin "${id}" is not installed with this factorly (no package ${name})`,
+      );
     }
     const pkg = JSON.parse(readFileSync(file, 'utf8')) as { version: string; factorly?: unknown };
     return { name, version: pkg.version, root: dirname(file), kind: 'core', manifest: pkg.factorly };

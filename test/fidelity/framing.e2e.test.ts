@@ -15,15 +15,23 @@ const INITIALIZE = {
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'framing', version: '1' } },
 };
-type Reply = { id?: unknown; result?: unknown; error?: { code: number; message: string } };
+type Reply = { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
-/** Malformed messages and the error each is answered with. */
-const CASES: { name: string; text: string; code: number; id: unknown; says: RegExp }[] = [
-  { name: 'invalid JSON', text: '{"jsonrpc": "2.0", "id": 1, "method": ', code: -32700, id: null, says: /not JSON/ },
+/** Malformed messages, the JSON-RPC code each is answered with, and factorly's stable code in `error.data`. */
+const CASES: { name: string; text: string; code: number; factorlyCode: string; id: unknown; says: RegExp }[] = [
+  {
+    name: 'invalid JSON',
+    text: '{"jsonrpc": "2.0", "id": 1, "method": ',
+    code: -32700,
+    factorlyCode: 'MESSAGE_NOT_JSON',
+    id: null,
+    says: /not JSON/,
+  },
   {
     name: 'a wrong jsonrpc version',
     text: '{"jsonrpc":"1.0","id":7,"method":"ping"}',
     code: -32600,
+    factorlyCode: 'REQUEST_INVALID',
     id: 7,
     says: /"jsonrpc" must be "2.0"/,
   },
@@ -31,6 +39,7 @@ const CASES: { name: string; text: string; code: number; id: unknown; says: RegE
     name: 'a batch',
     text: '[{"jsonrpc":"2.0","id":8,"method":"ping"}]',
     code: -32600,
+    factorlyCode: 'REQUEST_INVALID',
     id: null,
     says: /batches are not supported/,
   },
@@ -38,6 +47,7 @@ const CASES: { name: string; text: string; code: number; id: unknown; says: RegE
     name: 'an object id',
     text: '{"jsonrpc":"2.0","id":{"n":9},"method":"ping"}',
     code: -32600,
+    factorlyCode: 'REQUEST_INVALID',
     id: null,
     says: /"id" must be a string or a number/,
   },
@@ -45,6 +55,7 @@ const CASES: { name: string; text: string; code: number; id: unknown; says: RegE
     name: 'a non-string tool name',
     text: '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":5}}',
     code: -32602,
+    factorlyCode: 'PARAMS_INVALID',
     id: 10,
     says: /"name" must be a non-empty string/,
   },
@@ -111,18 +122,29 @@ describe('framing over stdio (factorly wrap)', () => {
     removeProjects();
   });
 
-  it.each(CASES)('answers $name with $code in one line, and keeps serving', async ({ text, code, id, says }) => {
-    const reply = await send(text);
-    expect(reply).toMatchObject({ jsonrpc: '2.0', id, error: { code, message: expect.stringMatching(says) } });
-    expect(reply.error!.message).not.toContain('\n');
-    await pingWorks();
-  });
+  it.each(CASES)(
+    'answers $name with $code in one line, and keeps serving',
+    async ({ text, code, factorlyCode, id, says }) => {
+      const reply = await send(text);
+      expect(reply).toMatchObject({
+        jsonrpc: '2.0',
+        id,
+        error: { code, message: expect.stringMatching(says), data: { factorlyCode } },
+      });
+      expect(reply.error!.message).not.toContain('\n');
+      await pingWorks();
+    },
+  );
 
   it('answers a message over the default 4 MiB limit with an error naming the limit, says so on stderr, and keeps serving', async () => {
     const reply = await send(bigMessage(11, 5 * 1024 * 1024));
     expect(reply).toMatchObject({
       id: 11,
-      error: { code: -32600, message: expect.stringMatching(/over the limit of 4194304 bytes \(--max-message-size\)/) },
+      error: {
+        code: -32600,
+        message: expect.stringMatching(/over the limit of 4194304 bytes \(--max-message-size\)/),
+        data: { factorlyCode: 'REQUEST_INVALID' },
+      },
     });
     expect(stderr).toMatch(/factorly: refused a message of \d+ bytes on stdin: over the limit of 4194304 bytes/);
     await pingWorks();
@@ -174,9 +196,13 @@ describe('framing over Streamable HTTP (factorly wrap --port --max-message-size 
     removeProjects();
   });
 
-  it.each(CASES)('answers $name with $code, and keeps serving', async ({ text, code, id, says }) => {
+  it.each(CASES)('answers $name with $code, and keeps serving', async ({ text, code, factorlyCode, id, says }) => {
     const { status, reply } = await post(text);
-    expect(reply).toMatchObject({ jsonrpc: '2.0', id, error: { code, message: expect.stringMatching(says) } });
+    expect(reply).toMatchObject({
+      jsonrpc: '2.0',
+      id,
+      error: { code, message: expect.stringMatching(says), data: { factorlyCode } },
+    });
     expect(status).toBe(code === -32602 ? 200 : 400);
     await pingWorks();
   });
@@ -185,7 +211,11 @@ describe('framing over Streamable HTTP (factorly wrap --port --max-message-size 
     const { status, reply } = await post(bigMessage(11, 100 * 1024));
     expect(status).toBe(413);
     expect(reply).toMatchObject({
-      error: { code: -32600, message: expect.stringMatching(/over the limit of 65536 bytes/) },
+      error: {
+        code: -32600,
+        message: expect.stringMatching(/over the limit of 65536 bytes/),
+        data: { factorlyCode: 'REQUEST_INVALID' },
+      },
     });
     expect(served.stderr()).toMatch(/refused an HTTP request body of more than 65536 bytes/);
     await pingWorks();

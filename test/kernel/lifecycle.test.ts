@@ -9,7 +9,7 @@ import { KeyedSlot } from '../../src/kernel/slots.js';
 import { KernelTokens } from '../../src/kernel/tokens.js';
 import { definePlugin, type PluginDefinition, type PluginRegistrar } from '../../src/plugins/define-plugin.js';
 import { loadPlugins } from '../../src/plugins/host.js';
-import { plugin as cliPlugin } from '../../plugins-official/provider-cli/src/plugin.js';
+import { plugin as cliPlugin } from '@factorly/plugin-provider-cli';
 import { eventsOf, inline, startTestKernel } from '../helpers/kernel.js';
 import { tempProject } from '../helpers/project.js';
 

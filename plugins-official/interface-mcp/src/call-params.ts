@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import type { Params } from 'factorly';
 
 /** A `tools/call` request's params, checked: what the SDK's own schema would reject, said in one line. */
@@ -28,8 +29,8 @@ export function readCallParams(params: unknown): CallParams {
   };
 }
 
-function invalid(message: string): Error {
-  return Object.assign(new Error(message), { code: -32602 });
+function invalid(message: string): FactorlyError {
+  return new FactorlyError('PARAMS_INVALID', message);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { jsonRpcError, type ErrorCode, type JsonRpcErrorBody } from '@factorly/error-kit';
 /** How big one incoming MCP message may be by default (`--max-message-size`). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
@@ -5,15 +6,11 @@ export type RequestId = string | number;
 export interface ErrorReply {
   jsonrpc: '2.0';
   id: RequestId | null;
-  error: { code: number; message: string };
+  error: JsonRpcErrorBody;
 }
 
 /** A message fit to hand to the MCP SDK, or the error to answer with instead. */
 export type Checked = { message: Record<string, unknown> } | { reply: ErrorReply } | { drop: string };
-
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const INVALID_PARAMS = -32602;
 
 /**
  * One incoming JSON-RPC message, checked as JSON-RPC 2.0 and MCP want it, before the SDK sees it
@@ -28,7 +25,7 @@ export function checkText(text: string): Checked {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return reply(null, PARSE_ERROR, `Parse error: the message is not JSON (${(error as Error).message})`);
+    return reply(null, 'MESSAGE_NOT_JSON', `Parse error: the message is not JSON (${(error as Error).message})`);
   }
   return checkMessage(value);
 }
@@ -37,27 +34,31 @@ export function checkMessage(value: unknown): Checked {
   if (Array.isArray(value))
     return reply(
       null,
-      INVALID_REQUEST,
+      'REQUEST_INVALID',
       'Invalid Request: batches are not supported (JSON-RPC batching was removed from MCP in 2025-06-18); send one message at a time',
     );
   if (typeof value !== 'object' || value === null)
-    return reply(null, INVALID_REQUEST, `Invalid Request: a JSON-RPC message is an object, got ${kind(value)}`);
+    return reply(null, 'REQUEST_INVALID', `Invalid Request: a JSON-RPC message is an object, got ${kind(value)}`);
   const message = value as Record<string, unknown>;
   const id = usableId(message.id);
   if (message.jsonrpc !== '2.0')
-    return reply(id, INVALID_REQUEST, `Invalid Request: "jsonrpc" must be "2.0", got ${kind(message.jsonrpc)}`);
+    return reply(id, 'REQUEST_INVALID', `Invalid Request: "jsonrpc" must be "2.0", got ${kind(message.jsonrpc)}`);
   if ('id' in message && id === null)
-    return reply(null, INVALID_REQUEST, `Invalid Request: "id" must be a string or a number, got ${kind(message.id)}`);
+    return reply(
+      null,
+      'REQUEST_INVALID',
+      `Invalid Request: "id" must be a string or a number, got ${kind(message.id)}`,
+    );
   if (!('method' in message)) return checkResponse(message);
   if (typeof message.method !== 'string')
-    return reply(id, INVALID_REQUEST, `Invalid Request: "method" must be a string, got ${kind(message.method)}`);
+    return reply(id, 'REQUEST_INVALID', `Invalid Request: "method" must be a string, got ${kind(message.method)}`);
   if (
     'params' in message &&
     (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))
   ) {
     return reply(
       id,
-      INVALID_PARAMS,
+      'PARAMS_INVALID',
       `Invalid params: "params" of ${message.method} must be an object, got ${kind(message.params)}`,
     );
   }
@@ -71,7 +72,7 @@ export function oversized(bytes: number, limit: number, seen: { head: string; ta
     idIn(seen.tail, /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/);
   return reply(
     id,
-    INVALID_REQUEST,
+    'REQUEST_INVALID',
     `Invalid Request: a message of ${bytes} bytes is over the limit of ${limit} bytes (--max-message-size); it was not read`,
   ).reply;
 }
@@ -83,8 +84,13 @@ function checkResponse(message: Record<string, unknown>): Checked {
   return { message };
 }
 
-function reply(id: RequestId | null, code: number, message: string): { reply: ErrorReply } {
-  return { reply: { jsonrpc: '2.0', id, error: { code, message } } };
+function reply(id: RequestId | null, code: ErrorCode, message: string): { reply: ErrorReply } {
+  return { reply: errorReply(id, code, message) };
+}
+
+/** A JSON-RPC error response for one of factorly's codes (its JSON-RPC code, and the code itself in `data`). */
+export function errorReply(id: RequestId | null, code: ErrorCode, message: string): ErrorReply {
+  return { jsonrpc: '2.0', id, error: jsonRpcError(code, message) };
 }
 
 function usableId(id: unknown): RequestId | null {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { FactorlyError, type ErrorCode } from '@factorly/error-kit';
 import { bindProblem } from '@factorly/net-guard';
-import { checkText, INVALID_REQUEST, type ErrorReply } from './framing.js';
+import { checkText, errorReply, type ErrorReply } from './framing.js';
 import { HttpGuard, type GuardOptions, type Refusal } from './http-guard.js';
 import { loadSdk } from './sdk.js';
 import { McpSession, type SessionContext } from './session.js';
@@ -32,7 +33,7 @@ interface Live {
  */
 export async function serveHttp(context: SessionContext, options: HttpOptions, signal: AbortSignal): Promise<void> {
   const exposed = bindProblem(options.host, Boolean(options.token), 'pass --http-token (or set FACTORLY_HTTP_TOKEN)');
-  if (exposed) throw new Error(exposed);
+  if (exposed) throw new FactorlyError('USAGE', exposed);
   const sdk = await loadSdk();
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const live = new Map<string, Live>();
@@ -67,10 +68,15 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
     if (body && 'reply' in body) return jsonRpcReply(response, body.status, body.reply);
     const sessionId = header(request, 'mcp-session-id');
     const known = sessionId === undefined ? undefined : live.get(sessionId);
-    if (sessionId !== undefined && !known) return jsonRpcError(response, 404, 'Session not found');
+    if (sessionId !== undefined && !known) return jsonRpcError(response, 404, 'SESSION_NOT_FOUND', 'Session not found');
     const entry = known ?? (isInitialize(body?.value) ? await open() : undefined);
     if (!entry)
-      return jsonRpcError(response, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
+      return jsonRpcError(
+        response,
+        400,
+        'REQUEST_INVALID',
+        'Bad Request: no mcp-session-id header and not an initialize request',
+      );
     entry.open += 1;
     entry.lastSeen = Date.now();
     response.once('close', () => {
@@ -125,7 +131,7 @@ function listen(server: HttpServer, host: string, port: number): Promise<number>
           : error.code === 'EACCES'
             ? 'needs more privileges'
             : `failed: ${error.message}`;
-      reject(new Error(`cannot serve HTTP on ${host}:${port}: the port ${why}`));
+      reject(new FactorlyError('LISTEN_FAILED', `cannot serve HTTP on ${host}:${port}: the port ${why}`));
     });
     server.listen(port, host, () => resolve((server.address() as { port: number }).port));
   });
@@ -146,14 +152,11 @@ async function readMessage(
     );
     return {
       status: 413,
-      reply: {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: INVALID_REQUEST,
-          message: `Invalid Request: the body is over the limit of ${options.maxMessageBytes} bytes (--max-message-size)`,
-        },
-      },
+      reply: errorReply(
+        null,
+        'REQUEST_INVALID',
+        `Invalid Request: the body is over the limit of ${options.maxMessageBytes} bytes (--max-message-size)`,
+      ),
     };
   }
   const checked = checkText(body.toString('utf8'));
@@ -161,11 +164,7 @@ async function readMessage(
   if ('drop' in checked)
     return {
       status: 400,
-      reply: {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: INVALID_REQUEST, message: `Invalid Request: ${checked.drop}` },
-      },
+      reply: errorReply(null, 'REQUEST_INVALID', `Invalid Request: ${checked.drop}`),
     };
   return { value: checked.message };
 }
@@ -204,8 +203,8 @@ function plain(response: ServerResponse, status: number, message: string, header
   response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(`${message}\n`);
 }
 
-function jsonRpcError(response: ServerResponse, status: number, message: string): void {
-  jsonRpcReply(response, status, { jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+function jsonRpcError(response: ServerResponse, status: number, code: ErrorCode, message: string): void {
+  jsonRpcReply(response, status, errorReply(null, code, message));
 }
 
 function jsonRpcReply(response: ServerResponse, status: number, reply: ErrorReply): void {

@@ -1,3 +1,4 @@
+import { rethrowAsJsonRpc } from '@factorly/error-kit';
 import type { ForwardedMethod, McpPassthrough, UpstreamCapabilities } from './api.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
@@ -38,7 +39,7 @@ export function attachPassthrough(server: Server, passthrough: McpPassthrough | 
     server.setRequestHandler(looseRequest(method), async (request, extra) => {
       const { params, progressToken } = withoutProgressToken((request.params ?? {}) as Params);
       const call = requestLink(server, extra as Extra, sessionId, progressToken);
-      return passthrough.forward(method, params, { sessionId, call, signal: extra.signal });
+      return passthrough.forward(method, params, { sessionId, call, signal: extra.signal }).catch(rethrowAsJsonRpc);
     });
   }
   server.setNotificationHandler(looseNotification('notifications/roots/list_changed'), (notification) =>

@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import { ShadowTokens, type ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type { CallGateway, InterfaceOptions, PluginDefinition, SecretScope } from 'factorly';
 import { McpTokens, type McpPassthrough } from './api.js';
@@ -70,7 +71,8 @@ async function serveMcp(
   const http = options.transport === 'http';
   const codeMode = options.codeMode === true;
   if (codeMode && !gateway.tools().some((tool) => tool.name === CODE_TOOL)) {
-    throw new Error(
+    throw new FactorlyError(
+      'CONFIG_INVALID',
       `--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`,
     );
   }

@@ -1,9 +1,10 @@
+import { FactorlyError, JsonRpcError, rethrowAsJsonRpc } from '@factorly/error-kit';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallGateway, CallOutcome, ClientLink, Params } from 'factorly';
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type { McpPassthrough } from './api.js';
 import { toMcpResult, type McpCallResult } from './call-result.js';
-import { readCallParams } from './call-params.js';
+import { readCallParams, type CallParams } from './call-params.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
 import { requestLink, sessionLink, taskLink, type Asking, type Extra } from './links.js';
 import { attachPassthrough } from './passthrough.js';
@@ -68,7 +69,10 @@ export class McpSession {
     const takesTasks = context.introduction.capabilities.tasks !== undefined;
     this.server = sdk.newServer(context.introduction, takesTasks ? this.tasks.watch(sdk.newTaskStore()) : undefined);
     const { server } = this;
-    server.setRequestHandler(sdk.schemas.ListToolsRequestSchema, async () => ({ tools: await this.tools() }));
+    // Every failure is answered as the JSON-RPC error its factorly code stands for (see @factorly/error-kit).
+    server.setRequestHandler(sdk.schemas.ListToolsRequestSchema, async () =>
+      this.tools().then((tools) => ({ tools }), rethrowAsJsonRpc),
+    );
     // tools/call is answered here, not through the SDK's handler, which rewrites results to its own schema (dropping fields it does not know).
     server.fallbackRequestHandler = (request, extra) =>
       this.onRequest(request as { method: string; params?: unknown }, extra as unknown as Extra);
@@ -141,23 +145,29 @@ export class McpSession {
     );
   }
 
-  private async onRequest(
-    request: { method: string; params?: unknown },
-    extra: Extra,
-  ): Promise<Record<string, unknown>> {
-    if (request.method !== 'tools/call') throw Object.assign(new Error('Method not found'), { code: -32601 });
-    const { name, args, task } = readCallParams(request.params);
+  /**
+   * Not async: the tracked call's promise is what the SDK waits on, so its answer is sent before a
+   * drain that waits on the same promise goes on to close the transport.
+   */
+  private onRequest(request: { method: string; params?: unknown }, extra: Extra): Promise<Record<string, unknown>> {
+    let params: CallParams;
+    try {
+      if (request.method !== 'tools/call')
+        throw new FactorlyError('METHOD_NOT_FOUND', `Method not found: factorly does not serve "${request.method}"`);
+      params = readCallParams(request.params);
+    } catch (error) {
+      return Promise.reject(JsonRpcError.from(error));
+    }
+    const { name, args, task } = params;
+    const call = (client: ClientLink, signal: AbortSignal): Promise<McpCallResult> =>
+      this.context.sessions.track(this.callTool(name, args, client, signal).catch(rethrowAsJsonRpc));
     const { taskStore } = extra;
     if (task && taskStore) {
       const link = (taskId: string, asking: Asking): ClientLink =>
         taskLink(this.server, this.id, taskId, asking, extra._meta?.progressToken);
-      return this.tasks.start(taskStore, task.ttl, link, (client, signal) =>
-        this.context.sessions.track(this.callTool(name, args, client, signal)),
-      );
+      return this.tasks.start(taskStore, task.ttl, link, call);
     }
-    return this.context.sessions.track(
-      this.callTool(name, args, requestLink(this.server, extra, this.id), extra.signal),
-    );
+    return call(requestLink(this.server, extra, this.id), extra.signal);
   }
 
   private async callTool(name: string, args: Params, client: ClientLink, signal: AbortSignal): Promise<McpCallResult> {

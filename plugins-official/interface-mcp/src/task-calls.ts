@@ -25,7 +25,8 @@ export class TaskCalls {
     return Object.assign(store, {
       updateTaskStatus: async (...args: Parameters<Store['updateTaskStatus']>) => {
         await updateTaskStatus(...args);
-        if (args[1] === 'cancelled') running.get(args[0])?.abort(new Error('the task was cancelled'));
+        if (args[1] === 'cancelled')
+          running.get(args[0])?.abort(new DOMException('the task was cancelled', 'AbortError'));
       },
     });
   }
@@ -50,7 +51,8 @@ export class TaskCalls {
 
   /** Stops every task still running (the session is closing). */
   abortAll(): void {
-    for (const controller of this.running.values()) controller.abort(new Error('the session closed'));
+    for (const controller of this.running.values())
+      controller.abort(new DOMException('the session closed', 'AbortError'));
   }
 }
 

@@ -22,7 +22,11 @@ describe('checking incoming JSON-RPC messages', () => {
       reply: {
         jsonrpc: '2.0',
         id: 1,
-        error: { code: -32602, message: 'Invalid params: "params" of ping must be an object, got an array' },
+        error: {
+          code: -32602,
+          message: 'Invalid params: "params" of ping must be an object, got an array',
+          data: { factorlyCode: 'PARAMS_INVALID' },
+        },
       },
     });
     expect(checkMessage({ jsonrpc: '2.0', id: 4 })).toEqual({
@@ -31,7 +35,11 @@ describe('checking incoming JSON-RPC messages', () => {
     expect(checkMessage('ping')).toMatchObject({
       reply: {
         id: null,
-        error: { code: -32600, message: 'Invalid Request: a JSON-RPC message is an object, got string "ping"' },
+        error: {
+          code: -32600,
+          message: 'Invalid Request: a JSON-RPC message is an object, got string "ping"',
+          data: { factorlyCode: 'REQUEST_INVALID' },
+        },
       },
     });
   });
@@ -67,6 +75,7 @@ describe('MCP over stdio, framed', () => {
         code: -32600,
         message:
           'Invalid Request: a message of 266 bytes is over the limit of 64 bytes (--max-message-size); it was not read',
+        data: { factorlyCode: 'REQUEST_INVALID' },
       },
     });
     expect(warnings).toEqual([

@@ -16,7 +16,8 @@ describe('serve --port checks Host against the names it serves, port included, o
   it('serve --port refuses to listen off loopback without a token', () => {
     for (const host of ['0.0.0.0', '::']) {
       const run = runCli(['serve', '--port', '0', '--host', host], project());
-      expect(run.status).toBe(1);
+      // A usage error (the flags given cannot go together): exit 2.
+      expect(run.status).toBe(2);
       expect(run.stderr).toContain(
         `Error: --host ${host} is reachable from other machines, so every request must carry a token: pass --http-token (or set FACTORLY_HTTP_TOKEN)`,
       );

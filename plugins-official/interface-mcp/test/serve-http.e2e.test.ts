@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { announcesConfigChanges, confirmsByElicitation, deniesWithoutElicitation } from './scenarios.js';
 import { tempProject } from '../../../test/helpers/project.js';
@@ -97,12 +98,43 @@ describe('factorly serve --port (Streamable HTTP)', () => {
       accept: 'application/json, text/event-stream',
     };
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    expect(
-      (await fetch(s.url, { method: 'POST', headers: { ...auth, 'mcp-session-id': 'nope' }, body: list })).status,
-    ).toBe(404);
-    expect((await fetch(s.url, { method: 'POST', headers: auth, body: list })).status).toBe(400);
+    const unknown = await fetch(s.url, { method: 'POST', headers: { ...auth, 'mcp-session-id': 'nope' }, body: list });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32001, message: 'Session not found', data: { factorlyCode: 'SESSION_NOT_FOUND' } },
+    });
+    const sessionless = await fetch(s.url, { method: 'POST', headers: auth, body: list });
+    expect(sessionless.status).toBe(400);
+    expect(await sessionless.json()).toMatchObject({
+      error: { code: -32600, data: { factorlyCode: 'REQUEST_INVALID' } },
+    });
     expect((await fetch(s.url, { method: 'POST', headers: auth, body: '{not json' })).status).toBe(400);
     expect((await fetch(new URL('/other', s.url), { headers: auth })).status).toBe(404);
+  });
+
+  it("answers protocol errors with the JSON-RPC code and factorly's stable code in error.data", async () => {
+    const { serve: s } = await serve();
+    const client = await connectHttp(s, {});
+    const failure = (promise: Promise<unknown>) =>
+      promise.then(
+        () => expect.unreachable('the request was answered without an error'),
+        (error: unknown) => error,
+      );
+    const malformed = await failure(client.request({ method: 'tools/call', params: { name: 5 } }, z.object({})));
+    expect(malformed).toBeInstanceOf(McpError);
+    expect(malformed).toMatchObject({
+      code: -32602,
+      data: { factorlyCode: 'PARAMS_INVALID' },
+      message: expect.stringContaining('"name" must be a non-empty string, got number 5'),
+    });
+    const unknownMethod = await failure(client.request({ method: 'factorly/nothing', params: {} }, z.object({})));
+    expect(unknownMethod).toMatchObject({
+      code: -32601,
+      data: { factorlyCode: 'METHOD_NOT_FOUND' },
+      message: expect.stringContaining('factorly/nothing'),
+    });
   });
 
   it('on SIGTERM finishes the call in flight, answers it, records it, then exits 0', async () => {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CallGateway } from 'factorly';
-import { MemoryEventLog } from '../../../src/events/memory-log.js';
+import { MemoryEventLog } from 'factorly/events';
 import type { McpPassthrough, McpSessionLink } from '../src/api.js';
 import { introductionOf } from '../src/introduction.js';
 import { SessionRegistry, type SessionLog } from '../src/session-registry.js';

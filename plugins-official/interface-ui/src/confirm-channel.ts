@@ -35,7 +35,7 @@ export class UiConfirmChannel implements ConfirmChannel {
         signal.removeEventListener('abort', aborted);
         finish();
       };
-      const aborted = (): void => settle(() => reject(new Error('answered elsewhere')));
+      const aborted = (): void => settle(() => reject(new DOMException('answered elsewhere', 'AbortError')));
       // The request was recorded before channels are asked, so its answer can only come after `seq`.
       unsubscribe = log.subscribe(seq + 1, (event) => {
         if (

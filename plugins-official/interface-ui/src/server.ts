@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -42,7 +43,10 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signal: AbortSignal): Promise<void> {
   const { services } = kernel;
   if (!services)
-    throw new Error('the ui interface needs the host services the factorly CLI provides; start it with `factorly ui`');
+    throw new FactorlyError(
+      'USAGE',
+      'the ui interface needs the host services the factorly CLI provides; start it with `factorly ui`',
+    );
   const host = String(options.host ?? '127.0.0.1');
   const port = Number(options.port ?? 3741);
   const log = kernel.openLog();
@@ -90,19 +94,11 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
     (server.address() as AddressInfo).port,
     Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : [],
   );
-  const shown = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const url = `http://${shown}:${(server.address() as AddressInfo).port}/`;
-  writeLock(kernel.paths.stateDir, { pid: process.pid, url });
   // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
   void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) =>
     process.stderr.write(`factorly ui: could not fold the log: ${String(error)}\n`),
   );
-  if (!LOOPBACK.has(host))
-    process.stderr.write(
-      `⚠ WARNING: the UI is bound to ${host}: meant for local use only; anyone who gets the token can call your tools.\n`,
-    );
-  process.stdout.write(`factorly ui: ${url}?token=${session.token}\n`);
-  if (options.open === true) openBrowser(`${url}?token=${session.token}`);
+  announce(server, host, kernel.paths.stateDir, session.token, options.open === true);
   try {
     await new Promise<void>((resolve) =>
       signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
@@ -119,14 +115,35 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   }
 }
 
+/**
+ * Tells where the UI answers: the lock other factorly processes find it by, a warning when it is
+ * bound off loopback, and the URL with its token (opened in a browser when asked).
+ */
+function announce(server: Server, host: string, stateDir: string, token: string, open: boolean): void {
+  const shown = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const url = `http://${shown}:${(server.address() as AddressInfo).port}/`;
+  writeLock(stateDir, { pid: process.pid, url });
+  if (!LOOPBACK.has(host))
+    process.stderr.write(
+      `⚠ WARNING: the UI is bound to ${host}: meant for local use only; anyone who gets the token can call your tools.\n`,
+    );
+  process.stdout.write(`factorly ui: ${url}?token=${token}\n`);
+  if (open) openBrowser(`${url}?token=${token}`);
+}
+
 function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, hostname, port }) as Server;
     server.once('listening', () => resolve(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE')
-        reject(new Error(`port ${port} on ${hostname} is in use; pass --port with another port (0 picks a free one)`));
-      else reject(new Error(`cannot listen on ${hostname}:${port}: ${error.message}`));
+        reject(
+          new FactorlyError(
+            'LISTEN_FAILED',
+            `port ${port} on ${hostname} is in use; pass --port with another port (0 picks a free one)`,
+          ),
+        );
+      else reject(new FactorlyError('LISTEN_FAILED', `cannot listen on ${hostname}:${port}: ${error.message}`));
     });
   });
 }

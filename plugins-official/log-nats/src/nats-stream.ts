@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import {
   jetstream,
   jetstreamManager,
@@ -78,7 +79,7 @@ export class NatsBatchStream implements BatchStream {
       };
       if (stopped) stop();
       for await (const message of messages) deliver({ position: message.seq, payload: message.data });
-      if (!stopped) throw new Error(`the stream ${this.settings.stream} stopped delivering`);
+      if (!stopped) throw new FactorlyError('UPSTREAM_FAILED', `the stream ${this.settings.stream} stopped delivering`);
     })().catch((error: unknown) => {
       if (!stopped && !this.closed) failed(error);
     });
@@ -132,7 +133,8 @@ export class NatsBatchStream implements BatchStream {
       const info = await jsm.streams.info(stream);
       const subjects = info.config.subjects ?? [];
       if (subjects.length !== 1 || subjects[0] !== subject) {
-        throw new Error(
+        throw new FactorlyError(
+          'CONFIG_INVALID',
           `the stream ${stream} takes ${subjects.join(', ') || 'no subjects'}, not only ${subject}: give each project's log a stream of its own`,
         );
       }

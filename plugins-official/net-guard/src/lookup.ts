@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import { lookup } from 'node:dns';
 import { addressProblem } from './url-guard.js';
 
@@ -17,7 +18,10 @@ export function guardedLookup(hostname: string, options: object, callback: Looku
     if (error) return callback(error, []);
     const problem = addresses.map((entry) => addressProblem(entry.address)).find((p) => p !== undefined);
     if (problem)
-      return callback(Object.assign(new Error(`${problem} (${hostname} resolves to it)`), { code: 'EGUARD' }), []);
+      return callback(
+        new FactorlyError('ADDRESS_BLOCKED', `${problem} (${hostname} resolves to it)`) as NodeJS.ErrnoException,
+        [],
+      );
     const all = (options as { all?: boolean }).all;
     return all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family);
   });

@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import type { CallGateway, CallOutcome, JsonValue, Params, SandboxHost, ToolCall, ToolDefinition } from 'factorly';
 import { describe, search } from './search.js';
 import { toolPath } from './tool-paths.js';
@@ -38,7 +39,7 @@ export class CodeHost implements SandboxHost {
       case 'describe':
         return describe(this.visible(), args);
       default:
-        throw new Error(`unknown host function "${fn}"`);
+        throw new FactorlyError('METHOD_NOT_FOUND', `unknown host function "${fn}"`);
     }
   }
 
@@ -56,13 +57,17 @@ export class CodeHost implements SandboxHost {
   /** `tools.<namespace>.<tool>(args)`: the parsed output, or a descriptive error to catch. */
   private async callPath(args: JsonValue): Promise<JsonValue> {
     const { path, args: params } = args as { path: string; args: JsonValue };
-    if (!isObject(params)) throw new Error(`${toolPath(path)} takes one object argument`);
+    if (!isObject(params)) throw new FactorlyError('PARAMS_INVALID', `${toolPath(path)} takes one object argument`);
     const known = this.gateway.tools().some((tool) => tool.name === path);
     if (!known)
-      throw new Error(`UnknownTool: ${toolPath(path)} does not exist; use tools.search({ query }) to find tools`);
+      throw new FactorlyError(
+        'TOOL_NOT_FOUND',
+        `UnknownTool: ${toolPath(path)} does not exist; use tools.search({ query }) to find tools`,
+      );
     const outcome = await this.inner(path, params);
     if (outcome.exitCode !== 0 || outcome.error) {
-      throw new Error(
+      throw new FactorlyError(
+        'TOOL_FAILED',
         `${toolPath(path)} failed (${outcome.status}, exit ${outcome.exitCode}): ${outcome.error || outcome.output}`,
       );
     }
@@ -74,7 +79,8 @@ export class CodeHost implements SandboxHost {
     this.toolCalls += 1;
     const { agentId, sessionId, context } = this.parent;
     const outcome = await this.gateway.call({ tool: name, params, iface: 'code', agentId, sessionId, parent: context });
-    if (outcome.status === 'blocked' && outcome.blockedBy === MAX_CALLS_RULE) throw new Error(outcome.error);
+    if (outcome.status === 'blocked' && outcome.blockedBy === MAX_CALLS_RULE)
+      throw new FactorlyError('CALL_BLOCKED', outcome.error ?? 'max_calls refused this call');
     return outcome;
   }
 
@@ -103,8 +109,10 @@ export class CodeHost implements SandboxHost {
 
 function readCall(args: JsonValue): { name: string; params: Params } {
   const { name, params } = (isObject(args) ? args : {}) as { name?: JsonValue; params?: JsonValue };
-  if (typeof name !== 'string' || name === '') throw new Error('factorly.call(name, params): name must be a tool name');
-  if (!isObject(params)) throw new Error(`factorly.call("${name}", params): params must be an object`);
+  if (typeof name !== 'string' || name === '')
+    throw new FactorlyError('PARAMS_INVALID', 'factorly.call(name, params): name must be a tool name');
+  if (!isObject(params))
+    throw new FactorlyError('PARAMS_INVALID', `factorly.call("${name}", params): params must be an object`);
   return { name, params };
 }
 

@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import type { PreparedDefinition, ToolDefinition } from 'factorly';
 
 export const CODE_KEYS = ['code', 'engine', 'memory_mb'] as const;
@@ -40,7 +41,8 @@ export function readDefaultEngine(defaults: unknown, engines: readonly string[])
   const { engine } = defaults as { engine?: unknown };
   if (engine === undefined) return undefined;
   if (typeof engine !== 'string' || !engines.includes(engine)) {
-    throw new Error(
+    throw new FactorlyError(
+      'CONFIG_INVALID',
       `config: defaults.engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`,
     );
   }

@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import type { JsonValue, ParameterSpec, ParamType, PromotableRun, PromotedTool } from 'factorly';
 import { CODE_TOOL } from './api.js';
 
@@ -40,7 +41,7 @@ function scriptParamsOf(value: JsonValue | undefined): Record<string, JsonValue>
   if (value === undefined || value === null) return {};
   const parsed = typeof value === 'string' ? parseJson(value) : value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new Error("the run's `params` is not valid JSON: expected an object");
+    throw new FactorlyError('PROMOTE_FAILED', "the run's `params` is not valid JSON: expected an object");
   return parsed as Record<string, JsonValue>;
 }
 
@@ -48,6 +49,6 @@ function parseJson(text: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch (error) {
-    throw new Error(`the run's \`params\` is not valid JSON: ${(error as Error).message}`);
+    throw new FactorlyError('PROMOTE_FAILED', `the run's \`params\` is not valid JSON: ${(error as Error).message}`);
   }
 }

@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import type { JsonValue, ToolDefinition } from 'factorly';
 import { distance } from 'fastest-levenshtein';
 import { rank, score, terms } from './ranking.js';
@@ -153,6 +154,6 @@ function readPaths(raw: JsonValue): string[] {
   return paths as string[];
 }
 
-function invalid(message: string): Error {
-  return new Error(`InvalidToolInput: ${message}`);
+function invalid(message: string): FactorlyError {
+  return new FactorlyError('PARAMS_INVALID', `InvalidToolInput: ${message}`);
 }

@@ -1,3 +1,4 @@
+import { FactorlyError, rethrowAsJsonRpc } from '@factorly/error-kit';
 // The SDK is imported when a connection is first opened, not with the plugin: every CLI command
 // loads the plugins, and most never talk to an upstream server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -187,7 +188,10 @@ export class Connection {
   }
 
   private connect(): Promise<Live> {
-    if (this.stopped) return Promise.reject(new Error(`upstream MCP server "${this.server}" has been stopped`));
+    if (this.stopped)
+      return Promise.reject(
+        new FactorlyError('UPSTREAM_FAILED', `upstream MCP server "${this.server}" has been stopped`),
+      );
     if (!this.live) {
       const opening = this.open(++this.generation);
       this.live = opening;
@@ -228,7 +232,8 @@ export class Connection {
     } catch (error) {
       await client.close().catch(() => undefined);
       const tail = stderr().trim();
-      throw new Error(
+      throw new FactorlyError(
+        'UPSTREAM_FAILED',
         `could not connect to upstream MCP server "${this.server}": ${(error as Error).message}${tail ? `. Its stderr: ${tail}` : ''}`,
       );
     }
@@ -243,12 +248,9 @@ export class Connection {
       client.setRequestHandler(
         loose.serverRequestSchema(method),
         (request, extra) =>
-          this.route.request(
-            this.server,
-            method,
-            (request.params ?? {}) as Record<string, unknown>,
-            extra.signal,
-          ) as never,
+          this.route
+            .request(this.server, method, (request.params ?? {}) as Record<string, unknown>, extra.signal)
+            .catch(rethrowAsJsonRpc) as never,
       );
     }
   }

@@ -1,3 +1,4 @@
+import { JsonRpcError } from '@factorly/error-kit';
 import type {
   ForwardedMethod,
   McpPassthrough,
@@ -159,8 +160,7 @@ export class UpstreamForwarding implements McpPassthrough {
     context: Context,
     target: string,
   ): Promise<Result> {
-    if (candidates.length === 0)
-      throw Object.assign(new Error(`no upstream MCP server offers ${target}`), { code: -32602 });
+    if (candidates.length === 0) throw JsonRpcError.of('PARAMS_INVALID', `no upstream MCP server offers ${target}`);
     let failure: unknown;
     for (const upstream of candidates) {
       try {
@@ -231,9 +231,9 @@ function decodeCursor(cursor: unknown, servers: number): { index: number; cursor
   } catch {
     // fall through to the error below
   }
-  throw Object.assign(
-    new Error(`invalid cursor ${JSON.stringify(cursor)}: pass back a nextCursor from an earlier page`),
-    { code: -32602 },
+  throw JsonRpcError.of(
+    'PARAMS_INVALID',
+    `invalid cursor ${JSON.stringify(cursor)}: pass back a nextCursor from an earlier page`,
   );
 }
 

@@ -116,6 +116,9 @@ export class McpProvider implements ToolProvider {
   }
 }
 
+/** The MCP SDK's `ErrorCode.RequestTimeout` (named here: the SDK loads only when a server is reached). */
+const SDK_REQUEST_TIMEOUT = -32001;
+
 function failure(error: unknown, call: ToolCall, server: string): ToolResult {
   if (error instanceof UpstreamClosedError) return { output: '', error: error.message, exitCode: 1 };
   // The signal says who stopped the call (its reason is the deadline's TimeoutError or the caller's);
@@ -123,7 +126,7 @@ function failure(error: unknown, call: ToolCall, server: string): ToolResult {
   const deadline = (call.signal.reason as Error | undefined)?.name === 'TimeoutError';
   if (call.signal.aborted && !deadline)
     return { output: '', error: `upstream MCP server "${server}": call was cancelled`, exitCode: 130 };
-  if (deadline || (error as { code?: number }).code === -32001)
+  if (deadline || (error as { code?: number }).code === SDK_REQUEST_TIMEOUT)
     return {
       output: '',
       error: `upstream MCP server "${server}": call timed out after ${formatMs(call.timeoutMs)}`,

@@ -1,3 +1,4 @@
+import { JsonRpcError } from '@factorly/error-kit';
 import type { McpSessionLink } from '@factorly/plugin-interface-mcp/api';
 import type { ClientLink, ToolDefinition } from 'factorly';
 import { forwardedError } from './forwarded-error.js';
@@ -72,7 +73,7 @@ export class Route {
     if (!target) {
       const error = `no agent session to send ${method} to: the call came from the CLI or a code tool`;
       await this.sessions.record({ ...base, status: 'error', error, durationMs: 0 });
-      throw Object.assign(new Error(error), { code: -32601 });
+      throw JsonRpcError.of('METHOD_NOT_FOUND', error);
     }
     try {
       const result = await target.request(method, await this.sessions.scrub.value(params, this.entry), signal);

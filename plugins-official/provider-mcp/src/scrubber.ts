@@ -1,3 +1,4 @@
+import { JsonRpcError } from '@factorly/error-kit';
 import type { OutputProcessor, SecretScope, ToolDefinition } from 'factorly';
 
 /**
@@ -22,11 +23,9 @@ export class Scrubber {
     try {
       return JSON.parse(scrubbed) as T;
     } catch {
-      throw Object.assign(
-        new Error(
-          `an answer from upstream MCP server "${tool.name}" held a secret that could not be redacted cleanly, so it was withheld`,
-        ),
-        { code: -32603 },
+      throw JsonRpcError.of(
+        'SECRET_WITHHELD',
+        `an answer from upstream MCP server "${tool.name}" held a secret that could not be redacted cleanly, so it was withheld`,
       );
     }
   }

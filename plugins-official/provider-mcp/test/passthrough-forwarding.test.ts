@@ -116,6 +116,7 @@ describe('mcp pass-through: resources, prompts and completions of several server
       {
         code: -32602,
         message: 'invalid cursor "nonsense": pass back a nextCursor from an earlier page',
+        data: { factorlyCode: 'PARAMS_INVALID' },
       },
     );
     const forwarded = (await eventsOf(log))

@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import type { ParamLocation, Params, SecretScope, ToolDefinition } from 'factorly';
 import type { RestAuth, RestSpec } from './rest-spec.js';
 import { asJsonFragment, asText, placeholders, render, type Encode } from './template.js';
@@ -35,7 +36,7 @@ export async function buildRequest(
     secrets,
     (value) => encodeURIComponent(asText(value)),
     (name) => {
-      throw new Error(`unresolved path parameter {{${name}}} in tool "${tool.name}"`);
+      throw new FactorlyError('PARAMS_INVALID', `unresolved path parameter {{${name}}} in tool "${tool.name}"`);
     },
   );
   const url = joinUrl(base, path, tool.name);
@@ -91,7 +92,7 @@ function joinUrl(base: string, path: string, tool: string): URL {
   try {
     return new URL(joined);
   } catch {
-    throw new Error(`invalid URL for tool "${tool}": ${JSON.stringify(joined)}`);
+    throw new FactorlyError('CONFIG_INVALID', `invalid URL for tool "${tool}": ${JSON.stringify(joined)}`);
   }
 }
 
@@ -137,7 +138,8 @@ async function buildBody(
     return new URLSearchParams(names.map((name): [string, string] => [name, asText(params[name])])).toString();
   if (spec.bodyType === 'raw') {
     if (names.length > 1)
-      throw new Error(
+      throw new FactorlyError(
+        'CONFIG_INVALID',
         `tool "${tool}" has body_type raw but ${names.length} body params (${names.join(', ')}); raw sends exactly one`,
       );
     return asText(params[names[0]]);

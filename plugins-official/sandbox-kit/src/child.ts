@@ -1,3 +1,4 @@
+import { FactorlyError, uncrossed } from '@factorly/error-kit';
 import type { SandboxBudget } from 'factorly';
 import { BUFFER_RESIZERS } from './prelude.js';
 import {
@@ -49,7 +50,8 @@ export async function serveRuns(init: () => Promise<GuestRunner>): Promise<void>
       },
       call(fn: string, args: string): Promise<string> {
         bridge.calls += 1;
-        if (args.length > MAX_HOST_CALL_CHARS) return Promise.reject(new Error(tooLarge(args.length)));
+        if (args.length > MAX_HOST_CALL_CHARS)
+          return Promise.reject(new FactorlyError('PARAMS_INVALID', tooLarge(args.length)));
         const call = (nextCall += 1);
         send({ t: 'call', id: message.id, call, fn, args });
         return new Promise((resolve, reject) => waiting.set(call, { resolve, reject }));
@@ -81,7 +83,7 @@ function settle(
   if (!entry) return;
   waiting.delete(message.call);
   if (message.ok) entry.resolve(message.value ?? 'null');
-  else entry.reject(new Error(message.error ?? 'host call failed'));
+  else entry.reject(uncrossed(message, 'INTERNAL'));
 }
 
 /**

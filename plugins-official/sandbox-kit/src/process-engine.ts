@@ -1,3 +1,4 @@
+import { internalError } from '@factorly/error-kit';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type {
@@ -54,7 +55,7 @@ export function childEntry(moduleDir: string, file: string): string {
   let dir = moduleDir;
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${moduleDir}`);
+    if (parent === dir) throw internalError(`no package.json above ${moduleDir}`);
     dir = parent;
   }
   return join(dir, 'dist', 'src', file);

@@ -1,3 +1,4 @@
+import { crossing } from '@factorly/error-kit';
 import type { JsonValue, SandboxBudget, SandboxHost, SandboxRunResult } from 'factorly';
 import { crashMessage, mib, toResult } from './outcome.js';
 import { MAX_HOST_CALL_CHARS, type ChildMessage, type GuestOutcome } from './protocol.js';
@@ -224,14 +225,19 @@ async function answer(
   host: SandboxHost,
   fn: unknown,
   args: unknown,
-): Promise<{ ok: boolean; value?: string; error?: string }> {
-  if (typeof fn !== 'string' || typeof args !== 'string') return { ok: false, error: 'malformed host call' };
+): Promise<{ ok: boolean; value?: string; error?: string; code?: string }> {
+  if (typeof fn !== 'string' || typeof args !== 'string')
+    return { ok: false, error: 'malformed host call', code: 'PARAMS_INVALID' };
   if (args.length > MAX_HOST_CALL_CHARS)
-    return { ok: false, error: `the arguments of this host call are over ${MAX_HOST_CALL_CHARS} characters of JSON` };
+    return {
+      ok: false,
+      error: `the arguments of this host call are over ${MAX_HOST_CALL_CHARS} characters of JSON`,
+      code: 'PARAMS_INVALID',
+    };
   try {
     const value = await host.call(fn, JSON.parse(args) as JsonValue);
     return { ok: true, value: JSON.stringify(value ?? null) };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, ...crossing(error) };
   }
 }

@@ -32,6 +32,8 @@ export interface ReturnMessage {
   /** JSON text of the host function's answer. */
   value?: string;
   error?: string;
+  /** The factorly code of a host function's failure (see @factorly/error-kit `crossing`). */
+  code?: string;
 }
 
 export type ParentMessage = RunMessage | ReturnMessage;

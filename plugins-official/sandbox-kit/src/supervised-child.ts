@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ChildMessage, ParentMessage } from './protocol.js';
@@ -39,7 +40,7 @@ export class SupervisedChild {
       this.process.once('exit', (code, signal) => {
         this.exited = true;
         const reason = this.describeExit(code, signal);
-        reject(new Error(`the engine process did not start: ${reason}`));
+        reject(new FactorlyError('ENGINE_FAILED', `the engine process did not start: ${reason}`));
         for (const listener of this.exitListeners.splice(0)) listener(reason);
       });
     });

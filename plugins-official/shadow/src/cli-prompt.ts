@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 import { createInterface } from 'node:readline';
 import type { ConfirmAnswer, ConfirmChannel, ConfirmRequest } from 'factorly';
 
@@ -26,7 +27,7 @@ export class CliPromptChannel implements ConfirmChannel {
   }
 
   async ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {
-    if (!this.io.input.isTTY) throw new Error('cli-prompt (no terminal to ask on)');
+    if (!this.io.input.isTTY) throw new FactorlyError('NO_ANSWER', 'cli-prompt (no terminal to ask on)');
     // Already answered elsewhere (or given up): ask nobody.
     if (signal.aborted) return { approved: false, by: 'cli-prompt' };
     this.io.output.write(`⚠ Tool "${request.tool}" requires confirmation.\n  params: ${preview(request.params)}\n`);

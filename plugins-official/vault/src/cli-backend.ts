@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { SecretBackend } from 'factorly';
-import { VaultError } from './errors.js';
+import { FactorlyError } from '@factorly/error-kit';
 
 /** One `vault_backends` entry: read-only secrets from a command such as a password manager's CLI. */
 export interface CliBackendSpec {
@@ -39,7 +39,7 @@ export class CliBackend implements SecretBackend {
 
   async list(): Promise<{ tier: string; keys: string[] }> {
     if (!this.spec.list)
-      throw new VaultError('VAULT_BACKEND', `backend "${this.spec.name}" has no list command configured`);
+      throw new FactorlyError('VAULT_BACKEND', `backend "${this.spec.name}" has no list command configured`);
     const out = await this.run('list', this.spec.list, '');
     return {
       tier: this.spec.name,
@@ -59,7 +59,7 @@ export class CliBackend implements SecretBackend {
       child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
       child.on('error', (error) =>
-        reject(new VaultError('VAULT_BACKEND', `backend "${this.spec.name}" ${op} failed: ${error.message}`)),
+        reject(new FactorlyError('VAULT_BACKEND', `backend "${this.spec.name}" ${op} failed: ${error.message}`)),
       );
       child.on('close', (code, signal) => {
         if (code === 0) return resolve(Buffer.concat(stdout).toString('utf8'));
@@ -68,7 +68,7 @@ export class CliBackend implements SecretBackend {
           : `exit ${code}`;
         const detail = Buffer.concat(stderr).toString('utf8').trim();
         reject(
-          new VaultError(
+          new FactorlyError(
             'VAULT_BACKEND',
             `backend "${this.spec.name}" ${op} failed (${why})${detail ? `: ${detail}` : ''}`,
           ),
@@ -112,6 +112,6 @@ function readCommand(raw: unknown, at: string): { command: string; args: string[
   return { command, args: ((args as unknown[] | undefined) ?? []).map(String) };
 }
 
-function configError(message: string): VaultError {
-  return new VaultError('CONFIG_INVALID', `config: ${message}`);
+function configError(message: string): FactorlyError {
+  return new FactorlyError('CONFIG_INVALID', `config: ${message}`);
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MAX_KDF, MIN_KDF, NONCE_BYTES, type KdfParams } from './crypto.js';
-import { VaultError } from './errors.js';
+import { FactorlyError } from '@factorly/error-kit';
 
 /**
  * The vault file, version 1 (all integers big-endian):
@@ -56,27 +56,27 @@ export function encodeVault(header: VaultHeader, sealIndex: (aad: Buffer) => Buf
 /** Parses and checks everything that can be checked without the password. */
 export function decodeVault(bytes: Buffer, shown: string): ParsedVault {
   if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new VaultError(
+    throw new FactorlyError(
       'VAULT_CORRUPT',
       `${shown} is not a factorly vault file (corrupt or overwritten); restore it from a backup or remove it`,
     );
   }
   const version = bytes.length > 8 ? bytes.readUInt8(8) : 0;
   if (version !== FORMAT_VERSION) {
-    throw new VaultError(
+    throw new FactorlyError(
       'VAULT_UNSUPPORTED',
       `${shown} has vault format version ${version}; this factorly reads version ${FORMAT_VERSION} (upgrade factorly to open it)`,
     );
   }
   if (bytes.length < HEADER_BYTES + 16 + CHECKSUM_BYTES) {
-    throw new VaultError(
+    throw new FactorlyError(
       'VAULT_CORRUPT',
       `${shown} is corrupt (truncated to ${bytes.length} bytes); restore it from a backup`,
     );
   }
   const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
   if (!sha256(body).equals(bytes.subarray(bytes.length - CHECKSUM_BYTES))) {
-    throw new VaultError(
+    throw new FactorlyError(
       'VAULT_CORRUPT',
       `${shown} is corrupt or was modified (checksum mismatch); restore it from a backup`,
     );
@@ -88,7 +88,7 @@ export function decodeVault(bytes: Buffer, shown: string): ParsedVault {
     parallelism: bytes.readUInt8(18),
   };
   if (kdfId !== KDF_ARGON2ID || !withinBounds(kdf)) {
-    throw new VaultError(
+    throw new FactorlyError(
       'VAULT_UNSUPPORTED',
       `${shown} asks for an unsupported key derivation (id ${kdfId}, t=${kdf.iterations}, m=${kdf.memoryKiB} KiB, p=${kdf.parallelism})`,
     );

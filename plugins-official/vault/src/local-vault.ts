@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ProjectPaths, SecretBackend, SecretBackendAccess } from 'factorly';
-import { VaultError } from './errors.js';
+import { FactorlyError } from '@factorly/error-kit';
 import { unlockTier, type TierPaths } from './unlock.js';
 import type { VaultFile } from './vault-file.js';
 
@@ -96,7 +96,7 @@ function tierPaths(tier: Tier, dir: string, show: (path: string) => string): Tie
 
 function checkKey(key: string): void {
   if (!KEY_NAME.test(key)) {
-    throw new VaultError(
+    throw new FactorlyError(
       'USAGE',
       `invalid vault key ${JSON.stringify(key)}: use letters, digits, "_", ".", "-" or "/" (at most 128, not starting with a symbol other than "_")`,
     );

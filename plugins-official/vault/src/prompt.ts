@@ -1,3 +1,4 @@
+import { FactorlyError } from '@factorly/error-kit';
 /** A terminal that can read without echo. */
 export interface Terminal {
   input: NodeJS.ReadStream;
@@ -32,8 +33,9 @@ export function readHidden(terminal: Terminal, question: string): Promise<string
     const onData = (chunk: string): void => {
       for (const char of chunk) {
         if (char === '\r' || char === '\n') return finish();
-        if (char === '\u0003') return finish(new Error('cancelled'));
-        if (char === '\u0004') return value === '' ? finish(new Error('no input received')) : finish();
+        if (char === '\u0003') return finish(new FactorlyError('NO_ANSWER', 'cancelled'));
+        if (char === '\u0004')
+          return value === '' ? finish(new FactorlyError('NO_ANSWER', 'no input received')) : finish();
         if (char === '\u007f' || char === '\b') value = [...value].slice(0, -1).join('');
         else value += char;
       }

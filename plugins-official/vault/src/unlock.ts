@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { VaultError } from './errors.js';
+import { FactorlyError } from '@factorly/error-kit';
 import { processTerminal, readHidden, type Terminal } from './prompt.js';
 import { VaultFile } from './vault-file.js';
 
@@ -27,13 +27,13 @@ export async function unlockTier(
 ): Promise<VaultFile> {
   const fromEnv = process.env[PASSWORD_ENV];
   if (fromEnv !== undefined) {
-    if (fromEnv === '') throw new VaultError('VAULT_LOCKED', `${PASSWORD_ENV} is set but empty`);
+    if (fromEnv === '') throw new FactorlyError('VAULT_LOCKED', `${PASSWORD_ENV} is set but empty`);
     return withSource(paths, Buffer.from(fromEnv, 'utf8'), PASSWORD_ENV);
   }
   const fromFile = readKeyFile(paths);
   if (fromFile) return withSource(paths, fromFile, `key file ${paths.shownKeyFile}`);
   if (terminal) return prompted(paths, terminal);
-  throw new VaultError(
+  throw new FactorlyError(
     'VAULT_LOCKED',
     `the ${paths.tier} vault (${paths.shown}) is locked: set ${PASSWORD_ENV}, or put the password in ${paths.shownKeyFile} (mode 0600)`,
   );
@@ -43,8 +43,8 @@ async function withSource(paths: TierPaths, password: Buffer, source: string): P
   try {
     return await VaultFile.unlock(paths.file, paths.shown, password);
   } catch (error) {
-    if ((error as VaultError).code !== 'VAULT_WRONG_PASSWORD') throw error;
-    throw new VaultError(
+    if ((error as FactorlyError).code !== 'VAULT_WRONG_PASSWORD') throw error;
+    throw new FactorlyError(
       'VAULT_WRONG_PASSWORD',
       `wrong password: ${source} does not unlock the ${paths.tier} vault ${paths.shown}`,
     );
@@ -57,13 +57,13 @@ function readKeyFile(paths: TierPaths): Buffer | undefined {
   const mode = statSync(paths.keyFile).mode & 0o777;
   if ((mode & 0o077) !== 0) {
     const octal = mode.toString(8).padStart(4, '0');
-    throw new VaultError(
+    throw new FactorlyError(
       'VAULT_KEY_FILE',
       `vault key file ${paths.shownKeyFile} has insecure permissions ${octal} (must be 0600: run chmod 600 ${paths.shownKeyFile})`,
     );
   }
   const text = readFileSync(paths.keyFile, 'utf8').replace(/\r?\n$/, '');
-  if (text === '') throw new VaultError('VAULT_KEY_FILE', `vault key file ${paths.shownKeyFile} is empty`);
+  if (text === '') throw new FactorlyError('VAULT_KEY_FILE', `vault key file ${paths.shownKeyFile} is empty`);
   return Buffer.from(text, 'utf8');
 }
 
@@ -74,10 +74,10 @@ async function prompted(paths: TierPaths, terminal: Terminal): Promise<VaultFile
     try {
       return await VaultFile.unlock(paths.file, paths.shown, Buffer.from(password, 'utf8'));
     } catch (error) {
-      if ((error as VaultError).code !== 'VAULT_WRONG_PASSWORD') throw error;
+      if ((error as FactorlyError).code !== 'VAULT_WRONG_PASSWORD') throw error;
       const left = ATTEMPTS - attempt;
       if (left === 0)
-        throw new VaultError(
+        throw new FactorlyError(
           'VAULT_WRONG_PASSWORD',
           `vault unlock failed after ${ATTEMPTS} attempts: wrong password for ${paths.shown}`,
         );
@@ -89,7 +89,7 @@ async function prompted(paths: TierPaths, terminal: Terminal): Promise<VaultFile
 async function createPrompted(paths: TierPaths, terminal: Terminal): Promise<VaultFile> {
   const password = await ask(terminal, `New vault password (${paths.tier}, creates ${paths.shown}): `);
   const again = await ask(terminal, 'Repeat the password: ');
-  if (password !== again) throw new VaultError('VAULT_LOCKED', 'the two passwords differ; nothing was written');
+  if (password !== again) throw new FactorlyError('VAULT_LOCKED', 'the two passwords differ; nothing was written');
   return VaultFile.unlock(paths.file, paths.shown, Buffer.from(password, 'utf8'));
 }
 
@@ -98,8 +98,8 @@ async function ask(terminal: Terminal, question: string): Promise<string> {
   try {
     answer = await readHidden(terminal, question);
   } catch (error) {
-    throw new VaultError('VAULT_LOCKED', `vault password: ${(error as Error).message}`);
+    throw new FactorlyError('VAULT_LOCKED', `vault password: ${(error as Error).message}`);
   }
-  if (answer === '') throw new VaultError('VAULT_LOCKED', 'vault password cannot be empty');
+  if (answer === '') throw new FactorlyError('VAULT_LOCKED', 'vault password cannot be empty');
   return answer;
 }

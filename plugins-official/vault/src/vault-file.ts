@@ -13,7 +13,7 @@ import {
 import { dirname } from 'node:path';
 import { DEFAULT_KDF, deriveMasterKey, freshNonce, open, seal, subKey, weakerThan, type KdfParams } from './crypto.js';
 import { decodeVault, encodeVault, SALT_BYTES, type ParsedVault, type VaultHeader } from './format.js';
-import { VaultError } from './errors.js';
+import { FactorlyError } from '@factorly/error-kit';
 
 /** One sealed entry: its own HKDF salt and GCM nonce, bound to its name through the AAD. */
 interface SealedEntry {
@@ -97,7 +97,7 @@ export class VaultFile {
       Buffer.from(`entry:${name}`),
     );
     if (!plain)
-      throw new VaultError(
+      throw new FactorlyError(
         'VAULT_CORRUPT',
         `${this.shown} is corrupt: entry ${JSON.stringify(name)} does not decrypt; restore the file from a backup`,
       );
@@ -136,7 +136,7 @@ export class VaultFile {
       change(entries, this.keys!.master);
       const bytes = this.encode(entries);
       if (lock.lost())
-        throw new VaultError(
+        throw new FactorlyError(
           'VAULT_BUSY',
           `${this.shown}: lost the write lock while writing (the process stalled); nothing was written, try again`,
         );
@@ -184,7 +184,7 @@ async function keysFor(parsed: ParsedVault, password: Buffer, shown: string): Pr
   const { kdf, salt, verifier } = parsed.header;
   const master = await deriveMasterKey(password, salt, kdf);
   if (!timingSafeEqual(subKey(master, EMPTY, VERIFIER_INFO), verifier)) {
-    throw new VaultError('VAULT_WRONG_PASSWORD', `wrong password for ${shown}`);
+    throw new FactorlyError('VAULT_WRONG_PASSWORD', `wrong password for ${shown}`);
   }
   return { kdf, salt, master };
 }
@@ -192,7 +192,10 @@ async function keysFor(parsed: ParsedVault, password: Buffer, shown: string): Pr
 function readIndex(parsed: ParsedVault, master: Buffer, shown: string): Entries {
   const plain = open(subKey(master, EMPTY, INDEX_INFO), parsed.header.nonce, parsed.sealedIndex, parsed.aad);
   if (!plain)
-    throw new VaultError('VAULT_CORRUPT', `${shown} failed authentication (it was modified); restore it from a backup`);
+    throw new FactorlyError(
+      'VAULT_CORRUPT',
+      `${shown} failed authentication (it was modified); restore it from a backup`,
+    );
   const index = JSON.parse(plain.toString('utf8')) as { entries?: Entries };
   return nullProto(index.entries ?? {});
 }
@@ -261,7 +264,7 @@ async function acquireLock(
     });
     return { release: () => release().catch(() => undefined), lost: () => lost };
   } catch (error) {
-    throw new VaultError(
+    throw new FactorlyError(
       'VAULT_BUSY',
       `${shown} is locked by another factorly process (${(error as Error).message}); try again`,
       { cause: error },

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FactorlyError, isErrorCode } from '@factorly/error-kit';
 import { describe, expect, it } from 'vitest';
 import { tempProject } from '../../../test/helpers/project.js';
 import { DEFAULT_KDF } from '../src/crypto.js';
@@ -49,10 +50,15 @@ describe('vault file', () => {
   it('refuses a wrong password with its own message and leaves the file as it was', async () => {
     const path = await vaultWith({ K: 'v' });
     const before = readFileSync(path);
-    await expect(VaultFile.unlock(path, '.factorly/vault.enc', Buffer.from('nope'))).rejects.toMatchObject({
+    const refused = VaultFile.unlock(path, '.factorly/vault.enc', Buffer.from('nope'));
+    await expect(refused).rejects.toMatchObject({
       code: 'VAULT_WRONG_PASSWORD',
       message: 'wrong password for .factorly/vault.enc',
     });
+    // The vault's errors are factorly's own: the same class, a code in factorly's table.
+    const error: unknown = await refused.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FactorlyError);
+    expect(isErrorCode((error as FactorlyError).code)).toBe(true);
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
-import { openExistingLog, projectLogPaths } from '../../cli/project-log.js';
+import { openRecordedLog, projectLogPaths } from '../../cli/project-log.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import { paragraphs } from '../../cli/help-text.js';
 
@@ -28,8 +28,7 @@ checkpoint signed now. factorly logs verify --proof FILE --key KEY checks them w
     if (!/^[0-9a-f-]{4,}$/i.test(args.call))
       throw new FactorlyError('USAGE', `"${args.call}" is not a call id or a hash prefix (at least 4 hex chars)`);
     const paths = await projectLogPaths(flags.config);
-    const log = await openExistingLog(flags.config);
-    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    const log = await openRecordedLog(flags.config);
     try {
       const { proveCall } = await import('../../cli/prove-call.js');
       const given = flags.checkpoint ? readCheckpoints([flags.checkpoint])[0] : undefined;

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { auditJson } from '../../cli/audit-format.js';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { parseBound } from '../../cli/bounds.js';
-import { openExistingLog } from '../../cli/project-log.js';
+import { openRecordedLog } from '../../cli/project-log.js';
 import type { Params } from '../../events/catalog.js';
 import type { Recorded } from '../../events/envelope.js';
 import type { EventLog } from '../../events/log.js';
@@ -52,8 +52,7 @@ calls and governance decisions, optionally for one --agent.`;
         'USAGE',
         'usage: factorly logs replay <call> [--param k=v] [--show]  |  factorly logs replay --until <seq|time> [--agent A]',
       );
-    const log = await openExistingLog(flags.config);
-    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    const log = await openRecordedLog(flags.config);
     try {
       if (flags.until) await this.timeline(log, flags.until, flags.agent, flags.json);
       else await this.refire(log, args.call!, flags);
@@ -72,7 +71,7 @@ calls and governance decisions, optionally for one --agent.`;
     const story = await log.readCall(callId);
     const requested = story.find((e) => e.type === 'call.requested');
     if (requested?.type !== 'call.requested')
-      throw new FactorlyError('TOOL_NOT_FOUND', `call ${callId} has no recorded request`);
+      throw new FactorlyError('CALL_NOT_FOUND', `call ${callId} has no recorded request to replay`);
     const given = overrides(flags.param ?? []);
     const params: Params = { ...requested.data.params, ...given };
     // A param the log kept only a prefix of cannot be replayed as recorded: it must be given again.
@@ -114,8 +113,7 @@ calls and governance decisions, optionally for one --agent.`;
     const { recheckDecisions } = await import('../../kernel/shadow-recheck.js');
     const under = current ? 'current' : 'recorded';
     // Read as any read command does: a log this process may not write is opened read-only.
-    const log = await openExistingLog(configPath);
-    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    const log = await openRecordedLog(configPath);
     const report = await recheckDecisions(log, kernel.shadow.ruleList(), {
       current: (name) => kernel.registry.get(name),
       under,

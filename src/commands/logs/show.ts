@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { paramsText } from '../../cli/audit-format.js';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { openExistingLog } from '../../cli/project-log.js';
+import { openRecordedLog } from '../../cli/project-log.js';
 import type { CallNode } from '../../events/call-tree.js';
 import { FactorlyError } from '../../kernel/base/errors.js';
 import { printableLine, printableText } from '../../kernel/base/printable.js';
@@ -20,8 +20,7 @@ export default class LogsShow extends FactorlyCommand {
     const { args, flags } = await this.parse(LogsShow);
     if (!/^[0-9a-f-]{4,}$/i.test(args.call))
       throw new FactorlyError('USAGE', `"${args.call}" is not a call id or a hash prefix (at least 4 hex chars)`);
-    const log = await openExistingLog(flags.config);
-    if (!log) throw new FactorlyError('TOOL_NOT_FOUND', 'no events recorded yet');
+    const log = await openRecordedLog(flags.config);
     try {
       const { callTree, findOneCall } = await import('../../events/call-tree.js');
       const callId = await findOneCall(log, args.call);

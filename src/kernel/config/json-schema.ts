@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
 import type { JsonSchema } from '../contracts/config.js';
 
@@ -30,7 +31,10 @@ function validatorOf(schema: JsonSchema, owner: string): ValidateFunction {
     try {
       validate = ajv.compile(schema as Record<string, unknown>);
     } catch (error) {
-      throw new Error(`${owner} declares a config schema that is not valid JSON Schema: ${(error as Error).message}`);
+      throw new FactorlyError(
+        'PLUGIN_INVALID',
+        `${owner} declares a config schema that is not valid JSON Schema: ${(error as Error).message}`,
+      );
     }
     compiled.set(schema, validate);
   }

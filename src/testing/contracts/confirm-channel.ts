@@ -32,7 +32,11 @@ function requestOf(subject: ConfirmChannelSubject, callId: string): ConfirmReque
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<{ value?: T; error?: unknown }> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>(
-    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms)),
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new assert.AssertionError({ message: `${what} did not settle within ${ms} ms` })),
+        ms,
+      )),
   );
   try {
     return await Promise.race([

@@ -43,7 +43,9 @@ export function interfaceContract(test: TestApi, subject: InterfaceSubject): voi
         const options = subject.options ?? {};
         const serving = iface.serve(options, stop.signal);
         // serve() failing or ending early is the failure to report, not a ready() that never comes.
-        const early = serving.then(() => Promise.reject(new Error('serve() ended before it was asked to')));
+        const early = serving.then(() =>
+          Promise.reject(new assert.AssertionError({ message: 'serve() ended before it was asked to' })),
+        );
         await Promise.race([subject.ready(kernel, options), early]);
         early.catch(() => undefined);
         stop.abort();

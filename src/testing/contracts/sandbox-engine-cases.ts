@@ -1,3 +1,4 @@
+import { FactorlyError } from '../../kernel/base/errors.js';
 import type { JsonValue } from '../../events/catalog.js';
 import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../kernel/contracts/sandbox.js';
 import type { TestApi } from '../suite.js';
@@ -20,7 +21,7 @@ export interface EngineCases {
 /** A host that answers `echo` with its arguments and fails `fail` with a message. */
 export const echoHost: SandboxHost = {
   async call(fn, args) {
-    if (fn === 'fail') throw new Error('host says no');
+    if (fn === 'fail') throw new FactorlyError('TOOL_FAILED', 'host says no');
     return { fn, args };
   },
 };

@@ -1,3 +1,4 @@
+import { FactorlyError } from '../../kernel/base/errors.js';
 import type { JsonValue } from '../../events/catalog.js';
 import type { SandboxHost } from '../../kernel/contracts/sandbox.js';
 import { assert, like } from '../suite.js';
@@ -60,7 +61,7 @@ export function runResultCases({ it, engine, run }: EngineCases): void {
       {},
       {
         async call(fn, args): Promise<JsonValue> {
-          if (fn === 'tool') throw new Error('host says no');
+          if (fn === 'tool') throw new FactorlyError('TOOL_FAILED', 'host says no');
           return fn === 'call' ? { output: JSON.stringify(args), exitCode: 0, durationMs: 1 } : { fn };
         },
       },

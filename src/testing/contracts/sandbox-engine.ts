@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../events/catalog.js';
 import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../kernel/contracts/sandbox.js';
-import { afterSuite, like, type TestApi } from '../suite.js';
+import { afterSuite, assert, like, type TestApi } from '../suite.js';
 import { echoHost } from './sandbox-engine-cases.js';
 import { isolationCases } from './sandbox-engine-isolation.js';
 import { runResultCases } from './sandbox-engine-results.js';
@@ -40,7 +40,7 @@ export function sandboxEngineContract(test: TestApi, subject: SandboxEngineSubje
       budget: Partial<SandboxBudget> = {},
     ): Promise<SandboxRunResult> {
       const compiled = engine().compile(source);
-      if (!compiled.ok) throw new Error(`unexpected compile failure: ${JSON.stringify(compiled.diagnostics)}`);
+      if (!compiled.ok) assert.fail(`unexpected compile failure: ${JSON.stringify(compiled.diagnostics)}`);
       return engine().run(compiled.script, params, host, { ...BUDGET, ...budget });
     }
 
