@@ -1,6 +1,6 @@
 import type { Params } from '../events/catalog.js';
 import type { AuditEntry } from '../events/projections/audit.js';
-import { printableLine } from '../kernel/base/printable.js';
+import { printableLine } from '../base/printable.js';
 import { table } from './table.js';
 
 /** The `--json` shape of one call (snake_case, stable for scripts). */

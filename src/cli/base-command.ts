@@ -1,5 +1,5 @@
 import { Command, Flags, Errors, toConfiguredId } from '@oclif/core';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { Kernel, KernelOptions } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { writeLaunchCache } from './launch-cache.js';

@@ -1,6 +1,6 @@
 import ms from 'ms';
 import type { Bound } from '../events/audit-query.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 
 /**
  * Reads a `--since`/`--until` value: a seq (`1200`), a duration ago (`15m`, `2h`, `1d`) or a time

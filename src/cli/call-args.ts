@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Params } from '../events/catalog.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 
 export interface CallArgs {
   tool: string;

@@ -1,6 +1,6 @@
 import { toConfiguredId, type Hook, type Interfaces } from '@oclif/core';
-import { FactorlyError } from '../kernel/base/errors.js';
-import { didYouMean } from '../kernel/base/suggest.js';
+import { FactorlyError } from '../base/errors.js';
+import { didYouMean } from '../base/suggest.js';
 import { reportFailure } from './person-output.js';
 
 /**

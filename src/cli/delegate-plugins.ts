@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '@oclif/core';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import { checkInstallable, readPluginPackage } from './plugin-package.js';
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { verifierFromKey, NoteError, type NoteVerifier } from '../events/signed-note.js';
 import type { GivenCheckpoint } from '../events/verify-checkpoints.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { loadLogKey, publishedVerifierKey } from '../kernel/log-key.js';
 
 /** Reads a text file an auditor was handed; anything unreadable is exit 2, naming the file. */

@@ -1,5 +1,5 @@
 import { Errors, Help } from '@oclif/core';
-import { messageOf } from '../kernel/base/errors.js';
+import { messageOf } from '../base/errors.js';
 import { reportUnknownCommand } from './command-not-found.js';
 
 /**

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 
 /**
  * A secret value typed or piped in, never from argv (shell history, `ps`): on a terminal it is read

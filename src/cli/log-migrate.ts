@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { copyEvents } from '../events/copy-log.js';
 import type { EventLog, LogHead } from '../events/log.js';
 import { verifyChain } from '../events/verify.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
 
 /** One end of a migration: what it is called in messages, and how it opens. */

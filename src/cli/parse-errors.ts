@@ -1,5 +1,5 @@
-import { didYouMean } from '../kernel/base/suggest.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { didYouMean } from '../base/suggest.js';
+import { FactorlyError } from '../base/errors.js';
 
 /** What a parse error is checked against: the command's own flags and args, as oclif defines them. */
 export interface CommandShape {

@@ -1,5 +1,5 @@
-import { codeInfo, FactorlyError, messageOf } from '../kernel/base/errors.js';
-import { printableLine, printableText } from '../kernel/base/printable.js';
+import { codeInfo, FactorlyError, messageOf } from '../base/errors.js';
+import { printableLine, printableText } from '../base/printable.js';
 
 /**
  * What the CLI writes for a person, whether oclif runs the command or the launcher runs `call`

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import { checkApiVersion } from '../plugins/manifest.js';
 
 /** The parts of a plugin package's package.json that decide whether this factorly can run it. */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { EventLog } from '../events/log.js';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import type { ProjectPaths } from '../kernel/config/paths.js';
 import type { PluginSource } from '../plugins/manifest.js';
 

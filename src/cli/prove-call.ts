@@ -6,7 +6,7 @@ import { NoteError, type NoteVerifier } from '../events/signed-note.js';
 import type { LogTree } from '../events/transparency-tree.js';
 import type { GivenCheckpoint } from '../events/verify-checkpoints.js';
 import type { InclusionProofRecord } from '../events/verify-offline.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { signLogCheckpoint } from '../kernel/checkpoint-sign.js';
 import { logKeyPath, publishedVerifierKey } from '../kernel/log-key.js';
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { InterfaceOptions } from '../kernel/contracts/extensions.js';
 import type { Kernel } from '../kernel/kernel.js';
 

@@ -1,4 +1,4 @@
-import { printableLine } from '../kernel/base/printable.js';
+import { printableLine } from '../base/printable.js';
 
 /**
  * Renders rows as left-aligned columns separated by two spaces, fitting `width`: the `flex` column

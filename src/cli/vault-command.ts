@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { VaultAccessed } from '../events/catalog.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { SecretBackend, SecretBackendAccess } from '../kernel/contracts/extensions.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { FactorlyCommand } from './base-command.js';

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { parseSizeFlag } from './bounds.js';
 
 /** `factorly wrap`'s synopsis: everything from the server's command on is the server's, so oclif cannot derive it. */

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join, relative } from 'node:path';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../cli/base-command.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 
 const EXAMPLE = `# factorly tools. Call one with: factorly call greet --name Ada
 tools:

@@ -5,7 +5,7 @@ import { FactorlyCommand } from '../cli/base-command.js';
 import { serverEntry } from '../cli/sync/entry.js';
 import { runSync, shown, type SyncResult } from '../cli/sync/sync.js';
 import { TARGET_NAMES, type TargetName } from '../cli/sync/targets.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { findConfig } from '../kernel/config/paths.js';
 import { paragraphs } from '../cli/help-text.js';
 

@@ -1,4 +1,4 @@
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { EventType } from './catalog.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { hashEnvelope } from './hash.js';
@@ -7,7 +7,7 @@ import { writerEventId } from './lmdb-inflight.js';
 import type { LogHead } from './log.js';
 import type { Inflight } from './writer.js';
 import { CompactRange } from './merkle.js';
-import { callIdOf, EMPTY_HEAD } from './seal.js';
+import { callIdOf, EMPTY_HEAD } from './append-batch.js';
 import { MemoryTreeNodes, TransparencyTree } from './transparency-tree.js';
 
 /**

@@ -1,4 +1,4 @@
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { CallParamsCapped, StoredText } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import type { EventLog } from './log.js';

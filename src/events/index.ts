@@ -32,7 +32,7 @@ export { MemoryEventLog } from './memory-log.js';
 export { LmdbEventLog } from './lmdb-log.js';
 export { ReplicatedEventLog } from './replicated-log.js';
 // The call an event belongs to (its `data.callId`): how `readCall` groups events.
-export { callIdOf } from './seal.js';
+export { callIdOf } from './append-batch.js';
 export { EventBus } from './bus.js';
 export { fold } from './projection.js';
 export { replay } from './replay.js';

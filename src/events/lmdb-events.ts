@@ -2,8 +2,8 @@ import type { RootDatabase } from 'lmdb';
 import type { Recorded } from './envelope.js';
 import { openLogDatabases, type LogDatabases } from './lmdb-layout.js';
 import type { LogHead } from './log.js';
-import { callIdOf, EMPTY_HEAD, type SealedEvent } from './seal.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { callIdOf, EMPTY_HEAD, type SealedEvent } from './append-batch.js';
+import { FactorlyError } from '../base/errors.js';
 
 /**
  * The events of an LMDB log and their own indexes (see `lmdb-layout`), read and written inside the

@@ -1,5 +1,5 @@
 import type { RootDatabase } from 'lmdb';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 
 /**
  * How lmdb-js fails a commit (a full disk, an I/O error), and what the log does about it, in one

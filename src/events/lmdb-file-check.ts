@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { HEADER, NO_ROOT, P_BRANCH, P_LEAF, readAt, treeProblem } from './lmdb-tree-check.js';
 
 /**

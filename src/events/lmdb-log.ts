@@ -16,7 +16,7 @@ import { type LmdbLogParts, writeBatch } from './lmdb-write.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree, TreeHead } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 
 export interface LmdbEventLogOptions {
   /** The data file; LMDB keeps its lock file beside it as `<path>-lock`. */

@@ -1,5 +1,5 @@
 import type { Database, RootDatabase, Transaction } from 'lmdb';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { CompactRange } from './merkle.js';
 import { newOrigin, nodeKey, TransparencyTree, type TreeHead, type TreeNodeStore } from './transparency-tree.js';
 

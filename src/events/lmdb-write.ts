@@ -6,7 +6,7 @@ import type { LmdbTree } from './lmdb-tree.js';
 import type { AppendOptions } from './log.js';
 import type { CompactRange } from './merkle.js';
 import type { ProjectionSet, ProjectionSource } from './projection-set.js';
-import { rebased, sealBatch } from './seal.js';
+import { resolveConflict, sealBatch } from './append-batch.js';
 
 /** The parts of an LMDB log file one append writes, each in the same transaction as the events. */
 export interface LmdbLogParts {
@@ -31,9 +31,9 @@ export function writeBatch(
 ): { results: Recorded[]; frontier?: CompactRange; wrote: boolean } {
   const { store, merkle, derived, open, projections, source } = parts;
   const head = store.head();
-  // Events other processes appended since: folded before a rebase decides against the projections.
+  // Events other processes appended since: folded before the conflict handler decides against the projections.
   projections.catchUp(source, head.seq);
-  const batch = rebased(events, options, head, (seq) => [...store.range(seq)]);
+  const batch = resolveConflict(events, options, head, (seq) => [...store.range(seq)]);
   const sealed = sealBatch(batch.events, batch.options, {
     head,
     findById: (id) => store.byId(id),

@@ -24,13 +24,13 @@ export interface AppendOptions {
    * Called inside the write when the log has moved past `expectedSeq`, with the new head's seq and a
    * reader for the events up to it (`readFrom(seq)`: from that seq on, in order, from this and other
    * writers). It returns the events to append instead, decided again against those, and the append
-   * goes ahead on the new head; `undefined` refuses it with `LOG_CONFLICT`, as without a rebase. It
+   * goes ahead on the new head; `undefined` refuses it with `LOG_CONFLICT`, as without the conflict handler. It
    * must be synchronous and must not write. Every projection registered with the log (`project`) has
    * already been folded up to `head` when it is called, so it can decide from `view.folded()`. This turns a retry (one more durable write per conflict)
    * into a decision inside the write, so concurrent conditional appends share one commit. A log may
    * never call it.
    */
-  rebase?: (head: number, readFrom: (seq: number) => readonly Recorded[]) => readonly NewEvent[] | undefined;
+  onConflict?: (head: number, readFrom: (seq: number) => readonly Recorded[]) => readonly NewEvent[] | undefined;
 }
 
 export interface LogHead {

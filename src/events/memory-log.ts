@@ -3,7 +3,7 @@ import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, Unsubscribe } from './log.js';
 import type { Projection, ProjectionView } from './projection.js';
 import { ProjectionSet, type ProjectionSource } from './projection-set.js';
-import { callIdOf, EMPTY_HEAD, rebased, sealBatch } from './seal.js';
+import { callIdOf, EMPTY_HEAD, resolveConflict, sealBatch } from './append-batch.js';
 import { CompactRange } from './merkle.js';
 import { MemoryTreeNodes, newOrigin, TransparencyTree, type LogTree } from './transparency-tree.js';
 
@@ -31,7 +31,7 @@ export class MemoryEventLog implements EventLog {
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
     const head = this.headNow();
     this.projections.catchUp(this.source, head.seq);
-    const batch = rebased(events, options, head, (seq) => this.events.slice(Math.max(seq, 1) - 1));
+    const batch = resolveConflict(events, options, head, (seq) => this.events.slice(Math.max(seq, 1) - 1));
     const { results, fresh } = sealBatch(batch.events, batch.options, {
       head,
       findById: (id) => this.byId.get(id),

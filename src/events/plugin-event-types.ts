@@ -1,4 +1,4 @@
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { EVENT_VERSIONS } from './catalog.js';
 import { addUpcasters, type Upcaster } from './upcast.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import type { Folded, Projection, ProjectionView } from './projection.js';
 import { upcast } from './upcast.js';

@@ -36,7 +36,7 @@ export interface Folded<S> {
 /**
  * A projection registered with a log. `current` folds whatever was appended since (by this or any
  * other process) and returns the state at the log's head; `folded` returns the state as far as it is
- * folded, without reading: inside a write (an append's `rebase`) the log has advanced every
+ * folded, without reading: inside a write (an append's `onConflict`) the log has advanced every
  * registered projection to that write's head. Both throw `PROJECTION_BROKEN` when the fold failed.
  */
 export interface ProjectionView<S> {

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import { BatchMirror } from './batch-mirror.js';
 import { encodeBatch, type BatchAppended, type BatchStream, type StoredBatch } from './batch-stream.js';
 import type { EventType } from './catalog.js';
@@ -8,7 +8,7 @@ import type { AppendOptions, EventLog, LogHead, ReadRange, RebuildReport, Unsubs
 import { selectRange } from './memory-log.js';
 import type { Projection, ProjectionView } from './projection.js';
 import { ProjectionSet, type ProjectionSource } from './projection-set.js';
-import { rebased, sealBatch } from './seal.js';
+import { resolveConflict, sealBatch } from './append-batch.js';
 import { UnsettledBatches } from './unsettled-batches.js';
 import type { LogTree } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
@@ -29,7 +29,7 @@ const STALLED_MS = 1000;
  * the local logs, each append one batch stored only if the stream has not moved since the batch was
  * sealed, so two nodes never fork the chain. When another node came first the batch is sealed again
  * on the new head, and a conditional append (`expectedSeq`) sees the events since: decided again by
- * its `rebase`, or refused with `LOG_CONFLICT`, as on a single node. Each node keeps a copy of the
+ * its `onConflict`, or refused with `LOG_CONFLICT`, as on a single node. Each node keeps a copy of the
  * events (followed from the stream) that reads, projections and the tree are served from; its
  * projections are rebuilt from the stream when the process starts.
  */
@@ -165,9 +165,9 @@ export class ReplicatedEventLog implements EventLog {
     for (;;) {
       this.mirror.assertWritable();
       const head = this.mirror.head();
-      // Events other nodes appended since: folded before a rebase decides against the projections.
+      // Events other nodes appended since: folded before the conflict handler decides against the projections.
       this.projections.catchUp(this.source, head.seq);
-      const batch = rebased(events, options, head, (seq) => this.mirror.events.slice(Math.max(seq, 1) - 1));
+      const batch = resolveConflict(events, options, head, (seq) => this.mirror.events.slice(Math.max(seq, 1) - 1));
       const sealed = sealBatch(batch.events, batch.options, {
         head,
         findById: (id) => this.mirror.findById(id),

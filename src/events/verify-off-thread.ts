@@ -1,4 +1,4 @@
-import { FactorlyError, uncrossed, type CrossedError } from '../kernel/base/errors.js';
+import { FactorlyError, uncrossed, type CrossedError } from '../base/errors.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';

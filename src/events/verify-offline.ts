@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { ChainChecker, type ChainEntry } from './chain-check.js';
 import { openCheckpoint } from './checkpoint.js';
 import type { LogCheckpointed } from './catalog.js';

@@ -1,4 +1,4 @@
-import { uncrossed, type CrossedError } from '../kernel/base/errors.js';
+import { uncrossed, type CrossedError } from '../base/errors.js';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -2,7 +2,7 @@ import { ChainChecker, type ChainBreak, type ChainEntry } from './chain-check.js
 import type { LogCheckpointed } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import { chainLeaf, CompactRange } from './merkle.js';
-import { callIdOf, isGeneratedId } from './seal.js';
+import { callIdOf, isGeneratedId } from './append-batch.js';
 import { addEntry, emptyDigest, type Digest, type Seeds } from './index-digest.js';
 import { AUDIT_INDEXES } from './event-index.js';
 import type { IndexEntry } from './lmdb-derived.js';

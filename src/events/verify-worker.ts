@@ -1,4 +1,4 @@
-import { crossing } from '../kernel/base/errors.js';
+import { crossing } from '../base/errors.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openLogFile } from './lmdb-scan-source.js';
 import { runScanJob, type ScanJob } from './verify-parallel.js';

@@ -1,4 +1,4 @@
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { ChainChecker, type BreakKind, type ChainBreak, type ChainEntry } from './chain-check.js';
 import type { Recorded } from './envelope.js';
 import type { LogHead } from './log.js';

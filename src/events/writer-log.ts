@@ -1,4 +1,4 @@
-import { messageOf } from '../kernel/base/errors.js';
+import { messageOf } from '../base/errors.js';
 import type { WriterStarted } from './catalog.js';
 import { DelegatingEventLog } from './delegating-log.js';
 import type { NewEvent, Recorded } from './envelope.js';
@@ -45,17 +45,17 @@ export class WriterLog extends DelegatingEventLog {
     await this.recover();
     await this.markUnrecorded();
     const stamped = events.map((event) => this.stamp(event));
-    // The writer's own record goes with its first batch, also when a rebase replaces that batch
-    // (one write, not two), and what the rebase decides is stamped as well.
+    // The writer's own record goes with its first batch, also when the conflict handler replaces that batch
+    // (one write, not two), and what the conflict handler decides is stamped as well.
     const first = this.started ? [] : [this.startEvent()];
-    const rebase = options?.rebase;
+    const onConflict = options?.onConflict;
     const again =
-      rebase &&
+      onConflict &&
       ((head: number, readFrom: (seq: number) => readonly Recorded[]) => {
-        const decided = rebase(head, readFrom);
+        const decided = onConflict(head, readFrom);
         return decided && [...first, ...decided.map((event) => this.stamp(event))];
       });
-    const stampedOptions = again ? { ...options, rebase: again } : options;
+    const stampedOptions = again ? { ...options, onConflict: again } : options;
     try {
       const recorded = await this.inner.append([...first, ...stamped], stampedOptions);
       this.started = true;

@@ -8,7 +8,7 @@ import type { ProjectPaths } from './config/paths.js';
 import type { KernelOptions } from './kernel-api.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import type { ToolDefinition } from './contracts/tool.js';
-import type { KeyedSlot, OrderedSlot } from './slots.js';
+import type { KeyedRegistry, OrderedRegistry } from './registries.js';
 
 /** What one plugin contributed at a full boot: `provider:<type>`, `rules`, `processors`, `backends`, … */
 export interface PlannedPlugin {
@@ -31,31 +31,36 @@ export interface BootPlan {
   effective?: EffectiveRecord;
 }
 
-type Slot = KeyedSlot<unknown> | OrderedSlot<{ order?: number }>;
+type Registry = KeyedRegistry<unknown> | OrderedRegistry<{ order?: number }>;
 
-/** The slots a plan records, by the name used in `owns`. */
-export type PlanSlots = Record<
+/** The registries a plan records, by the name used in `owns`. */
+export type PlanRegistries = Record<
   'rules' | 'processors' | 'channels' | 'backends' | 'listeners' | 'sources' | 'interfaces' | 'engines',
-  Slot
+  Registry
 > & {
-  providers: KeyedSlot<unknown>;
+  providers: KeyedRegistry<unknown>;
 };
 
 /**
  * What a full boot saw each loaded plugin contribute: to the kernel's extension points, and to the
  * ones plugins provide (`token:<id>`), and which tokens each provides (`provides:<id>`).
  */
-export function planOf(key: string, plugins: LoadedPlugins, slots: PlanSlots, effective?: EffectiveRecord): BootPlan {
+export function planOf(
+  key: string,
+  plugins: LoadedPlugins,
+  registries: PlanRegistries,
+  effective?: EffectiveRecord,
+): BootPlan {
   const report: PluginReport = { loaded: plugins.loaded, failed: plugins.failed };
   const owns = new Map<string, string[]>(report.loaded.map((plugin) => [plugin.id, []]));
-  for (const [type, owner] of slots.providers.ownersByKey()) owns.get(owner)?.push(`provider:${type}`);
-  const named: [string, Slot][] = [
-    ...Object.entries(slots).filter(([name]) => name !== 'providers'),
+  for (const [type, owner] of registries.providers.ownersByKey()) owns.get(owner)?.push(`provider:${type}`);
+  const named: [string, Registry][] = [
+    ...Object.entries(registries).filter(([name]) => name !== 'providers'),
     ...plugins.provided
-      .filter(({ value }) => isSlot(value))
-      .map(({ id, value }): [string, Slot] => [`token:${id}`, value as Slot]),
+      .filter(({ value }) => isRegistry(value))
+      .map(({ id, value }): [string, Registry] => [`token:${id}`, value as Registry]),
   ];
-  for (const [name, slot] of named) for (const owner of ownersOf(slot)) owns.get(owner)?.push(name);
+  for (const [name, registry] of named) for (const owner of ownersOf(registry)) owns.get(owner)?.push(name);
   for (const { id, owner } of plugins.provided) owns.get(owner)?.push(`provides:${id}`);
   for (const [plugin, needs] of plugins.needs) owns.get(plugin)?.push(...needs.map((id) => `needs:${id}`));
   return {
@@ -67,15 +72,15 @@ export function planOf(key: string, plugins: LoadedPlugins, slots: PlanSlots, ef
   };
 }
 
-function isSlot(value: unknown): boolean {
+function isRegistry(value: unknown): boolean {
   return (
     typeof (value as { owners?: unknown } | null)?.owners === 'function' ||
     typeof (value as { ownersByKey?: unknown } | null)?.ownersByKey === 'function'
   );
 }
 
-function ownersOf(slot: Slot): Set<string> {
-  return 'owners' in slot ? slot.owners() : new Set(slot.ownersByKey().values());
+function ownersOf(registry: Registry): Set<string> {
+  return 'owners' in registry ? registry.owners() : new Set(registry.ownersByKey().values());
 }
 
 /**

@@ -1,9 +1,9 @@
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { CallerRun, SecretBackend } from './contracts/extensions.js';
 import type { CallTreeLink } from './contracts/gateway.js';
 import type { SecretScope, ToolDefinition } from './contracts/tool.js';
 import { CallSecretScope } from './secret-scope.js';
-import type { KeyedSlot } from './slots.js';
+import type { KeyedRegistry } from './registries.js';
 
 /**
  * How long a provider gets to return once its call was stopped (deadline or cancel) before the call
@@ -20,9 +20,9 @@ export class CallCancelled extends Error {
 /** What every call of one tree shares. */
 interface Tree {
   readonly rootId: string;
-  readonly backends: KeyedSlot<SecretBackend>;
+  readonly backends: KeyedRegistry<SecretBackend>;
   /** Secrets providers resolved outside any call: scrubbed from every tree. */
-  readonly standing?: SecretScope;
+  readonly connectionSecrets?: SecretScope;
   /** Every value any call of the tree resolved, by reference. */
   readonly values: Map<string, string>;
 }
@@ -67,7 +67,7 @@ export class CallContext implements CallTreeLink {
   /** A call from outside: the root of a new tree, stopped when `caller` aborts. */
   static root(
     callId: string,
-    parts: { backends: KeyedSlot<SecretBackend>; standing?: SecretScope },
+    parts: { backends: KeyedRegistry<SecretBackend>; connectionSecrets?: SecretScope },
     caller?: AbortSignal,
   ): CallContext {
     const context = new CallContext(callId, undefined, { rootId: callId, ...parts, values: new Map() });
@@ -134,10 +134,10 @@ export class CallContext implements CallTreeLink {
     return reason instanceof Error ? reason.message : String(reason);
   }
 
-  /** Every secret value to scrub from this tree's events and outputs: the tree's own and the standing ones. */
+  /** Every secret value to scrub from this tree's events and outputs: the tree's own and the connection secrets. */
   scrubList(): ReadonlyMap<string, string> {
-    const standing = this.tree.standing?.resolved();
-    return standing?.size ? new Map([...standing, ...this.tree.values]) : this.tree.values;
+    const connectionSecrets = this.tree.connectionSecrets?.resolved();
+    return connectionSecrets?.size ? new Map([...connectionSecrets, ...this.tree.values]) : this.tree.values;
   }
 
   /** The runs above this call, nearest first, with how many calls each had started before this one. */

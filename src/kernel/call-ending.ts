@@ -1,7 +1,7 @@
 import type { CallStatus, Params } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { CallContext } from './call-context.js';
 import type { CallRecord } from './call-record.js';
 import type { OutputProcessor } from './contracts/extensions.js';

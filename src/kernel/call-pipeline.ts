@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Params } from '../events/catalog.js';
 import type { EventLog } from '../events/log.js';
-import { messageOf } from './base/errors.js';
-import { didYouMean } from './base/suggest.js';
+import { messageOf } from '../base/errors.js';
+import { didYouMean } from '../base/suggest.js';
 import type { BootRecord } from './boot-record.js';
 import {
   blocked,
@@ -26,8 +26,8 @@ import type { ToolRegistry } from './registry.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
 import { hydrateParams, toolSecretReferences } from './secret-scope.js';
 import type { ShadowGate } from './shadow-gate.js';
-import type { KeyedSlot, OrderedSlot } from './slots.js';
-import type { LogBounds } from './stored-text.js';
+import type { KeyedRegistry, OrderedRegistry } from './registries.js';
+import type { LogBounds } from '../events/capped-text.js';
 
 export type { CallOutcome, CallRequest } from './contracts/gateway.js';
 
@@ -35,11 +35,11 @@ export interface PipelineParts {
   log: () => EventLog;
   boot: BootRecord;
   registry: ToolRegistry;
-  providers: KeyedSlot<ToolProvider>;
-  processors: OrderedSlot<OutputProcessor>;
-  backends: KeyedSlot<SecretBackend>;
-  /** Secrets providers resolved outside any call (see KernelTokens.StandingSecrets): scrubbed from every call. */
-  standing?: SecretScope;
+  providers: KeyedRegistry<ToolProvider>;
+  processors: OrderedRegistry<OutputProcessor>;
+  backends: KeyedRegistry<SecretBackend>;
+  /** Secrets providers resolved outside any call (see KernelTokens.ConnectionSecrets): scrubbed from every call. */
+  connectionSecrets?: SecretScope;
   shadow: ShadowGate;
   /** The config's `log:` bounds, as currently loaded. */
   bounds: () => LogBounds;
@@ -63,7 +63,11 @@ export class CallPipeline {
     // Made before anything is awaited, so sibling calls take their places in their caller's budget in call order.
     const context = request.parent
       ? CallContext.adopt(request.parent).child(callId)
-      : CallContext.root(callId, { backends: this.parts.backends, standing: this.parts.standing }, request.signal);
+      : CallContext.root(
+          callId,
+          { backends: this.parts.backends, connectionSecrets: this.parts.connectionSecrets },
+          request.signal,
+        );
     const work = this.run(context, request, started);
     context.parent?.track(work);
     try {

@@ -5,11 +5,11 @@ import type { OutputProcessor } from './contracts/extensions.js';
 import type { CallRequest } from './contracts/gateway.js';
 import type { CallSource, ToolDefinition } from './contracts/tool.js';
 import { Redactor } from './redact.js';
-import { capParams, cappedText, storedText, type CappedInfo, type LogBounds } from './stored-text.js';
+import { capParams, cappedText, storedText, type CappedInfo, type LogBounds } from '../events/capped-text.js';
 
 /**
  * The events one call writes, as the log keeps them: scrubbed of every secret of its call tree
- * (the tree's values and the standing ones, known at the time of writing) and bounded in size
+ * (the tree's values and the connection secrets, known at the time of writing) and bounded in size
  * (`log:` in the config), before they are appended.
  */
 export class CallRecord {

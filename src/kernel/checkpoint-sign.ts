@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signCheckpoint } from '../events/checkpoint.js';
 import type { EventLog } from '../events/log.js';
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { loadLogKey, type LogSigner } from './log-key.js';
 
 export interface SignedCheckpoint {

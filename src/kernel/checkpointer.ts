@@ -1,6 +1,6 @@
 import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
-import { messageOf } from './base/errors.js';
+import { messageOf } from '../base/errors.js';
 import { signLogCheckpoint, type SignedCheckpoint } from './checkpoint-sign.js';
 import type { CheckpointSettings } from './config/checkpoint-settings.js';
 import { deliverCheckpoint, type Witnesses } from './witness.js';

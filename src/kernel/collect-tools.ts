@@ -1,7 +1,7 @@
-import { FactorlyError, messageOf } from './base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import type { LoadedConfig } from './config/load.js';
 import type { ToolDefinition, ToolOverlay, ToolProvider, ToolSource } from './contracts/tool.js';
-import type { KeyedSlot, OrderedSlot } from './slots.js';
+import type { KeyedRegistry, OrderedRegistry } from './registries.js';
 import { toolNameProblem } from './config/tool-name.js';
 import { BUILTIN_PREFIX, OVERLAY_SETTINGS } from './config/tool-schema.js';
 
@@ -18,8 +18,8 @@ export interface CollectOptions {
  */
 export async function collectTools(
   config: LoadedConfig,
-  providers: KeyedSlot<ToolProvider>,
-  sources: OrderedSlot<ToolSource>,
+  providers: KeyedRegistry<ToolProvider>,
+  sources: OrderedRegistry<ToolSource>,
   options: CollectOptions = { expand: true },
 ): Promise<ToolDefinition[]> {
   const all: ToolDefinition[] = [];
@@ -89,7 +89,7 @@ async function expand(
 function applyOverlays(
   config: LoadedConfig,
   sourced: ToolDefinition[],
-  providers: KeyedSlot<ToolProvider>,
+  providers: KeyedRegistry<ToolProvider>,
 ): ToolDefinition[] {
   const byName = new Map(sourced.map((tool) => [tool.name, tool]));
   const problems: string[] = [];
@@ -119,7 +119,11 @@ function applyOverlays(
 }
 
 /** Provider keys on an overlay: only those the built-in lists, checked by its provider like a tool's own. */
-function overlaySpecProblems(overlay: ToolOverlay, tool: ToolDefinition, providers: KeyedSlot<ToolProvider>): string[] {
+function overlaySpecProblems(
+  overlay: ToolOverlay,
+  tool: ToolDefinition,
+  providers: KeyedRegistry<ToolProvider>,
+): string[] {
   if (!overlay.spec) return [];
   const allowed = tool.overlayKeys ?? [];
   const at = (key?: string) => `${overlay.source.file}:${(key && overlay.specLines?.[key]) ?? overlay.source.line}`;

@@ -1,6 +1,6 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { extname } from 'node:path';
-import { messageOf } from './base/errors.js';
+import { messageOf } from '../base/errors.js';
 
 /**
  * What a catalogue watcher reports: the tools changed (for one session only when `sessionId` is

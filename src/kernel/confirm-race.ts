@@ -1,4 +1,4 @@
-import { messageOf } from './base/errors.js';
+import { messageOf } from '../base/errors.js';
 import type { ConfirmChannel, ConfirmRequest } from './contracts/extensions.js';
 
 export interface ConfirmOutcome {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import type { Token } from './base/token.js';
+import type { Token } from '../base/token.js';
 
 /**
  * The only file that touches tsyringe. Everything else sees a `Scope`: register a value, resolve a

@@ -3,7 +3,7 @@ import type { EventLog } from '../events/log.js';
 import type { LoadablePlugin, PluginReport } from '../plugins/host.js';
 import type { PluginInventory } from '../plugins/inventory.js';
 import type { PluginSource } from '../plugins/manifest.js';
-import type { Token } from './base/token.js';
+import type { Token } from '../base/token.js';
 import type { CallPipeline } from './call-pipeline.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { ConfigTexts, InlineConfig, LoadedConfig } from './config/load.js';
@@ -12,7 +12,7 @@ import type { FactorlyInterface, SecretBackend } from './contracts/extensions.js
 import type { ToolProvider } from './contracts/tool.js';
 import type { ToolRegistry } from './registry.js';
 import type { ShadowGate } from './shadow-gate.js';
-import type { KeyedSlot } from './slots.js';
+import type { KeyedRegistry } from './registries.js';
 
 // What `createKernel` (kernel.ts) is given and gives back.
 
@@ -57,11 +57,11 @@ export interface Kernel {
   readonly plugins: PluginReport;
   readonly bus: EventBus;
   /** Tool providers by type (read them; plugins register them). */
-  readonly providers: KeyedSlot<ToolProvider>;
+  readonly providers: KeyedRegistry<ToolProvider>;
   /** Installed secret backends by name, as plugins registered them. */
-  readonly backends: KeyedSlot<SecretBackend>;
+  readonly backends: KeyedRegistry<SecretBackend>;
   /** Ways in (`mcp`, `ui`) by name, as plugins registered them. */
-  readonly interfaces: KeyedSlot<FactorlyInterface>;
+  readonly interfaces: KeyedRegistry<FactorlyInterface>;
   /** The shadow rules' gate (its live rule state is compared with replays in tests). */
   readonly shadow: ShadowGate;
   /** Signs checkpoints of the log's Merkle tree (every N events, on a timer while serving, at stop). */

@@ -14,12 +14,12 @@ import type {
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KernelOptions } from './kernel-api.js';
-import { LateGateway } from './late-gateway.js';
+import { DeferredGateway } from './deferred-gateway.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
 import { LiveCatalog } from './live-catalog.js';
 import { bindLogEngines } from './log-engines.js';
 import { CallSecretScope } from './secret-scope.js';
-import { KeyedSlot, OrderedSlot } from './slots.js';
+import { KeyedRegistry, OrderedRegistry } from './registries.js';
 import { KernelTokens } from './tokens.js';
 
 // The kernel's core services and extension points, bound to their tokens (the composition root, kernel.ts, wires them).
@@ -42,21 +42,21 @@ export function bindCore(
   openLog: () => EventLog,
   lifecycle: Lifecycle,
 ) {
-  const slots = {
-    providers: new KeyedSlot<ToolProvider>('tool type'),
-    rules: new OrderedSlot<ShadowRule>(),
-    processors: new OrderedSlot<OutputProcessor>(),
-    channels: new OrderedSlot<ConfirmChannel>(),
-    backends: new KeyedSlot<SecretBackend>('secret backend'),
-    interfaces: new KeyedSlot<FactorlyInterface>('interface'),
-    sources: new OrderedSlot<ToolSource>(),
-    configListeners: new OrderedSlot<ConfigListener>(),
-    engines: new KeyedSlot<SandboxEngine>('sandbox engine'),
-    gateway: new LateGateway(),
+  const registries = {
+    providers: new KeyedRegistry<ToolProvider>('tool type'),
+    rules: new OrderedRegistry<ShadowRule>(),
+    processors: new OrderedRegistry<OutputProcessor>(),
+    channels: new OrderedRegistry<ConfirmChannel>(),
+    backends: new KeyedRegistry<SecretBackend>('secret backend'),
+    interfaces: new KeyedRegistry<FactorlyInterface>('interface'),
+    sources: new OrderedRegistry<ToolSource>(),
+    configListeners: new OrderedRegistry<ConfigListener>(),
+    engines: new KeyedRegistry<SandboxEngine>('sandbox engine'),
+    gateway: new DeferredGateway(),
     catalog: new LiveCatalog(),
     logEngines: bindLogEngines(scope),
   };
-  const standing = new CallSecretScope(slots.backends);
+  const connectionSecrets = new CallSecretScope(registries.backends);
   scope.registerValue(KernelTokens.EventBus, bus);
   scope.registerValue(KernelTokens.ProjectPaths, paths);
   scope.registerFactory(KernelTokens.EventLog, openLog);
@@ -64,20 +64,20 @@ export function bindCore(
     lifecycle.require('using the event log', KernelPhase.Discover);
     return scope.resolve(KernelTokens.EventLog);
   };
-  scope.registerValue(KernelTokens.OpenEventLog, log);
-  scope.registerValue(KernelTokens.ToolProviders, slots.providers);
-  scope.registerValue(KernelTokens.ShadowRules, slots.rules);
-  scope.registerValue(KernelTokens.OutputProcessors, slots.processors);
-  scope.registerValue(KernelTokens.ConfirmChannels, slots.channels);
-  scope.registerValue(KernelTokens.SecretBackends, slots.backends);
-  scope.registerValue(KernelTokens.Interfaces, slots.interfaces);
-  scope.registerValue(KernelTokens.ToolSources, slots.sources);
-  scope.registerValue(KernelTokens.ConfigListeners, slots.configListeners);
-  scope.registerValue(KernelTokens.StandingSecrets, standing);
-  scope.registerValue(KernelTokens.SandboxEngines, slots.engines);
-  scope.registerValue(KernelTokens.CallGateway, slots.gateway);
-  scope.registerValue(KernelTokens.ToolCatalog, slots.catalog);
-  return { ...slots, standing, log };
+  scope.registerValue(KernelTokens.LazyEventLog, log);
+  scope.registerValue(KernelTokens.ToolProviders, registries.providers);
+  scope.registerValue(KernelTokens.ShadowRules, registries.rules);
+  scope.registerValue(KernelTokens.OutputProcessors, registries.processors);
+  scope.registerValue(KernelTokens.ConfirmChannels, registries.channels);
+  scope.registerValue(KernelTokens.SecretBackends, registries.backends);
+  scope.registerValue(KernelTokens.Interfaces, registries.interfaces);
+  scope.registerValue(KernelTokens.ToolSources, registries.sources);
+  scope.registerValue(KernelTokens.ConfigListeners, registries.configListeners);
+  scope.registerValue(KernelTokens.ConnectionSecrets, connectionSecrets);
+  scope.registerValue(KernelTokens.SandboxEngines, registries.engines);
+  scope.registerValue(KernelTokens.CallGateway, registries.gateway);
+  scope.registerValue(KernelTokens.ToolCatalog, registries.catalog);
+  return { ...registries, connectionSecrets, log };
 }
 
 /** The project's paths when there is a project, else the global config dir's (no config file needed). */
@@ -102,13 +102,13 @@ export function inlinePaths(options: KernelOptions): ProjectPaths {
  * each stops with the plugin that started it: in reverse start order, before the plugins it
  * required and after the ones that required it.
  */
-export function stopWithPlugins(slots: CoreSlots, lifecycle: Lifecycle): (pluginId: string) => void {
+export function stopWithPlugins(registries: CoreSlots, lifecycle: Lifecycle): (pluginId: string) => void {
   const seen = new Set<unknown>();
   const fresh = <T>(values: T[]): T[] => values.filter((value) => !seen.has(value) && seen.add(value));
   return () => {
-    for (const provider of fresh(slots.providers.values()))
+    for (const provider of fresh(registries.providers.values()))
       if (provider.stop) lifecycle.onStop(`provider ${provider.type}`, () => provider.stop!());
-    for (const engine of fresh(slots.engines.values()))
+    for (const engine of fresh(registries.engines.values()))
       if (engine.stop) lifecycle.onStop(`sandbox engine ${engine.name}`, () => engine.stop!());
   };
 }

@@ -7,13 +7,13 @@ import { WriterLog } from '../events/writer-log.js';
 import type { Checkpointer } from './checkpointer.js';
 import { openConfiguredLog, type ConfiguredLogParts } from './log-engines.js';
 import type { ShadowRule } from './contracts/extensions.js';
-import type { OrderedSlot } from './slots.js';
+import type { OrderedRegistry } from './registries.js';
 
 export interface KernelLogParts extends ConfiguredLogParts {
   /** A log given instead of the project's (tests, dry runs). */
   given?: EventLog;
   bus: EventBus;
-  rules: OrderedSlot<ShadowRule>;
+  rules: OrderedRegistry<ShadowRule>;
   checkpoints: Checkpointer;
   /** What else this writer's record says, asked at its first append. */
   describe: () => Partial<WriterStarted>;

@@ -3,8 +3,8 @@ import type { EventLog } from '../events/log.js';
 import type { WriterLog } from '../events/writer-log.js';
 import { loadPlugins, type LoadedPlugins } from '../plugins/host.js';
 import { inventoryOf } from '../plugins/inventory.js';
-import { messageOf } from './base/errors.js';
-import type { Token } from './base/token.js';
+import { messageOf } from '../base/errors.js';
+import type { Token } from '../base/token.js';
 import { BootRecord, type BootSources } from './boot-record.js';
 import { planBoot, planOf, writePlan } from './boot-plan.js';
 import { CallPipeline } from './call-pipeline.js';
@@ -56,7 +56,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     paths.stateDir,
     DEFAULT_CHECKPOINT_SETTINGS,
     warn,
-    (name) => slots.backends.get(name),
+    (name) => registries.backends.get(name),
   );
   // Known once the config is loaded; a plugin that opens the log earlier gets the defaults.
   let logSettings = defaultLogSettings(paths);
@@ -65,8 +65,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const logParts = (settings: LoadedConfig['log'], clock?: () => Date) => ({
     paths,
     settings,
-    engines: slots.logEngines,
-    secret: (key: string) => slots.standing.resolve(key),
+    engines: registries.logEngines,
+    secret: (key: string) => registries.connectionSecrets.resolve(key),
     clock,
   });
   const openLog = (): EventLog => {
@@ -76,14 +76,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
       ...logParts(logSettings),
       given: options.log,
       bus,
-      rules: slots.rules,
+      rules: registries.rules,
       checkpoints,
       describe,
     });
     writer = opened.writer;
     return opened.log;
   };
-  const slots = bindCore(scope, paths, bus, openLog, lifecycle);
+  const registries = bindCore(scope, paths, bus, openLog, lifecycle);
   // The log is the first thing started (whenever it is first opened), so it stops last: after every
   // plugin's stop hooks, which may still append; its last checkpoint is signed just before it closes.
   lifecycle.onStop('event log', () => writer?.close());
@@ -102,7 +102,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     plugins = await loadPlugins(boot.sources, options.inlinePlugins ?? [], scope, lifecycle, {
       readSettings,
       hostTokens: options.hostTokens,
-      started: stopWithPlugins(slots, lifecycle),
+      started: stopWithPlugins(registries, lifecycle),
     });
   } catch (error) {
     await lifecycle.stop();
@@ -110,11 +110,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   }
   let config: LoadedConfig;
   try {
-    config = boot.config ?? (await buildProjectConfig(paths, read!, slots, plugins.declared, boot.cache));
+    config = boot.config ?? (await buildProjectConfig(paths, read!, registries, plugins.declared, boot.cache));
     logSettings = config.log;
-    if (!options.log) checkLogEngine(config.log, slots.logEngines);
+    if (!options.log) checkLogEngine(config.log, registries.logEngines);
     checkpoints.configure(config.log.checkpoints);
-    for (const listener of slots.configListeners.list()) await listener.configLoaded(config);
+    for (const listener of registries.configListeners.list()) await listener.configLoaded(config);
   } catch (error) {
     await lifecycle.stop();
     throw error;
@@ -123,29 +123,32 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   try {
     // Secrets a provider resolved at boot (an upstream's env) are scrubbed from its failure too.
     const redact = (text: string, tool: ToolDefinition) =>
-      processErrorText(slots.processors.list(), text, { tool, secrets: slots.standing.resolved() });
+      processErrorText(registries.processors.list(), text, { tool, secrets: registries.connectionSecrets.resolved() });
     registry = new ToolRegistry(
-      await collectTools(config, slots.providers, slots.sources, { expand: options.expandTools !== false, redact }),
+      await collectTools(config, registries.providers, registries.sources, {
+        expand: options.expandTools !== false,
+        redact,
+      }),
     );
   } catch (error) {
     await lifecycle.stop();
     throw error;
   }
-  const { log } = slots;
-  const shadow = new ShadowGate(slots.rules, slots.channels);
+  const { log } = registries;
+  const shadow = new ShadowGate(registries.rules, registries.channels);
   const bootSources = (reload: boolean): BootSources => ({
     tools: () => registry.all(),
-    secrets: () => slots.standing.resolved(),
+    secrets: () => registries.connectionSecrets.resolved(),
     reload,
     planned: boot.effective,
   });
   const parts = {
     log,
     registry,
-    providers: slots.providers,
-    processors: slots.processors,
-    backends: slots.backends,
-    standing: slots.standing,
+    providers: registries.providers,
+    processors: registries.processors,
+    backends: registries.backends,
+    connectionSecrets: registries.connectionSecrets,
     boot: new BootRecord(config, boot.recorded(plugins), bootSources(false)),
     shadow,
     bounds: () => config.log.bounds,
@@ -156,13 +159,13 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   // Re-reads the config files; swaps the catalogue in only when their text changed and it all loads.
   const reload = async (): Promise<boolean> => {
     const { loadConfig } = await import('./config/load.js');
-    const next = loadConfig(paths, slots.providers, plugins.declared, options.inlineConfig);
+    const next = loadConfig(paths, registries.providers, plugins.declared, options.inlineConfig);
     if (next.sha === config.sha) return false;
     checkpoints.configure(next.log.checkpoints);
     await plugins.reconfigure(next.settings);
-    for (const listener of slots.configListeners.list()) await listener.configLoaded(next);
+    for (const listener of registries.configListeners.list()) await listener.configLoaded(next);
     registry.replace(
-      await collectTools(next, slots.providers, slots.sources, { expand: options.expandTools !== false }),
+      await collectTools(next, registries.providers, registries.sources, { expand: options.expandTools !== false }),
     );
     config = next;
     parts.boot = new BootRecord(next, boot.recorded(plugins), bootSources(true));
@@ -171,23 +174,23 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   };
   const checkConfig = async (texts: ConfigTexts): Promise<void> => {
     const { loadConfig } = await import('./config/load.js');
-    const next = loadConfig(paths, slots.providers, plugins.declared, options.inlineConfig, texts);
-    await collectTools(next, slots.providers, slots.sources, { expand: false });
+    const next = loadConfig(paths, registries.providers, plugins.declared, options.inlineConfig, texts);
+    await collectTools(next, registries.providers, registries.sources, { expand: false });
   };
   const watcher = new ConfigWatcher(() => watchedDirs(paths), reload);
   lifecycle.onStop('config watcher', () => watcher.close());
-  slots.catalog.bind(registry, (name) => config.tools.find((tool) => tool.name === name));
+  registries.catalog.bind(registry, (name) => config.tools.find((tool) => tool.name === name));
   const watchTools = (listener: Parameters<ConfigWatcher['subscribe']>[0]): (() => void) => {
-    const unwatch = [watcher.subscribe(listener), slots.catalog.subscribe(listener)];
+    const unwatch = [watcher.subscribe(listener), registries.catalog.subscribe(listener)];
     return () => unwatch.forEach((stop) => stop());
   };
-  slots.gateway.bind({
+  registries.gateway.bind({
     call: (request) => pipeline.call(request),
     tools: (sessionId) => registry.catalogueOf(sessionId),
     watchTools,
   });
   if (boot.cache && !boot.partial) {
-    const { providers, rules, processors, channels, backends, sources, interfaces, engines } = slots;
+    const { providers, rules, processors, channels, backends, sources, interfaces, engines } = registries;
     writePlan(
       options.cacheDir!,
       planOf(
@@ -199,7 +202,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
           processors,
           channels,
           backends,
-          listeners: slots.configListeners,
+          listeners: registries.configListeners,
           sources,
           interfaces,
           engines,
@@ -218,16 +221,16 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     pipeline,
     plugins,
     bus,
-    providers: slots.providers,
-    backends: slots.backends,
-    interfaces: slots.interfaces,
+    providers: registries.providers,
+    backends: registries.backends,
+    interfaces: registries.interfaces,
     shadow,
     checkpoints,
     log,
     reload,
     checkConfig,
     stop: () => lifecycle.stop(),
-    inventory: () => inventoryOf(plugins, slots),
+    inventory: () => inventoryOf(plugins, registries),
     provided: <T>(token: Token<T>) => plugins.provided.find((entry) => entry.token === token)?.value as T | undefined,
     openLog: (settings, clock) => openConfiguredLog(logParts(settings, clock)),
     warm: async () => {
@@ -246,13 +249,13 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
 async function buildProjectConfig(
   paths: ProjectPaths,
   read: ConfigSettings,
-  slots: CoreSlots,
+  registries: CoreSlots,
   declared: ConfigDeclarations,
   cache?: ConfigCache,
 ): Promise<LoadedConfig> {
   // YAML and the validators are loaded only when the files must be read.
   const { buildConfig } = await import('./config/load.js');
-  const config = buildConfig(paths, read, slots.providers, declared);
+  const config = buildConfig(paths, read, registries.providers, declared);
   cache?.write(paths, config);
   return config;
 }

@@ -1,4 +1,4 @@
-import { FactorlyError, messageOf } from './base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 
 /**
  * Kernel phases, in order, each entered when it begins (README "Plugins", Lifecycle):

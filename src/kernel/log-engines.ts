@@ -2,17 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { LmdbEventLog } from '../events/lmdb-log.js';
 import type { EventLog } from '../events/log.js';
 import { ReplicatedEventLog } from '../events/replicated-log.js';
-import { FactorlyError, messageOf } from './base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import { DEFAULT_LOG_ENGINE, parseLogSettings, placeOf, type LogSettings } from './config/log-settings.js';
 import type { ProjectPaths } from './config/paths.js';
 import type { LogEngine } from './contracts/log-engine.js';
 import type { Scope } from './container.js';
-import { KeyedSlot } from './slots.js';
+import { KeyedRegistry } from './registries.js';
 import { KernelTokens } from './tokens.js';
 
 /** The log engines plugins provide (`KernelTokens.LogEngines`), bound in the kernel's scope. */
-export function bindLogEngines(scope: Scope): KeyedSlot<LogEngine> {
-  const engines = new KeyedSlot<LogEngine>('log engine');
+export function bindLogEngines(scope: Scope): KeyedRegistry<LogEngine> {
+  const engines = new KeyedRegistry<LogEngine>('log engine');
   scope.registerValue(KernelTokens.LogEngines, engines);
   return engines;
 }
@@ -26,7 +26,7 @@ export function defaultLogSettings(paths: ProjectPaths): LogSettings {
  * Refuses, when the config loads, a `log.engine` no plugin provides and a key its engine does not
  * take, naming the file, the line and the key.
  */
-export function checkLogEngine(settings: LogSettings, engines: KeyedSlot<LogEngine>): void {
+export function checkLogEngine(settings: LogSettings, engines: KeyedRegistry<LogEngine>): void {
   if (settings.engine === DEFAULT_LOG_ENGINE) return;
   const engine = engines.get(settings.engine);
   if (!engine) {
@@ -47,7 +47,7 @@ export function checkLogEngine(settings: LogSettings, engines: KeyedSlot<LogEngi
 export interface ConfiguredLogParts {
   paths: ProjectPaths;
   settings: LogSettings;
-  engines: KeyedSlot<LogEngine>;
+  engines: KeyedRegistry<LogEngine>;
   secret(template: string): Promise<string>;
   /** The time new events are stamped with (copying a log keeps each event's own). */
   clock?: () => Date;

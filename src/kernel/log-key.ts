@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { SecretBackend } from './contracts/extensions.js';
 import { join, relative } from 'node:path';
 import { newSignerKey, NoteError, signerFromKey, type NoteSigner } from '../events/signed-note.js';
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 
 export type LogSigner = NoteSigner & { verifierKey: string };
 

@@ -1,5 +1,5 @@
 import type { JsonValue, Params } from '../events/catalog.js';
-import { didYouMean } from './base/suggest.js';
+import { didYouMean } from '../base/suggest.js';
 import type { ParameterSpec } from './contracts/tool.js';
 
 export type Coerced = { ok: true; value: JsonValue } | { ok: false; message: string };

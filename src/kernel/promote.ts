@@ -1,7 +1,7 @@
 import { join, relative } from 'node:path';
 import { Document, Scalar, visit } from 'yaml';
-import { FactorlyError, messageOf } from './base/errors.js';
-import { writeAtomically } from './base/write-atomic.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
+import { writeAtomically } from '../base/write-atomic.js';
 import type { PromotedTool, ToolDefinition } from './contracts/tool.js';
 import type { Kernel } from './kernel.js';
 import { toolNameProblem } from './config/tool-name.js';

@@ -1,6 +1,6 @@
 import type { Params } from '../events/catalog.js';
 import type { EventLog } from '../events/log.js';
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { CallSource } from './contracts/tool.js';
 
 /** A recorded call that ran source code (`sourceSha` on its `call.requested`), as promotion needs it. */

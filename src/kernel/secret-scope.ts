@@ -1,8 +1,8 @@
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { SecretBackend } from './contracts/extensions.js';
 import type { JsonValue, Params } from '../events/catalog.js';
 import type { ParameterSpec, SecretScope, ToolDefinition } from './contracts/tool.js';
-import type { KeyedSlot } from './slots.js';
+import type { KeyedRegistry } from './registries.js';
 
 /** `{{backend:key}}` or `{{backend:key|default}}`; a leading backslash escapes the braces. */
 const REFERENCE = /(\\?)\{\{([A-Za-z0-9_][A-Za-z0-9_-]*):([^}|]+?)(?:\|([^}]*))?\}\}/g;
@@ -16,7 +16,7 @@ const REFERENCE = /(\\?)\{\{([A-Za-z0-9_][A-Za-z0-9_-]*):([^}|]+?)(?:\|([^}]*))?
  */
 export class CallSecretScope implements SecretScope {
   constructor(
-    private readonly backends: KeyedSlot<SecretBackend>,
+    private readonly backends: KeyedRegistry<SecretBackend>,
     private readonly values = new Map<string, string>(),
   ) {}
 
@@ -101,7 +101,7 @@ export async function hydrateParams(
   parameters: readonly ParameterSpec[],
   params: Params,
   scope: CallSecretScope,
-  backends: KeyedSlot<SecretBackend>,
+  backends: KeyedRegistry<SecretBackend>,
 ): Promise<Params> {
   const opted = parameters.filter((p) => p.hydrateVaultRefs && params[p.name] !== undefined);
   if (opted.length === 0) return params;

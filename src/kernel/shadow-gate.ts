@@ -1,13 +1,13 @@
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
-import { FactorlyError, messageOf } from './base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
 import type { Redactor } from './redact.js';
 import { BLOCKING, decideChain, decideChainNow, fingerprintOf, type Decided, type RuleStates } from './rule-chain.js';
 import { askConfirmation, flush } from './shadow-confirm.js';
 import { RuleHistories } from './shadow-history.js';
 import { failed } from './shadow-rule-run.js';
-import type { OrderedSlot } from './slots.js';
+import type { OrderedRegistry } from './registries.js';
 
 /** `decision` is what blocked (`deny`, `confirm`, …), `rule` the name of the rule that decided it. */
 export type GateResult =
@@ -37,8 +37,8 @@ export class ShadowGate {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly rules: OrderedSlot<ShadowRule>,
-    private readonly channels: OrderedSlot<ConfirmChannel>,
+    private readonly rules: OrderedRegistry<ShadowRule>,
+    private readonly channels: OrderedRegistry<ConfirmChannel>,
     private readonly clock: () => number = Date.now,
   ) {
     this.histories = new RuleHistories(() => this.rules.list());
@@ -101,7 +101,7 @@ export class ShadowGate {
   /**
    * Decides the rules against one head and records the decisions in one conditional append. The
    * decision is taken one call at a time, but the append is not waited for in that turn: when other
-   * calls' events land first, the write itself folds them and decides again (`rebase`), so
+   * calls' events land first, the write itself folds them and decides again (`onConflict`), so
    * concurrent calls share one durable commit instead of queueing one commit each.
    */
   private async decideWithHistory(pass: Pass, group: ShadowRule[]): Promise<Decided[]> {
@@ -117,7 +117,7 @@ export class ShadowGate {
         return decided;
       }
       // The log has folded the events since into the rules' projections when it calls this.
-      const rebase = (): NewEvent[] | undefined => {
+      const onConflict = (): NewEvent[] | undefined => {
         const again = this.evaluateNow(group, { ...context, now: this.clock() }, this.histories.folded(log), redact);
         if (again === undefined) return undefined;
         decided = again;
@@ -125,7 +125,7 @@ export class ShadowGate {
       };
       const events = decided.map(({ rule, verdict }) => this.decidedEvent(rule, context, verdict));
       try {
-        await log.append([...pending, ...events], { expectedSeq: round.head, rebase });
+        await log.append([...pending, ...events], { expectedSeq: round.head, onConflict });
         pending.length = 0;
         return decided;
       } catch (error) {

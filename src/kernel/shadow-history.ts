@@ -1,6 +1,6 @@
 import type { EventLog } from '../events/log.js';
 import type { ProjectionView } from '../events/projection.js';
-import { FactorlyError, messageOf } from './base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import type { ShadowRule } from './contracts/extensions.js';
 
 /** A rule's state, or why its fold cannot be used (the rule then fails, closed unless it says otherwise). */
@@ -40,7 +40,7 @@ export class RuleHistories {
     return { seq: seq === Number.POSITIVE_INFINITY ? (await log.head()).seq : seq, states };
   }
 
-  /** Inside a write (a rebase): the states as the log has folded them, up to that write's head. */
+  /** Inside a write (the conflict handler): the states as the log has folded them, up to that write's head. */
   folded(log: EventLog): Map<ShadowRule, RuleState> {
     return new Map([...this.views(log)].map(([rule, view]) => [rule, foldedState(view)]));
   }

@@ -1,4 +1,4 @@
-import { messageOf } from './base/errors.js';
+import { messageOf } from '../base/errors.js';
 import type { ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
 import { checkVerdict } from './verdict-check.js';
 

@@ -1,4 +1,4 @@
-import { createToken } from './base/token.js';
+import { createToken } from '../base/token.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventLog } from '../events/log.js';
 import type {
@@ -13,8 +13,8 @@ import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js'
 import type { CallGateway, ToolCatalog } from './contracts/gateway.js';
 import type { SandboxEngine } from './contracts/sandbox.js';
 import type { LogEngine } from './contracts/log-engine.js';
-import type { Checkpointed, KeyedSlot, OrderedSlot } from './slots.js';
-import type { Token } from './base/token.js';
+import type { Checkpointed, KeyedRegistry, OrderedRegistry } from './registries.js';
+import type { Token } from '../base/token.js';
 import type { ProjectPaths } from './config/paths.js';
 
 /**
@@ -24,38 +24,38 @@ import type { ProjectPaths } from './config/paths.js';
 export const KernelTokens = {
   EventLog: createToken<EventLog>('kernel.eventLog'),
   /** The event log opened on first call: for plugins that append only while serving (resolving `EventLog` at init opens it at every boot). */
-  OpenEventLog: createToken<() => EventLog>('kernel.openEventLog'),
+  LazyEventLog: createToken<() => EventLog>('kernel.lazyEventLog'),
   EventBus: createToken<EventBus>('kernel.eventBus'),
   ProjectPaths: createToken<ProjectPaths>('kernel.projectPaths'),
-  ToolProviders: createToken<KeyedSlot<ToolProvider>>('kernel.toolProviders'),
-  ShadowRules: createToken<OrderedSlot<ShadowRule>>('kernel.shadowRules'),
-  OutputProcessors: createToken<OrderedSlot<OutputProcessor>>('kernel.outputProcessors'),
-  ConfirmChannels: createToken<OrderedSlot<ConfirmChannel>>('kernel.confirmChannels'),
-  SecretBackends: createToken<KeyedSlot<SecretBackend>>('kernel.secretBackends'),
+  ToolProviders: createToken<KeyedRegistry<ToolProvider>>('kernel.toolProviders'),
+  ShadowRules: createToken<OrderedRegistry<ShadowRule>>('kernel.shadowRules'),
+  OutputProcessors: createToken<OrderedRegistry<OutputProcessor>>('kernel.outputProcessors'),
+  ConfirmChannels: createToken<OrderedRegistry<ConfirmChannel>>('kernel.confirmChannels'),
+  SecretBackends: createToken<KeyedRegistry<SecretBackend>>('kernel.secretBackends'),
   /** Ways in by name (`mcp`, `ui`); the command that serves one looks it up here. */
-  Interfaces: createToken<KeyedSlot<FactorlyInterface>>('kernel.interfaces'),
-  ToolSources: createToken<OrderedSlot<ToolSource>>('kernel.toolSources'),
+  Interfaces: createToken<KeyedRegistry<FactorlyInterface>>('kernel.interfaces'),
+  ToolSources: createToken<OrderedRegistry<ToolSource>>('kernel.toolSources'),
   /**
    * Resolves secrets a provider needs outside any one call (an upstream server's env or URL, a
    * connection's headers, resolved at connect time). Every value it resolves is scrubbed from the
    * output of every call, as the values a call resolves itself are.
    */
-  StandingSecrets: createToken<SecretScope>('kernel.standingSecrets'),
+  ConnectionSecrets: createToken<SecretScope>('kernel.connectionSecrets'),
   /** Run once the config is loaded, before tools are collected. */
-  ConfigListeners: createToken<OrderedSlot<ConfigListener>>('kernel.configListeners'),
+  ConfigListeners: createToken<OrderedRegistry<ConfigListener>>('kernel.configListeners'),
   /** Script engines by name, for providers that run scripts. */
-  SandboxEngines: createToken<KeyedSlot<SandboxEngine>>('kernel.sandboxEngines'),
+  SandboxEngines: createToken<KeyedRegistry<SandboxEngine>>('kernel.sandboxEngines'),
   /** Calls tools through the full pipeline; usable once the kernel is ready. */
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
   /** Changes the catalogue while serving (an entry's tools listed again, tools one session alone sees); usable once the kernel is ready. */
   ToolCatalog: createToken<ToolCatalog>('kernel.toolCatalog'),
   /** Where the event log lives, by the name `log: {engine: …}` chooses (`lmdb` is built in). */
-  LogEngines: createToken<KeyedSlot<LogEngine>>('kernel.logEngines'),
+  LogEngines: createToken<KeyedRegistry<LogEngine>>('kernel.logEngines'),
 } as const;
 
 export type KernelTokens = typeof KernelTokens;
 
-/** The extension points plugins add to (each a KeyedSlot or OrderedSlot): what a failed plugin load rolls back. */
+/** The extension points plugins add to (each a KeyedRegistry or OrderedRegistry): what a failed plugin load rolls back. */
 export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
   KernelTokens.ToolProviders,
   KernelTokens.ShadowRules,

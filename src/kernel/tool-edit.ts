@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { Document, isMap, parseDocument, type Node, type YAMLMap } from 'yaml';
-import { FactorlyError, messageOf } from './base/errors.js';
-import { writeAtomically } from './base/write-atomic.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
+import { writeAtomically } from '../base/write-atomic.js';
 import { BUILTIN_PREFIX } from './config/tool-schema.js';
 import { mapAt, YamlEditor } from './config/yaml-edit.js';
 import type { ToolDefinition } from './contracts/tool.js';

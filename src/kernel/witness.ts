@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { messageOf } from './base/errors.js';
+import { messageOf } from '../base/errors.js';
 import { checkpointFileName, type SignedCheckpoint } from './checkpoint-sign.js';
 
 /** Where each new checkpoint also goes: the user's anchors outside the project's log. */

@@ -1,7 +1,7 @@
-import type { Token } from '../kernel/base/token.js';
+import type { Token } from '../base/token.js';
 import type { PluginConfig } from '../kernel/contracts/config.js';
 import type { StopHook } from '../kernel/lifecycle.js';
-import type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
+import type { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
 import type { PluginTokens } from './plugin-tokens.js';
 
 /** The plugin API this factorly provides. A plugin declares the major version it was built for. */
@@ -63,9 +63,9 @@ export interface PluginRegistrar {
   /** A dependency this plugin can do without (the plugin that provides it may not be installed). */
   optional<T>(token: Token<T>): OptionalToken<T>;
   /** A new keyed extension point (one contribution per key) to `provide`; a failed plugin's contributions are rolled back. */
-  keyedSlot<T>(what: string): KeyedSlot<T>;
+  keyedRegistry<T>(what: string): KeyedRegistry<T>;
   /** A new ordered extension point to `provide`. */
-  orderedSlot<T extends { readonly order?: number }>(): OrderedSlot<T>;
+  orderedRegistry<T extends { readonly order?: number }>(): OrderedRegistry<T>;
 }
 
 /**

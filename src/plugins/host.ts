@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { PluginFailed, PluginLoaded } from '../events/catalog.js';
-import { FactorlyError, messageOf } from '../kernel/base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 import type { ConfigDeclarations } from '../kernel/config/declared.js';
 import type { Scope } from '../kernel/container.js';
 import { KernelPhase, type Lifecycle } from '../kernel/lifecycle.js';
@@ -140,7 +140,7 @@ function registerAll(
   return registered;
 }
 
-/** One undo for every extension point of the scope and every slot a plugin provided. (Stop hooks a failed plugin registered stay: they release what it started.) */
+/** One undo for every extension point of the scope and every registry a plugin provided. (Stop hooks a failed plugin registered stay: they release what it started.) */
 function checkpoint(scope: Scope, provided: ProvidedTokens): () => void {
   const points = [
     ...EXTENSION_POINTS.filter((token) => scope.isRegistered(token)).map((token) => scope.resolve(token)),

@@ -9,12 +9,12 @@ export type {
   PluginRegistrar,
 } from './define-plugin.js';
 export type { PluginManifest, PluginSource } from './manifest.js';
-export { createToken } from '../kernel/base/token.js';
-export type { Token } from '../kernel/base/token.js';
-export { FactorlyError } from '../kernel/base/errors.js';
-export type { ErrorCode, JsonRpcErrorBody, PluginErrorCode } from '../kernel/base/errors.js';
+export { createToken } from '../base/token.js';
+export type { Token } from '../base/token.js';
+export { FactorlyError } from '../base/errors.js';
+export type { ErrorCode, JsonRpcErrorBody, PluginErrorCode } from '../base/errors.js';
 export { KernelTokens } from '../kernel/tokens.js';
-export type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
+export type { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
 export type {
   CallSource,
   ContentBlock,

@@ -1,6 +1,6 @@
 import { pluginEventTypes } from '../events/plugin-event-types.js';
 import type { KeyPlace } from '../kernel/config/declared.js';
-import type { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
+import type { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
 import type { LoadedPlugins } from './host.js';
 
 /** A plugin as `factorly plugins inspect` shows it: what it is, whether it loaded, what it contributes. */
@@ -26,19 +26,19 @@ export interface PluginInventory {
 type Named = { readonly name?: string; readonly type?: string; readonly order?: number };
 
 /** The kernel's extension points a plugin adds to. */
-export interface InventorySlots {
-  providers: KeyedSlot<unknown>;
-  rules: OrderedSlot<Named>;
-  processors: OrderedSlot<Named>;
-  channels: OrderedSlot<Named>;
-  backends: KeyedSlot<unknown>;
-  interfaces: KeyedSlot<unknown>;
-  engines: KeyedSlot<unknown>;
-  sources: OrderedSlot<Named>;
+export interface InventoryRegistries {
+  providers: KeyedRegistry<unknown>;
+  rules: OrderedRegistry<Named>;
+  processors: OrderedRegistry<Named>;
+  channels: OrderedRegistry<Named>;
+  backends: KeyedRegistry<unknown>;
+  interfaces: KeyedRegistry<unknown>;
+  engines: KeyedRegistry<unknown>;
+  sources: OrderedRegistry<Named>;
 }
 
 /** Each point under the name a person reads in `plugins inspect`. */
-const POINTS: Record<keyof InventorySlots, string> = {
+const POINTS: Record<keyof InventoryRegistries, string> = {
   providers: 'toolTypes',
   rules: 'rules',
   processors: 'outputProcessors',
@@ -50,18 +50,19 @@ const POINTS: Record<keyof InventorySlots, string> = {
 };
 
 /** Each plugin, loaded or not, with everything it contributed and declared. */
-export function inventoryOf(plugins: LoadedPlugins, slots: InventorySlots): PluginInventory[] {
+export function inventoryOf(plugins: LoadedPlugins, registries: InventoryRegistries): PluginInventory[] {
   const contributes = new Map<string, Record<string, string[]>>();
   const add = (owner: string, point: string, what: string): void => {
     const entry = contributes.get(owner) ?? {};
     (entry[point] ??= []).push(what);
     contributes.set(owner, entry);
   };
-  for (const [name, point] of Object.entries(POINTS) as [keyof InventorySlots, string][]) {
-    const slot = slots[name];
-    if ('ownersByKey' in slot) for (const [key, owner] of slot.ownersByKey()) add(owner, point, key);
+  for (const [name, point] of Object.entries(POINTS) as [keyof InventoryRegistries, string][]) {
+    const registry = registries[name];
+    if ('ownersByKey' in registry) for (const [key, owner] of registry.ownersByKey()) add(owner, point, key);
     else
-      for (const { value, owner } of slot.contributions()) add(owner, point, value.name ?? value.type ?? '(unnamed)');
+      for (const { value, owner } of registry.contributions())
+        add(owner, point, value.name ?? value.type ?? '(unnamed)');
   }
   for (const { type, version, owner } of pluginEventTypes()) add(owner, 'eventTypes', `${type}@${version}`);
   const provides = (id: string) => plugins.provided.filter((token) => token.owner === id).map((token) => token.id);

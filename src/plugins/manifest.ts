@@ -1,4 +1,4 @@
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { PLUGIN_API_VERSION } from './define-plugin.js';
 
 /** The `"factorly"` key of a plugin's package.json, checked before any of its code runs. */

@@ -1,4 +1,4 @@
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { PluginDefinition } from './define-plugin.js';
 import type { PluginSource } from './manifest.js';
 

@@ -1,4 +1,4 @@
-import { createToken, type Token } from '../kernel/base/token.js';
+import { createToken, type Token } from '../base/token.js';
 import { KernelTokens } from '../kernel/tokens.js';
 import type { HostServices } from './host-services.js';
 

@@ -1,6 +1,6 @@
-import { FactorlyError } from '../kernel/base/errors.js';
-import type { Token } from '../kernel/base/token.js';
-import type { Checkpointed } from '../kernel/slots.js';
+import { FactorlyError } from '../base/errors.js';
+import type { Token } from '../base/token.js';
+import type { Checkpointed } from '../kernel/registries.js';
 
 /** A token a plugin (or the host running the kernel) provides, with the plugin it belongs to. */
 export interface ProvidedToken {
@@ -58,7 +58,7 @@ export class ProvidedTokens {
     return [...this.entries.values()];
   }
 
-  /** The provided values that are extension points (plugin-made slots): a failed plugin's contributions to them are rolled back too. */
+  /** The provided values that are extension points (plugin-made registries): a failed plugin's contributions to them are rolled back too. */
   checkpointed(): Checkpointed[] {
     return this.list()
       .map((entry) => entry.value)

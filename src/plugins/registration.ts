@@ -1,8 +1,8 @@
 import { registerEventType } from '../events/plugin-event-types.js';
-import { FactorlyError } from '../kernel/base/errors.js';
-import type { Token } from '../kernel/base/token.js';
+import { FactorlyError } from '../base/errors.js';
+import type { Token } from '../base/token.js';
 import type { Scope } from '../kernel/container.js';
-import { KeyedSlot, OrderedSlot } from '../kernel/slots.js';
+import { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
 import type { Dependency, OptionalToken, PluginInit } from './define-plugin.js';
 import type { LoadablePlugin } from './order.js';
 import { PLUGIN_TOKENS } from './plugin-tokens.js';
@@ -42,8 +42,8 @@ export function registerPlugin(plugin: LoadablePlugin, provided: ProvidedTokens)
     provide: during('provide', (token, value) => void offers.push([token, value])),
     eventType: during('eventType', (name, { version, upcasters }) => registerEventType(id, name, version, upcasters)),
     optional: <T>(token: Token<T>): OptionalToken<T> => ({ optional: token }),
-    keyedSlot: <T>(what: string) => new KeyedSlot<T>(what),
-    orderedSlot: <T extends { readonly order?: number }>() => new OrderedSlot<T>(),
+    keyedRegistry: <T>(what: string) => new KeyedRegistry<T>(what),
+    orderedRegistry: <T extends { readonly order?: number }>() => new OrderedRegistry<T>(),
   });
   registering = false;
   if (!init) throw new FactorlyError('PLUGIN_INVALID', `plugin "${id}" did not call registerInit`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
-import { callIdOf } from '../../src/events/seal.js';
+import { callIdOf } from '../../src/events/append-batch.js';
 import {
   cutTail,
   lastSeqOf,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { describe, expect, it } from 'vitest';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
-import { FactorlyError } from '../../src/kernel/base/errors.js';
+import { FactorlyError } from '../../src/base/errors.js';
 import { completed, requested } from '../../src/testing/contracts/event-log.js';
 import { rfcRoot } from '../helpers/rfc9162.js';
 import { tempProject } from '../helpers/project.js';

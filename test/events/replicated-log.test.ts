@@ -3,9 +3,9 @@ import type { BatchStream } from '../../src/events/batch-stream.js';
 import { encodeBatch } from '../../src/events/batch-stream.js';
 import type { Recorded } from '../../src/events/envelope.js';
 import { ReplicatedEventLog } from '../../src/events/replicated-log.js';
-import { callIdOf } from '../../src/events/seal.js';
+import { callIdOf } from '../../src/events/append-batch.js';
 import { verifyChain } from '../../src/events/verify.js';
-import { FactorlyError } from '../../src/kernel/base/errors.js';
+import { FactorlyError } from '../../src/base/errors.js';
 import { requested } from '../../src/testing/contracts/event-log.js';
 import { MemoryBatchStream } from '../helpers/memory-batch-stream.js';
 
@@ -104,7 +104,7 @@ describe('ReplicatedEventLog', () => {
     const seen: number[] = [];
     const [landed] = await b.append([requested('b')], {
       expectedSeq: 0,
-      rebase: (head) => (seen.push(head), [requested('b-again')]),
+      onConflict: (head) => (seen.push(head), [requested('b-again')]),
     });
     expect(seen).toEqual([1]);
     expect(landed).toMatchObject({ seq: 2, data: { callId: 'b-again' } });

@@ -5,7 +5,7 @@ import { fold } from '../../src/events/projection.js';
 import { auditProjection } from '../../src/events/projections/audit.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { hashEnvelope } from '../../src/events/hash.js';
-import { FactorlyError } from '../../src/kernel/base/errors.js';
+import { FactorlyError } from '../../src/base/errors.js';
 import { completed, requested } from '../../src/testing/contracts/event-log.js';
 
 async function chain(): Promise<Recorded[]> {

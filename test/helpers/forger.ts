@@ -5,7 +5,7 @@ import type { NewEvent, Recorded } from '../../src/events/envelope.js';
 import { hashEnvelope } from '../../src/events/hash.js';
 import { openLogDatabases, type LogDatabases } from '../../src/events/lmdb-layout.js';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
-import { callIdOf } from '../../src/events/seal.js';
+import { callIdOf } from '../../src/events/append-batch.js';
 import { signCheckpoint } from '../../src/events/checkpoint.js';
 import { signerFromKey } from '../../src/events/signed-note.js';
 

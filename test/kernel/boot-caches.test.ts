@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/kernel/config/load.js';
 import { findConfig } from '../../src/kernel/config/paths.js';
 import type { ToolDefinition, ToolProvider } from '../../src/kernel/contracts/tool.js';
 import type { PluginSource } from '../../src/plugins/manifest.js';
-import { KeyedSlot } from '../../src/kernel/slots.js';
+import { KeyedRegistry } from '../../src/kernel/registries.js';
 import { tempProject } from '../helpers/project.js';
 import { toolDefinition } from '../helpers/tool-definition.js';
 
@@ -77,7 +77,7 @@ describe('the plugins a call needs', () => {
 });
 
 describe('the normalised config cache', () => {
-  const providers = new KeyedSlot<ToolProvider>('tool type');
+  const providers = new KeyedRegistry<ToolProvider>('tool type');
   providers.add(
     'cli',
     {

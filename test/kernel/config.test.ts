@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/kernel/config/load.js';
 import { findConfig } from '../../src/kernel/config/paths.js';
-import { KeyedSlot } from '../../src/kernel/slots.js';
+import { KeyedRegistry } from '../../src/kernel/registries.js';
 import type { ToolProvider } from '../../src/kernel/contracts/tool.js';
 import { CliProvider } from '@factorly/plugin-provider-cli';
 import { tempProject } from '../helpers/project.js';
 
-function providers(): KeyedSlot<ToolProvider> {
-  const slot = new KeyedSlot<ToolProvider>('tool type');
-  slot.add('cli', new CliProvider(), 'provider-cli');
-  return slot;
+function providers(): KeyedRegistry<ToolProvider> {
+  const registry = new KeyedRegistry<ToolProvider>('tool type');
+  registry.add('cli', new CliProvider(), 'provider-cli');
+  return registry;
 }
 
 function load(files: Record<string, string>) {

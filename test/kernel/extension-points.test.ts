@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { CallSecretScope } from '../../src/kernel/secret-scope.js';
-import { KeyedSlot } from '../../src/kernel/slots.js';
+import { KeyedRegistry } from '../../src/kernel/registries.js';
 import type { SecretBackend } from '../../src/kernel/contracts/extensions.js';
 import type { CallGateway } from '../../src/kernel/contracts/gateway.js';
 import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { startTestKernel } from '../helpers/kernel.js';
 
-function backends(values: Record<string, string>): KeyedSlot<SecretBackend> {
-  const slot = new KeyedSlot<SecretBackend>('secret backend');
-  slot.add('vault', { name: 'vault', readOnly: false, resolve: async (key) => values[key] }, 'test');
-  return slot;
+function backends(values: Record<string, string>): KeyedRegistry<SecretBackend> {
+  const registry = new KeyedRegistry<SecretBackend>('secret backend');
+  registry.add('vault', { name: 'vault', readOnly: false, resolve: async (key) => values[key] }, 'test');
+  return registry;
 }
 
 describe('secret scope', () => {

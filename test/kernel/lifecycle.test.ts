@@ -5,7 +5,7 @@ import { createRootScope } from '../../src/kernel/container.js';
 import type { ToolProvider } from '../../src/kernel/contracts/tool.js';
 import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
 import { KernelPhase, Lifecycle } from '../../src/kernel/lifecycle.js';
-import { KeyedSlot } from '../../src/kernel/slots.js';
+import { KeyedRegistry } from '../../src/kernel/registries.js';
 import { KernelTokens } from '../../src/kernel/tokens.js';
 import { definePlugin, type PluginDefinition, type PluginRegistrar } from '../../src/plugins/define-plugin.js';
 import { loadPlugins } from '../../src/plugins/host.js';
@@ -26,7 +26,7 @@ function stopping(id: string, order: string[], requires: string[] = []): PluginD
     requires,
     register(registrar) {
       registrar.registerInit({
-        deps: { providers: registrar.tokens.ToolProviders, log: registrar.tokens.OpenEventLog },
+        deps: { providers: registrar.tokens.ToolProviders, log: registrar.tokens.LazyEventLog },
         init({ providers, log }, context) {
           order.push(`start ${id}`);
           const provider: ToolProvider = {
@@ -95,7 +95,7 @@ describe('phases', () => {
       },
     });
     const scope = createRootScope();
-    scope.registerValue(KernelTokens.ToolProviders, new KeyedSlot<ToolProvider>('tool type'));
+    scope.registerValue(KernelTokens.ToolProviders, new KeyedRegistry<ToolProvider>('tool type'));
     await loadPlugins([], [inline(watcher)], scope, lifecycle);
     expect(seen).toEqual(['register in register', 'init in init']);
   });

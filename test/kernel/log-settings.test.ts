@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECKPOINT_SETTINGS } from '../../src/kernel/config/checkpoint-settings.js';
 import { parseLogSettings } from '../../src/kernel/config/log-settings.js';
-import { DEFAULT_LOG_BOUNDS } from '../../src/kernel/stored-text.js';
+import { DEFAULT_LOG_BOUNDS } from '../../src/events/capped-text.js';
 
 const parse = (raw: unknown) => parseLogSettings(raw, 'f.yaml', '/p');
 

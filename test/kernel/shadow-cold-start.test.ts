@@ -8,7 +8,7 @@ import type { Projection } from '../../src/events/projection.js';
 import { replay } from '../../src/events/replay.js';
 import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
-import { OrderedSlot } from '../../src/kernel/slots.js';
+import { OrderedRegistry } from '../../src/kernel/registries.js';
 import { toolDefinition } from '../helpers/tool-definition.js';
 
 describe('cold start from the persisted projection', () => {
@@ -40,9 +40,9 @@ describe('cold start from the persisted projection', () => {
       history: seen,
       evaluate: (_, tiers) => ({ decision: 'allow', reason: `${tiers.length} ${tiers.at(-1)}` }),
     };
-    const rules = new OrderedSlot<ShadowRule>();
+    const rules = new OrderedRegistry<ShadowRule>();
     rules.add(rule as ShadowRule, 'test');
-    const gate = new ShadowGate(rules, new OrderedSlot());
+    const gate = new ShadowGate(rules, new OrderedRegistry());
     const tool = toolDefinition();
     try {
       await gate.check(log, { callId: 'c1', tool, params: {}, iface: 'cli' });

@@ -23,8 +23,8 @@ const PLANTED: Record<string, string> = {
       paths: { factorly: ['./src/plugins/index.ts'], 'factorly/testing': ['./src/testing/index.ts'] },
     },
   }),
-  'src/kernel/base/errors.ts': 'export const E = 1;\n',
-  'src/kernel/base/token.ts': "import { K } from '../kernel.js';\nexport const T = K;\n",
+  'src/base/errors.ts': 'export const E = 1;\n',
+  'src/base/token.ts': "import { K } from '../kernel/kernel.js';\nexport const T = K;\n",
   'src/kernel/kernel.ts':
     "import { E } from './base/errors.js';\nimport { P } from '../../plugins-official/shadow/src/plugin.js';\nexport const K = E + P;\n",
   'src/events/log.ts':
@@ -40,7 +40,7 @@ const PLANTED: Record<string, string> = {
     "import { K } from '../../src/kernel/kernel.js';\nimport { P } from '@factorly/plugin-shadow';\nimport { P as Q } from '../../plugins-official/shadow/src/plugin.js';\nexport const T = K + P + Q;\n",
   'plugins-official/shadow/package.json': JSON.stringify({ name: '@factorly/plugin-shadow', main: './src/plugin.ts' }),
   'plugins-official/shadow/src/plugin.ts':
-    "import type {} from 'factorly';\nimport { E } from '../../../src/kernel/base/errors.js';\nexport const P = E;\n",
+    "import type {} from 'factorly';\nimport { E } from '../../../src/base/errors.js';\nexport const P = E;\n",
   'plugins-official/output/src/plugin.ts':
     "import { P } from '@factorly/plugin-shadow';\nimport { Q } from '../../shadow/src/plugin.js';\nexport const O = P + Q;\n",
   'plugins-official/output/test/output.test.ts':
@@ -103,7 +103,7 @@ describe('the layering check (npm run lint:deps)', () => {
 
   it('the base imports nothing above it', () => {
     expect(namedBy('base-stays-at-bottom')).toEqual([
-      { rule: 'base-stays-at-bottom', from: 'src/kernel/base/token.ts', to: 'src/kernel/kernel.ts' },
+      { rule: 'base-stays-at-bottom', from: 'src/base/token.ts', to: 'src/kernel/kernel.ts' },
     ]);
   });
 
@@ -115,7 +115,7 @@ describe('the layering check (npm run lint:deps)', () => {
 
   it('a plugin reaches factorly only through the SDK', () => {
     expect(namedBy('plugin-sdk-only')).toEqual([
-      { rule: 'plugin-sdk-only', from: 'plugins-official/shadow/src/plugin.ts', to: 'src/kernel/base/errors.ts' },
+      { rule: 'plugin-sdk-only', from: 'plugins-official/shadow/src/plugin.ts', to: 'src/base/errors.ts' },
     ]);
   });
 

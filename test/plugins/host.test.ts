@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRootScope } from '../../src/kernel/container.js';
 import { Lifecycle } from '../../src/kernel/lifecycle.js';
-import { KeyedSlot } from '../../src/kernel/slots.js';
+import { KeyedRegistry } from '../../src/kernel/registries.js';
 import { KernelTokens } from '../../src/kernel/tokens.js';
 import type { ToolProvider } from '../../src/kernel/contracts/tool.js';
 import { definePlugin, type PluginDefinition } from '../../src/plugins/define-plugin.js';
@@ -30,7 +30,7 @@ function recorder(id: string, order: string[], requires: string[] = [], fail = f
 async function load(plugins: PluginDefinition[]) {
   const lifecycle = new Lifecycle();
   const scope = createRootScope();
-  scope.registerValue(KernelTokens.ToolProviders, new KeyedSlot<ToolProvider>('tool type'));
+  scope.registerValue(KernelTokens.ToolProviders, new KeyedRegistry<ToolProvider>('tool type'));
   const report = await loadPlugins([], plugins.map(inline), scope, lifecycle);
   return { report, lifecycle };
 }
@@ -110,7 +110,7 @@ describe('plugin host', () => {
 });
 
 describe('tokens plugins provide', () => {
-  const GREETING = Symbol.for('factorly:greeter.greeting') as import('../../src/kernel/base/token.js').Token<{
+  const GREETING = Symbol.for('factorly:greeter.greeting') as import('../../src/base/token.js').Token<{
     hello(): string;
   }>;
   const greeter = definePlugin({

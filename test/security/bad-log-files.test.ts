@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLmdbFile } from '../../src/events/lmdb-file-check.js';
-import { FactorlyError } from '../../src/kernel/base/errors.js';
+import { FactorlyError } from '../../src/base/errors.js';
 import { runCli, tempProject } from '../helpers/project.js';
 
 const PAGE = 4096;

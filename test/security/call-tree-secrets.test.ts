@@ -6,7 +6,7 @@ import type { Projection } from '../../src/events/projection.js';
 import type { ConfirmChannel, ShadowRule } from '../../src/kernel/contracts/extensions.js';
 import { Redactor } from '../../src/kernel/redact.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
-import { OrderedSlot } from '../../src/kernel/slots.js';
+import { OrderedRegistry } from '../../src/kernel/registries.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
 import { plugin as code } from '@factorly/plugin-provider-code';
@@ -108,22 +108,22 @@ describe('a call tree shares one secret scope', () => {
     },
   );
 
-  it('scrubs a standing secret (resolved by a provider outside any call) from an inner call’s recorded params and output', async () => {
+  it('scrubs a connection secret (resolved by a provider outside any call) from an inner call’s recorded params and output', async () => {
     const standingValue = `stand-${randomBytes(8).toString('hex')}`;
     const backend = definePlugin({
-      id: 'standing-source',
+      id: 'connection-secret-source',
       apiVersion: '1',
       register(registrar) {
         registrar.registerInit({
-          deps: { backends: registrar.tokens.SecretBackends, standing: registrar.tokens.StandingSecrets },
-          async init({ backends, standing }, context) {
+          deps: { backends: registrar.tokens.SecretBackends, connectionSecrets: registrar.tokens.ConnectionSecrets },
+          async init({ backends, connectionSecrets }, context) {
             backends.add(
               'memory',
               { name: 'memory', readOnly: true, resolve: async () => standingValue },
               context.pluginId,
             );
             // As an upstream MCP server's env is resolved when it starts, outside any call.
-            await standing.resolve('{{memory:UPSTREAM_TOKEN}}');
+            await connectionSecrets.resolve('{{memory:UPSTREAM_TOKEN}}');
           },
         });
       },
@@ -154,9 +154,9 @@ describe('a call tree shares one secret scope', () => {
       history: seen,
       evaluate: (context) => ((asked += 1), { decision: 'allow', reason: `saw ${String(context.params.text)}` }),
     };
-    const rules = new OrderedSlot<ShadowRule>();
+    const rules = new OrderedRegistry<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
-    const gate = new ShadowGate(rules, new OrderedSlot<ConfirmChannel>());
+    const gate = new ShadowGate(rules, new OrderedRegistry<ConfirmChannel>());
     const tool = toolDefinition();
     const redact = new Redactor(
       () => [new SecretScrubber()],

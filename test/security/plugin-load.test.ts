@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { definePlugin, type PluginDefinition, type PluginRegistrar } from '../../src/plugins/define-plugin.js';
-import type { Token } from '../../src/kernel/base/token.js';
-import type { KeyedSlot } from '../../src/kernel/slots.js';
+import type { Token } from '../../src/base/token.js';
+import type { KeyedRegistry } from '../../src/kernel/registries.js';
 import { KernelTokens } from '../../src/kernel/tokens.js';
 import { startTestKernel } from '../helpers/kernel.js';
 
@@ -21,13 +21,13 @@ const NAMES = {
 };
 
 /** An extension point a plugin provides (as the MCP interface provides its pass-throughs), and a token the failing plugin offers. */
-const THINGS = Symbol.for('factorly:slot-owner.things') as Token<KeyedSlot<object>>;
+const THINGS = Symbol.for('factorly:registry-owner.things') as Token<KeyedRegistry<object>>;
 const OFFER = Symbol.for('factorly:half-loaded.offer') as Token<string>;
 const slotOwner = definePlugin({
-  id: 'slot-owner',
+  id: 'registry-owner',
   apiVersion: '1',
   register(registrar) {
-    registrar.provide(THINGS, registrar.keyedSlot<object>('thing'));
+    registrar.provide(THINGS, registrar.keyedRegistry<object>('thing'));
     registrar.registerInit({ deps: {}, init: () => undefined });
   },
 });
@@ -147,7 +147,9 @@ const probe = definePlugin({
 });
 
 function leftBehind(): string[] {
-  const names = Object.values(seen).flatMap((slot) => slot.keys?.() ?? slot.list?.().map((entry) => entry.name) ?? []);
+  const names = Object.values(seen).flatMap(
+    (registry) => registry.keys?.() ?? registry.list?.().map((entry) => entry.name) ?? [],
+  );
   return names.filter((name) => name.startsWith('half'));
 }
 

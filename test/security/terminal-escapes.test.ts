@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { printableLine, printableText } from '../../src/kernel/base/printable.js';
+import { printableLine, printableText } from '../../src/base/printable.js';
 import { runCli, tempProject, type CliRun } from '../helpers/project.js';
 
 /** Clear the screen, set the window title, recolour: what an agent-chosen name could do to a terminal. */

@@ -4,7 +4,7 @@ import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
-import { OrderedSlot } from '../../src/kernel/slots.js';
+import { OrderedRegistry } from '../../src/kernel/registries.js';
 import type { ConfirmChannel } from '../../src/kernel/contracts/extensions.js';
 import { plugin as shadow } from '@factorly/plugin-shadow';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
@@ -86,9 +86,9 @@ describe('every verdict is validated at the boundary', () => {
       history: counted,
       evaluate: () => (calls++ === 0 ? { decision: 'allow', reason: 'ok' } : ({ decision: 'block' } as never)),
     };
-    const rules = new OrderedSlot<ShadowRule>();
+    const rules = new OrderedRegistry<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
-    const gate = new ShadowGate(rules, new OrderedSlot<ConfirmChannel>());
+    const gate = new ShadowGate(rules, new OrderedRegistry<ConfirmChannel>());
     const tool = toolDefinition();
     const append = log.append.bind(log);
     let moved = false;

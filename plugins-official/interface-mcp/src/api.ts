@@ -1,6 +1,6 @@
 // The public API of the MCP interface plugin (`@factorly/plugin-interface-mcp/api`): the pass-through
 // contract an upstream provider implements, and the token it is found under. Types and constants only.
-import type { ClientLink, KeyedSlot, Token } from 'factorly';
+import type { ClientLink, KeyedRegistry, Token } from 'factorly';
 
 /**
  * A downstream MCP session as an upstream pass-through sees it: who it is, what its client can do,
@@ -97,5 +97,5 @@ export interface McpPassthrough {
  * there is no MCP interface to serve them).
  */
 export const McpTokens = {
-  Passthroughs: Symbol.for('factorly:interface-mcp.passthroughs') as Token<KeyedSlot<McpPassthrough>>,
+  Passthroughs: Symbol.for('factorly:interface-mcp.passthroughs') as Token<KeyedRegistry<McpPassthrough>>,
 } as const;

@@ -24,24 +24,24 @@ export const plugin: PluginDefinition = {
   id: 'interface-mcp',
   apiVersion: '1',
   register(registrar) {
-    const passthroughs = registrar.keyedSlot<McpPassthrough>('mcp pass-through');
+    const passthroughs = registrar.keyedRegistry<McpPassthrough>('mcp pass-through');
     registrar.provide(McpTokens.Passthroughs, passthroughs);
     registrar.registerInit({
       deps: {
         interfaces: registrar.tokens.Interfaces,
         gateway: registrar.tokens.CallGateway,
         channels: registrar.tokens.ConfirmChannels,
-        openLog: registrar.tokens.OpenEventLog,
-        standing: registrar.tokens.StandingSecrets,
+        openLog: registrar.tokens.LazyEventLog,
+        connectionSecrets: registrar.tokens.ConnectionSecrets,
         policies: registrar.optional(ShadowTokens.Policies),
       },
-      init({ interfaces, gateway, channels, openLog, standing, policies }, context) {
+      init({ interfaces, gateway, channels, openLog, connectionSecrets, policies }, context) {
         const sessions = new SessionRegistry(() => openLog() as unknown as SessionLog, warn);
         channels.add(new ElicitationChannel(sessions), context.pluginId);
         const serve = async (options: InterfaceOptions, signal: AbortSignal) =>
           serveMcp(
             { gateway, sessions, passthrough: passthroughs.get('mcp'), policies },
-            { ...options, token: await tokenOf(options, standing) },
+            { ...options, token: await tokenOf(options, connectionSecrets) },
             signal,
           );
         interfaces.add('mcp', { name: 'mcp', serve }, context.pluginId);
@@ -51,9 +51,9 @@ export const plugin: PluginDefinition = {
 };
 
 /** The HTTP token as given, with `{{vault:KEY}}` (or any secret reference) resolved, so it need not sit in a shell history. */
-async function tokenOf(options: InterfaceOptions, standing: SecretScope): Promise<string | undefined> {
+async function tokenOf(options: InterfaceOptions, connectionSecrets: SecretScope): Promise<string | undefined> {
   const token = typeof options.token === 'string' && options.token !== '' ? options.token : undefined;
-  return token?.includes('{{') ? standing.resolve(token) : token;
+  return token?.includes('{{') ? connectionSecrets.resolve(token) : token;
 }
 
 interface Parts {

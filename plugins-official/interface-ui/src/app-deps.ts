@@ -1,5 +1,5 @@
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
-import type { CallGateway, EventLog, KeyedSlot, ProjectPaths, SecretBackend, HostServices } from 'factorly';
+import type { CallGateway, EventLog, KeyedRegistry, ProjectPaths, SecretBackend, HostServices } from 'factorly';
 import type { Approvals } from './approvals.js';
 import type { EvidenceWatch } from './evidence-watch.js';
 import type { LiveFeed } from './live-feed.js';
@@ -12,7 +12,7 @@ export interface AppDeps {
   log: EventLog;
   paths: ProjectPaths;
   /** The installed secret backends; the vault page manages `vault` through the `SecretBackend` contract. */
-  backends: KeyedSlot<SecretBackend>;
+  backends: KeyedRegistry<SecretBackend>;
   /** The shadow rules' policies, when the shadow plugin is installed (a tool page says when calls wait for approval). */
   policies?: ShadowPolicies;
   approvals: Approvals;

@@ -17,7 +17,7 @@ export const plugin: PluginDefinition = {
         gateway: registrar.tokens.CallGateway,
         paths: registrar.tokens.ProjectPaths,
         backends: registrar.tokens.SecretBackends,
-        openLog: registrar.tokens.OpenEventLog,
+        openLog: registrar.tokens.LazyEventLog,
         services: registrar.optional(registrar.tokens.HostServices),
         policies: registrar.optional(ShadowTokens.Policies),
       },

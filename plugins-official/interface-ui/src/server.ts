@@ -10,7 +10,7 @@ import type {
   CallGateway,
   EventLog,
   InterfaceOptions,
-  KeyedSlot,
+  KeyedRegistry,
   ProjectPaths,
   SecretBackend,
   HostServices,
@@ -29,7 +29,7 @@ export interface UiKernel {
   policies?: ShadowPolicies;
   gateway: CallGateway;
   paths: ProjectPaths;
-  backends: KeyedSlot<SecretBackend>;
+  backends: KeyedRegistry<SecretBackend>;
   openLog: () => EventLog;
 }
 

@@ -31,7 +31,7 @@ describe('the nats log shared by several nodes', () => {
     expect(await verifyChain(open(stream).read())).toEqual({ ok: true, verified: 20 });
   });
 
-  it('refuses a conditional append on a head another node moved, and lets a rebase decide on the events since', async () => {
+  it('refuses a conditional append on a head another node moved, and lets the conflict handler decide on the events since', async () => {
     const stream = freshStream();
     const [a, b] = [open(stream), open(stream)];
     await a.append([requested('first')]);
@@ -42,7 +42,7 @@ describe('the nats log shared by several nodes', () => {
     const seen: number[] = [];
     const [landed] = await b.append([requested('stale')], {
       expectedSeq: 1,
-      rebase: (head, readFrom) => (seen.push(head, ...readFrom(2).map((event) => event.seq)), [requested('again')]),
+      onConflict: (head, readFrom) => (seen.push(head, ...readFrom(2).map((event) => event.seq)), [requested('again')]),
     });
     expect(seen).toEqual([2, 2]);
     expect(landed).toMatchObject({ seq: 3, data: { callId: 'again' } });

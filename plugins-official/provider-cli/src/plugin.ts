@@ -1,7 +1,7 @@
 import type { PluginDefinition } from 'factorly';
 import { CliProvider } from './cli-provider.js';
 
-// The provider itself, for a host that fills its own provider slot (the kernel's config tests do).
+// The provider itself, for a host that fills its own provider registry (the kernel's config tests do).
 export { CliProvider };
 
 /** Registers the `cli` tool type. */

@@ -4,7 +4,7 @@ import type {
   CallSource,
   CompileResult,
   JsonValue,
-  KeyedSlot,
+  KeyedRegistry,
   Params,
   SandboxEngine,
   ToolCall,
@@ -39,8 +39,8 @@ export class CodeProvider implements ToolProvider {
   private projectEngine?: string;
 
   constructor(
-    // Only reads the installed engines (the host fills the slot), so any read-only view of them will do.
-    private readonly engines: Pick<KeyedSlot<SandboxEngine>, 'get' | 'keys' | 'values'>,
+    // Only reads the installed engines (the host fills the registry), so any read-only view of them will do.
+    private readonly engines: Pick<KeyedRegistry<SandboxEngine>, 'get' | 'keys' | 'values'>,
     private readonly gateway: CallGateway,
     private readonly warn: (message: string) => void,
   ) {}

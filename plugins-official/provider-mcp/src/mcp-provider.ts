@@ -20,9 +20,9 @@ export class McpProvider implements ToolProvider {
   readonly keys = MCP_KEYS;
   private readonly upstreams = new Map<string, Upstream>();
 
-  /** `standing` resolves an upstream's env, URL and headers once, and their values are scrubbed from every call. */
+  /** `connectionSecrets` resolves an upstream's env, URL and headers once, and their values are scrubbed from every call. */
   constructor(
-    private readonly standing: SecretScope,
+    private readonly connectionSecrets: SecretScope,
     private readonly sessions: Sessions,
     private readonly catalog: ToolCatalog,
   ) {}
@@ -52,7 +52,7 @@ export class McpProvider implements ToolProvider {
     const upstream = new Upstream(
       entry,
       target,
-      (template) => this.standing.resolve(template),
+      (template) => this.connectionSecrets.resolve(template),
       this.sessions,
       (...listing) => this.listed(...listing),
       prefixed,

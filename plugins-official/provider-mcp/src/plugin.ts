@@ -19,19 +19,19 @@ export const plugin: PluginDefinition = {
     registrar.registerInit({
       deps: {
         providers: tokens.ToolProviders,
-        standing: tokens.StandingSecrets,
+        connectionSecrets: tokens.ConnectionSecrets,
         passthroughs: registrar.optional(McpTokens.Passthroughs),
-        log: tokens.OpenEventLog,
+        log: tokens.LazyEventLog,
         processors: tokens.OutputProcessors,
         catalog: tokens.ToolCatalog,
       },
-      init({ providers, standing, passthroughs, log, processors, catalog }, context) {
-        const scrubber = new Scrubber(() => processors.list(), standing);
+      init({ providers, connectionSecrets, passthroughs, log, processors, catalog }, context) {
+        const scrubber = new Scrubber(() => processors.list(), connectionSecrets);
         const sessions = new Sessions(
           async (data) => void (await log().append([{ type: 'mcp.forwarded', data }])),
           scrubber,
         );
-        const provider = new McpProvider(standing, sessions, catalog);
+        const provider = new McpProvider(connectionSecrets, sessions, catalog);
         const forwarding = new UpstreamForwarding(() => provider.all(), sessions, catalog);
         providers.add('mcp', provider, context.pluginId);
         // Served next to the tools when the MCP interface is installed.

@@ -11,11 +11,11 @@ import type { OutputProcessor, SecretScope, ToolDefinition } from 'factorly';
 export class Scrubber {
   constructor(
     private readonly processors: () => readonly OutputProcessor[],
-    private readonly standing: SecretScope,
+    private readonly connectionSecrets: SecretScope,
   ) {}
 
   async value<T>(value: T, tool: ToolDefinition): Promise<T> {
-    const secrets = this.standing.resolved();
+    const secrets = this.connectionSecrets.resolved();
     if (secrets.size === 0 || value === undefined) return value;
     const text = JSON.stringify(value);
     const scrubbed = await this.run(text, tool, 'structured');
@@ -31,11 +31,11 @@ export class Scrubber {
   }
 
   text(text: string, tool: ToolDefinition): Promise<string> {
-    return this.standing.resolved().size === 0 ? Promise.resolve(text) : this.run(text, tool, 'error');
+    return this.connectionSecrets.resolved().size === 0 ? Promise.resolve(text) : this.run(text, tool, 'error');
   }
 
   private async run(text: string, tool: ToolDefinition, stream: 'structured' | 'error'): Promise<string> {
-    const secrets = this.standing.resolved();
+    const secrets = this.connectionSecrets.resolved();
     let out = text;
     for (const processor of this.processors()) out = await processor.process(out, { tool, secrets, stream });
     return out;

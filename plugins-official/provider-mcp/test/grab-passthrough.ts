@@ -19,9 +19,9 @@ export function interfaceParts(): {
     requires: ['provider-mcp'],
     register(registrar) {
       registrar.registerInit({
-        deps: { slot: McpTokens.Passthroughs, calls: registrar.tokens.CallGateway },
-        init: ({ slot, calls }) => {
-          passthrough = slot.get('mcp');
+        deps: { registry: McpTokens.Passthroughs, calls: registrar.tokens.CallGateway },
+        init: ({ registry, calls }) => {
+          passthrough = registry.get('mcp');
           gateway = calls;
         },
       });

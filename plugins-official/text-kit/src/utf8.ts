@@ -1,7 +1,7 @@
 // Cutting UTF-8 bytes where a character starts, so a cut text never shows U+FFFD where it was cut.
 // The official plugins that cap text (output truncation, a code tool's max_output, the built-in
 // tools' read caps) share this; the kernel caps what the log keeps with its own
-// (src/kernel/base/utf8.ts), as a plugin cannot import factorly's code at run time, nor the kernel a package.
+// (src/base/utf8.ts), as a plugin cannot import factorly's code at run time, nor the kernel a package.
 
 /** A continuation byte (10xxxxxx) is never the start of a character. */
 function continues(bytes: Uint8Array, at: number): boolean {

@@ -1,4 +1,4 @@
-import type { KeyedSlot, PluginDefinition, SecretBackend } from 'factorly';
+import type { KeyedRegistry, PluginDefinition, SecretBackend } from 'factorly';
 import { CliBackend, readBackendSpecs } from './cli-backend.js';
 import { EnvBackend } from './env-backend.js';
 import { LocalVault } from './local-vault.js';
@@ -51,7 +51,7 @@ class ConfiguredBackends {
   private names: string[] = [];
 
   constructor(
-    private readonly backends: KeyedSlot<SecretBackend>,
+    private readonly backends: KeyedRegistry<SecretBackend>,
     private readonly owner: string,
   ) {}
 

@@ -51,8 +51,8 @@ const connectionProvider = definePlugin({
   apiVersion: '1',
   register(reg) {
     reg.registerInit({
-      deps: { providers: reg.tokens.ToolProviders, standing: reg.tokens.StandingSecrets },
-      init({ providers, standing }, ctx) {
+      deps: { providers: reg.tokens.ToolProviders, connectionSecrets: reg.tokens.ConnectionSecrets },
+      init({ providers, connectionSecrets }, ctx) {
         let token = '';
         providers.add(
           'connection',
@@ -60,7 +60,7 @@ const connectionProvider = definePlugin({
             type: 'connection',
             keys: ['token'],
             async expand(definition) {
-              token = await standing.resolve(String(definition.spec.token));
+              token = await connectionSecrets.resolve(String(definition.spec.token));
               return [definition];
             },
             async execute() {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import { isPlainObject, mergeEntry, type ServerEntry } from './entry.js';
 import { setServer, type Formatting } from './json-edit.js';
 

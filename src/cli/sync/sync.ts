@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { relative, resolve, sep } from 'node:path';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import { configOf, type ServerEntry } from './entry.js';
 import {
   codexHome,

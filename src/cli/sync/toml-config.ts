@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parse, stringify, TomlError } from 'smol-toml';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import { isPlainObject, mergeEntry, type ServerEntry } from './entry.js';
 import type { ConfigUpdate } from './json-config.js';
 

@@ -1,6 +1,6 @@
 import { constants, copyFileSync, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
-import { writeAtomically } from '../../kernel/base/write-atomic.js';
+import { writeAtomically } from '../../base/write-atomic.js';
 
 /** The file's text, or undefined when it does not exist yet. */
 export function readIfExists(file: string): string | undefined {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import type { EventLog } from '../../events/log.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsMigrate extends FactorlyCommand {

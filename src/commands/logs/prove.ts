@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
 import { openRecordedLog, projectLogPaths } from '../../cli/project-log.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsProve extends FactorlyCommand {

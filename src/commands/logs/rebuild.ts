@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { openExistingLog } from '../../cli/project-log.js';
-import { messageOf } from '../../kernel/base/errors.js';
+import { messageOf } from '../../base/errors.js';
 import type { EventLog } from '../../events/log.js';
 import { paragraphs } from '../../cli/help-text.js';
 

@@ -6,8 +6,8 @@ import { openRecordedLog } from '../../cli/project-log.js';
 import type { Params } from '../../events/catalog.js';
 import type { Recorded } from '../../events/envelope.js';
 import type { EventLog } from '../../events/log.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
-import { printableLine } from '../../kernel/base/printable.js';
+import { FactorlyError } from '../../base/errors.js';
+import { printableLine } from '../../base/printable.js';
 import type { RecheckReport } from '../../kernel/shadow-recheck.js';
 import { paragraphs } from '../../cli/help-text.js';
 

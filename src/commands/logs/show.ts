@@ -3,8 +3,8 @@ import { paramsText } from '../../cli/audit-format.js';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { openRecordedLog } from '../../cli/project-log.js';
 import type { CallNode } from '../../events/call-tree.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
-import { printableLine, printableText } from '../../kernel/base/printable.js';
+import { FactorlyError } from '../../base/errors.js';
+import { printableLine, printableText } from '../../base/printable.js';
 
 export default class LogsShow extends FactorlyCommand {
   static summary = 'Show one call with its shadow decisions, its inner calls and its script source.';

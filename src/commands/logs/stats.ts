@@ -6,7 +6,7 @@ import type { EventLog } from '../../events/log.js';
 import type { LogStats } from '../../events/projections/stats.js';
 import type { TailReport } from '../../events/tail-check.js';
 import type { ChainReport } from '../../events/verify.js';
-import { printableLine } from '../../kernel/base/printable.js';
+import { printableLine } from '../../base/printable.js';
 import { paragraphs } from '../../cli/help-text.js';
 
 /** How many of the newest events `logs stats` checks (hash, link, head record) without `--verify`. */

@@ -5,8 +5,8 @@ import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
 import { openExistingLog, projectLogEngine, projectLogPaths } from '../../cli/project-log.js';
 import { renderVerification } from '../../cli/verify-format.js';
 import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
-import { printableLine } from '../../kernel/base/printable.js';
+import { FactorlyError } from '../../base/errors.js';
+import { printableLine } from '../../base/printable.js';
 import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsVerify extends FactorlyCommand {

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import type { PluginInventory } from '../../plugins/inventory.js';
 import { paragraphs } from '../../cli/help-text.js';
 

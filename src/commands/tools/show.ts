@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { stringify } from 'yaml';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
-import { printableText } from '../../kernel/base/printable.js';
-import { didYouMean } from '../../kernel/base/suggest.js';
+import { FactorlyError } from '../../base/errors.js';
+import { printableText } from '../../base/printable.js';
+import { didYouMean } from '../../base/suggest.js';
 import type { ToolDefinition } from '../../kernel/contracts/tool.js';
 import { describe } from './index.js';
 

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import { VaultCommand } from '../../cli/vault-command.js';
 
 export default class VaultGet extends VaultCommand {

@@ -1,5 +1,5 @@
 import { VaultCommand } from '../../cli/vault-command.js';
-import { printableLine } from '../../kernel/base/printable.js';
+import { printableLine } from '../../base/printable.js';
 
 export default class VaultList extends VaultCommand {
   static summary = 'List the key names in a vault (never the values).';

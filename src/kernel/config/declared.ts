@@ -1,4 +1,4 @@
-import { FactorlyError, messageOf } from '../base/errors.js';
+import { FactorlyError, messageOf } from '../../base/errors.js';
 import type { ConfigBlock, PluginConfig } from '../contracts/config.js';
 import { schemaProblems, type SchemaProblem } from './json-schema.js';
 

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { FactorlyError } from '../base/errors.js';
-import { didYouMean } from '../base/suggest.js';
+import { FactorlyError } from '../../base/errors.js';
+import { didYouMean } from '../../base/suggest.js';
 import type { JsonSchema } from '../contracts/config.js';
 
 /** A value's mistake against its schema: where below the value, and what, in words a person can act on. */

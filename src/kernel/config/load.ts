@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FactorlyError } from '../base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import type { ToolDefinition, ToolOverlay } from '../contracts/tool.js';
 import { ConfigDeclarations } from './declared.js';
 import { configFiles } from './files.js';

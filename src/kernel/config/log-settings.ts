@@ -1,7 +1,7 @@
 import { DURABILITIES, type Durability } from '../../events/log.js';
-import { FactorlyError } from '../base/errors.js';
-import { didYouMean } from '../base/suggest.js';
-import { DEFAULT_LOG_BOUNDS, type LogBounds } from '../stored-text.js';
+import { FactorlyError } from '../../base/errors.js';
+import { didYouMean } from '../../base/suggest.js';
+import { DEFAULT_LOG_BOUNDS, type LogBounds } from '../../events/capped-text.js';
 import { CHECKPOINT_KEYS, checkpointSettingsOf, type CheckpointSettings } from './checkpoint-settings.js';
 
 export interface LogSettings {

@@ -1,6 +1,6 @@
 import { isMap, isSeq, type Node, type YAMLMap } from 'yaml';
 import type { JsonValue } from '../../events/catalog.js';
-import { didYouMean } from '../base/suggest.js';
+import { didYouMean } from '../../base/suggest.js';
 import {
   PARAM_LOCATIONS,
   PARAM_TYPES,

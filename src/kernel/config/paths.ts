@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { FactorlyError } from '../base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 
 /** Where a project's config and runtime state live. */
 export interface ProjectPaths {

@@ -1,6 +1,6 @@
 import type { Node } from 'yaml';
 import type { JsonValue } from '../../events/catalog.js';
-import { didYouMean } from '../base/suggest.js';
+import { didYouMean } from '../../base/suggest.js';
 import type { ConfigDeclarations } from './declared.js';
 import { shownPath } from './json-schema.js';
 import { nodeAtPath } from './yaml-path.js';

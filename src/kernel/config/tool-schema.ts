@@ -1,7 +1,7 @@
 import ms from 'ms';
 import { isMap, type Node, type YAMLMap } from 'yaml';
-import { FactorlyError } from '../base/errors.js';
-import { didYouMean } from '../base/suggest.js';
+import { FactorlyError } from '../../base/errors.js';
+import { didYouMean } from '../../base/suggest.js';
 import type { JsonValue } from '../../events/catalog.js';
 import type { ToolDefinition, ToolOverlay, ToolProvider } from '../contracts/tool.js';
 import { COMMON_TOOL_KEYS, type ConfigDeclarations } from './declared.js';

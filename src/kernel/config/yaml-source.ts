@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from 'yaml';
-import { FactorlyError } from '../base/errors.js';
-import { didYouMean } from '../base/suggest.js';
+import { FactorlyError } from '../../base/errors.js';
+import { didYouMean } from '../../base/suggest.js';
 
 /** A tool entry as written in a file, before validation. */
 export interface RawTool {

@@ -3,7 +3,7 @@ import type { NewEvent, Recorded } from '../../events/envelope.js';
 import { GENESIS_HASH } from '../../events/envelope.js';
 import { EVENT_VERSIONS } from '../../events/catalog.js';
 import { verifyChain } from '../../events/verify.js';
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import { rfcLeafHash, rfcRoot, rfcVerifyConsistency, rfcVerifyInclusion } from '../rfc9162.js';
 import { assert, eventually, like, type TestApi } from '../suite.js';
 
@@ -39,7 +39,7 @@ async function all(log: EventLog, range = {}): Promise<Recorded[]> {
  * What every `EventLog` must do (the LMDB log, the in-memory one, a log on another store): seqs from
  * 1 without gaps, a hash chain `verifyChain` accepts, ranges both ways, idempotent appends by id, a
  * conditional append (`expectedSeq`) that writes nothing when stale or decides again inside the
- * write (`rebase`), subscriptions that see past and future events, and data kept byte-exact.
+ * write (`onConflict`), subscriptions that see past and future events, and data kept byte-exact.
  */
 export function eventLogContract(test: TestApi, name: string, factory: LogFactory): void {
   const { describe, it } = test;
@@ -118,13 +118,13 @@ export function eventLogContract(test: TestApi, name: string, factory: LogFactor
       assert.equal((await log.head()).seq, 2);
     });
 
-    it('lets a stale conditional append decide again inside the write (rebase), on the events since', async () => {
+    it('lets a stale conditional append decide again inside the write (onConflict), on the events since', async () => {
       const log = await factory.create();
       await log.append([requested('a'), requested('b')]);
       const asked: { head: number; since: number[] }[] = [];
       const [landed] = await log.append([requested('stale')], {
         expectedSeq: 1,
-        rebase: (head, readFrom) => {
+        onConflict: (head, readFrom) => {
           asked.push({ head, since: readFrom(2).map((e) => e.seq) });
           return [requested('decided-again')];
         },
@@ -135,18 +135,18 @@ export function eventLogContract(test: TestApi, name: string, factory: LogFactor
       assert.equal((await verifyChain(log.read())).ok, true);
     });
 
-    it('refuses a stale append whose rebase declines, and never asks a rebase when the log has not moved', async () => {
+    it('refuses a stale append whose conflict handler declines, and never asks the conflict handler when the log has not moved', async () => {
       const log = await factory.create();
       await log.append([requested('a')]);
       const error = await log
-        .append([requested('b')], { expectedSeq: 0, rebase: () => undefined })
+        .append([requested('b')], { expectedSeq: 0, onConflict: () => undefined })
         .catch((e: unknown) => e);
       assert.equal(FactorlyError.isInstance(error) && error.code, 'LOG_CONFLICT');
       assert.equal((await log.head()).seq, 1);
       let asked = 0;
       await log.append([requested('c')], {
         expectedSeq: 1,
-        rebase: () => {
+        onConflict: () => {
           asked += 1;
           return [];
         },

@@ -1,4 +1,4 @@
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import type { JsonValue } from '../../events/catalog.js';
 import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../kernel/contracts/sandbox.js';
 import type { TestApi } from '../suite.js';

@@ -1,4 +1,4 @@
-import { FactorlyError } from '../../kernel/base/errors.js';
+import { FactorlyError } from '../../base/errors.js';
 import type { JsonValue } from '../../events/catalog.js';
 import type { SandboxHost } from '../../kernel/contracts/sandbox.js';
 import { assert, like } from '../suite.js';

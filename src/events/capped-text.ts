@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CallParamsCapped, Params, StoredText } from '../events/catalog.js';
-import { truncateUtf8 } from './base/utf8.js';
+import { truncateUtf8 } from '../base/utf8.js';
 
 /** How much of each value the log keeps (`log.max_param_bytes`, `log.max_output_bytes`): 64 KiB each by default. */
 export interface LogBounds {

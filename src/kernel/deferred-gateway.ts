@@ -1,4 +1,4 @@
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import type { CallGateway, CallOutcome, CallRequest, CatalogChange } from './contracts/gateway.js';
 import type { ToolDefinition } from './contracts/tool.js';
 
@@ -6,7 +6,7 @@ import type { ToolDefinition } from './contracts/tool.js';
  * The `CallGateway` handed to plugins at init, before the pipeline exists. The kernel binds it once
  * the registry and pipeline are built; a call before that is a lifecycle error.
  */
-export class LateGateway implements CallGateway {
+export class DeferredGateway implements CallGateway {
   private target?: CallGateway;
 
   bind(target: CallGateway): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { FactorlyError } from '../kernel/base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { eventVersion } from './plugin-event-types.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import { sealEnvelope } from './hash.js';
@@ -76,21 +76,21 @@ function checkExpected(options: AppendOptions, head: LogHead): void {
 
 /**
  * The events to seal on top of `head`: the ones given, or, when the log moved past `expectedSeq`
- * and the writer passed a `rebase`, the ones it decides against the events since (read by
+ * and the writer passed an `onConflict`, the ones it decides against the events since (read by
  * `readFrom`, inside the implementation's write). Sealing then checks the new head.
  */
-export function rebased(
+export function resolveConflict(
   events: readonly NewEvent[],
   options: AppendOptions,
   head: LogHead,
   readFrom: (seq: number) => readonly Recorded[],
 ): { events: readonly NewEvent[]; options: AppendOptions } {
-  const { expectedSeq, rebase } = options;
-  if (rebase === undefined || expectedSeq === undefined || expectedSeq >= head.seq) return { events, options };
-  const again = rebase(head.seq, readFrom);
+  const { expectedSeq, onConflict } = options;
+  if (onConflict === undefined || expectedSeq === undefined || expectedSeq >= head.seq) return { events, options };
+  const again = onConflict(head.seq, readFrom);
   return again === undefined
     ? { events, options }
-    : { events: again, options: { ...options, expectedSeq: head.seq, rebase: undefined } };
+    : { events: again, options: { ...options, expectedSeq: head.seq, onConflict: undefined } };
 }
 
 export const EMPTY_HEAD: LogHead = { seq: 0, hash: GENESIS_HASH };

@@ -1,4 +1,4 @@
-import { FactorlyError } from './base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 
 /** An extension point a failed plugin load can be rolled back on: `checkpoint()` returns the undo. */
 export interface Checkpointed {
@@ -9,7 +9,7 @@ export interface Checkpointed {
  * A keyed extension point: one contribution per key (a provider per tool type, a backend per name).
  * A second contribution for the same key is refused and the error names both contributors.
  */
-export class KeyedSlot<T> implements Checkpointed {
+export class KeyedRegistry<T> implements Checkpointed {
   private readonly entries = new Map<string, { value: T; owner: string }>();
 
   constructor(private readonly what: string) {}
@@ -64,7 +64,7 @@ export class KeyedSlot<T> implements Checkpointed {
 }
 
 /** An ordered, many-valued extension point (shadow rules, output processors, confirm channels). */
-export class OrderedSlot<T extends { readonly order?: number }> implements Checkpointed {
+export class OrderedRegistry<T extends { readonly order?: number }> implements Checkpointed {
   private readonly entries: { value: T; owner: string; index: number }[] = [];
 
   add(value: T, owner: string): void {
