@@ -28,7 +28,7 @@ const PLANTED: Record<string, string> = {
   'src/kernel/kernel.ts':
     "import { E } from './base/errors.js';\nimport { P } from '../../plugins-official/shadow/src/plugin.js';\nexport const K = E + P;\n",
   'src/events/log.ts':
-    "import { E } from '../kernel/base/errors.js';\nimport { K } from '../kernel/kernel.js';\nexport const L = E + K;\n",
+    "import { E } from '../base/errors.js';\nimport { K } from '../kernel/kernel.js';\nexport const L = E + K;\n",
   // A cycle made of type-only imports is still a cycle.
   'src/events/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
   'src/events/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
