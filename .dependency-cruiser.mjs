@@ -24,15 +24,15 @@ export default {
       severity: 'error',
       comment: 'src/base is imported by every layer (events included), so it imports none of them.',
       from: { path: '^src/base/' },
-      // @factorly/error-kit is the error family factorly shares with its plugins: below base itself.
-      to: { path: '^(src/|plugins-official/)', pathNot: '^(src/base/|plugins-official/error-kit/)' },
+      // The kits factorly shares with its plugins (the error family, the UTF-8 cut) lie below base itself.
+      to: { path: '^(src/|plugins-official/)', pathNot: '^(src/base/|plugins-official/(error|text)-kit/)' },
     },
     {
       name: 'kernel-no-plugin',
       severity: 'error',
       comment: 'The kernel is mechanism: it reaches plugins only through the host, never a plugin package.',
       from: { path: '^src/kernel/' },
-      to: { path: '^plugins-official/', pathNot: '^plugins-official/error-kit/' },
+      to: { path: '^plugins-official/', pathNot: '^plugins-official/(error|text)-kit/' },
     },
     {
       name: 'plugin-sdk-only',
