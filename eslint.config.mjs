@@ -81,11 +81,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': 'off' },
   },
   {
-    // createKernel and CallPipeline.run are being cut into steps; remove once that lands.
-    files: ['src/kernel/kernel.ts', 'src/kernel/call-pipeline.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
     // A bare Error has no code: a script, a test or an MCP client cannot tell what failed.
     files: ['src/**/*.ts', 'plugins-official/*/src/**/*.ts'],
     rules: {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Params } from '../events/catalog.js';
+import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { messageOf } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
@@ -20,12 +21,12 @@ import { CallRecord } from './call-record.js';
 import type { OutputProcessor, SecretBackend } from './contracts/extensions.js';
 import type { CallOutcome, CallRequest } from './contracts/gateway.js';
 import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from './contracts/tool.js';
-import { validateParams } from './params.js';
+import { validateParams, type ValidatedParams } from './params.js';
 import { unknownTool } from './redact.js';
 import type { ToolRegistry } from './registry.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
 import { hydrateParams, toolSecretReferences } from './secret-scope.js';
-import type { ShadowGate } from './shadow-gate.js';
+import type { GateRequest, GateResult, ShadowGate } from './shadow-gate.js';
 import type { KeyedRegistry, OrderedRegistry } from './registries.js';
 import type { LogBounds } from '../events/capped-text.js';
 
@@ -77,20 +78,54 @@ export class CallPipeline {
     }
   }
 
+  /** One call's steps: open the log, resolve the tool, learn its secrets, validate, record the opening, gate, execute, end. */
   private async run(context: CallContext, request: CallRequest, started: number): Promise<CallOutcome> {
-    // Nothing runs unrecorded: a log that cannot be opened or written refuses the call up front.
     let log: EventLog;
     try {
-      log = this.parts.log();
-      await this.parts.boot.ensure(log);
+      log = await this.openLog();
     } catch (error) {
-      return unrecorded(
-        context,
-        `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`,
-        started,
-      );
+      return refusedUnrecorded(context, error, started);
     }
     const tool = this.parts.registry.get(request.tool, request.sessionId);
+    const flight = this.flightOf(log, context, request, tool, started);
+    // The values the tool's config refers to are known before its params are written (see learn).
+    if (tool) await context.secrets.learn(toolSecretReferences(tool));
+    // The call's tree stopped before this call could start: it is recorded, and never runs.
+    if (context.signal.aborted) return cancelledBeforeRun(flight, await flight.record.opening());
+    if (!tool) return this.refuseUnknown(flight);
+    const validated = validateParams(tool.parameters, request.params);
+    if (validated.problems.length > 0) return refuseInvalid(flight, tool, validated.problems);
+    const opening = await this.openingOf(flight, tool, validated);
+    const gateRequest = gateRequestOf(flight, tool, validated.params);
+    // The shadow gate writes call.requested together with its decisions, before execution.
+    let verdict: GateResult;
+    try {
+      verdict = await this.parts.shadow.check(log, gateRequest, opening, flight.record.redactor);
+    } catch (error) {
+      return refusedUnrecorded(context, error, started);
+    }
+    // A confirmation cut short by the tree stopping is a cancellation, not a refusal.
+    const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.signal.aborted;
+    if (verdict.blocked && !abandoned) return blocked(flight, [], verdict.decision, verdict.reason, verdict.rule);
+    if (verdict.blocked || context.signal.aborted) return cancelledBeforeRun(flight, []);
+    return this.runTool(flight, tool, validated.params, verdict.warnings);
+  }
+
+  /** Nothing runs unrecorded: a log that cannot be opened or written (the boot record first) refuses the call up front. */
+  private async openLog(): Promise<EventLog> {
+    const log = this.parts.log();
+    await this.parts.boot.ensure(log);
+    return log;
+  }
+
+  /** The call on its way: its record is of the tool resolved, or of the name asked for when none matched. */
+  private flightOf(
+    log: EventLog,
+    context: CallContext,
+    request: CallRequest,
+    tool: ToolDefinition | undefined,
+    started: number,
+  ): Flight {
     const record = new CallRecord(
       context,
       request,
@@ -98,73 +133,50 @@ export class CallPipeline {
       () => this.parts.processors.list(),
       this.parts.bounds(),
     );
-    const flight: Flight = { log, context, record, request, started };
-    // The values the tool's config refers to are known before its params are written (see learn).
-    if (tool) await context.secrets.learn(toolSecretReferences(tool));
-    // The call's tree stopped before this call could start: it is recorded, and never runs.
-    if (context.signal.aborted) return cancelledBeforeRun(flight, await record.opening());
-    if (!tool) {
-      const hint = didYouMean(
-        request.tool,
-        this.parts.registry.visible().map((t) => t.name),
-      );
-      return blocked(flight, await record.opening(), 'unknown_tool', `tool "${request.tool}" not found${hint}`);
-    }
-    const validated = validateParams(tool.parameters, request.params);
-    if (validated.problems.length > 0) {
-      return blocked(
-        flight,
-        await record.opening(),
-        'invalid',
-        `parameter validation failed for "${tool.name}": ${validated.problems.join('; ')}`,
-      );
-    }
+    return { log, context, record, request, started };
+  }
+
+  /** No tool by that name: refused, naming the closest one the caller may see. */
+  private async refuseUnknown(flight: Flight): Promise<CallOutcome> {
+    const { request, record } = flight;
+    const hint = didYouMean(
+      request.tool,
+      this.parts.registry.visible().map((t) => t.name),
+    );
+    return blocked(flight, await record.opening(), 'unknown_tool', `tool "${request.tool}" not found${hint}`);
+  }
+
+  /** The events the gate writes before its decisions: a script's source, call.requested, the params as coerced. */
+  private async openingOf(flight: Flight, tool: ToolDefinition, validated: ValidatedParams): Promise<NewEvent[]> {
+    const { record, request } = flight;
     const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
     const coerced = validated.changed ? { original: request.params, coerced: validated.params } : undefined;
-    const opening = [
+    return [
       ...(source ? [await record.source(source)] : []),
       ...(await record.opening({ sourceSha: source?.sha, engine: source?.engine, coerced })),
     ];
-    const { agentId, sessionId, iface, client } = request;
-    const gateRequest = {
-      callId: context.callId,
-      tool,
-      params: validated.params,
-      iface,
-      agentId,
-      sessionId,
-      parentId: context.parent?.callId,
-      client,
-      callers: context.callers(),
-      signal: context.signal,
-    };
-    // The shadow gate writes call.requested together with its decisions, before execution.
-    let verdict: Awaited<ReturnType<ShadowGate['check']>>;
-    try {
-      verdict = await this.parts.shadow.check(log, gateRequest, opening, record.redactor);
-    } catch (error) {
-      return unrecorded(
-        context,
-        `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`,
-        started,
-      );
-    }
-    // A confirmation cut short by the tree stopping is a cancellation, not a refusal.
-    const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.signal.aborted;
-    if (verdict.blocked && !abandoned) return blocked(flight, [], verdict.decision, verdict.reason, verdict.rule);
-    if (verdict.blocked || context.signal.aborted) return cancelledBeforeRun(flight, []);
-    const result = await this.execute(flight, tool, validated.params);
+  }
+
+  /** A call the gate let through: the tool runs, its inner calls settle, and its end is recorded. */
+  private async runTool(
+    flight: Flight,
+    tool: ToolDefinition,
+    params: Params,
+    warnings: string[],
+  ): Promise<CallOutcome> {
+    const { context } = flight;
+    const result = await this.execute(flight, tool, params);
     const stopped = stoppedStatus(context, result);
     await context.settle();
     // Shadow warnings (a possible loop) reach the caller beside the tool's own diagnostics.
-    const warned = verdict.warnings.map((warning) => `warning: ${warning}\n`).join('');
+    const warned = warnings.map((warning) => `warning: ${warning}\n`).join('');
     if (warned) result.diagnostics = warned + (result.diagnostics ?? '');
     return completed(
       flight,
       this.parts.processors.list(),
       tool,
       stoppedResult(result, stopped, context),
-      validated.params,
+      params,
       stopped,
     );
   }
@@ -203,4 +215,40 @@ export class CallPipeline {
       return { output: '', error: `executing "${tool.name}": ${messageOf(error)}`, exitCode: 1 };
     }
   }
+}
+
+/** The log could not take the call's events: it is refused before the tool ran, and says why. */
+function refusedUnrecorded(context: CallContext, error: unknown, started: number): CallOutcome {
+  return unrecorded(
+    context,
+    `refused before the tool ran: the call could not be recorded (${writeFailure(error)})`,
+    started,
+  );
+}
+
+/** Params that do not fit the tool's declared parameters: refused, naming each problem. */
+async function refuseInvalid(flight: Flight, tool: ToolDefinition, problems: string[]): Promise<CallOutcome> {
+  return blocked(
+    flight,
+    await flight.record.opening(),
+    'invalid',
+    `parameter validation failed for "${tool.name}": ${problems.join('; ')}`,
+  );
+}
+
+/** What the shadow rules decide on: the call, its params as validated, and its place in the call tree. */
+function gateRequestOf({ context, request }: Flight, tool: ToolDefinition, params: Params): GateRequest {
+  const { agentId, sessionId, iface, client } = request;
+  return {
+    callId: context.callId,
+    tool,
+    params,
+    iface,
+    agentId,
+    sessionId,
+    parentId: context.parent?.callId,
+    client,
+    callers: context.callers(),
+    signal: context.signal,
+  };
 }

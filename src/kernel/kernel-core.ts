@@ -1,8 +1,14 @@
 import { dirname, join } from 'node:path';
-import type { EventBus } from '../events/bus.js';
+import { EventBus } from '../events/bus.js';
 import type { EventLog } from '../events/log.js';
+import type { WriterLog } from '../events/writer-log.js';
+import { messageOf } from '../base/errors.js';
+import type { BootRecord } from './boot-record.js';
+import { Checkpointer } from './checkpointer.js';
+import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
+import type { LogSettings } from './config/log-settings.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
-import type { Scope } from './container.js';
+import { createRootScope, type Scope } from './container.js';
 import type {
   ConfigListener,
   ConfirmChannel,
@@ -15,16 +21,104 @@ import type { SandboxEngine } from './contracts/sandbox.js';
 import type { ToolProvider, ToolSource } from './contracts/tool.js';
 import type { KernelOptions } from './kernel-api.js';
 import { DeferredGateway } from './deferred-gateway.js';
-import { KernelPhase, type Lifecycle } from './lifecycle.js';
+import { KernelPhase, Lifecycle } from './lifecycle.js';
 import { LiveCatalog } from './live-catalog.js';
-import { bindLogEngines } from './log-engines.js';
+import { openKernelLog } from './kernel-log.js';
+import { bindLogEngines, defaultLogSettings, type ConfiguredLogParts } from './log-engines.js';
 import { CallSecretScope } from './secret-scope.js';
 import { KeyedRegistry, OrderedRegistry } from './registries.js';
 import { KernelTokens } from './tokens.js';
 
-// The kernel's core services and extension points, bound to their tokens (the composition root, kernel.ts, wires them).
+// Discover, the composition root's first step (kernel.ts runs them all): the kernel's core services and
+// extension points bound to their tokens, the bus, the checkpointer and the log opened on first use.
 
 export type CoreSlots = ReturnType<typeof bindCore>;
+
+/** What the kernel tells the person running it that is not an error: written to stderr. */
+const warn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);
+
+/** The event log before and after it is first opened. */
+export interface KernelLogState {
+  /** Known once the config is loaded; a plugin that opens the log earlier gets the defaults. */
+  settings: LogSettings;
+  /** Set when the log is opened: recovered on `recover()`, closed at stop. */
+  writer?: WriterLog;
+  /** The boot record of the config in force, whose digest the writer's record names. */
+  booted?: BootRecord;
+}
+
+/** What Discover makes: the project's paths, the root scope with every kernel token bound, the lazily opened log. */
+export interface Discovered {
+  options: KernelOptions;
+  lifecycle: Lifecycle;
+  paths: ProjectPaths;
+  scope: Scope;
+  bus: EventBus;
+  checkpoints: Checkpointer;
+  registries: CoreSlots;
+  logState: KernelLogState;
+  /** What opening a log as `settings` describe it takes (the project's, or a bare one to copy events into). */
+  logParts(settings: LogSettings, clock?: () => Date): ConfiguredLogParts;
+}
+
+/**
+ * Discover: finds the config, makes the root scope and binds the core services and extension points
+ * in it. The event log is opened lazily so read-only commands never touch it.
+ */
+export function discover(options: KernelOptions): Discovered {
+  const lifecycle = new Lifecycle();
+  const paths = options.inlineConfig
+    ? inlinePaths(options)
+    : findConfig({ cwd: options.cwd, explicit: options.configPath, globalDir: options.globalDir });
+  const scope = createRootScope();
+  const bus = reportingBus();
+  const checkpoints = new Checkpointer(
+    () => scope.resolve(KernelTokens.EventLog),
+    paths.stateDir,
+    DEFAULT_CHECKPOINT_SETTINGS,
+    warn,
+    (name) => registries.backends.get(name),
+  );
+  const logState: KernelLogState = { settings: defaultLogSettings(paths) };
+  const logParts = (settings: LogSettings, clock?: () => Date): ConfiguredLogParts => ({
+    paths,
+    settings,
+    engines: registries.logEngines,
+    secret: (key: string) => registries.connectionSecrets.resolve(key),
+    clock,
+  });
+  const openLog = (): EventLog => {
+    // The writer's record names the configuration it runs with, once the registry is known.
+    const describe = () => (logState.booted ? { configSha: logState.booted.configSha } : {});
+    const opened = openKernelLog({
+      ...logParts(logState.settings),
+      given: options.log,
+      bus,
+      rules: registries.rules,
+      checkpoints,
+      describe,
+    });
+    logState.writer = opened.writer;
+    return opened.log;
+  };
+  const registries = bindCore(scope, paths, bus, openLog, lifecycle);
+  // The log is the first thing started (whenever it is first opened), so it stops last: after every
+  // plugin's stop hooks, which may still append; its last checkpoint is signed just before it closes.
+  lifecycle.onStop('event log', () => logState.writer?.close());
+  lifecycle.onStop('checkpoints', () => checkpoints.stop());
+  return { options, lifecycle, paths, scope, bus, checkpoints, registries, logState, logParts };
+}
+
+/** The kernel's bus. A listener's failure never breaks the append that published the event, and is never silent. */
+function reportingBus(): EventBus {
+  const bus = new EventBus();
+  bus.onListenerFailed((error, event) =>
+    warn(
+      `a listener of ${event.type} events failed on seq ${event.seq} (the event is recorded; the listener missed it): ${messageOf(error)}`,
+    ),
+  );
+  return bus;
+}
 
 /** Where config files live: the main file's directory, the state dir and its tools/ folder. */
 export function watchedDirs(paths: ProjectPaths): string[] {
