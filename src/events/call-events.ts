@@ -1,6 +1,6 @@
 // The events of one call: its request, the rules' decisions, confirmations, its outcome, its source,
 // and what MCP forwarding did on its behalf.
-import type { Interface, CallStatus, Decision, JsonValue, Params } from './event-values.js';
+import type { CallOrigin, CallStatus, Decision, JsonValue, Params } from './event-values.js';
 
 export interface CallRequested {
   callId: string;
@@ -9,7 +9,7 @@ export interface CallRequested {
   tool: string;
   /** Params as the caller sent them, with secrets kept as their `{{vault:K}}` template. */
   params: Params;
-  iface: Interface;
+  iface: CallOrigin;
   agentId?: string;
   sessionId?: string;
   workspace?: string;

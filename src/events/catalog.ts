@@ -32,7 +32,7 @@ import type {
 
 // The catalogue's parts, re-exported: code names every event type from here.
 export { CALL_STATUSES, DECISIONS } from './event-values.js';
-export type { CallStatus, Decision, Interface, JsonValue, Params } from './event-values.js';
+export type { CallStatus, Decision, CallOrigin, JsonValue, Params } from './event-values.js';
 export type * from './call-events.js';
 export { HIGHLIGHT_FACT } from './call-events.js';
 export type * from './host-events.js';

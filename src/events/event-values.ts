@@ -1,5 +1,10 @@
 // The words every event uses: where a call came in, how it ended, what a rule decided, JSON values.
-export type Interface = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
+/**
+ * How a call came in (the `iface` field of call and session events): the CLI, an MCP session, a
+ * script's inner call, the web UI… Not to be confused with an interface plugin (`FactorlyInterface`,
+ * a way in that a plugin brings, such as `mcp` or `ui`).
+ */
+export type CallOrigin = 'cli' | 'mcp' | 'code' | 'ui' | 'exec' | 'system' | (string & {});
 
 /**
  * `cancelled`: stopped from outside before its own end (its caller cancelled, or its call tree

@@ -1,6 +1,6 @@
 // The events about everything around calls: config, plugins, tools promoted or edited, the vault,
 // sessions, writer processes and the log's checkpoints.
-import type { Interface, JsonValue } from './event-values.js';
+import type { CallOrigin, JsonValue } from './event-values.js';
 
 export interface ToolPromoted {
   name: string;
@@ -63,7 +63,7 @@ export interface PluginFailed {
 /** An agent connected through an interface (an MCP session); its calls carry `sessionId` and `agentId`. */
 export interface SessionOpened {
   sessionId: string;
-  iface: Interface;
+  iface: CallOrigin;
   /** The agent id its calls are recorded under. */
   agentId: string;
   /** Who the client says it is (MCP `clientInfo`). */
@@ -75,7 +75,7 @@ export interface SessionOpened {
 
 export interface SessionClosed {
   sessionId: string;
-  iface: Interface;
+  iface: CallOrigin;
   /** v2: why, when it was not closed by its own process (that process ended). */
   reason?: string;
 }

@@ -12,7 +12,7 @@ export type {
   Decision,
   EventMap,
   EventType,
-  Interface,
+  CallOrigin,
   JsonValue,
   Params,
   PluginFailed,

@@ -32,7 +32,7 @@ import { KernelTokens } from './tokens.js';
 // Discover, the composition root's first step (kernel.ts runs them all): the kernel's core services and
 // extension points bound to their tokens, the bus, the checkpointer and the log opened on first use.
 
-export type CoreSlots = ReturnType<typeof bindCore>;
+export type CoreRegistries = ReturnType<typeof bindCore>;
 
 /** What the kernel tells the person running it that is not an error: written to stderr. */
 const warn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);
@@ -55,7 +55,7 @@ export interface Discovered {
   scope: Scope;
   bus: EventBus;
   checkpoints: Checkpointer;
-  registries: CoreSlots;
+  registries: CoreRegistries;
   logState: KernelLogState;
   /** What opening a log as `settings` describe it takes (the project's, or a bare one to copy events into). */
   logParts(settings: LogSettings, clock?: () => Date): ConfiguredLogParts;
@@ -196,7 +196,7 @@ export function inlinePaths(options: KernelOptions): ProjectPaths {
  * each stops with the plugin that started it: in reverse start order, before the plugins it
  * required and after the ones that required it.
  */
-export function stopWithPlugins(registries: CoreSlots, lifecycle: Lifecycle): (pluginId: string) => void {
+export function stopWithPlugins(registries: CoreRegistries, lifecycle: Lifecycle): (pluginId: string) => void {
   const seen = new Set<unknown>();
   const fresh = <T>(values: T[]): T[] => values.filter((value) => !seen.has(value) && seen.add(value));
   return () => {

@@ -7,7 +7,7 @@ import type { ProjectPaths } from './config/paths.js';
 import type { ToolDefinition } from './contracts/tool.js';
 import { collectTools } from './collect-tools.js';
 import type { Kernel, KernelOptions } from './kernel-api.js';
-import { discover, stopWithPlugins, type CoreSlots, type Discovered } from './kernel-core.js';
+import { discover, stopWithPlugins, type CoreRegistries, type Discovered } from './kernel-core.js';
 import { bindGateway, kernelApi, reloader, wirePipeline, writeBootPlan, type Loaded } from './kernel-wiring.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
 import { checkLogEngine } from './log-engines.js';
@@ -103,7 +103,7 @@ async function collectKernelTools({ options, registries }: Discovered, config: L
 async function buildProjectConfig(
   paths: ProjectPaths,
   read: ConfigSettings,
-  registries: CoreSlots,
+  registries: CoreRegistries,
   declared: ConfigDeclarations,
   cache?: ConfigCache,
 ): Promise<LoadedConfig> {

@@ -99,7 +99,7 @@ export type {
   Decision,
   EventMap,
   EventType,
-  Interface,
+  CallOrigin,
   JsonValue,
   McpForwarded,
   Params,

@@ -1,4 +1,4 @@
-import { HIGHLIGHT_FACT, type CallStatus, type Interface, type Params, type ShadowDecided } from '../catalog.js';
+import { HIGHLIGHT_FACT, type CallStatus, type CallOrigin, type Params, type ShadowDecided } from '../catalog.js';
 import type { Recorded } from '../envelope.js';
 import type { Projection } from '../projection.js';
 
@@ -8,7 +8,7 @@ export interface AuditEntry {
   parentId?: string;
   rootId: string;
   tool: string;
-  iface: Interface;
+  iface: CallOrigin;
   agentId?: string;
   sessionId?: string;
   params: Params;

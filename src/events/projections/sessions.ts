@@ -1,11 +1,11 @@
-import type { Interface } from '../catalog.js';
+import type { CallOrigin } from '../catalog.js';
 import type { Projection } from '../projection.js';
 
 /** Who an agent is, as its interface session introduced it (MCP `clientInfo`). */
 export interface AgentIdentity {
   agentId: string;
   sessionId: string;
-  iface: Interface;
+  iface: CallOrigin;
   /** The client's own name and version, when it gave them. */
   client?: { name: string; version?: string };
   transport?: string;

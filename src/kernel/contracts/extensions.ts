@@ -1,4 +1,4 @@
-import type { Decision, Interface, JsonValue, Params } from '../../events/catalog.js';
+import type { Decision, CallOrigin, JsonValue, Params } from '../../events/catalog.js';
 import type { Projection } from '../../events/projection.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { ContentBlock, ToolDefinition } from './tool.js';
@@ -10,7 +10,7 @@ export interface ShadowContext {
   tool: ToolDefinition;
   /** Params after defaults and coercion: what the provider will receive. */
   params: Params;
-  iface: Interface;
+  iface: CallOrigin;
   agentId?: string;
   sessionId?: string;
   parentId?: string;
@@ -90,7 +90,7 @@ export interface ConfirmRequest {
   params: Params;
   /** The approval is bound to this exact call: tool + canonical params. */
   fingerprint: string;
-  iface: Interface;
+  iface: CallOrigin;
   agentId?: string;
   /** The interface session the call came from, so a channel can ask in that same session. */
   sessionId?: string;

@@ -1,11 +1,11 @@
-import type { CallStatus, Interface, Params } from '../../events/catalog.js';
+import type { CallStatus, CallOrigin, Params } from '../../events/catalog.js';
 import type { CallTreeLink, ClientLink, ToolDefinition, ToolResult } from './tool.js';
 import type { CatalogChange } from '../config-watch.js';
 
 export interface CallRequest {
   tool: string;
   params: Params;
-  iface: Interface;
+  iface: CallOrigin;
   agentId?: string;
   sessionId?: string;
   /**

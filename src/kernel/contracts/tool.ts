@@ -1,4 +1,4 @@
-import type { Interface, JsonValue, Params } from '../../events/catalog.js';
+import type { CallOrigin, JsonValue, Params } from '../../events/catalog.js';
 
 export type ParamType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'json' | 'enum';
 export const PARAM_TYPES: readonly ParamType[] = ['string', 'text', 'integer', 'number', 'boolean', 'json', 'enum'];
@@ -115,7 +115,7 @@ export interface ToolCall {
   parentId?: string;
   tool: ToolDefinition;
   params: Params;
-  iface: Interface;
+  iface: CallOrigin;
   agentId?: string;
   sessionId?: string;
   timeoutMs: number;
