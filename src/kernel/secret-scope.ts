@@ -45,11 +45,7 @@ export class CallSecretScope implements SecretScope {
    * cannot be read now is skipped; the tool that needs it fails with its own error when it runs.
    */
   async learn(references: Iterable<string>): Promise<void> {
-    const pending = [...references].map(async (reference) => {
-      if (this.values.has(reference)) return;
-      await this.resolve(`{{${reference}}}`).catch(() => undefined);
-    });
-    await Promise.all(pending);
+    await Promise.all([...references].map((reference) => this.resolve(`{{${reference}}}`).catch(() => undefined)));
   }
 
   resolved(): ReadonlyMap<string, string> {
@@ -61,6 +57,10 @@ export class CallSecretScope implements SecretScope {
     if (escaped) return whole.slice(1);
     const backend = this.backends.get(name);
     if (!backend) return whole;
+    // A value the tree already read (learned before its params were recorded, or an earlier call's) is
+    // not read again: one backend read per secret per call tree.
+    const known = this.values.get(`${name}:${key.trim()}`);
+    if (known !== undefined) return known;
     const value = await backend.resolve(key.trim());
     if (value === undefined) {
       if (fallback !== undefined) return fallback;

@@ -22,6 +22,28 @@ describe('secret scope', () => {
     expect([...scope.resolved()]).toEqual([['vault:TOKEN', 's3cr3t']]);
   });
 
+  it('learns what it can before the values are used, skips what it cannot, and reads each secret once', async () => {
+    const reads: string[] = [];
+    const registry = new KeyedRegistry<SecretBackend>('secret backend');
+    registry.add(
+      'vault',
+      {
+        name: 'vault',
+        readOnly: false,
+        resolve: async (key) => (
+          reads.push(key),
+          key === 'BROKEN' ? Promise.reject(new Error('locked')) : { K: 'v1' }[key]
+        ),
+      },
+      'test',
+    );
+    const scope = new CallSecretScope(registry);
+    await scope.learn(['vault:K', 'vault:GONE', 'vault:BROKEN']);
+    expect([...scope.resolved()]).toEqual([['vault:K', 'v1']]);
+    expect(await scope.resolve('a {{vault:K}} b')).toBe('a v1 b');
+    expect(reads.sort()).toEqual(['BROKEN', 'GONE', 'K']);
+  });
+
   it('names the missing reference, never a value', async () => {
     const scope = new CallSecretScope(backends({}));
     await expect(scope.resolve('{{vault:GONE}}')).rejects.toThrow(
