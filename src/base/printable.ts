@@ -24,3 +24,8 @@ function escape(char: string): string {
   const code = char.charCodeAt(0);
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
+
+/** A warning for the person running factorly (the kernel's and the CLI's), on stderr, escaped. */
+export function writeWarning(message: string): void {
+  process.stderr.write(`warning: ${printableText(message)}\n`);
+}

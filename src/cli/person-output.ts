@@ -13,9 +13,7 @@ export function writeOutcome(outcome: { output: string; diagnostics?: string; er
   if (outcome.error) process.stderr.write(`${printableText(outcome.error.replace(/\n$/, ''))}\n`);
 }
 
-export function writeWarning(message: string): void {
-  process.stderr.write(`warning: ${printableText(message)}\n`);
-}
+export { writeWarning } from '../base/printable.js';
 
 /** What a person or a script is told besides the error itself: the command's usage, a next step. */
 export interface FailureContext {

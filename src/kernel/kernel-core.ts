@@ -3,6 +3,7 @@ import { EventBus } from '../events/bus.js';
 import type { EventLog } from '../events/log.js';
 import type { WriterLog } from '../events/writer-log.js';
 import { messageOf } from '../base/errors.js';
+import { writeWarning } from '../base/printable.js';
 import type { BootRecord } from './boot-record.js';
 import { Checkpointer } from './checkpointer.js';
 import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
@@ -34,8 +35,8 @@ import { KernelTokens } from './tokens.js';
 
 export type CoreRegistries = ReturnType<typeof bindCore>;
 
-/** What the kernel tells the person running it that is not an error: written to stderr. */
-const warn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);
+/** What the kernel tells the person running it that is not an error: on stderr, escaped (it may quote a plugin or an upstream). */
+const warn = writeWarning;
 
 /** The event log before and after it is first opened. */
 export interface KernelLogState {

@@ -20,6 +20,22 @@ const failing = definePlugin({
   },
 });
 
+/** A listener whose error quotes what it read: text from agents and upstreams may hold terminal sequences. */
+const quoting = definePlugin({
+  id: 'test-quoting-listener',
+  apiVersion: '1',
+  register(registrar) {
+    registrar.registerInit({
+      deps: { bus: registrar.tokens.EventBus },
+      init: ({ bus }) => {
+        bus.on('call.requested', () => {
+          throw new Error('cannot read \x1b]0;owned\x07 \u202eevil');
+        });
+      },
+    });
+  },
+});
+
 let kernel: Kernel | undefined;
 afterEach(async () => {
   vi.restoreAllMocks();
@@ -47,5 +63,20 @@ describe('a failing bus listener', () => {
     expect(written).toContain(
       `warning: a listener of call.completed events failed on seq ${seqOf('call.completed')} (the event is recorded; the listener missed it): listener gave up\n`,
     );
+  });
+
+  it('shows what a failing listener says with its control characters escaped, never as terminal sequences', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const started = await startTestKernel('tools:\n  hi: {type: cli, command: echo, args: [hi]}\n', [quoting]);
+    kernel = started.kernel;
+    await kernel.pipeline.call({ tool: 'hi', params: {}, iface: 'cli' });
+    await vi.waitFor(() => expect(written.join('')).toContain('cannot read'));
+    const warning = written.find((line) => line.includes('cannot read'))!;
+    expect(warning).toContain('cannot read \\x1b]0;owned\\x07 \\u202eevil');
+    expect(warning).not.toMatch(/[\x1b\x07\u202e]/);
   });
 });
