@@ -6,6 +6,7 @@ export type { TestKernel, TestKernelOptions } from './kernel.js';
 // The kernel a test kernel runs, to type helpers that take one.
 export type { Kernel } from '../kernel/kernel.js';
 export { afterSuite, eventually, like } from './suite.js';
+export { toolDefinition } from './tool-definition.js';
 export type { TestApi } from './suite.js';
 export { completed, eventLogContract, requested } from './contracts/event-log.js';
 export type { LogFactory } from './contracts/event-log.js';

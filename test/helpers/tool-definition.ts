@@ -1,15 +1,2 @@
-import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
-
-/** A tool definition as the config loader makes one: a `cli` tool `t` with nothing set, then `over`. */
-export function toolDefinition(over: Partial<ToolDefinition> = {}): ToolDefinition {
-  return {
-    name: 't',
-    type: 'cli',
-    description: '',
-    hidden: false,
-    parameters: [],
-    spec: {},
-    source: { file: 'x', line: 1 },
-    ...over,
-  };
-}
+// The bare tool definition factorly/testing gives plugin authors, for factorly's own tests too.
+export { toolDefinition } from '../../src/testing/tool-definition.js';

@@ -3,7 +3,7 @@ import { definePlugin, type ContentBlock, type ToolDefinition, type ToolResult }
 import { startTestKernel, type TestKernel } from 'factorly/testing';
 import { capContent } from '../src/content-cap.js';
 import { plugin as outputPlugin } from '../src/plugin.js';
-import { toolDefinition } from '../../../test/helpers/tool-definition.js';
+import { toolDefinition } from 'factorly/testing';
 
 const tool = (settings: Partial<ToolDefinition> = {}): ToolDefinition => toolDefinition({ type: 'mcp', ...settings });
 /** An image block of `bytes` decoded bytes. */

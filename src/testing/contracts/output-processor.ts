@@ -1,6 +1,7 @@
 import type { ContentBlock, ToolDefinition } from '../../kernel/contracts/tool.js';
 import type { OutputContext, OutputProcessor } from '../../kernel/contracts/extensions.js';
 import { assert, type TestApi } from '../suite.js';
+import { toolDefinition } from '../tool-definition.js';
 
 export interface OutputProcessorSubject {
   processor: OutputProcessor;
@@ -13,15 +14,7 @@ export interface OutputProcessorSubject {
   optIn?: boolean;
 }
 
-const TOOL: ToolDefinition = {
-  name: 't',
-  type: 'cli',
-  description: '',
-  hidden: false,
-  parameters: [],
-  spec: {},
-  source: { file: 'contract', line: 1 },
-};
+const TOOL: ToolDefinition = toolDefinition({ source: { file: 'contract', line: 1 } });
 const STREAMS = ['output', 'error', 'diagnostics', 'structured', 'event'] as const;
 const SAMPLES = [
   '',
