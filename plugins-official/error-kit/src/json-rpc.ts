@@ -21,12 +21,12 @@ export function jsonRpcError(code: ErrorCode | PluginErrorCode, message: string)
 export function jsonRpcErrorOf(error: unknown): JsonRpcErrorBody {
   if (FactorlyError.isInstance(error)) return jsonRpcError(error.code, error.message);
   const source = error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  const message = typeof source?.message === 'string' ? source.message : messageOf(error);
   if (typeof source?.code === 'number' && Number.isSafeInteger(source.code)) {
-    const message = typeof source.message === 'string' ? source.message : messageOf(error);
     const data = source.data as JsonRpcErrorBody['data'];
     return { code: source.code, message, ...(data === undefined ? {} : { data }) };
   }
-  return jsonRpcError('INTERNAL', messageOf(error));
+  return jsonRpcError('INTERNAL', message);
 }
 
 /**

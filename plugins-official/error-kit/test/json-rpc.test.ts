@@ -31,6 +31,22 @@ describe('factorly errors on the JSON-RPC wire', () => {
     });
   });
 
+  it("answers a malformed code (a system error's string code, a fraction, NaN) or a thrown non-error as internal", () => {
+    const enoent = Object.assign(new Error('open /x: no such file'), { code: 'ENOENT' });
+    for (const thrown of [enoent, { code: 1.5, message: 'half' }, { code: Number.NaN, message: 'nan' }]) {
+      expect(jsonRpcErrorOf(thrown)).toMatchObject({
+        code: JsonRpcCode.INTERNAL_ERROR,
+        data: { factorlyCode: 'INTERNAL' },
+      });
+    }
+    expect(jsonRpcErrorOf({ code: 'E_BAD', message: 'a plain object' }).message).toBe('a plain object');
+    expect(jsonRpcErrorOf(undefined)).toEqual({
+      code: JsonRpcCode.INTERNAL_ERROR,
+      message: 'undefined',
+      data: { factorlyCode: 'INTERNAL' },
+    });
+  });
+
   it('gives a thrown JsonRpcError the numeric code the MCP SDK answers with', () => {
     const thrown = JsonRpcError.from(new FactorlyError('METHOD_NOT_FOUND', 'Method not found: x'));
     expect({ code: thrown.code, message: thrown.message, data: thrown.data }).toEqual({
