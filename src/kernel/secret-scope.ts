@@ -86,9 +86,17 @@ export function secretReferences(value: unknown, into = new Set<string>()): Set<
   return into;
 }
 
+/** Per definition (a reload makes new ones): the pipeline asks on every call. */
+const TOOL_REFERENCES = new WeakMap<object, ReadonlySet<string>>();
+
 /** The secrets a tool's config entry refers to: in its spec and its parameters' defaults. */
-export function toolSecretReferences(tool: Pick<ToolDefinition, 'spec' | 'parameters'>): Set<string> {
-  return secretReferences([tool.spec, tool.parameters.map((p) => p.default)]);
+export function toolSecretReferences(tool: Pick<ToolDefinition, 'spec' | 'parameters'>): ReadonlySet<string> {
+  let references = TOOL_REFERENCES.get(tool);
+  if (!references) {
+    references = secretReferences([tool.spec, tool.parameters.map((p) => p.default)]);
+    TOOL_REFERENCES.set(tool, references);
+  }
+  return references;
 }
 
 /**
