@@ -11,12 +11,12 @@ import { availableParallelism } from 'node:os';
 import type { LogVerification } from '../events/verify-log.js';
 import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
 import { FactorlyError } from '../base/errors.js';
-import { projectVerifierKey } from './evidence-files.js';
+import { projectVerifierKey } from '../evidence/evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
-import { planPromotion, promote } from '../kernel/promote.js';
+import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../kernel/secret-scope.js';
-import { editableTool, saveToolEdit } from '../kernel/tool-edit.js';
+import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
 
 const MEMBERS = [
   'recentCalls',

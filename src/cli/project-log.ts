@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from '../base/errors.js';
-import type { ProjectPaths } from '../kernel/config/paths.js';
+import type { ProjectPaths } from '../config/paths.js';
 import type { PluginSource } from '../plugins/manifest.js';
 
 /** The plugin packages a log engine may come from: the running command's (see `usePluginSources`). */
@@ -15,7 +15,7 @@ export function usePluginSources(sources: () => PluginSource[]): void {
 
 /** The project's paths, found without loading (or validating) its tool config. */
 export async function projectLogPaths(configPath: string | undefined): Promise<ProjectPaths> {
-  const { findConfig } = await import('../kernel/config/paths.js');
+  const { findConfig } = await import('../config/paths.js');
   return findConfig({ cwd: process.cwd(), explicit: configPath });
 }
 

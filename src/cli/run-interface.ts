@@ -1,5 +1,5 @@
 import { FactorlyError } from '../base/errors.js';
-import type { InterfaceOptions } from '../kernel/contracts/extensions.js';
+import type { InterfaceOptions } from '../contracts/extensions.js';
 import type { Kernel } from '../kernel/kernel.js';
 
 /** The package that ships the `mcp` interface, named when it is missing. */

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { VaultAccessed } from '../events/catalog.js';
 import { FactorlyError } from '../base/errors.js';
-import type { SecretBackend, SecretBackendAccess } from '../kernel/contracts/extensions.js';
+import type { SecretBackend, SecretBackendAccess } from '../contracts/extensions.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { FactorlyCommand } from './base-command.js';
 

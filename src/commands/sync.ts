@@ -6,7 +6,7 @@ import { serverEntry } from '../cli/sync/entry.js';
 import { runSync, shown, type SyncResult } from '../cli/sync/sync.js';
 import { TARGET_NAMES, type TargetName } from '../cli/sync/targets.js';
 import { FactorlyError } from '../base/errors.js';
-import { findConfig } from '../kernel/config/paths.js';
+import { findConfig } from '../config/paths.js';
 import { paragraphs } from '../cli/help-text.js';
 
 export default class Sync extends FactorlyCommand {

@@ -2,12 +2,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedPlugins, PluginReport } from '../plugins/host.js';
 import type { EffectiveRecord } from './boot-record.js';
-import { ConfigCache } from './config/config-cache.js';
-import type { LoadedConfig } from './config/load.js';
-import type { ProjectPaths } from './config/paths.js';
+import { ConfigCache } from '../config/config-cache.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { ProjectPaths } from '../config/paths.js';
 import type { KernelOptions } from './kernel-api.js';
 import type { PluginSource } from '../plugins/manifest.js';
-import type { ToolDefinition } from './contracts/tool.js';
+import type { ToolDefinition } from '../contracts/tool.js';
 import type { KeyedRegistry, OrderedRegistry } from './registries.js';
 
 /** What one plugin contributed at a full boot: `provider:<type>`, `rules`, `processors`, `backends`, … */

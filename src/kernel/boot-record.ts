@@ -3,9 +3,9 @@ import type { JsonValue } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import type { PluginReport } from '../plugins/host.js';
-import type { LoadedConfig } from './config/load.js';
-import type { ToolDefinition } from './contracts/tool.js';
-import { effectiveConfig } from './effective-config.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { ToolDefinition } from '../contracts/tool.js';
+import { effectiveConfig } from '../config/effective-config.js';
 
 /** The effective configuration of one boot (`bootSha`), with its digest. */
 export interface EffectiveRecord {

@@ -1,7 +1,7 @@
 import { FactorlyError } from '../base/errors.js';
-import type { CallerRun, SecretBackend } from './contracts/extensions.js';
-import type { CallTreeLink } from './contracts/gateway.js';
-import type { SecretScope, ToolDefinition } from './contracts/tool.js';
+import type { CallerRun, SecretBackend } from '../contracts/extensions.js';
+import type { CallTreeLink } from '../contracts/gateway.js';
+import type { SecretScope, ToolDefinition } from '../contracts/tool.js';
 import { CallSecretScope } from './secret-scope.js';
 import type { KeyedRegistry } from './registries.js';
 

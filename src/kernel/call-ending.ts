@@ -4,9 +4,9 @@ import type { EventLog } from '../events/log.js';
 import { FactorlyError } from '../base/errors.js';
 import type { CallContext } from './call-context.js';
 import type { CallRecord } from './call-record.js';
-import type { OutputProcessor } from './contracts/extensions.js';
-import type { CallOutcome, CallRequest } from './contracts/gateway.js';
-import type { ToolDefinition, ToolResult } from './contracts/tool.js';
+import type { OutputProcessor } from '../contracts/extensions.js';
+import type { CallOutcome, CallRequest } from '../contracts/gateway.js';
+import type { ToolDefinition, ToolResult } from '../contracts/tool.js';
 import { definedOnly, processResult } from './process-output.js';
 
 // How a call ends, as the log records it and the caller hears it: completed, refused, cancelled

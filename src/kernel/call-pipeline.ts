@@ -18,10 +18,10 @@ import {
 } from './call-ending.js';
 import { CallContext, STOP_GRACE_MS } from './call-context.js';
 import { CallRecord } from './call-record.js';
-import type { OutputProcessor, SecretBackend } from './contracts/extensions.js';
-import type { CallOutcome, CallRequest } from './contracts/gateway.js';
-import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from './contracts/tool.js';
-import { validateParams, type ValidatedParams } from './params.js';
+import type { OutputProcessor, SecretBackend } from '../contracts/extensions.js';
+import type { CallOutcome, CallRequest } from '../contracts/gateway.js';
+import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from '../contracts/tool.js';
+import { validateParams, type ValidatedParams } from '../config/params.js';
 import { unknownTool } from './redact.js';
 import type { ToolRegistry } from './registry.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
@@ -30,7 +30,7 @@ import type { GateRequest, GateResult, ShadowGate } from './shadow-gate.js';
 import type { KeyedRegistry, OrderedRegistry } from './registries.js';
 import type { LogBounds } from '../events/capped-text.js';
 
-export type { CallOutcome, CallRequest } from './contracts/gateway.js';
+export type { CallOutcome, CallRequest } from '../contracts/gateway.js';
 
 export interface PipelineParts {
   log: () => EventLog;

@@ -1,9 +1,9 @@
 import type { Params } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
 import type { CallContext } from './call-context.js';
-import type { OutputProcessor } from './contracts/extensions.js';
-import type { CallRequest } from './contracts/gateway.js';
-import type { CallSource, ToolDefinition } from './contracts/tool.js';
+import type { OutputProcessor } from '../contracts/extensions.js';
+import type { CallRequest } from '../contracts/gateway.js';
+import type { CallSource, ToolDefinition } from '../contracts/tool.js';
 import { Redactor } from './redact.js';
 import { capParams, cappedText, storedText, type CappedInfo, type LogBounds } from '../events/capped-text.js';
 

@@ -1,9 +1,9 @@
 import { FactorlyError, messageOf } from '../base/errors.js';
-import type { LoadedConfig } from './config/load.js';
-import type { ToolDefinition, ToolOverlay, ToolProvider, ToolSource } from './contracts/tool.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { ToolDefinition, ToolOverlay, ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { KeyedRegistry, OrderedRegistry } from './registries.js';
-import { toolNameProblem } from './config/tool-name.js';
-import { BUILTIN_PREFIX, OVERLAY_SETTINGS } from './config/tool-schema.js';
+import { toolNameProblem } from '../config/tool-name.js';
+import { BUILTIN_PREFIX, OVERLAY_SETTINGS } from '../config/tool-schema.js';
 
 export interface CollectOptions {
   expand: boolean;

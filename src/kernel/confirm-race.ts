@@ -1,5 +1,5 @@
 import { messageOf } from '../base/errors.js';
-import type { ConfirmChannel, ConfirmRequest } from './contracts/extensions.js';
+import type { ConfirmChannel, ConfirmRequest } from '../contracts/extensions.js';
 
 export interface ConfirmOutcome {
   /** The channel that answered, or `timeout`. */

@@ -1,6 +1,6 @@
 import { FactorlyError } from '../base/errors.js';
-import type { CallGateway, CallOutcome, CallRequest, CatalogChange } from './contracts/gateway.js';
-import type { ToolDefinition } from './contracts/tool.js';
+import type { CallGateway, CallOutcome, CallRequest, CatalogChange } from '../contracts/gateway.js';
+import type { ToolDefinition } from '../contracts/tool.js';
 
 /**
  * The `CallGateway` handed to plugins at init, before the pipeline exists. The kernel binds it once

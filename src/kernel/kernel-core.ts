@@ -5,10 +5,10 @@ import type { WriterLog } from '../events/writer-log.js';
 import { messageOf } from '../base/errors.js';
 import { writeWarning } from '../base/printable.js';
 import type { BootRecord } from './boot-record.js';
-import { Checkpointer } from './checkpointer.js';
-import { DEFAULT_CHECKPOINT_SETTINGS } from './config/checkpoint-settings.js';
-import type { LogSettings } from './config/log-settings.js';
-import { findConfig, globalConfigDir, type ProjectPaths } from './config/paths.js';
+import { Checkpointer } from '../evidence/checkpointer.js';
+import { DEFAULT_CHECKPOINT_SETTINGS } from '../config/checkpoint-settings.js';
+import type { LogSettings } from '../config/log-settings.js';
+import { findConfig, globalConfigDir, type ProjectPaths } from '../config/paths.js';
 import { createRootScope, type Scope } from './container.js';
 import type {
   ConfigListener,
@@ -17,9 +17,9 @@ import type {
   OutputProcessor,
   SecretBackend,
   ShadowRule,
-} from './contracts/extensions.js';
-import type { SandboxEngine } from './contracts/sandbox.js';
-import type { ToolProvider, ToolSource } from './contracts/tool.js';
+} from '../contracts/extensions.js';
+import type { SandboxEngine } from '../contracts/sandbox.js';
+import type { ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { KernelOptions } from './kernel-api.js';
 import { DeferredGateway } from './deferred-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';

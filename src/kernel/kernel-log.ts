@@ -4,9 +4,9 @@ import type { WriterStarted } from '../events/catalog.js';
 import type { EventLog } from '../events/log.js';
 import { PublishingEventLog } from '../events/publishing-log.js';
 import { WriterLog } from '../events/writer-log.js';
-import type { Checkpointer } from './checkpointer.js';
+import type { Checkpointer } from '../evidence/checkpointer.js';
 import { openConfiguredLog, type ConfiguredLogParts } from './log-engines.js';
-import type { ShadowRule } from './contracts/extensions.js';
+import type { ShadowRule } from '../contracts/extensions.js';
 import type { OrderedRegistry } from './registries.js';
 
 export interface KernelLogParts extends ConfiguredLogParts {

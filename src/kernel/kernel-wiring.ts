@@ -5,8 +5,8 @@ import { BootRecord } from './boot-record.js';
 import { planOf, writePlan, type planBoot } from './boot-plan.js';
 import { CallPipeline, type PipelineParts } from './call-pipeline.js';
 import { collectTools } from './collect-tools.js';
-import type { ConfigTexts, LoadedConfig } from './config/load.js';
-import { ConfigWatcher } from './config-watch.js';
+import type { ConfigTexts, LoadedConfig } from '../config/load.js';
+import { ConfigWatcher } from '../config/config-watch.js';
 import type { Kernel } from './kernel-api.js';
 import { watchedDirs, type Discovered } from './kernel-core.js';
 import { openConfiguredLog } from './log-engines.js';
@@ -68,7 +68,7 @@ function bootRecordOf(loaded: Loaded, config: LoadedConfig, reload: boolean): Bo
 export function reloader(wired: Wired): () => Promise<boolean> {
   const { paths, options, registries, plugins } = wired;
   return async () => {
-    const { loadConfig } = await import('./config/load.js');
+    const { loadConfig } = await import('../config/load.js');
     const next = loadConfig(paths, registries.providers, plugins.declared, options.inlineConfig);
     if (next.sha === wired.config.sha) return false;
     wired.checkpoints.configure(next.log.checkpoints);
@@ -87,7 +87,7 @@ export function reloader(wired: Wired): () => Promise<boolean> {
 /** Validates the config as it would load with `texts` in place of some files, touching nothing. */
 function configChecker({ paths, options, registries, plugins }: Wired): (texts: ConfigTexts) => Promise<void> {
   return async (texts) => {
-    const { loadConfig } = await import('./config/load.js');
+    const { loadConfig } = await import('../config/load.js');
     const next = loadConfig(paths, registries.providers, plugins.declared, options.inlineConfig, texts);
     await collectTools(next, registries.providers, registries.sources, { expand: false });
   };

@@ -1,10 +1,10 @@
 import { loadPlugins, type LoadedPlugins } from '../plugins/host.js';
 import { planBoot } from './boot-plan.js';
-import type { ConfigCache } from './config/config-cache.js';
-import type { ConfigDeclarations } from './config/declared.js';
-import type { ConfigSettings, LoadedConfig } from './config/load.js';
-import type { ProjectPaths } from './config/paths.js';
-import type { ToolDefinition } from './contracts/tool.js';
+import type { ConfigCache } from '../config/config-cache.js';
+import type { ConfigDeclarations } from '../config/declared.js';
+import type { ConfigSettings, LoadedConfig } from '../config/load.js';
+import type { ProjectPaths } from '../config/paths.js';
+import type { ToolDefinition } from '../contracts/tool.js';
 import { collectTools } from './collect-tools.js';
 import type { Kernel, KernelOptions } from './kernel-api.js';
 import { discover, stopWithPlugins, type CoreRegistries, type Discovered } from './kernel-core.js';
@@ -59,7 +59,7 @@ async function loadKernelPlugins(
   // The settings are read once the plugins that own their keys are known, before any initialises.
   const readSettings = async (declared: ConfigDeclarations): Promise<Record<string, unknown>> => {
     if (plan.config) return plan.config.settings;
-    const load = await import('./config/load.js');
+    const load = await import('../config/load.js');
     read = load.readSettings(paths, declared, options.inlineConfig);
     return read.settings;
   };
@@ -108,7 +108,7 @@ async function buildProjectConfig(
   cache?: ConfigCache,
 ): Promise<LoadedConfig> {
   // YAML and the validators are loaded only when the files must be read.
-  const { buildConfig } = await import('./config/load.js');
+  const { buildConfig } = await import('../config/load.js');
   const config = buildConfig(paths, read, registries.providers, declared);
   cache?.write(paths, config);
   return config;

@@ -1,6 +1,6 @@
 import { expandedFrom } from './collect-tools.js';
-import type { CatalogChange, ToolCatalog } from './contracts/gateway.js';
-import type { ToolDefinition } from './contracts/tool.js';
+import type { CatalogChange, ToolCatalog } from '../contracts/gateway.js';
+import type { ToolDefinition } from '../contracts/tool.js';
 import type { ToolRegistry } from './registry.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../events/catalog.js';
-import type { ContentResult, OutputContext, OutputProcessor } from './contracts/extensions.js';
-import type { ContentBlock } from './contracts/tool.js';
+import type { ContentResult, OutputContext, OutputProcessor } from '../contracts/extensions.js';
+import type { ContentBlock } from '../contracts/tool.js';
 
 type Base = Omit<OutputContext, 'stream'>;
 type JsonObject = { [key: string]: JsonValue };

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../events/catalog.js';
-import type { OutputContext, OutputProcessor } from './contracts/extensions.js';
-import type { ContentBlock, ToolResult } from './contracts/tool.js';
+import type { OutputContext, OutputProcessor } from '../contracts/extensions.js';
+import type { ContentBlock, ToolResult } from '../contracts/tool.js';
 import { contentText, processContent } from './process-content.js';
 
 export interface ProcessedResult {

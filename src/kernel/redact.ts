@@ -1,7 +1,7 @@
 import type { JsonValue } from '../events/catalog.js';
 import type { NewEvent } from '../events/envelope.js';
-import type { OutputProcessor } from './contracts/extensions.js';
-import type { ToolDefinition } from './contracts/tool.js';
+import type { OutputProcessor } from '../contracts/extensions.js';
+import type { ToolDefinition } from '../contracts/tool.js';
 
 /**
  * Scrubs what a call tree is about to record (params, reasons, scripts) with the tree's secrets,

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from './contracts/tool.js';
+import type { ToolDefinition } from '../contracts/tool.js';
 
 /**
  * The tools a kernel serves, by name, in catalogue order (the config's order, each expanded entry's

@@ -1,6 +1,6 @@
 import type { Decision } from '../events/catalog.js';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
-import type { ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
+import type { ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
 import type { RuleState } from './shadow-history.js';
 import { ASYNC, failed, runRule, runRuleNow } from './shadow-rule-run.js';
 

@@ -1,7 +1,7 @@
 import { FactorlyError } from '../base/errors.js';
-import type { SecretBackend } from './contracts/extensions.js';
+import type { SecretBackend } from '../contracts/extensions.js';
 import type { JsonValue, Params } from '../events/catalog.js';
-import type { ParameterSpec, SecretScope, ToolDefinition } from './contracts/tool.js';
+import type { ParameterSpec, SecretScope, ToolDefinition } from '../contracts/tool.js';
 import type { KeyedRegistry } from './registries.js';
 
 /** `{{backend:key}}` or `{{backend:key|default}}`; a leading backslash escapes the braces. */

@@ -1,7 +1,7 @@
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { raceChannels, STOPPED } from './confirm-race.js';
-import type { ConfirmChannel, ShadowContext, ShadowVerdict } from './contracts/extensions.js';
+import type { ConfirmChannel, ShadowContext, ShadowVerdict } from '../contracts/extensions.js';
 import type { Redactor } from './redact.js';
 
 /** How long a confirmation waits for a person when the rule that asked for it named no time. */

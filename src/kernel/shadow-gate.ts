@@ -1,7 +1,7 @@
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from '../base/errors.js';
-import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
+import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
 import type { Redactor } from './redact.js';
 import { BLOCKING, decideChain, decideChainNow, fingerprintOf, type Decided, type RuleStates } from './rule-chain.js';
 import { askConfirmation, flush } from './shadow-confirm.js';

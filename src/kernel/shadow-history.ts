@@ -1,7 +1,7 @@
 import type { EventLog } from '../events/log.js';
 import type { ProjectionView } from '../events/projection.js';
 import { FactorlyError, messageOf } from '../base/errors.js';
-import type { ShadowRule } from './contracts/extensions.js';
+import type { ShadowRule } from '../contracts/extensions.js';
 
 /** A rule's state, or why its fold cannot be used (the rule then fails, closed unless it says otherwise). */
 export type RuleState = { state: unknown } | { broken: string };

@@ -1,5 +1,5 @@
 import { messageOf } from '../base/errors.js';
-import type { ShadowContext, ShadowRule, ShadowVerdict } from './contracts/extensions.js';
+import type { ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
 import { checkVerdict } from './verdict-check.js';
 
 export const DEFAULT_RULE_TIMEOUT_MS = 5_000;

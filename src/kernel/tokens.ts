@@ -8,14 +8,14 @@ import type {
   OutputProcessor,
   SecretBackend,
   ShadowRule,
-} from './contracts/extensions.js';
-import type { SecretScope, ToolProvider, ToolSource } from './contracts/tool.js';
-import type { CallGateway, ToolCatalog } from './contracts/gateway.js';
-import type { SandboxEngine } from './contracts/sandbox.js';
-import type { LogEngine } from './contracts/log-engine.js';
+} from '../contracts/extensions.js';
+import type { SecretScope, ToolProvider, ToolSource } from '../contracts/tool.js';
+import type { CallGateway, ToolCatalog } from '../contracts/gateway.js';
+import type { SandboxEngine } from '../contracts/sandbox.js';
+import type { LogEngine } from '../contracts/log-engine.js';
 import type { Checkpointed, KeyedRegistry, OrderedRegistry } from './registries.js';
 import type { Token } from '../base/token.js';
-import type { ProjectPaths } from './config/paths.js';
+import type { ProjectPaths } from '../config/paths.js';
 
 /**
  * Core services and extension points. Plugins receive these through `registerInit({ deps })`; a

@@ -1,5 +1,5 @@
 import type { Token } from '../base/token.js';
-import type { PluginConfig } from '../kernel/contracts/config.js';
+import type { PluginConfig } from '../config/plugin-config.js';
 import type { StopHook } from '../kernel/lifecycle.js';
 import type { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
 import type { PluginTokens } from './plugin-tokens.js';

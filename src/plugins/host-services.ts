@@ -12,7 +12,7 @@ import type {
   PromotionPlan,
   ToolEdit,
   ToolEditPlan,
-} from '../kernel/contracts/editing.js';
+} from '../editing/contracts.js';
 
 /** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
 export interface EvidenceFacts {

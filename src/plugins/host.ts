@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { PluginFailed, PluginLoaded } from '../events/catalog.js';
 import { FactorlyError, messageOf } from '../base/errors.js';
-import type { ConfigDeclarations } from '../kernel/config/declared.js';
+import type { ConfigDeclarations } from '../config/declared.js';
 import type { Scope } from '../kernel/container.js';
 import { KernelPhase, type Lifecycle } from '../kernel/lifecycle.js';
 import { EXTENSION_POINTS } from '../kernel/tokens.js';

@@ -32,7 +32,7 @@ export type {
   ToolProvider,
   ToolResult,
   ToolSource,
-} from '../kernel/contracts/tool.js';
+} from '../contracts/tool.js';
 export type {
   CallGateway,
   CallOutcome,
@@ -41,7 +41,7 @@ export type {
   CatalogChange,
   ClientLink,
   ToolCatalog,
-} from '../kernel/contracts/gateway.js';
+} from '../contracts/gateway.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -51,7 +51,7 @@ export type {
   SandboxRunResult,
   SandboxUsage,
   SourceDiagnostic,
-} from '../kernel/contracts/sandbox.js';
+} from '../contracts/sandbox.js';
 export type {
   CallerRun,
   ConfigListener,
@@ -68,16 +68,16 @@ export type {
   ShadowContext,
   ShadowRule,
   ShadowVerdict,
-} from '../kernel/contracts/extensions.js';
+} from '../contracts/extensions.js';
 export type { EvidenceFacts, HostServices } from './host-services.js';
 export { HostTokens } from './plugin-tokens.js';
 export type { PluginTokens } from './plugin-tokens.js';
-export type { PromoteRequest, PromotionPlan } from '../kernel/promote.js';
-export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../kernel/tool-edit.js';
+export type { PromoteRequest, PromotionPlan } from '../editing/promote.js';
+export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../editing/tool-edit.js';
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';
 export type { AgentDirectory, AgentIdentity } from '../events/projections/sessions.js';
-export type { RecordedRun } from '../kernel/recorded-run.js';
+export type { RecordedRun } from '../editing/recorded-run.js';
 export type { AuditFilter } from '../events/audit-query.js';
 export type { AuditEntry } from '../events/projections/audit.js';
 export type { CallNode, CallTree, ScriptSource } from '../events/call-tree.js';
@@ -87,9 +87,9 @@ export type { LogVerification } from '../events/verify-log.js';
 export type { CheckpointResult, Finding } from '../events/verify-checkpoints.js';
 export type { EventLog, Unsubscribe } from '../events/log.js';
 export type { EventBus } from '../events/bus.js';
-export type { ProjectPaths } from '../kernel/config/paths.js';
-export type { LoadedConfig } from '../kernel/config/load.js';
-export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../kernel/contracts/config.js';
+export type { ProjectPaths } from '../config/paths.js';
+export type { LoadedConfig } from '../config/load.js';
+export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../config/plugin-config.js';
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { Recorded } from '../events/envelope.js';
@@ -106,6 +106,6 @@ export type {
   ShadowDecided,
   StoredText,
 } from '../events/catalog.js';
-export type { LogEngine, LogEngineContext, LogOptionProblem } from '../kernel/contracts/log-engine.js';
+export type { LogEngine, LogEngineContext, LogOptionProblem } from '../contracts/log-engine.js';
 export type { BatchAppended, BatchStream, StoredBatch } from '../events/batch-stream.js';
 export type { ReplicatedLogOptions } from '../events/replicated-log.js';

@@ -1,5 +1,5 @@
 import { pluginEventTypes } from '../events/plugin-event-types.js';
-import type { KeyPlace } from '../kernel/config/declared.js';
+import type { KeyPlace } from '../config/declared.js';
 import type { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
 import type { LoadedPlugins } from './host.js';
 

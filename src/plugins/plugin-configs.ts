@@ -1,4 +1,4 @@
-import { ConfigDeclarations } from '../kernel/config/declared.js';
+import { ConfigDeclarations } from '../config/declared.js';
 import type { LoadablePlugin } from './order.js';
 
 type Listener = (value: unknown) => void | Promise<void>;

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { MemoryEventLog } from '../events/memory-log.js';
-import type { CallOutcome } from '../kernel/contracts/gateway.js';
+import type { CallOutcome } from '../contracts/gateway.js';
 import type { Params } from '../events/catalog.js';
 import { lateHostServices } from '../cli/host-services.js';
 import { createKernel, type Kernel } from '../kernel/kernel.js';

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../kernel/contracts/tool.js';
+import type { ToolDefinition } from '../contracts/tool.js';
 
 /** A tool definition as the config loader makes one: a `cli` tool `t` with nothing set, then `over`. */
 export function toolDefinition(over: Partial<ToolDefinition> = {}): ToolDefinition {

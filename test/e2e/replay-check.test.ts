@@ -4,7 +4,7 @@ import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rebuildTimeline } from '../../src/events/timeline.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
-import { recheckDecisions } from '../../src/kernel/shadow-recheck.js';
+import { recheckDecisions } from '../../src/evidence/shadow-recheck.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
 import { plugin as code } from '@factorly/plugin-provider-code';

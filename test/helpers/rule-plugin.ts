@@ -1,4 +1,4 @@
-import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
+import type { ShadowRule } from '../../src/contracts/extensions.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 
 /** A plugin that adds one shadow rule (`test-rule` unless named). */

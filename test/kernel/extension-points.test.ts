@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { CallSecretScope } from '../../src/kernel/secret-scope.js';
 import { KeyedRegistry } from '../../src/kernel/registries.js';
-import type { SecretBackend } from '../../src/kernel/contracts/extensions.js';
-import type { CallGateway } from '../../src/kernel/contracts/gateway.js';
-import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
+import type { SecretBackend } from '../../src/contracts/extensions.js';
+import type { CallGateway } from '../../src/contracts/gateway.js';
+import type { ToolDefinition } from '../../src/contracts/tool.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { startTestKernel } from '../helpers/kernel.js';
 

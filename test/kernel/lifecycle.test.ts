@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRootScope } from '../../src/kernel/container.js';
-import type { ToolProvider } from '../../src/kernel/contracts/tool.js';
+import type { ToolProvider } from '../../src/contracts/tool.js';
 import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
 import { KernelPhase, Lifecycle } from '../../src/kernel/lifecycle.js';
 import { KeyedRegistry } from '../../src/kernel/registries.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
-import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
+import type { ShadowRule } from '../../src/contracts/extensions.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ContentResult, OutputProcessor } from '../../src/kernel/contracts/extensions.js';
-import type { ContentBlock, ToolDefinition } from '../../src/kernel/contracts/tool.js';
+import type { ContentResult, OutputProcessor } from '../../src/contracts/extensions.js';
+import type { ContentBlock, ToolDefinition } from '../../src/contracts/tool.js';
 import { contentText } from '../../src/kernel/process-content.js';
 import { processResult } from '../../src/kernel/process-output.js';
 import { toolDefinition } from '../helpers/tool-definition.js';

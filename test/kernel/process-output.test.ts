@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { OutputProcessor } from '../../src/kernel/contracts/extensions.js';
-import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
+import type { OutputProcessor } from '../../src/contracts/extensions.js';
+import type { ToolDefinition } from '../../src/contracts/tool.js';
 import { processResult } from '../../src/kernel/process-output.js';
 import { toolDefinition } from '../helpers/tool-definition.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
+import type { ToolDefinition } from '../../src/contracts/tool.js';
 import { ToolRegistry } from '../../src/kernel/registry.js';
 
 const tool = (name: string, expandedFrom?: string): ToolDefinition => ({

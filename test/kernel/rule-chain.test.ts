@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../src/kernel/kernel.js';
-import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
-import { recheckDecisions } from '../../src/kernel/shadow-recheck.js';
+import type { ShadowRule } from '../../src/contracts/extensions.js';
+import { recheckDecisions } from '../../src/evidence/shadow-recheck.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 import { rulePlugin } from '../helpers/rule-plugin.js';
 

@@ -6,7 +6,7 @@ import type { NewEvent } from '../../src/events/envelope.js';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import type { Projection } from '../../src/events/projection.js';
 import { replay } from '../../src/events/replay.js';
-import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
+import type { ShadowRule } from '../../src/contracts/extensions.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
 import { OrderedRegistry } from '../../src/kernel/registries.js';
 import { toolDefinition } from '../helpers/tool-definition.js';

@@ -3,7 +3,7 @@ import { createRootScope } from '../../src/kernel/container.js';
 import { Lifecycle } from '../../src/kernel/lifecycle.js';
 import { KeyedRegistry } from '../../src/kernel/registries.js';
 import { KernelTokens } from '../../src/kernel/tokens.js';
-import type { ToolProvider } from '../../src/kernel/contracts/tool.js';
+import type { ToolProvider } from '../../src/contracts/tool.js';
 import { definePlugin, type PluginDefinition } from '../../src/plugins/define-plugin.js';
 import { loadPlugins } from '../../src/plugins/host.js';
 import { checkApiVersion } from '../../src/plugins/manifest.js';

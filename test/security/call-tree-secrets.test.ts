@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import type { Projection } from '../../src/events/projection.js';
-import type { ConfirmChannel, ShadowRule } from '../../src/kernel/contracts/extensions.js';
+import type { ConfirmChannel, ShadowRule } from '../../src/contracts/extensions.js';
 import { Redactor } from '../../src/kernel/redact.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
 import { OrderedRegistry } from '../../src/kernel/registries.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../src/kernel/contracts/tool.js';
+import type { ToolDefinition } from '../../src/contracts/tool.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
-import { validateParams } from '../../src/kernel/params.js';
+import { validateParams } from '../../src/config/params.js';
 import { startTestKernel } from '../helpers/kernel.js';
 
 async function refusal(yaml: string, plugins = [] as ReturnType<typeof definePlugin>[]): Promise<string> {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Projection } from '../../src/events/projection.js';
-import type { ShadowRule } from '../../src/kernel/contracts/extensions.js';
+import type { ShadowRule } from '../../src/contracts/extensions.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
 import { OrderedRegistry } from '../../src/kernel/registries.js';
-import type { ConfirmChannel } from '../../src/kernel/contracts/extensions.js';
+import type { ConfirmChannel } from '../../src/contracts/extensions.js';
 import { plugin as shadow } from '@factorly/plugin-shadow';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 import { contribute, decisions } from '../helpers/shadow.js';

@@ -15,7 +15,7 @@ else of the project, they run factorly logs verify --offline ... --key <file>.`;
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsKey);
     const paths = await projectLogPaths(flags.config);
-    const { loadLogKey, publishedVerifierKey } = await import('../../kernel/log-key.js');
+    const { loadLogKey, publishedVerifierKey } = await import('../../evidence/log-key.js');
     const { verifierFromKey } = await import('../../events/signed-note.js');
     // The key file, else the published verifier key, else the key as the config keeps it (made now).
     const verifierKey =

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
+import { readCheckpoints, readVerifiers } from '../../evidence/evidence-files.js';
 import { openRecordedLog, projectLogPaths } from '../../cli/project-log.js';
 import { FactorlyError } from '../../base/errors.js';
 import { paragraphs } from '../../cli/help-text.js';
@@ -30,7 +30,7 @@ checkpoint signed now. factorly logs verify --proof FILE --key KEY checks them w
     const paths = await projectLogPaths(flags.config);
     const log = await openRecordedLog(flags.config);
     try {
-      const { proveCall } = await import('../../cli/prove-call.js');
+      const { proveCall } = await import('../../evidence/prove-call.js');
       const given = flags.checkpoint ? readCheckpoints([flags.checkpoint])[0] : undefined;
       const proofs = await proveCall(
         log,

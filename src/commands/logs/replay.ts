@@ -8,7 +8,7 @@ import type { Recorded } from '../../events/envelope.js';
 import type { EventLog } from '../../events/log.js';
 import { FactorlyError } from '../../base/errors.js';
 import { printableLine } from '../../base/printable.js';
-import type { RecheckReport } from '../../kernel/shadow-recheck.js';
+import type { RecheckReport } from '../../evidence/shadow-recheck.js';
 import { paragraphs } from '../../cli/help-text.js';
 
 export default class LogsReplay extends FactorlyCommand {
@@ -110,7 +110,7 @@ calls and governance decisions, optionally for one --agent.`;
 
   private async check(configPath: string | undefined, json: boolean, current: boolean): Promise<void> {
     const kernel = await this.kernel(configPath, { expandTools: false });
-    const { recheckDecisions } = await import('../../kernel/shadow-recheck.js');
+    const { recheckDecisions } = await import('../../evidence/shadow-recheck.js');
     const under = current ? 'current' : 'recorded';
     // Read as any read command does: a log this process may not write is opened read-only.
     const log = await openRecordedLog(configPath);

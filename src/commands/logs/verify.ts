@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { readCheckpoints, readVerifiers } from '../../cli/evidence-files.js';
+import { readCheckpoints, readVerifiers } from '../../evidence/evidence-files.js';
 import { openExistingLog, projectLogEngine, projectLogPaths } from '../../cli/project-log.js';
 import { renderVerification } from '../../cli/verify-format.js';
 import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
@@ -88,7 +88,7 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     json: boolean;
   }): Promise<void> {
     const { verifyOffline } = await import('../../events/verify-offline.js');
-    const { readEvidenceFile } = await import('../../cli/evidence-files.js');
+    const { readEvidenceFile } = await import('../../evidence/evidence-files.js');
     const verifiers = readVerifiers(flags.key ?? [], undefined);
     if (verifiers.length === 0)
       throw new FactorlyError(

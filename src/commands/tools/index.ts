@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { table } from '../../cli/table.js';
-import type { ToolDefinition } from '../../kernel/contracts/tool.js';
+import type { ToolDefinition } from '../../contracts/tool.js';
 
 export default class Tools extends FactorlyCommand {
   static summary = 'List the tools factorly serves.';

@@ -21,7 +21,7 @@ checks that it compiles, and writes .factorly/<name>.yaml.`;
   async run(): Promise<void> {
     const { flags } = await this.parse(ToolsPromote);
     const kernel = await this.kernel(flags.config);
-    const { promote } = await import('../../kernel/promote.js');
+    const { promote } = await import('../../editing/promote.js');
     const plan = await promote(kernel, {
       fromSha: flags['from-sha'],
       name: flags.name,

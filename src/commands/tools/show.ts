@@ -4,7 +4,7 @@ import { FactorlyCommand } from '../../cli/base-command.js';
 import { FactorlyError } from '../../base/errors.js';
 import { printableText } from '../../base/printable.js';
 import { didYouMean } from '../../base/suggest.js';
-import type { ToolDefinition } from '../../kernel/contracts/tool.js';
+import type { ToolDefinition } from '../../contracts/tool.js';
 import { describe } from './index.js';
 
 export default class ToolsShow extends FactorlyCommand {

@@ -1,4 +1,4 @@
-import type { ConfirmChannel, ConfirmRequest } from '../../kernel/contracts/extensions.js';
+import type { ConfirmChannel, ConfirmRequest } from '../../contracts/extensions.js';
 import { assert, type TestApi } from '../suite.js';
 
 export interface ConfirmChannelSubject {

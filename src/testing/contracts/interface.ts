@@ -1,4 +1,4 @@
-import type { InterfaceOptions } from '../../kernel/contracts/extensions.js';
+import type { InterfaceOptions } from '../../contracts/extensions.js';
 import type { PluginDefinition } from '../../plugins/define-plugin.js';
 import { startTestKernel, type TestKernel } from '../kernel.js';
 import { assert, type TestApi } from '../suite.js';

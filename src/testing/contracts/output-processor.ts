@@ -1,5 +1,5 @@
-import type { ContentBlock, ToolDefinition } from '../../kernel/contracts/tool.js';
-import type { OutputContext, OutputProcessor } from '../../kernel/contracts/extensions.js';
+import type { ContentBlock, ToolDefinition } from '../../contracts/tool.js';
+import type { OutputContext, OutputProcessor } from '../../contracts/extensions.js';
 import { assert, type TestApi } from '../suite.js';
 import { toolDefinition } from '../tool-definition.js';
 

@@ -1,6 +1,6 @@
 import { FactorlyError } from '../../base/errors.js';
 import type { JsonValue } from '../../events/catalog.js';
-import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../kernel/contracts/sandbox.js';
+import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../contracts/sandbox.js';
 import type { TestApi } from '../suite.js';
 
 /** What each group of the SandboxEngine contract's cases is given: the engine under test and a way to run a script on it. */

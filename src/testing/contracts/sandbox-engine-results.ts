@@ -1,6 +1,6 @@
 import { FactorlyError } from '../../base/errors.js';
 import type { JsonValue } from '../../events/catalog.js';
-import type { SandboxHost } from '../../kernel/contracts/sandbox.js';
+import type { SandboxHost } from '../../contracts/sandbox.js';
 import { assert, like } from '../suite.js';
 import type { EngineCases } from './sandbox-engine-cases.js';
 

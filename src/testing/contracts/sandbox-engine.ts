@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../events/catalog.js';
-import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../kernel/contracts/sandbox.js';
+import type { SandboxBudget, SandboxEngine, SandboxHost, SandboxRunResult } from '../../contracts/sandbox.js';
 import { afterSuite, assert, like, type TestApi } from '../suite.js';
 import { echoHost } from './sandbox-engine-cases.js';
 import { isolationCases } from './sandbox-engine-isolation.js';

@@ -1,4 +1,4 @@
-import type { SecretBackend } from '../../kernel/contracts/extensions.js';
+import type { SecretBackend } from '../../contracts/extensions.js';
 import { assert, type TestApi } from '../suite.js';
 
 export interface SecretBackendSubject {

@@ -1,6 +1,6 @@
 import type { Decision, JsonValue, Params } from '../../events/catalog.js';
 import { fold } from '../../events/projection.js';
-import type { ShadowRule } from '../../kernel/contracts/extensions.js';
+import type { ShadowRule } from '../../contracts/extensions.js';
 import type { PluginDefinition } from '../../plugins/define-plugin.js';
 import { startTestKernel, type TestKernel } from '../kernel.js';
 import { assert, type TestApi } from '../suite.js';

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import type { PluginSource } from '../plugins/manifest.js';
+import { configFiles } from './files.js';
+import type { LoadedConfig } from './load.js';
+import type { ProjectPaths } from './paths.js';
+
+interface Entry {
+  schema: 1;
+  /** The plugins (and their code) that validated it. */
+  key: string;
+  toolsDir?: string;
+  /** Every file read, in load order, with the sha256 of its text. */
+  files: [string, string][];
+  config: Omit<LoadedConfig, 'paths'>;
+}
+
+/**
+ * The normalised config of a project, kept between processes so that a command that only calls a
+ * tool does not parse YAML and validate every tool again. An entry is used only when the same files
+ * (the same list, by sha256 of their text) are there and the same plugins, with the same code,
+ * validated it; anything else loads the config from its files, as without a cache.
+ */
+export class ConfigCache {
+  /** The plugins and their code: what else (the boot plan) is valid for exactly these. */
+  readonly key: string;
+
+  constructor(
+    private readonly dir: string,
+    sources: readonly PluginSource[],
+  ) {
+    this.key = keyOf(sources);
+  }
+
+  read(paths: ProjectPaths): LoadedConfig | undefined {
+    let entry: Entry;
+    try {
+      entry = deserialize(readFileSync(this.fileOf(paths))) as Entry;
+    } catch {
+      return undefined;
+    }
+    if (entry?.schema !== 1 || entry.key !== this.key) return undefined;
+    const files = configFiles(paths, entry.toolsDir);
+    if (files.length !== entry.files.length) return undefined;
+    for (const [i, file] of files.entries()) {
+      const [cached, digest] = entry.files[i];
+      if (file !== cached || digestOf(file) !== digest) return undefined;
+    }
+    return { ...entry.config, paths };
+  }
+
+  /** Records a config just loaded from its files; a config that cannot be cloned, or a cache that cannot be written, is simply not kept. */
+  write(paths: ProjectPaths, config: LoadedConfig): void {
+    const toolsDir = typeof config.settings.tools_dir === 'string' ? config.settings.tools_dir : undefined;
+    const { paths: _paths, ...rest } = config;
+    try {
+      const files = configFiles(paths, toolsDir).map((file): [string, string] => [file, digestOf(file)]);
+      const bytes = serialize({ schema: 1, key: this.key, toolsDir, files, config: rest } satisfies Entry);
+      const target = this.fileOf(paths);
+      mkdirSync(join(this.dir, 'config'), { recursive: true });
+      const temp = `${target}.${process.pid}.tmp`;
+      writeFileSync(temp, bytes);
+      renameSync(temp, target);
+    } catch {
+      // Only a cache.
+    }
+  }
+
+  private fileOf(paths: ProjectPaths): string {
+    return join(
+      this.dir,
+      'config',
+      `${createHash('sha256').update(`${paths.mainFile}\0${paths.stateDir}`).digest('hex').slice(0, 32)}.v8`,
+    );
+  }
+}
+
+function digestOf(file: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return 'missing';
+  }
+}
+
+/**
+ * The plugins by name, version and root, and the code they validate with: the modification time and
+ * size of each plugin's entry module and of its build record (`dist/.tsbuildinfo`, rewritten by every
+ * build that changes the plugin, so a rebuild under the same version counts), and of every file of
+ * factorly's own config validation.
+ */
+function keyOf(sources: readonly PluginSource[]): string {
+  const digest = createHash('sha256').update('factorly-config-cache:1');
+  for (const source of sources) {
+    digest.update(`\0${source.name}@${source.version}:${source.root}:${JSON.stringify(source.manifest ?? null)}`);
+    const plugin = (source.manifest as { plugin?: unknown } | undefined)?.plugin;
+    if (typeof plugin === 'string')
+      digest.update(`${stampOf(join(source.root, plugin))}|${stampOf(join(source.root, 'dist', '.tsbuildinfo'))}`);
+  }
+  digest.update(codeStamp(import.meta.dirname));
+  return digest.digest('hex');
+}
+
+function stampOf(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.mtimeMs}:${stat.size}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+function codeStamp(dir: string): string {
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.endsWith('.js'))
+      .sort()
+      .map((name) => `${name}:${stampOf(join(dir, name))}`)
+      .join(',');
+  } catch {
+    return 'unreadable';
+  }
+}

@@ -1,0 +1,70 @@
+import type { CallStatus, CallOrigin, Params } from '../events/catalog.js';
+import type { CallTreeLink, ClientLink, ToolDefinition, ToolResult } from './tool.js';
+import type { CatalogChange } from '../config/config-watch.js';
+
+export interface CallRequest {
+  tool: string;
+  params: Params;
+  iface: CallOrigin;
+  agentId?: string;
+  sessionId?: string;
+  /**
+   * For an inner call: the calling call's `ToolCall.context`, as the kernel handed it over. The inner
+   * call joins that call's tree (its secret scope, deadline and budgets); a link the kernel did not
+   * issue is refused. Without it the call is the root of a new tree.
+   */
+  parent?: CallTreeLink;
+  /** The call this one re-runs (`factorly logs replay`). */
+  replayedFrom?: string;
+  /** The caller's live channel, when its interface has one (an MCP session). */
+  client?: ClientLink;
+  /** Aborts when the caller gives up (an MCP client cancels the request): the provider stops the work. */
+  signal?: AbortSignal;
+}
+
+export interface CallOutcome extends ToolResult {
+  callId: string;
+  status: CallStatus;
+  durationMs: number;
+  /** For a blocked call: the rule that refused it (`max-calls`, `deny`, …) or the stage (`unknown_tool`, `invalid`). */
+  blockedBy?: string;
+}
+
+/**
+ * The way into the call pipeline for plugins: interfaces (MCP, web UI) and code tools whose
+ * scripts call other tools. Usable once the kernel is ready; calling it earlier throws.
+ */
+export interface CallGateway {
+  call(request: CallRequest): Promise<CallOutcome>;
+  /**
+   * Every registered tool, hidden ones included, in catalogue order; as one session sees them when
+   * `sessionId` is given (see `ToolCatalog.setSessionTools`).
+   */
+  tools(sessionId?: string): ToolDefinition[];
+  /**
+   * Calls `listener` after the catalogue changed: the config changed on disk and was reloaded, or a
+   * provider listed an entry's tools again (for every session, or for the one `sessionId` names);
+   * `tools()` then returns the new tools. With the error when the edited config does not load (the
+   * old tools stay). Returns the unsubscribe function; watching runs only while someone listens.
+   */
+  watchTools(listener: (change: CatalogChange) => void): () => void;
+}
+
+/**
+ * How a provider changes the catalogue while serving (an upstream MCP server said its tool list
+ * changed, or lists more tools to a client that can sample than to one that cannot). Tools are
+ * given as the provider's `expand` gives them; the entry's rules cover them as at boot. Each method
+ * returns the names it left out because another tool has them. Watchers of `watchTools` are told.
+ */
+export interface ToolCatalog {
+  /** The tools `entry` stands for now, for everyone. */
+  replaceEntry(entry: string, tools: ToolDefinition[]): string[];
+  /** The tools `entry` stands for in one session, instead of the shared ones. */
+  setSessionTools(sessionId: string, entry: string, tools: ToolDefinition[]): string[];
+  /** The session ended: forget what it saw. */
+  dropSession(sessionId: string): void;
+}
+
+export type { CatalogChange } from '../config/config-watch.js';
+// The links a call carries belong to ToolCall (tool.ts); the gateway's callers name them from here too.
+export type { CallTreeLink, ClientLink } from './tool.js';

@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { verifierFromKey, NoteError, type NoteVerifier } from '../events/signed-note.js';
+import type { GivenCheckpoint } from '../events/verify-checkpoints.js';
+import { FactorlyError } from '../base/errors.js';
+import { loadLogKey, publishedVerifierKey } from './log-key.js';
+
+/** Reads a text file an auditor was handed; anything unreadable is exit 2, naming the file. */
+export function readEvidenceFile(path: string, what: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new FactorlyError(
+      'LOG_UNREADABLE',
+      `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new FactorlyError('LOG_UNREADABLE', `${what} ${path} is not UTF-8 text`);
+  }
+}
+
+export function readCheckpoints(paths: readonly string[]): GivenCheckpoint[] {
+  return paths.map((path) => ({ name: path, note: readEvidenceFile(path, 'checkpoint') }));
+}
+
+/**
+ * The keys checkpoints are checked with: each `--key` (a verifier key file, or the key itself),
+ * else the project's own (its key file, or the verifier key it published) when it has one.
+ */
+/** The project's verifier key: from its signing key when this process can read it, else the published one. */
+export function projectVerifierKey(stateDir: string): string | undefined {
+  return loadLogKey(stateDir, 'unused', { create: false })?.verifierKey ?? publishedVerifierKey(stateDir);
+}
+
+export function readVerifiers(keys: readonly string[], stateDir: string | undefined): NoteVerifier[] {
+  if (keys.length === 0) {
+    const own = stateDir === undefined ? undefined : projectVerifierKey(stateDir);
+    return own ? [verifierFromKey(own)] : [];
+  }
+  return keys.map((key) => {
+    const text = existsSync(key) ? readEvidenceFile(key, 'verifier key') : key;
+    try {
+      return verifierFromKey(text.trim());
+    } catch (error) {
+      if (error instanceof NoteError)
+        throw new FactorlyError(
+          'LOG_UNREADABLE',
+          `${existsSync(key) ? `verifier key ${key}` : '--key'}: ${error.message}`,
+        );
+      throw error;
+    }
+  });
+}
