@@ -1,6 +1,6 @@
 import { messageOf } from '../base/errors.js';
 import type { ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
-import { checkVerdict } from './verdict-check.js';
+import { checkVerdict } from '../contracts/verdict-check.js';
 
 export const DEFAULT_RULE_TIMEOUT_MS = 5_000;
 

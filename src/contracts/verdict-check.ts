@@ -1,5 +1,5 @@
 import { DECISIONS, type Decision, type JsonValue } from '../events/catalog.js';
-import type { ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
+import type { ShadowRule, ShadowVerdict } from './extensions.js';
 
 /** How much of a malformed verdict is quoted in the decision that records it. */
 const SHOWN_CHARS = 300;
