@@ -17,7 +17,56 @@ export default {
       comment: 'src/events holds facts only: it imports nothing of the kernel, the plugin host, the CLI or a plugin.',
       from: { path: '^src/events/' },
       // src/base (errors, tokens, atomic writes), below every layer, is what it may import.
-      to: { path: '^(src/(kernel|plugins|cli|commands|testing)/|plugins-official/)' },
+      to: { path: '^(src/(config|contracts|kernel|evidence|editing|plugins|cli|commands|testing)/|plugins-official/)' },
+    },
+    {
+      name: 'config-below-kernel',
+      severity: 'error',
+      comment:
+        'src/config finds, reads and validates config: it imports src/base and src/events only, never the contracts, the kernel or anything above.',
+      from: { path: '^src/config/' },
+      to: {
+        path: '^(src/(contracts|kernel|evidence|editing|plugins|cli|commands|testing)/|plugins-official/)',
+        pathNot: '^plugins-official/(error|text)-kit/',
+      },
+    },
+    {
+      name: 'contracts-below-kernel',
+      severity: 'error',
+      comment:
+        'src/contracts holds the extension-point interfaces: it imports src/base, src/events and src/config only, never the kernel or anything above.',
+      from: { path: '^src/contracts/' },
+      to: {
+        path: '^(src/(kernel|evidence|editing|plugins|cli|commands|testing)/|plugins-official/)',
+        pathNot: '^plugins-official/(error|text)-kit/',
+      },
+    },
+    {
+      name: 'kernel-below-evidence',
+      severity: 'error',
+      comment:
+        'src/evidence sits above the kernel: only the composition root (kernel.ts, kernel-core.ts, kernel-api.ts, kernel-log.ts) wires the checkpointer in.',
+      from: { path: '^src/kernel/', pathNot: '^src/kernel/kernel(-core|-api|-log)?\\.ts$' },
+      to: { path: '^src/evidence/' },
+    },
+    {
+      name: 'kernel-below-editing-and-cli',
+      severity: 'error',
+      comment:
+        'src/editing and the CLI are above the kernel: no kernel file imports them, the composition root included.',
+      from: { path: '^src/kernel/' },
+      to: { path: '^src/(editing|cli|commands|testing)/' },
+    },
+    {
+      name: 'evidence-and-editing-below-cli',
+      severity: 'error',
+      comment:
+        'src/evidence and src/editing are used by the CLI and the plugin host; they import neither the CLI nor a plugin.',
+      from: { path: '^src/(evidence|editing)/' },
+      to: {
+        path: '^(src/(cli|commands|testing)/|plugins-official/)',
+        pathNot: '^plugins-official/(error|text)-kit/',
+      },
     },
     {
       name: 'base-stays-at-bottom',

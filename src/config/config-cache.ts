@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import type { PluginSource } from '../plugins/manifest.js';
 import { configFiles } from './files.js';
 import type { LoadedConfig } from './load.js';
 import type { ProjectPaths } from './paths.js';
@@ -17,6 +16,14 @@ interface Entry {
   config: Omit<LoadedConfig, 'paths'>;
 }
 
+/** What the cache keys on of each plugin package (a discovered `PluginSource` is one). */
+export interface PluginStamp {
+  name: string;
+  version: string;
+  root: string;
+  manifest?: unknown;
+}
+
 /**
  * The normalised config of a project, kept between processes so that a command that only calls a
  * tool does not parse YAML and validate every tool again. An entry is used only when the same files
@@ -29,7 +36,7 @@ export class ConfigCache {
 
   constructor(
     private readonly dir: string,
-    sources: readonly PluginSource[],
+    sources: readonly PluginStamp[],
   ) {
     this.key = keyOf(sources);
   }
@@ -91,7 +98,7 @@ function digestOf(file: string): string {
  * build that changes the plugin, so a rebuild under the same version counts), and of every file of
  * factorly's own config validation.
  */
-function keyOf(sources: readonly PluginSource[]): string {
+function keyOf(sources: readonly PluginStamp[]): string {
   const digest = createHash('sha256').update('factorly-config-cache:1');
   for (const source of sources) {
     digest.update(`\0${source.name}@${source.version}:${source.root}:${JSON.stringify(source.manifest ?? null)}`);

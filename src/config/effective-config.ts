@@ -1,8 +1,7 @@
 import type { JsonValue } from '../events/catalog.js';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
-import type { PluginReport } from '../plugins/host.js';
 import type { LoadedConfig } from './load.js';
-import type { ToolDefinition } from '../contracts/tool.js';
+import type { ToolDefinition } from './tool-definition.js';
 
 /** The rules in force, as recorded in `config.recorded` and read back by `logs replay --check`. */
 export interface EffectiveConfig {
@@ -10,6 +9,11 @@ export interface EffectiveConfig {
   /** Every tool as the shadow rules see it, by name (an upstream tool's input schema left out). */
   tools: Record<string, ToolDefinition>;
   plugins: string[];
+}
+
+/** The plugins a process loaded, as the record names them (the plugin host's report is one). */
+export interface LoadedPluginIds {
+  loaded: readonly { id: string; version: string }[];
 }
 
 /**
@@ -20,7 +24,7 @@ export interface EffectiveConfig {
 export function effectiveConfig(
   config: LoadedConfig,
   tools: readonly ToolDefinition[],
-  plugins: PluginReport,
+  plugins: LoadedPluginIds,
   secrets: ReadonlyMap<string, string>,
 ): { sha: string; config: JsonValue } {
   const effective: EffectiveConfig = {

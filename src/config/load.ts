@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FactorlyError } from '../base/errors.js';
-import type { ToolDefinition, ToolOverlay } from '../contracts/tool.js';
+import type { ToolDefinition, ToolOverlay } from './tool-definition.js';
 import { ConfigDeclarations } from './declared.js';
 import { configFiles } from './files.js';
 import { shownPath } from './json-schema.js';

@@ -7,7 +7,7 @@ import {
   type ParameterSpec,
   type ParamLocation,
   type ParamType,
-} from '../contracts/tool.js';
+} from './tool-definition.js';
 import { coerceValue } from './params.js';
 
 const PARAM_KEYS = [

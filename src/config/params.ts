@@ -1,6 +1,6 @@
 import type { JsonValue, Params } from '../events/catalog.js';
 import { didYouMean } from '../base/suggest.js';
-import type { ParameterSpec } from '../contracts/tool.js';
+import type { ParameterSpec } from './tool-definition.js';
 
 export type Coerced = { ok: true; value: JsonValue } | { ok: false; message: string };
 

@@ -3,7 +3,7 @@ import { isMap, type Node, type YAMLMap } from 'yaml';
 import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
 import type { JsonValue } from '../events/catalog.js';
-import type { ToolDefinition, ToolOverlay, ToolProvider } from '../contracts/tool.js';
+import type { DefinitionPreparer, ToolDefinition, ToolOverlay } from './tool-definition.js';
 import { COMMON_TOOL_KEYS, type ConfigDeclarations } from './declared.js';
 import { shownPath } from './json-schema.js';
 import { parseParameters } from './parameter-schema.js';
@@ -13,7 +13,7 @@ import { nodeAtPath } from './yaml-path.js';
 import type { ConfigSource, RawTool } from './yaml-source.js';
 
 export interface ProviderLookup {
-  get(type: string): ToolProvider | undefined;
+  get(type: string): DefinitionPreparer | undefined;
   keys(): string[];
 }
 
@@ -177,7 +177,7 @@ function definedShadow(shadow: ToolDefinition['shadow']): Pick<ToolDefinition, '
   return shadow === undefined ? {} : { shadow };
 }
 
-function applyProvider(tool: ToolDefinition, provider: ToolProvider, problem: Problem): ToolDefinition {
+function applyProvider(tool: ToolDefinition, provider: DefinitionPreparer, problem: Problem): ToolDefinition {
   const prepared = provider.prepare?.(tool);
   for (const message of prepared?.problems ?? []) problem(message);
   if (tool.parameters.length === 0 && prepared?.inferredParameters) tool.parameters = prepared.inferredParameters;

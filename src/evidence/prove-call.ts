@@ -94,7 +94,7 @@ async function coveringRoot(log: EventLog, stateDir: string, tree: LogTree, newe
   ) {
     return { size: last.data.size, rootHash: Buffer.from(last.data.rootHash, 'hex'), note: last.data.checkpoint };
   }
-  // A key kept in the vault is the kernel's to open: then the checkpoint is signed on request.
+  // A key kept in a secret backend is the kernel's to open: then the checkpoint is signed on request.
   if (!existsSync(logKeyPath(stateDir)) && publishedVerifierKey(stateDir)) {
     throw new FactorlyError(
       'USAGE',

@@ -33,6 +33,22 @@ const PLANTED: Record<string, string> = {
   'src/events/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
   'src/events/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
   'src/plugins/index.ts': 'export const SDK = 1;\n',
+  // The layers above events, bottom up: config → contracts → kernel → evidence and editing.
+  'src/config/load.ts':
+    "import { E } from '../base/errors.js';\nimport { C } from '../contracts/tool.js';\nexport const L = E + C;\n",
+  'src/contracts/tool.ts':
+    "import { L } from '../config/paths.js';\nimport { G } from '../kernel/gate.js';\nexport const C = L + G;\n",
+  'src/config/paths.ts': 'export const L = 1;\n',
+  'src/kernel/gate.ts':
+    "import { Z } from '../contracts/extensions.js';\nimport { S } from '../evidence/sign.js';\nimport { X } from '../editing/edit.js';\nexport const G = Z + S + X;\n",
+  'src/contracts/extensions.ts': 'export const Z = 1;\n',
+  // The composition root alone may wire evidence in; editing stays above it too.
+  'src/kernel/kernel-core.ts':
+    "import { S } from '../evidence/sign.js';\nimport { X } from '../editing/edit.js';\nexport const R = S + X;\n",
+  'src/evidence/sign.ts':
+    "import { Z } from '../contracts/extensions.js';\nimport { U } from '../cli/run.js';\nexport const S = Z + U;\n",
+  'src/editing/edit.ts': "import { P } from '../../plugins-official/shadow/src/plugin.js';\nexport const X = P;\n",
+  'src/cli/run.ts': 'export const U = 1;\n',
   'src/testing/index.ts': 'export const KIT = 1;\n',
   // factorly's own tests: its own files by path, a plugin by package name only.
   'test/helpers/project.ts': 'export const H = 1;\n',
@@ -83,6 +99,11 @@ describe('the layering check (npm run lint:deps)', () => {
     const rules = [
       'events-stay-below',
       'base-stays-at-bottom',
+      'config-below-kernel',
+      'contracts-below-kernel',
+      'kernel-below-evidence',
+      'kernel-below-editing-and-cli',
+      'evidence-and-editing-below-cli',
       'kernel-no-plugin',
       'plugin-sdk-only',
       'plugin-no-other-plugin-internals',
@@ -105,6 +126,37 @@ describe('the layering check (npm run lint:deps)', () => {
     expect(namedBy('base-stays-at-bottom')).toEqual([
       { rule: 'base-stays-at-bottom', from: 'src/base/token.ts', to: 'src/kernel/kernel.ts' },
     ]);
+  });
+
+  it('config imports nothing above it: not even the contracts', () => {
+    expect(namedBy('config-below-kernel')).toEqual([
+      { rule: 'config-below-kernel', from: 'src/config/load.ts', to: 'src/contracts/tool.ts' },
+    ]);
+  });
+
+  it('the contracts import config, never the kernel', () => {
+    expect(namedBy('contracts-below-kernel')).toEqual([
+      { rule: 'contracts-below-kernel', from: 'src/contracts/tool.ts', to: 'src/kernel/gate.ts' },
+    ]);
+  });
+
+  it('only the composition root imports evidence; no kernel file imports editing or the CLI', () => {
+    expect(namedBy('kernel-below-evidence')).toEqual([
+      { rule: 'kernel-below-evidence', from: 'src/kernel/gate.ts', to: 'src/evidence/sign.ts' },
+    ]);
+    expect(
+      namedBy('kernel-below-editing-and-cli')
+        .map(({ from, to }) => `${from} → ${to}`)
+        .sort(),
+    ).toEqual(['src/kernel/gate.ts → src/editing/edit.ts', 'src/kernel/kernel-core.ts → src/editing/edit.ts']);
+  });
+
+  it('evidence and editing import neither the CLI nor a plugin', () => {
+    expect(
+      namedBy('evidence-and-editing-below-cli')
+        .map(({ from, to }) => `${from} → ${to}`)
+        .sort(),
+    ).toEqual(['src/editing/edit.ts → plugins-official/shadow/src/plugin.ts', 'src/evidence/sign.ts → src/cli/run.ts']);
   });
 
   it('the kernel imports no plugin', () => {
