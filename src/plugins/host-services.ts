@@ -6,13 +6,7 @@ import type { DashboardRange } from '../events/projections/dashboard.js';
 import type { AgentDirectory } from '../events/projections/sessions.js';
 import type { LogStats } from '../events/projections/stats.js';
 import type { LogVerification } from '../events/verify-log.js';
-import type {
-  EditableTool,
-  PromoteRequest,
-  PromotionPlan,
-  ToolEdit,
-  ToolEditPlan,
-} from '../editing/contracts.js';
+import type { EditableTool, PromoteRequest, PromotionPlan, ToolEdit, ToolEditPlan } from '../editing/contracts.js';
 
 /** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
 export interface EvidenceFacts {
