@@ -10,6 +10,8 @@ export default tseslint.config(
       '**/node_modules/**',
       'plugins-official/interface-ui/static/**',
       'bench/results/**',
+      // One-line re-exports of the kits (factorly/errors, factorly/sandbox-kit/…), outside every TS project.
+      'kits/**',
       '**/*.mjs',
       '**/*.cjs',
       '**/*.js',

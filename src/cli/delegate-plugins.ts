@@ -2,19 +2,42 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '@oclif/core';
 import { FactorlyError, messageOf } from '../base/errors.js';
+import { fetchPluginPackage } from './plugin-fetch.js';
 import { checkInstallable, readPluginPackage } from './plugin-package.js';
 
 /**
- * Checks each local plugin package (a directory or an `npm pack` tarball) against this factorly
- * before anything of it is installed or run, and returns the arguments rewritten for oclif's
- * plugin manager (a local path becomes `file:<absolute path>`, the form it installs from).
+ * Checks each plugin package named on the command line against this factorly before anything of
+ * it is installed or run, and returns the arguments rewritten for oclif's plugin manager: a local
+ * directory or `npm pack` tarball (also as `file:<path>`) is read where it is and becomes
+ * `file:<absolute path>`, the form oclif installs from; a registry spec (install only) is fetched
+ * by `npm pack` first, read, and pinned to the version read (`name@1.2.3`). Any other URL (git,
+ * https) is checked once npm has fetched it (`installChecked`).
  */
-export function checkedLocalArgs(argv: readonly string[], config: Config, asUrl: boolean): string[] {
+export function checkedPluginArgs(argv: readonly string[], config: Config, verb: 'install' | 'link'): string[] {
+  const consequence = verb === 'install' ? 'not installed' : 'not linked';
   return argv.map((arg) => {
-    if (arg.startsWith('-') || !existsSync(arg)) return arg;
-    checkInstallable(readPluginPackage(arg), config.version, asUrl ? 'not installed' : 'not linked');
-    return asUrl ? `file:${resolve(arg)}` : arg;
+    if (arg.startsWith('-')) return arg;
+    const local = localPath(arg);
+    if (local !== undefined) {
+      checkInstallable(readPluginPackage(local), config.version, consequence);
+      return verb === 'install' ? `file:${resolve(local)}` : arg;
+    }
+    if (verb === 'link' || !isRegistrySpec(arg)) return arg;
+    const pkg = fetchPluginPackage(arg, config);
+    checkInstallable(pkg, config.version, consequence);
+    return `${pkg.name}@${pkg.version}`;
   });
+}
+
+/** The path a local argument names (`./x.tgz`, `../dir`, `file:../dir`), when it exists. */
+function localPath(arg: string): string | undefined {
+  const path = arg.startsWith('file:') ? arg.slice('file:'.length) : arg;
+  return existsSync(path) ? path : undefined;
+}
+
+/** `name`, `name@range`, `@scope/name@tag`: what npm looks up in the registry (no URL, no path). */
+function isRegistrySpec(arg: string): boolean {
+  return /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(@[^\s/:]+)?$/i.test(arg);
 }
 
 /** Runs oclif's own `plugins <verb>` command (this CLI's command of the same name wraps it). */
@@ -30,7 +53,7 @@ export async function runOclifPluginsCommand(config: Config, id: string, argv: s
  * Installs through oclif, then checks every package the install added or changed that could not be
  * read beforehand (a registry name, a URL): one built for another plugin API, or for other factorly
  * versions, is uninstalled again and refused, naming both versions. (npm has run its install
- * scripts by then; a local package is checked before that, by `checkedLocalArgs`.)
+ * scripts by then; a local package and a registry spec are checked before that, by `checkedPluginArgs`.)
  */
 export async function installChecked(config: Config, argv: string[]): Promise<void> {
   const before = installedVersions(config);

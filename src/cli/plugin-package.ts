@@ -11,6 +11,8 @@ export interface PluginPackage {
   version: string;
   factorly?: { apiVersion?: unknown };
   engines?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
 
 interface Semver {
@@ -37,12 +39,25 @@ export function readPluginPackage(path: string): PluginPackage {
 }
 
 /**
- * Refuses a package built for another plugin API, or whose `engines.factorly` range excludes this
- * factorly, naming both sides. A package without a `factorly` key is no factorly plugin: not checked.
+ * Refuses a package that is no factorly plugin (no `factorly` key), one built for another plugin
+ * API, one whose `engines.factorly` range excludes this factorly (naming both sides), and one that
+ * would make npm fetch a `factorly` package (the registry's `factorly` is not this one).
  */
 export function checkInstallable(pkg: PluginPackage, factorlyVersion: string, consequence = 'not installed'): void {
   const where = `plugin package "${pkg.name}@${pkg.version}"`;
-  if (pkg.factorly !== undefined) checkApiVersion(String(pkg.factorly.apiVersion ?? ''), where, consequence);
+  if (typeof pkg.factorly !== 'object' || pkg.factorly === null)
+    throw new FactorlyError(
+      'PLUGIN_INVALID',
+      `${where} has no "factorly" key in its package.json, so it is no factorly plugin; ${consequence}`,
+    );
+  checkApiVersion(String(pkg.factorly.apiVersion ?? ''), where, consequence);
+  for (const field of ['dependencies', 'optionalDependencies'] as const) {
+    if (pkg[field]?.factorly === undefined) continue;
+    throw new FactorlyError(
+      'PLUGIN_INVALID',
+      `${where} lists "factorly" in ${field}, which npm would fetch from the registry (whose "factorly" is another package); make it a peer or dev dependency (the running factorly serves it); ${consequence}`,
+    );
+  }
   const range = pkg.engines?.factorly;
   if (range === undefined) return;
   if (semver.validRange(range) === null)

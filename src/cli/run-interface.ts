@@ -5,14 +5,35 @@ import type { Kernel } from '../kernel/kernel.js';
 /** The package that ships the `mcp` interface, named when it is missing. */
 export const MCP_PLUGIN = '@factorly/plugin-interface-mcp';
 
-/** `--set key=value` pairs as interface options: a value that parses as JSON is that value, else the string. */
+/** The typed interface options (`InterfaceOptions`), each with the flag that sets it. */
+const TYPED_OPTIONS: Readonly<Record<string, string>> = {
+  transport: '--port (http) or none (stdio)',
+  host: '--host',
+  port: '--port',
+  token: '--http-token',
+  allowedOrigins: '--allowed-origin',
+  allowedHosts: '--allowed-host',
+  idleMs: '--session-idle',
+  codeMode: '--code-mode',
+  maxMessageBytes: '--max-message-size',
+  open: '--open',
+  mirror: 'factorly wrap',
+  version: 'none (factorly sets it)',
+};
+
+/**
+ * `--set key=value` pairs as interface options: a value that parses as JSON is that value, else the
+ * string. A key of a typed option is refused (its flag sets it, checked), so its type always holds.
+ */
 export function interfaceSettings(pairs: readonly string[]): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0) throw new FactorlyError('USAGE', `--set ${JSON.stringify(pair)} must be key=value`);
-    const raw = pair.slice(at + 1);
-    settings[pair.slice(0, at)] = parseLoosely(raw);
+    const key = pair.slice(0, at);
+    if (Object.hasOwn(TYPED_OPTIONS, key))
+      throw new FactorlyError('USAGE', `--set ${JSON.stringify(pair)}: "${key}" is set by ${TYPED_OPTIONS[key]}`);
+    settings[key] = parseLoosely(pair.slice(at + 1));
   }
   return settings;
 }

@@ -26,6 +26,13 @@ export abstract class VaultCommand extends FactorlyCommand {
     }),
   };
 
+  static writableBackendFlag = {
+    backend: Flags.string({
+      description: 'Write to another writable secret backend (one a plugin adds) instead of the local vault.',
+      default: 'vault',
+    }),
+  };
+
   protected async backend(
     configPath: string | undefined,
     name: string,
@@ -48,6 +55,11 @@ export abstract class VaultCommand extends FactorlyCommand {
       throw new FactorlyError('USAGE', message);
     }
     return { kernel, backend };
+  }
+
+  /** Where an operation happened, for a person: `the project vault`, or `backend "op" (global)`. */
+  protected placeOf(backend: string, tier: string): string {
+    return backend === 'vault' ? `the ${tier} vault` : `backend "${backend}" (${tier})`;
   }
 
   protected access(flags: { global?: boolean }): SecretBackendAccess {

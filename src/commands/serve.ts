@@ -4,6 +4,7 @@ import { FactorlyCommand } from '../cli/base-command.js';
 import { parseDurationFlag, parseSizeFlag } from '../cli/bounds.js';
 import { interfaceSettings, MCP_PLUGIN } from '../cli/run-interface.js';
 import { paragraphs } from '../cli/help-text.js';
+import type { InterfaceOptions } from '../kernel/contracts/extensions.js';
 
 export default class Serve extends FactorlyCommand {
   static summary =
@@ -94,7 +95,7 @@ is parsed: --set verbose=true).`;
     const idleMs = parseDurationFlag('session-idle', flags['session-idle']);
     const http = flags.port === undefined ? {} : { ...common, port: flags.port, idleMs };
     const maxMessageBytes = parseSizeFlag('max-message-size', flags['max-message-size']);
-    const options = {
+    const options: InterfaceOptions = {
       transport: flags.port === undefined ? 'stdio' : 'http',
       version: this.config.version,
       codeMode: flags['code-mode'],

@@ -1,6 +1,7 @@
 import { FactorlyCommand } from '../cli/base-command.js';
 import { parseWrapArgs, WRAP_DEFAULT_MAX_OUTPUT, WRAP_SYNOPSIS } from '../cli/wrap-args.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
+import type { InterfaceOptions } from '../kernel/contracts/extensions.js';
 import { paragraphs } from '../cli/help-text.js';
 
 export default class Wrap extends FactorlyCommand {
@@ -35,11 +36,11 @@ The command line starts at the first word that is not a flag, or after "--".
     const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: args.entry } });
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     const { runInterface } = await import('../cli/run-interface.js');
-    const http =
+    const http: InterfaceOptions =
       args.port === undefined
         ? {}
         : { transport: 'http', port: args.port, host: args.host, token: args.token, allowedOrigins: [] };
-    const mcp = {
+    const mcp: InterfaceOptions = {
       transport: 'stdio',
       version: this.config.version,
       mirror: true,

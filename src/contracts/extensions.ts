@@ -199,8 +199,39 @@ export interface OutputProcessor {
   processContent?(result: ContentResult, context: OutputContext): ContentResult | Promise<ContentResult>;
 }
 
-/** What a command hands an interface: its flags, already parsed (`port`, `host`, `codeMode`, …). */
-export type InterfaceOptions = Readonly<Record<string, unknown>>;
+/**
+ * What a command hands an interface: its flags, already parsed. `factorly serve` and `factorly ui`
+ * fill the named ones (each only when it applies); `--set key=value` adds any other key (a value
+ * that reads as JSON parsed), and never one of these, so their types hold.
+ */
+export interface InterfaceOptions {
+  /** `serve`: `stdio` without `--port`, else `http`. */
+  readonly transport?: 'stdio' | 'http';
+  /** `--host`: the address to bind. */
+  readonly host?: string;
+  /** `--port`: the port to listen on (0 picks a free one). */
+  readonly port?: number;
+  /** `--http-token` (or FACTORLY_HTTP_TOKEN): the bearer token HTTP clients must send. */
+  readonly token?: string;
+  /** `--allowed-origin`: extra Origins a browser may call from. */
+  readonly allowedOrigins?: readonly string[];
+  /** `--allowed-host`: extra Host names the server may be addressed by. */
+  readonly allowedHosts?: readonly string[];
+  /** `--session-idle`: an idle HTTP session ends after this many milliseconds (0: never). */
+  readonly idleMs?: number;
+  /** `--code-mode`: offer code mode's tools instead of every tool. */
+  readonly codeMode?: boolean;
+  /** `--max-message-size`: the largest message accepted, in bytes. */
+  readonly maxMessageBytes?: number;
+  /** `ui --open`: open a browser on the address. */
+  readonly open?: boolean;
+  /** `wrap`: serve the one wrapped tool under its own name, as the server it stands for. */
+  readonly mirror?: boolean;
+  /** The running factorly's version. */
+  readonly version?: string;
+  /** Keys given with `--set` (parsed as JSON when they read as JSON, else strings). */
+  readonly [key: string]: unknown;
+}
 
 /**
  * A way in (MCP over stdio or HTTP, the web UI), found by name by the command that runs it

@@ -10,6 +10,7 @@ import type { PluginDefinition } from './define-plugin.js';
 import { checkApiVersion, checkManifest, type PluginSource } from './manifest.js';
 import { orderPlugins, type LoadablePlugin } from './order.js';
 import { declareConfig, PluginConfigs } from './plugin-configs.js';
+import { resolveFactorlyForPlugins } from './factorly-resolution.js';
 import { ProvidedTokens, type ProvidedToken } from './provided.js';
 import { registerPlugin, resolveDeps, type Registered } from './registration.js';
 
@@ -69,14 +70,7 @@ export async function loadPlugins(
     report.failed.push({ id, root: source.root, reason: messageOf(error), code });
     failedIds.add(id);
   };
-  const candidates = [...inline];
-  for (const source of sources.filter((s) => s.manifest !== undefined)) {
-    try {
-      candidates.push({ source, definition: await importDefinition(source) });
-    } catch (error) {
-      fail(source, source.name, error);
-    }
-  }
+  const candidates = [...inline, ...(await importAll(sources, fail))];
   const { ordered, refused } = orderPlugins(candidates);
   for (const { plugin, error } of refused) fail(plugin.source, plugin.definition.id, error);
   const provided = new ProvidedTokens();
@@ -152,8 +146,34 @@ function checkpoint(scope: Scope, provided: ProvidedTokens): () => void {
   };
 }
 
+/** Each package's definition, its manifest and apiVersion checked; one that fails is reported by the best name known. */
+async function importAll(
+  sources: readonly PluginSource[],
+  fail: (source: PluginSource, id: string, error: unknown) => void,
+): Promise<LoadablePlugin[]> {
+  const candidates: LoadablePlugin[] = [];
+  for (const source of sources.filter((s) => s.manifest !== undefined)) {
+    let definition: PluginDefinition;
+    try {
+      definition = await importDefinition(source);
+    } catch (error) {
+      fail(source, source.name, error);
+      continue;
+    }
+    try {
+      checkApiVersion(definition.apiVersion, `plugin "${definition.id}"`);
+      candidates.push({ source, definition });
+    } catch (error) {
+      // Its module was read, so it is known by its id from here on (`plugins inspect <id>`).
+      fail(source, definition.id, error);
+    }
+  }
+  return candidates;
+}
+
 async function importDefinition(source: PluginSource): Promise<PluginDefinition> {
   const manifest = checkManifest(source);
+  if (source.kind === 'user' || source.kind === 'link') resolveFactorlyForPlugins();
   const module = (await import(pathToFileURL(join(source.root, manifest.plugin)).href)) as Record<string, unknown>;
   const definition = (module.default ?? module.plugin) as PluginDefinition | undefined;
   if (!definition || typeof definition.id !== 'string' || typeof definition.register !== 'function') {
@@ -162,7 +182,6 @@ async function importDefinition(source: PluginSource): Promise<PluginDefinition>
       `plugin package "${source.name}": ${manifest.plugin} must export a definePlugin(...) value as default or "plugin"`,
     );
   }
-  checkApiVersion(definition.apiVersion, `plugin "${definition.id}"`);
   return definition;
 }
 

@@ -27,13 +27,16 @@ interfaceContract(test, {
   plugin,
   name: 'mcp',
   get options() {
-    return { transport: 'http', host: '127.0.0.1', port: ports.free };
+    return { transport: 'http' as const, host: '127.0.0.1', port: ports.free };
   },
   // Serving once its endpoint answers HTTP (a GET without a session is refused, but answered).
   ready: (_kernel, options) =>
     eventually(async () => void (await fetch(`http://127.0.0.1:${String(options.port)}/mcp`)), 10_000),
   get invalid() {
-    return { options: { transport: 'http', host: '127.0.0.1', port: ports.taken }, message: /is already in use/ };
+    return {
+      options: { transport: 'http' as const, host: '127.0.0.1', port: ports.taken },
+      message: /is already in use/,
+    };
   },
 });
 

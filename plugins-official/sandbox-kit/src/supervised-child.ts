@@ -1,6 +1,7 @@
 import { FactorlyError } from '@factorly/error-kit';
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { factorlyImportFlags } from './factorly-import-flags.js';
 import type { ChildMessage, ParentMessage } from './protocol.js';
 
 export interface ChildOptions {
@@ -24,7 +25,7 @@ export class SupervisedChild {
 
   constructor(options: ChildOptions) {
     this.process = fork(options.script, [], {
-      execArgv: options.execArgv,
+      execArgv: [...factorlyImportFlags(options.script), ...options.execArgv],
       env: {},
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',

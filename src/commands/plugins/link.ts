@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { checkedLocalArgs, runOclifPluginsCommand } from '../../cli/delegate-plugins.js';
+import { checkedPluginArgs, runOclifPluginsCommand } from '../../cli/delegate-plugins.js';
+import { ignorePeerDependencies } from '../../cli/plugin-fetch.js';
 import { paragraphs } from '../../cli/help-text.js';
 
 export default class PluginsLink extends FactorlyCommand {
@@ -22,6 +23,8 @@ then loads from the directory on every start, so edits show at once.`;
   async run(): Promise<void> {
     const { args } = await this.parse(PluginsLink);
     const argv = this.argv.length > 0 ? this.argv : [args.path];
-    await runOclifPluginsCommand(this.config, 'plugins:link', checkedLocalArgs(argv, this.config, false));
+    const checked = checkedPluginArgs(argv, this.config, 'link');
+    ignorePeerDependencies(this.config);
+    await runOclifPluginsCommand(this.config, 'plugins:link', checked);
   }
 }

@@ -10,20 +10,21 @@ export default class VaultSet extends VaultCommand {
   static examples = [
     '<%= config.bin %> vault set GITHUB_TOKEN',
     'echo "$TOKEN" | <%= config.bin %> vault set GITHUB_TOKEN --global',
+    'echo "$TOKEN" | <%= config.bin %> vault set GITHUB_TOKEN --backend mystore',
   ];
   static args = {
     key: Args.string({ description: 'Key name: letters, digits, "_", ".", "-", "/".', required: true }),
     value: Args.string({ description: 'The value (prompted for when omitted).' }),
   };
-  static flags = { ...VaultCommand.vaultFlags };
+  static flags = { ...VaultCommand.vaultFlags, ...VaultCommand.writableBackendFlag };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(VaultSet);
-    const { kernel, backend } = await this.backend(flags.config, 'vault', 'write');
+    const { kernel, backend } = await this.backend(flags.config, flags.backend, 'write');
     const value = args.value ?? (await readSecretInput('Value: '));
     const { tier } = await backend.write!(args.key, value, this.access(flags));
     await this.record(kernel, { op: 'set', key: args.key, tier });
     if (flags.json) this.writeJson({ op: 'set', key: args.key, tier });
-    else this.log(`Stored ${args.key} in the ${tier} vault`);
+    else this.log(`Stored ${args.key} in ${this.placeOf(flags.backend, tier)}`);
   }
 }
