@@ -27,14 +27,18 @@ const BASE = ['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR', 'USER', 'LOGNAME', 'SHELL'
 const SHELL_OWN = ['PWD', 'OLDPWD', 'SHLVL', '_'];
 const ENV_SERVER = join(REPO, 'test', 'fixtures', 'env-server.mjs');
 
-/** One tool of each kind that prints its environment, by name; `extra` is a YAML line added to the entry. */
+/**
+ * One tool of each kind that prints its environment, by name, each with `env: {OWN_SETTING: …}`;
+ * `extra` is a YAML line added to the entry (or, for the pipe, to its `pipe:`).
+ */
 function printer(name: string, extra = ''): string {
-  const pipeExtra = extra.replace(/^ {4}/, '        ');
+  const own = '    env: {OWN_SETTING: "from-config"}\n';
+  const inPipe = (text: string): string => text.replace(/^ {4}/gm, '        ');
   const entries: Record<string, string> = {
-    printenv: `type: cli\n    command: env\n    env: {OWN_SETTING: "from-config"}\n${extra}`,
-    piped: `type: cli\n    command: echo\n    args: [ignored]\n    filter:\n      pipe:\n        command: env\n${pipeExtra}`,
-    'factorly.shell': `shadow: {confirm: false}\n${extra}`,
-    up: `type: mcp\n    command: ${process.execPath}\n    args: [${JSON.stringify(ENV_SERVER)}]\n${extra}`,
+    printenv: `type: cli\n    command: env\n${own}${extra}`,
+    piped: `type: cli\n    command: echo\n    args: [ignored]\n    filter:\n      pipe:\n        command: env\n${inPipe(own + extra)}`,
+    'factorly.shell': `shadow: {confirm: false}\n${own}${extra}`,
+    up: `type: mcp\n    command: ${process.execPath}\n    args: [${JSON.stringify(ENV_SERVER)}]\n${own}${extra}`,
   };
   return `  ${name}:\n    ${entries[name]}\n`;
 }
@@ -71,11 +75,15 @@ describe('a tool process gets the environment built for it, never factorly’s o
         expect(run.status, `${kind}: ${run.stderr}`).toBe(0);
         expect(namesIn(run), kind).toContain('PATH');
       }
-      expect(runs.cli.stdout).toContain('OWN_SETTING=from-config');
-      expect(namesIn(runs.cli).filter((name) => !BASE.includes(name))).toEqual(['OWN_SETTING']);
-      expect(namesIn(runs.pipe).filter((name) => !BASE.includes(name))).toEqual([]);
-      expect(namesIn(runs.upstream).filter((name) => !BASE.includes(name))).toEqual([]);
-      expect(namesIn(runs.shell).filter((name) => ![...BASE, ...SHELL_OWN].includes(name))).toEqual([]);
+      // Each gets its own env; beyond the base, nothing else (the shell sets a few of its own).
+      for (const [kind, run] of Object.entries(runs)) {
+        expect(run.stdout.split('\n'), kind).toContain('OWN_SETTING=from-config');
+        const allowed = [...BASE, ...(kind === 'shell' ? SHELL_OWN : [])];
+        expect(
+          namesIn(run).filter((name) => !allowed.includes(name)),
+          kind,
+        ).toEqual(['OWN_SETTING']);
+      }
 
       const logs = runCli(['logs', '--json'], root, { env: canary });
       expect(logs.status).toBe(0);
