@@ -81,7 +81,8 @@ export default {
       severity: 'error',
       comment: 'The kernel is mechanism: it reaches plugins only through the host, never a plugin package.',
       from: { path: '^src/kernel/' },
-      to: { path: '^plugins-official/', pathNot: '^plugins-official/(error|text)-kit/' },
+      // The kits are libraries, not plugins (process-kit builds the environments of the processes factorly starts).
+      to: { path: '^plugins-official/', pathNot: '^plugins-official/(error|text|process)-kit/' },
     },
     {
       name: 'plugin-sdk-only',

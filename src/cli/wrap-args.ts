@@ -4,7 +4,7 @@ import { parseSizeFlag } from './bounds.js';
 
 /** `factorly wrap`'s synopsis: everything from the server's command on is the server's, so oclif cannot derive it. */
 export const WRAP_SYNOPSIS =
-  'wrap [--name NAME] [--env K=V]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] ' +
+  'wrap [--name NAME] [--env K=V]... [--env-passthrough NAME]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] ' +
   '[--passthrough] [--timeout 30s] [--max-message-size 4MiB] [--port N [--host H] [--http-token T]] ' +
   '(--url <http-mcp-url> | [--] <command> [args...])';
 
@@ -34,6 +34,8 @@ type Setter = (value: string, into: Parsed) => void;
 interface Parsed extends Omit<WrapArgs, 'name' | 'entry' | 'command' | 'args'> {
   name?: string;
   env: Record<string, string>;
+  /** `--env-passthrough NAME`: variables the server gets from factorly's environment besides the base. */
+  envPassthrough: string[];
   settings: Record<string, unknown>;
   passthrough: boolean;
 }
@@ -48,6 +50,7 @@ const FLAGS: Record<string, Setter> = {
   '--host': (v, p) => void (p.host = v),
   '--http-token': (v, p) => void (p.token = v),
   '--env': (v, p) => void Object.assign(p.env, envPair(v)),
+  '--env-passthrough': (v, p) => void p.envPassthrough.push(v),
   '--rate-limit': (v, p) => void (p.settings.shadow = { rate_limit: v, scope: 'server' }),
   '--max-output': (v, p) => void (p.settings.max_output = /^\d+$/.test(v) ? Number(v) : v),
   '--compress': (v, p) => void (p.settings.compress = v),
@@ -70,6 +73,7 @@ export function parseWrapArgs(argv: readonly string[]): WrapArgs {
     host: '127.0.0.1',
     token: process.env.FACTORLY_HTTP_TOKEN,
     env: {},
+    envPassthrough: [],
     settings: {},
     passthrough: false,
   };
@@ -83,11 +87,22 @@ export function parseWrapArgs(argv: readonly string[]): WrapArgs {
   }
   if (parsed.port === undefined && own.some((arg) => /^--(host|http-token)\b/.test(arg)))
     throw new FactorlyError('USAGE', `--host and --http-token need --port\n${WRAP_USAGE}`);
-  if (parsed.url !== undefined && Object.keys(parsed.env).length > 0)
-    throw new FactorlyError('USAGE', `--env applies to a command started over stdio, not to --url\n${WRAP_USAGE}`);
-  const { name, env, settings, passthrough, ...rest } = parsed;
+  if (parsed.url !== undefined && (Object.keys(parsed.env).length > 0 || parsed.envPassthrough.length > 0))
+    throw new FactorlyError(
+      'USAGE',
+      `--env and --env-passthrough apply to a command started over stdio, not to --url\n${WRAP_USAGE}`,
+    );
+  const { name, env, envPassthrough, settings, passthrough, ...rest } = parsed;
   const upstream =
-    parsed.url !== undefined ? { url: parsed.url } : { command, args, ...(Object.keys(env).length > 0 ? { env } : {}) };
+    parsed.url !== undefined
+      ? { url: parsed.url }
+      : {
+          command,
+          args,
+          ...(Object.keys(env).length > 0 ? { env } : {}),
+          // Checked by the mcp provider at load, as the key in a file is (factorly's own variables are refused).
+          ...(envPassthrough.length > 0 ? { env_passthrough: envPassthrough } : {}),
+        };
   const defaults = passthrough ? {} : { max_output: WRAP_DEFAULT_MAX_OUTPUT };
   const entry = { type: 'mcp', ...upstream, prefix: false, ...defaults, ...settings };
   return {

@@ -16,7 +16,9 @@ compressed unless --compress says so; --passthrough turns every output stage off
 redacted).
 
 The command line starts at the first word that is not a flag, or after "--".
---env values may be secret references ({{vault:KEY}}), resolved when the server starts.`;
+--env values may be secret references ({{vault:KEY}}), resolved when the server starts. The server's
+environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, SHELL and TERM, each
+--env-passthrough NAME, and --env; never factorly's own FACTORLY_* secrets.`;
   static usage = WRAP_SYNOPSIS;
   static examples = [
     '<%= config.bin %> wrap npx @modelcontextprotocol/server-everything',
@@ -24,6 +26,7 @@ The command line starts at the first word that is not a flag, or after "--".
     '<%= config.bin %> wrap --passthrough npx @modelcontextprotocol/server-filesystem .',
     '<%= config.bin %> wrap --port 3001 --http-token "$T" -- npx @modelcontextprotocol/server-everything',
     '<%= config.bin %> wrap --env GITHUB_TOKEN={{vault:GITHUB_TOKEN}} --rate-limit 100/hour -- npx @modelcontextprotocol/server-github',
+    '<%= config.bin %> wrap --env-passthrough AWS_PROFILE -- node server.js',
     '<%= config.bin %> wrap --url http://127.0.0.1:3001/mcp',
   ];
   static strict = false;

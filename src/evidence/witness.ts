@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { userEnvironment } from '@factorly/process-kit';
 import { messageOf } from '../base/errors.js';
 import { checkpointFileName, type SignedCheckpoint } from './checkpoint-sign.js';
 
@@ -38,12 +39,12 @@ export async function deliverCheckpoint(signed: SignedCheckpoint, witnesses: Wit
 function runWitness(command: string | string[], signed: SignedCheckpoint): Promise<string | undefined> {
   const [file, args, shell] =
     typeof command === 'string' ? [command, [], true] : [command[0]!, command.slice(1), false];
-  const env = {
-    ...process.env,
+  // The person's environment minus factorly's secret variables, plus what a witness is documented to get.
+  const env = userEnvironment({
     FACTORLY_CHECKPOINT_SIZE: String(signed.size),
     FACTORLY_CHECKPOINT_ORIGIN: signed.origin,
     FACTORLY_CHECKPOINT_FILE: signed.file,
-  };
+  });
   const shown = typeof command === 'string' ? command : command.join(' ');
   return new Promise((resolve) => {
     const child = spawn(file, args, { shell, env, stdio: ['pipe', 'ignore', 'pipe'], timeout: COMMAND_TIMEOUT_MS });

@@ -13,13 +13,13 @@ const TOOLS = `tools:
   secret:
     type: cli
     command: echo
-    args: ["token={{env:FACTORLY_FAST_SECRET}}"]
+    args: ["token={{env:FAST_CALL_SECRET}}"]
 `;
 
 describe('factorly call started without oclif, from its caches', () => {
   it('records what a full start found, then starts from it, and still loads the secrets plugin for a tool that refers to a secret', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS });
-    const env = { XDG_CACHE_HOME: join(root, '.xdg-cache'), FACTORLY_FAST_SECRET: 's3cr3t-value' };
+    const env = { XDG_CACHE_HOME: join(root, '.xdg-cache'), FAST_CALL_SECRET: 's3cr3t-value' };
     const cache = join(root, '.xdg-cache', 'factorly');
     expect(runCli(['call', 'plain', '--text', 'one'], root, { env })).toMatchObject({ status: 0, stdout: 'one\n' });
     expect(existsSync(join(cache, 'launch.json'))).toBe(true);

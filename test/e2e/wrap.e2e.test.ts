@@ -123,6 +123,24 @@ describe('factorly wrap', () => {
     });
   });
 
+  it('--env-passthrough names variables the server gets besides the base; factorly’s own are refused at load', () => {
+    expect(parseWrapArgs(['--env-passthrough', 'AWS_PROFILE', '--env-passthrough=LC_ALL', 'srv']).entry).toMatchObject({
+      command: 'srv',
+      env_passthrough: ['AWS_PROFILE', 'LC_ALL'],
+    });
+    expect(parseWrapArgs(['srv']).entry).not.toHaveProperty('env_passthrough');
+    expect(() => parseWrapArgs(['--env-passthrough', 'AWS_PROFILE', '--url', 'http://127.0.0.1:1/mcp'])).toThrow(
+      '--env and --env-passthrough apply to a command started over stdio, not to --url',
+    );
+    const run = runCli(['wrap', '--env-passthrough', 'FACTORLY_VAULT_PASSWORD', '--', 'node', 'x.js'], tempProject());
+    expect(run).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining(
+        'config: tool "x" has "env_passthrough" entry "FACTORLY_VAULT_PASSWORD": factorly\'s own variables (FACTORLY_*) may hold its secrets and never reach a tool',
+      ),
+    });
+  });
+
   it('names the wrapped server after its package or script', () => {
     expect(serverName('npx', ['-y', '@modelcontextprotocol/server-github'])).toBe('github');
     expect(serverName('uvx', ['mcp-server-fetch'])).toBe('fetch');

@@ -13,9 +13,9 @@ const MECHANISM = ['kernel', 'config', 'contracts', 'evidence', 'editing'].map((
  */
 const KNOWN_NAMES: [RegExp, string][] = [
   [
-    // @factorly/error-kit and @factorly/text-kit are no plugins: the error family and the UTF-8 cut
-    // the kernel and the plugins share.
-    /@factorly\/(?!(error|text)-kit\b)|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard|process-kit)\b/,
+    // @factorly/error-kit, text-kit and process-kit are no plugins: the error family, the UTF-8 cut and
+    // the environment builder (a witness's) the kernel and the plugins share.
+    /@factorly\/(?!(error|text|process)-kit\b)|\b(provider-(cli|rest|mcp|code)|interface-(mcp|ui)|engine-(quickjs|ses)|sandbox-kit|net-guard)\b/,
     'an official plugin or package',
   ],
   [/\bplugin-(shadow|vault|output|builtins)\b/, 'an official plugin package'],

@@ -1,4 +1,13 @@
-import type { ProjectPaths, ToolCall, ToolDefinition, ToolProvider, ToolResult, ToolSource } from 'factorly';
+import type {
+  PreparedDefinition,
+  ProjectPaths,
+  ToolCall,
+  ToolDefinition,
+  ToolProvider,
+  ToolResult,
+  ToolSource,
+} from 'factorly';
+import { envPassthroughProblems } from '@factorly/process-kit';
 import { builtinDefinitions } from './definitions.js';
 import { fetchTool } from './fetch-tool.js';
 import { readTool, writeTool } from './file-tools.js';
@@ -24,6 +33,19 @@ export class BuiltinProvider implements ToolProvider, ToolSource {
     if (settings.disable_builtins === true) return [];
     const disabled = list(settings.disabled_builtins);
     return builtinDefinitions().filter((tool) => !disabled.includes(tool.name));
+  }
+
+  /** An entry adjusting `factorly.shell` may set its `env` and `env_passthrough`: checked at load. */
+  prepare(tool: ToolDefinition): PreparedDefinition {
+    const { env, env_passthrough: passthrough } = tool.spec;
+    const problems = envPassthroughProblems(passthrough);
+    const isStringMap =
+      typeof env === 'object' &&
+      env !== null &&
+      !Array.isArray(env) &&
+      Object.values(env).every((v) => typeof v !== 'object');
+    if (env !== undefined && !isStringMap) problems.push('has "env" that is not a mapping of names to strings');
+    return { problems };
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {

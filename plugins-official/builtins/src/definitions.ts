@@ -2,6 +2,8 @@ import type { ParameterSpec, ToolDefinition } from 'factorly';
 
 const SOURCE = { file: 'built-in', line: 0 };
 const SHAPED = { maxOutput: 50_000, settings: { compress: 'all' } };
+/** What an entry `factorly.shell: {…}` may set besides the common keys: the shell's environment. */
+const SHELL_KEYS = ['env', 'env_passthrough'];
 
 function tool(
   name: string,
@@ -28,7 +30,7 @@ export function builtinDefinitions(): ToolDefinition[] {
       'factorly.shell',
       'Run a shell command in the project.\nsh -c in the project directory; needs confirmation by default; dangerous commands are refused.',
       [{ name: 'command', type: 'text', required: true, description: 'the command line' }],
-      { ...SHAPED, shadow: { confirm: true } },
+      { ...SHAPED, shadow: { confirm: true }, overlayKeys: SHELL_KEYS },
     ),
     tool(
       'factorly.file.read',

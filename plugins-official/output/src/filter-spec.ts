@@ -1,4 +1,6 @@
+import { envPassthroughProblems, readEnvPassthrough } from '@factorly/process-kit';
 import { createRequire } from 'node:module';
+import type { PipeSpec } from './pipe.js';
 
 // Loaded only when a tool has a json_path filter to check (the parser costs ~100ms to import).
 const requireParser = (): ((input: string) => unknown) =>
@@ -14,7 +16,7 @@ export interface FilterSpec {
   tailLines?: number;
   maxLines?: number;
   jsonPath?: string;
-  pipe?: { command: string; args: string[]; timeoutMs: number };
+  pipe?: PipeSpec;
 }
 
 export const FILTER_KEYS = [
@@ -29,6 +31,7 @@ export const FILTER_KEYS = [
   'pipe',
 ] as const;
 const PIPE_DEFAULT_TIMEOUT_MS = 5_000;
+const PIPE_KEYS = ['command', 'args', 'timeout', 'env', 'env_passthrough'];
 
 type Raw = Record<string, unknown>;
 
@@ -127,12 +130,28 @@ function pipe(value: unknown, problem: (m: string) => void): FilterSpec['pipe'] 
     problem('pipe has no command (pipe: {command: jq, args: [".items"]})');
     return undefined;
   }
+  for (const key of Object.keys(raw))
+    if (!PIPE_KEYS.includes(key)) problem(`pipe has unknown key "${key}" (valid: ${PIPE_KEYS.join(', ')})`);
   if (raw.args !== undefined && !Array.isArray(raw.args)) problem('pipe args is not a list');
   const timeoutMs = raw.timeout === undefined ? PIPE_DEFAULT_TIMEOUT_MS : Number(raw.timeout) * 1000;
   if (!(timeoutMs > 0)) problem('pipe timeout is not a positive number of seconds');
+  if (raw.env !== undefined && !isStringMap(raw.env))
+    problem('pipe has "env" that is not a mapping of names to strings');
+  envPassthroughProblems(raw.env_passthrough, 'pipe has').forEach(problem);
   return {
     command: raw.command,
     args: Array.isArray(raw.args) ? raw.args.map(String) : [],
     timeoutMs: timeoutMs > 0 ? timeoutMs : PIPE_DEFAULT_TIMEOUT_MS,
+    env: isStringMap(raw.env) ? Object.fromEntries(Object.entries(raw.env).map(([k, v]) => [k, String(v)])) : {},
+    passthrough: readEnvPassthrough(raw.env_passthrough),
   };
+}
+
+function isStringMap(value: unknown): value is Record<string, string | number | boolean> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => ['string', 'number', 'boolean'].includes(typeof v))
+  );
 }

@@ -1,22 +1,29 @@
 import { spawn } from 'node:child_process';
+import { toolEnvironment } from '@factorly/process-kit';
 
 export interface PipeSpec {
   command: string;
   args: string[];
   timeoutMs: number;
+  /** Its own variables (literal: a pipe's settings are not templates). */
+  env: Record<string, string>;
+  /** `env_passthrough`: variables taken from factorly's environment besides the base. */
+  passthrough: string[];
 }
 
 /** What a pipe may return; beyond it the rest is dropped (the output is cut later anyway). */
 const PIPE_CAP = 16 * 1024 * 1024;
 
 /**
- * Pipes the output through a command (no shell; its own process group, killed whole on timeout).
+ * Pipes the output through a command (no shell; its own process group, killed whole on timeout),
+ * in an environment built as a tool's: the base, its `env_passthrough` and its `env`.
  * Its stdout replaces the output. When it fails, the output passes through unfiltered with a
  * visible note saying why, so neither the agent nor the person is misled.
  */
 export function runPipe(input: string, pipe: PipeSpec): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawn(pipe.command, pipe.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const env = toolEnvironment({ env: pipe.env, passthrough: pipe.passthrough });
+    const child = spawn(pipe.command, pipe.args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;

@@ -1,10 +1,7 @@
 import type { ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
-import { CLI_KEYS, prepareCli, readCliSpec } from './cli-spec.js';
-import { runCommand } from '@factorly/process-kit';
+import { CLI_KEYS, prepareCli, readCliSpec, type CliSpec } from './cli-spec.js';
+import { runCommand, toolEnvironment } from '@factorly/process-kit';
 import { isBarePlaceholderFor, renderResolved } from './template.js';
-
-/** Variables a strictly isolated command still gets from the parent. */
-const ISOLATED_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'TERM'];
 
 /**
  * `type: cli`: runs `command` with rendered `args` (no shell, so params cannot inject commands),
@@ -28,7 +25,7 @@ export class CliProvider implements ToolProvider {
       command: await render(spec.command),
       args,
       stdin: spec.stdin === undefined ? undefined : await render(spec.stdin),
-      env: await buildEnv(spec.env, spec.isolated, render),
+      env: await buildEnv(spec, render),
       timeoutMs: call.timeoutMs,
       signal: call.signal,
     });
@@ -45,16 +42,11 @@ export class CliProvider implements ToolProvider {
   }
 }
 
-async function buildEnv(
-  extra: Record<string, string>,
-  isolated: boolean,
-  render: (template: string) => Promise<string>,
-): Promise<NodeJS.ProcessEnv> {
-  const base: NodeJS.ProcessEnv = isolated
-    ? Object.fromEntries(ISOLATED_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]))
-    : { ...process.env };
-  for (const [key, value] of Object.entries(extra)) base[key] = await render(String(value));
-  return base;
+/** The base environment, `env_passthrough` (or everything, for `env_isolation: inherit`) and the rendered `env`. */
+async function buildEnv(spec: CliSpec, render: (template: string) => Promise<string>): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(spec.env)) env[key] = await render(String(value));
+  return toolEnvironment({ env, passthrough: spec.passthrough, inherit: spec.inherit });
 }
 
 function joinLines(first: string, rest: string): string {

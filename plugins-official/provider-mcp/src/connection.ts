@@ -1,4 +1,5 @@
 import { FactorlyError, rethrowAsJsonRpc } from '@factorly/error-kit';
+import { toolEnvironment } from '@factorly/process-kit';
 // The SDK is imported when a connection is first opened, not with the plugin: every CLI command
 // loads the plugins, and most never talk to an upstream server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -268,9 +269,14 @@ export class Connection {
       });
       return { transport, stderr: () => '' };
     }
-    const env = Object.fromEntries(
-      await Promise.all(Object.entries(this.target.env).map(async ([k, v]) => [k, await this.resolve(v)] as const)),
-    );
+    // Built as a tool's (the base, env_passthrough, its env); the SDK adds its own defaults beneath,
+    // which are all in the base.
+    const env = toolEnvironment({
+      env: Object.fromEntries(
+        await Promise.all(Object.entries(this.target.env).map(async ([k, v]) => [k, await this.resolve(v)] as const)),
+      ),
+      passthrough: this.target.passthrough,
+    });
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({
       command: await this.resolve(this.target.command),

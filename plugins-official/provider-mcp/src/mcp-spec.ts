@@ -1,28 +1,30 @@
 import type { PreparedDefinition, ToolDefinition } from 'factorly';
+import { envPassthroughProblems, readEnvPassthrough } from '@factorly/process-kit';
 
 /** How to reach one upstream MCP server: a command spoken to over stdio, or a Streamable HTTP URL. */
 export type McpTarget =
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passthrough: string[] }
   | { kind: 'http'; url: string; headers: Record<string, string> };
 
 /** `prefix: false` serves the server's tools under their own names (what `wrap` does). */
-export const MCP_KEYS = ['command', 'args', 'env', 'url', 'headers', 'prefix'] as const;
+export const MCP_KEYS = ['command', 'args', 'env', 'env_passthrough', 'url', 'headers', 'prefix'] as const;
 
 export function readTarget(tool: ToolDefinition): McpTarget {
-  const { command, args, env, url, headers } = tool.spec;
+  const { command, args, env, env_passthrough: passthrough, url, headers } = tool.spec;
   if (typeof url === 'string') return { kind: 'http', url, headers: isStringMap(headers) ? stringify(headers) : {} };
   return {
     kind: 'stdio',
     command: String(command ?? ''),
     args: Array.isArray(args) ? args.map(String) : [],
     env: isStringMap(env) ? stringify(env) : {},
+    passthrough: readEnvPassthrough(passthrough),
   };
 }
 
 /** Load-time checks: exactly one of command/url, and the right shapes. */
 export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   const problems: string[] = [];
-  const { command, args, env, url, headers } = tool.spec;
+  const { command, args, env, env_passthrough: passthrough, url, headers } = tool.spec;
   const hasCommand = command !== undefined;
   const hasUrl = url !== undefined;
   if (hasCommand === hasUrl)
@@ -36,8 +38,9 @@ export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   if (env !== undefined && !isStringMap(env)) problems.push('has "env" that is not a mapping of names to strings');
   if (headers !== undefined && !isStringMap(headers))
     problems.push('has "headers" that is not a mapping of names to strings');
-  if (hasUrl && (args !== undefined || env !== undefined))
-    problems.push('has args/env, which only apply to a stdio server (command)');
+  problems.push(...envPassthroughProblems(passthrough));
+  if (hasUrl && (args !== undefined || env !== undefined || passthrough !== undefined))
+    problems.push('has args/env/env_passthrough, which only apply to a stdio server (command)');
   if (hasCommand && headers !== undefined) problems.push('has headers, which only apply to an HTTP server (url)');
   if (tool.spec.prefix !== undefined && typeof tool.spec.prefix !== 'boolean')
     problems.push('has "prefix" that is not true or false');

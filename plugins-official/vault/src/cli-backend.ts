@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { SecretBackend } from 'factorly';
 import { FactorlyError } from '@factorly/error-kit';
+import { userEnvironment } from '@factorly/process-kit';
 
 /** One `vault_backends` entry: read-only secrets from a command such as a password manager's CLI. */
 export interface CliBackendSpec {
@@ -14,8 +15,8 @@ const KEY = /\{\{\s*key\s*\}\}/g;
 
 /**
  * `{{name:KEY}}` through a configured command: `{{key}}` in its args becomes the key, stdout
- * (without the trailing newline) is the value. No shell; the command inherits factorly's environment
- * (it usually needs the password manager's session). A failing command is an error naming the
+ * (without the trailing newline) is the value. No shell; the command gets the person's environment
+ * (it usually needs the password manager's session) minus factorly's own secret variables. A failing command is an error naming the
  * backend and exit code, never a silent empty value.
  */
 export class CliBackend implements SecretBackend {
@@ -53,7 +54,11 @@ export class CliBackend implements SecretBackend {
   private run(op: string, command: { command: string; args: string[] }, key: string): Promise<string> {
     const args = command.args.map((arg) => arg.replace(KEY, () => key));
     return new Promise((resolve, reject) => {
-      const child = spawn(command.command, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: TIMEOUT_MS });
+      const child = spawn(command.command, args, {
+        env: userEnvironment(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: TIMEOUT_MS,
+      });
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
       child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

@@ -24,7 +24,7 @@ tools:
   fallback:
     type: cli
     command: echo
-    args: ["{{env:FACTORLY_TEST_UNSET_VAR|plain default}}"]
+    args: ["{{env:TEST_UNSET_VAR_FOR_DEFAULT|plain default}}"]
 `;
 
 let kernel: Kernel | undefined;

@@ -25,13 +25,13 @@ function projectPaths(): ProjectPaths {
   };
 }
 process.env.FACTORLY_VAULT_PASSWORD = 'contract password';
-process.env.FACTORLY_CONTRACT_SECRET = 'from-the-environment';
+process.env.CONTRACT_ENV_SECRET = 'from-the-environment';
 
 secretBackendContract(test, { name: 'vault', create: () => new LocalVault(projectPaths()) });
 secretBackendContract(test, {
   name: 'env',
   create: () => new EnvBackend(),
-  known: { key: 'FACTORLY_CONTRACT_SECRET', value: 'from-the-environment' },
+  known: { key: 'CONTRACT_ENV_SECRET', value: 'from-the-environment' },
 });
 secretBackendContract(test, {
   name: 'pm',

@@ -86,6 +86,10 @@ const YAML = `tools:
   echo:
     type: echo-secret
     template: "{{vault:CANARY}}"
+  own-password:
+    type: cli
+    command: echo
+    args: ["{{env:FACTORLY_VAULT_PASSWORD|a default does not apply}}"]
   args:
     type: cli
     command: node
@@ -146,6 +150,15 @@ describe('secrets through the call pipeline', () => {
     const outcome = await kernel!.pipeline.call({ tool: 'literal', params: { plain: 'p' }, iface: 'cli' });
     expect(outcome.output).toBe('{{vault:CANARY}} {{plain}} fallback [REDACTED:PIPELINE_CONFIG_VAR] p\n');
     delete process.env.PIPELINE_CONFIG_VAR;
+  });
+
+  it('refuses {{env:…}} naming one of factorly’s own secret variables: the tool never gets it', async () => {
+    const outcome = await kernel!.pipeline.call({ tool: 'own-password', params: {}, iface: 'cli' });
+    expect(outcome).toMatchObject({
+      status: 'error',
+      error: `executing "own-password": {{env:FACTORLY_VAULT_PASSWORD}}: factorly's own variables (FACTORLY_*) may hold its secrets and never reach a tool`,
+    });
+    expect(leaksIn(JSON.stringify(await eventsOf(log)), PASSWORD)).toEqual([]);
   });
 
   it('scrubs a secret a provider resolved at boot, outside any call, from every call', async () => {
