@@ -4,7 +4,7 @@ import { FactorlyCommand } from '../cli/base-command.js';
 import { parseDurationFlag, parseSizeFlag } from '../cli/bounds.js';
 import { interfaceSettings, MCP_PLUGIN } from '../cli/run-interface.js';
 import { paragraphs } from '../cli/help-text.js';
-import type { InterfaceOptions } from '../kernel/contracts/extensions.js';
+import type { InterfaceOptions } from '../contracts/extensions.js';
 
 export default class Serve extends FactorlyCommand {
   static summary =

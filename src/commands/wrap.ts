@@ -1,7 +1,7 @@
 import { FactorlyCommand } from '../cli/base-command.js';
 import { parseWrapArgs, WRAP_DEFAULT_MAX_OUTPUT, WRAP_SYNOPSIS } from '../cli/wrap-args.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
-import type { InterfaceOptions } from '../kernel/contracts/extensions.js';
+import type { InterfaceOptions } from '../contracts/extensions.js';
 import { paragraphs } from '../cli/help-text.js';
 
 export default class Wrap extends FactorlyCommand {

@@ -1,14 +1,21 @@
 /**
  * Tool names end up in file names (`tools promote` writes `<name>.yaml`), in terminal output and
- * in the names agents see, so they must be plain: not empty, no path separator or `..`, and no
- * control or bidirectional-formatting character. Why a name is refused, or undefined when it is fine.
+ * in the names agents see, so they must be plain: not empty, no path separator or `..`, no control
+ * character, and no format character (Unicode category Cf: zero-width spaces and joiners, the soft
+ * hyphen, bidi marks and overrides, the BOM, tags), which is invisible: two names that look alike
+ * could differ by one, and a rule written for one would not cover the other. Why a name is refused,
+ * or undefined when it is fine.
  */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+const FORMAT = /\p{Cf}/u;
 
 export function toolNameProblem(name: string): string | undefined {
   if (name.trim() === '') return 'is empty';
   if (/[/\\]/.test(name)) return 'holds a path separator ("/" or "\\")';
   if (name.includes('..')) return 'holds ".."';
   if (CONTROL.test(name)) return 'holds a control character';
+  const format = FORMAT.exec(name)?.[0];
+  if (format !== undefined)
+    return `holds an invisible format character (U+${format.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
   return undefined;
 }

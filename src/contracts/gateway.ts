@@ -54,7 +54,8 @@ export interface CallGateway {
  * How a provider changes the catalogue while serving (an upstream MCP server said its tool list
  * changed, or lists more tools to a client that can sample than to one that cannot). Tools are
  * given as the provider's `expand` gives them; the entry's rules cover them as at boot. Each method
- * returns the names it left out because another tool has them. Watchers of `watchTools` are told.
+ * returns the names it left out because another tool has them or the name is refused (see
+ * tool-name.ts). Watchers of `watchTools` are told.
  */
 export interface ToolCatalog {
   /** The tools `entry` stands for now, for everyone. */

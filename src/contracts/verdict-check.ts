@@ -3,6 +3,13 @@ import type { ShadowRule, ShadowVerdict } from './extensions.js';
 
 /** How much of a malformed verdict is quoted in the decision that records it. */
 const SHOWN_CHARS = 300;
+/**
+ * The most a verdict may say: a reason is one message for a person, and facts are what a rule's
+ * fold needs. Both are stored in the log with every decision, so a verdict over either bound is
+ * malformed (denied, quoted short), never stored whole or cut silently.
+ */
+export const MAX_REASON_CHARS = 4096;
+export const MAX_FACTS_BYTES = 64 * 1024;
 
 /**
  * A rule's answer checked at the boundary: `undefined` (nothing to say) or a well-formed verdict (a
@@ -39,13 +46,19 @@ function wellFormed(value: unknown): [string, undefined] | [undefined, ShadowVer
     return [`decision must be one of ${DECISIONS.join(', ')}`, undefined];
   const reason = own('reason');
   if (typeof reason !== 'string') return ['reason must be a string', undefined];
+  if (reason.length > MAX_REASON_CHARS)
+    return [`reason is ${reason.length} characters, over the bound of ${MAX_REASON_CHARS}`, undefined];
   const facts = own('facts');
   if (facts !== undefined && !isJsonObject(facts)) return ['facts must be an object of JSON values', undefined];
+  const factsJson = facts === undefined ? undefined : JSON.stringify(facts);
+  const factsBytes = factsJson === undefined ? 0 : Buffer.byteLength(factsJson, 'utf8');
+  if (factsBytes > MAX_FACTS_BYTES)
+    return [`facts are ${factsBytes} bytes as JSON, over the bound of ${MAX_FACTS_BYTES}`, undefined];
   const timeoutMs = own('timeoutMs');
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0))
     return ['timeoutMs must be a positive number of milliseconds', undefined];
   const verdict: ShadowVerdict = { decision: decision as Decision, reason };
-  if (facts !== undefined) verdict.facts = JSON.parse(JSON.stringify(facts)) as Record<string, JsonValue>;
+  if (factsJson !== undefined) verdict.facts = JSON.parse(factsJson) as Record<string, JsonValue>;
   if (timeoutMs !== undefined) verdict.timeoutMs = timeoutMs as number;
   return [undefined, verdict];
 }

@@ -2,6 +2,7 @@ import { expandedFrom } from './collect-tools.js';
 import type { CatalogChange, ToolCatalog } from '../contracts/gateway.js';
 import type { ToolDefinition } from '../contracts/tool.js';
 import type { ToolRegistry } from './registry.js';
+import { toolNameProblem } from './config/tool-name.js';
 
 /**
  * The `ToolCatalog` providers change while serving, bound to the registry once the kernel has
@@ -27,17 +28,19 @@ export class LiveCatalog implements ToolCatalog {
   replaceEntry(entry: string, tools: ToolDefinition[]): string[] {
     const definition = this.target?.entry(entry);
     if (!definition) return [];
-    const clashing = this.target!.registry.replaceEntry(entry, expandedFrom(definition, tools));
+    const { named, refused } = withNames(tools);
+    const clashing = this.target!.registry.replaceEntry(entry, expandedFrom(definition, named));
     this.tell({ changed: true });
-    return clashing;
+    return [...clashing, ...refused];
   }
 
   setSessionTools(sessionId: string, entry: string, tools: ToolDefinition[]): string[] {
     const definition = this.target?.entry(entry);
     if (!definition) return [];
-    const clashing = this.target!.registry.setSessionTools(sessionId, entry, expandedFrom(definition, tools));
+    const { named, refused } = withNames(tools);
+    const clashing = this.target!.registry.setSessionTools(sessionId, entry, expandedFrom(definition, named));
     this.tell({ changed: true, sessionId });
-    return clashing;
+    return [...clashing, ...refused];
   }
 
   dropSession(sessionId: string): void {
@@ -47,4 +50,10 @@ export class LiveCatalog implements ToolCatalog {
   private tell(change: CatalogChange): void {
     for (const listener of this.listeners) listener(change);
   }
+}
+
+/** A listing held to the name rule of the config (as at boot): a tool whose name is refused is left out. */
+function withNames(tools: readonly ToolDefinition[]): { named: ToolDefinition[]; refused: string[] } {
+  const refused = tools.filter((tool) => toolNameProblem(tool.name) !== undefined);
+  return { named: tools.filter((tool) => !refused.includes(tool)), refused: refused.map((tool) => tool.name) };
 }

@@ -52,6 +52,14 @@ const CASES: { name: string; text: string; code: number; factorlyCode: string; i
     says: /"id" must be a string or a number/,
   },
   {
+    name: 'an id without a method, a result or an error',
+    text: '{"jsonrpc":"2.0","id":12}',
+    code: -32600,
+    factorlyCode: 'REQUEST_INVALID',
+    id: 12,
+    says: /no "method" must be a response/,
+  },
+  {
     name: 'a non-string tool name',
     text: '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":5}}',
     code: -32602,
@@ -136,6 +144,14 @@ describe('framing over stdio (factorly wrap)', () => {
     },
   );
 
+  it('serves a request with members JSON-RPC does not define ("__proto__", "y"), ignoring them', async () => {
+    expect(await send('{"jsonrpc":"2.0","id":13,"method":"ping","__proto__":{"x":1},"y":2}')).toEqual({
+      jsonrpc: '2.0',
+      id: 13,
+      result: {},
+    });
+  });
+
   it('answers a message over the default 4 MiB limit with an error naming the limit, says so on stderr, and keeps serving', async () => {
     const reply = await send(bigMessage(11, 5 * 1024 * 1024));
     expect(reply).toMatchObject({
@@ -205,6 +221,13 @@ describe('framing over Streamable HTTP (factorly wrap --port --max-message-size 
     });
     expect(status).toBe(code === -32602 ? 200 : 400);
     await pingWorks();
+  });
+
+  it('serves a request with members JSON-RPC does not define ("__proto__", "y"), ignoring them', async () => {
+    expect(await post('{"jsonrpc":"2.0","id":13,"method":"ping","__proto__":{"x":1},"y":2}')).toEqual({
+      status: 200,
+      reply: { jsonrpc: '2.0', id: 13, result: {} },
+    });
   });
 
   it('answers a body over the configured limit with 413 and a JSON-RPC error, says so on stderr, and keeps serving', async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../src/contracts/tool.js';
+import type { ToolCatalog } from '../../src/contracts/gateway.js';
+import type { ToolDefinition, ToolProvider } from '../../src/contracts/tool.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { validateParams } from '../../src/config/params.js';
 import { startTestKernel } from '../helpers/kernel.js';
+import { toolDefinition } from '../helpers/tool-definition.js';
 
 async function refusal(yaml: string, plugins = [] as ReturnType<typeof definePlugin>[]): Promise<string> {
   try {
@@ -31,10 +33,22 @@ describe('bad names are refused where they come in', () => {
       'config: tool name "a/b" holds a path separator ("/" or "\\") (.factorly/factorly.yaml:4)',
       'config: tool name "c\\\\d" holds a path separator ("/" or "\\") (.factorly/factorly.yaml:5)',
       'config: tool name "e\\u001b[31m" holds a control character (.factorly/factorly.yaml:6)',
-      'config: tool name "f\u202eg" holds a control character (.factorly/factorly.yaml:7)',
+      'config: tool name "f\u202eg" holds an invisible format character (U+202E) (.factorly/factorly.yaml:7)',
     ]);
     expect(await refusal('tools:\n  a..b: {type: cli, command: echo}\n')).toBe(
       'config: tool name "a..b" holds ".." (.factorly/factorly.yaml:2)',
+    );
+  });
+
+  it('tool names: every invisible format character (Unicode Cf), each named by its code point', async () => {
+    const formats = ['200B', '00AD', 'FEFF', '2060', '200D', '061C', 'E0041'];
+    const yaml = formats.map((hex) => `  "a\\U${hex.padStart(8, '0')}b": {type: cli, command: echo}\n`).join('');
+    const message = await refusal(`tools:\n${yaml}  plain: {type: cli, command: echo}\n`);
+    expect(message.split('\n')).toEqual(
+      formats.map(
+        (hex, index) =>
+          `config: tool name ${JSON.stringify(`a${String.fromCodePoint(parseInt(hex, 16))}b`)} holds an invisible format character (U+${hex}) (.factorly/factorly.yaml:${index + 2})`,
+      ),
     );
   });
 
@@ -63,6 +77,40 @@ describe('bad names are refused where they come in', () => {
     expect(await refusal('tools: {}\n', [source])).toBe(
       'config: tool name "../../etc/passwd" holds a path separator ("/" or "\\") (from <odd>:1)',
     );
+  });
+
+  it('a provider listing its tools again (an upstream MCP server whose list changed) cannot bring a bad name in', async () => {
+    let catalog: ToolCatalog | undefined;
+    const listing = (name: string): ToolDefinition => toolDefinition({ name, type: 'listing' });
+    const lister = definePlugin({
+      id: 'lister',
+      apiVersion: '1',
+      register(reg) {
+        reg.registerInit({
+          deps: { providers: reg.tokens.ToolProviders, live: reg.tokens.ToolCatalog },
+          init({ providers, live }, ctx) {
+            catalog = live;
+            const provider: ToolProvider = {
+              type: 'listing',
+              keys: [],
+              expand: async () => [listing('up.first')],
+              execute: async () => ({ output: '', exitCode: 0 }),
+            };
+            providers.add('listing', provider, ctx.pluginId);
+          },
+        });
+      },
+    });
+    const { kernel } = await startTestKernel('tools:\n  up: {type: listing}\n', [lister]);
+    try {
+      const left = catalog!.replaceEntry('up', [listing('up.second'), listing('up.\u200bsecond'), listing('../up')]);
+      expect(left).toEqual(['up.\u200bsecond', '../up']);
+      expect(kernel.registry.catalogueOf().map((tool) => tool.name)).toEqual(['up.second']);
+      expect(catalog!.setSessionTools('s1', 'up', [listing('up.\u00adthird')])).toEqual(['up.\u00adthird']);
+      expect(kernel.registry.catalogueOf('s1').map((tool) => tool.name)).toEqual([]);
+    } finally {
+      await kernel.stop();
+    }
   });
 
   it('enum entries must be scalars: a mapping is refused, not turned into "[object Object]"', async () => {

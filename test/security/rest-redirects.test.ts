@@ -1,15 +1,23 @@
+import { lookup as lookupAll } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addressProblem } from '@factorly/net-guard';
-import { plugin as restPlugin } from '@factorly/plugin-provider-rest';
+import { addressProblem, type Resolver } from '@factorly/net-guard';
+import { restPlugin } from '@factorly/plugin-provider-rest';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 
 const SECRET = 'sk-live-7f3a9c';
+/** A secret a URL query splits and re-encodes: `&` starts a new parameter, `+` reads as a space. */
+const SPLIT_SECRET = 'k3y&admin=1+x';
+
+/** Names the test points at addresses, as a DNS server might (every other name resolves as usual). */
+const NAMES: Record<string, string> = { 'meta.test': '169.254.169.254', 'api.internal.test': '127.0.0.1' };
+const resolve: Resolver = (hostname, options, callback) =>
+  NAMES[hostname] ? callback(null, [{ address: NAMES[hostname], family: 4 }]) : lookupAll(hostname, options, callback);
 
 interface Seen {
   server: 'a' | 'b';
@@ -22,7 +30,8 @@ const seen: Seen[] = [];
 
 /**
  * Two loopback servers: two origins. A redirects `/to-b/<status>` to B (keeping the query, as
- * many servers do) and `/to-a/<status>` to itself; B only records what reached it.
+ * many servers do), `/to-b-path/<status>` to B with the query in the path, `/to-a/<status>` to
+ * itself and `/go/<status>?to=<url>` to any URL; B only records what reached it.
  */
 let a: Server;
 let b: Server;
@@ -37,7 +46,11 @@ function server(name: 'a' | 'b'): Server {
       const [, route, status] = req.url!.split('?')[0].split('/');
       const query = req.url!.includes('?') ? `?${req.url!.split('?')[1]}` : '';
       if (route === 'to-b') res.writeHead(Number(status), { location: `${B}/landing${query}` }).end();
-      else if (route === 'to-a') res.writeHead(Number(status), { location: `/landing${query}` }).end();
+      else if (route === 'to-b-path') res.writeHead(Number(status), { location: `${B}/p/${query.slice(1)}` }).end();
+      else if (route === 'go') {
+        const to = new URL(req.url!, 'http://x').searchParams.get('to')!;
+        res.writeHead(Number(status), { location: to.replaceAll('$B', B) }).end();
+      } else if (route === 'to-a') res.writeHead(Number(status), { location: `/landing${query}` }).end();
       else res.end(`${name} ${req.method} ${req.url}`);
     });
   });
@@ -60,11 +73,8 @@ const vault = definePlugin({
     reg.registerInit({
       deps: { backends: reg.tokens.SecretBackends },
       init({ backends }, ctx) {
-        backends.add(
-          'vault',
-          { name: 'vault', readOnly: true, resolve: async (key) => (key === 'K' ? SECRET : undefined) },
-          ctx.pluginId,
-        );
+        const values: Record<string, string> = { K: SECRET, Q: SPLIT_SECRET };
+        backends.add('vault', { name: 'vault', readOnly: true, resolve: async (key) => values[key] }, ctx.pluginId);
       },
     });
   },
@@ -79,10 +89,8 @@ afterEach(async () => {
 });
 
 async function start(tools: string): Promise<Kernel> {
-  const started = await startTestKernel(`tools:\n${tools.replaceAll('$A', A).replaceAll('$B', B)}`, [
-    restPlugin,
-    vault,
-  ]);
+  const yaml = tools.replaceAll('$BPORT', new URL(B).port).replaceAll('$A', A).replaceAll('$B', B);
+  const started = await startTestKernel(`tools:\n${yaml}`, [restPlugin({ resolve }), vault]);
   events = () => eventsOf(started.log);
   kernel = started.kernel;
   return kernel;
@@ -106,6 +114,7 @@ describe('redirects never carry secrets across origins', () => {
     headers: {X-Api-Key: "{{vault:K}}", X-Plain: kept}
     auth: {type: bearer, token: "{{vault:K}}"}
     follow_redirects: any
+    shadow: {allow_urls: ["$B"]}
   leak.post:
     type: rest
     base_url: $A
@@ -114,11 +123,13 @@ describe('redirects never carry secrets across origins', () => {
     headers: {X-Api-Key: "prefix {{vault:K}}"}
     body: '{"token": "{{vault:K}}", "n": 1}'
     follow_redirects: any
+    shadow: {allow_urls: ["$B"]}
 `);
     const got = await call('leak.get');
-    expect(got).toMatchObject({ status: 'success', output: `b GET /landing?page=2` });
+    // The query held the secret: dropped whole (its other parameters too), not parameter by parameter.
+    expect(got).toMatchObject({ status: 'success', output: `b GET /landing` });
     expect(got.diagnostics).toBe(
-      `redirected to ${B}, another origin: sent without header authorization, header x-api-key, query api_key\n`,
+      `redirected to ${B}, another origin: sent without header authorization, header x-api-key, the query\n`,
     );
     const posted = await call('leak.post');
     expect(posted).toMatchObject({ status: 'success', output: 'b POST /landing' });
@@ -129,6 +140,27 @@ describe('redirects never carry secrets across origins', () => {
     for (const form of [SECRET, Buffer.from(SECRET).toString('base64'), encodeURIComponent(SECRET)])
       expect(reachedB()).not.toContain(form);
     expect(JSON.stringify(await events())).not.toContain(SECRET);
+  });
+
+  it('a query that held a secret is dropped whole on a hop to another origin, however the redirect split or re-encoded it', async () => {
+    await start(`  split: {type: rest, base_url: $A, method: GET, path: '/to-b/302?k={{vault:Q}}', follow_redirects: any, shadow: {allow_urls: ["$B"]}}
+  kept: {type: rest, base_url: $A, method: GET, path: '/to-b/302?page=2', headers: {X-Api-Key: "{{vault:K}}"}, follow_redirects: any, shadow: {allow_urls: ["$B"]}}
+`);
+    const got = await call('split');
+    expect(got).toMatchObject({ status: 'success', output: 'b GET /landing' });
+    expect(got.diagnostics).toBe(`redirected to ${B}, another origin: sent without the query\n`);
+    for (const part of ['k3y', 'admin']) expect(reachedB()).not.toContain(part);
+    // A query without a secret stays: only the secret header is dropped.
+    expect(await call('kept')).toMatchObject({ status: 'success', output: 'b GET /landing?page=2' });
+  });
+
+  it('a hop to another origin whose path holds a secret is refused: a path cannot be dropped', async () => {
+    await start(`  in.path: {type: rest, base_url: $A, method: GET, path: '/to-b-path/302?k={{vault:K}}', follow_redirects: any, shadow: {allow_urls: ["$B"]}}
+`);
+    expect((await call('in.path')).error).toBe(
+      `GET ${A}/to-b-path/302: HTTP 302 redirect to ${B}, another origin, refused: its path holds one of the tool's secrets`,
+    );
+    expect(seen.filter((s) => s.server === 'b')).toEqual([]);
   });
 
   it('by default (same-origin) a redirect to another origin is refused and nothing reaches it', async () => {
@@ -217,5 +249,56 @@ describe('agent-steered rest URLs pass the SSRF guard of factorly.fetch', () => 
       status: 'success',
       output: 'b GET /landing',
     });
+  });
+});
+
+describe('every redirect hop passes the SSRF guard, whoever chose the first URL', () => {
+  /** A tool with a fixed base_url that follows any redirect, to `to` (`$B` is server B), with `allow_urls`. */
+  const redirecting = (name: string, allow: string[] = []) =>
+    `  ${name}: {type: rest, base_url: $A, method: GET, path: /go/302, follow_redirects: any, timeout: 10s, parameters: [{name: to, in: query}], shadow: {allow_urls: ${JSON.stringify(allow)}}}\n`;
+  const via = (tool: string, to: string) => call(tool, { to });
+
+  it('refuses cloud metadata and link-local targets always, even when allow_urls lists them', async () => {
+    await start(
+      redirecting('fixed') +
+        redirecting('listed', ['http://169.254.169.254', 'http://169.254.7.7', 'http://metadata.google.internal']),
+    );
+    for (const tool of ['fixed', 'listed']) {
+      expect((await via(tool, 'http://169.254.169.254/latest/meta-data/')).error).toBe(
+        'URL blocked by safety guard: cloud metadata endpoint (169.254.169.254) (redirected to http://169.254.169.254/latest/meta-data/)',
+      );
+      expect((await via(tool, 'http://169.254.7.7/')).error).toBe(
+        'URL blocked by safety guard: link-local address (169.254.7.7) (redirected to http://169.254.7.7/)',
+      );
+      expect((await via(tool, 'http://metadata.google.internal/')).error).toBe(
+        'URL blocked by safety guard: cloud metadata endpoint (metadata.google.internal) (redirected to http://metadata.google.internal/)',
+      );
+    }
+  });
+
+  it('refuses a host name that resolves to a metadata address at DNS lookup, even when allow_urls lists it', async () => {
+    const target = 'http://meta.test:$BPORT/latest';
+    await start(redirecting('fixed') + redirecting('listed', ['http://meta.test:$BPORT']));
+    for (const tool of ['fixed', 'listed']) {
+      expect((await via(tool, target.replace('$BPORT', new URL(B).port))).error).toBe(
+        `GET ${A}/go/302: request failed: URL blocked by safety guard: cloud metadata endpoint (169.254.169.254) (meta.test resolves to it)`,
+      );
+    }
+    expect(seen.filter((s) => s.server === 'b')).toEqual([]);
+  });
+
+  it('keeps the origin of a fixed base_url open, and lets loopback or private targets through only when allow_urls lists them', async () => {
+    await start(redirecting('fixed') + redirecting('listed', ['$B', 'http://api.internal.test:$BPORT']));
+    const named = `http://api.internal.test:${new URL(B).port}/landing`;
+    expect(await via('fixed', `${A}/hello`)).toMatchObject({ status: 'success', output: 'a GET /hello' });
+    expect((await via('fixed', '$B/landing')).error).toBe(
+      `URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it) (redirected to ${B}/landing)`,
+    );
+    expect((await via('fixed', named)).error).toBe(
+      `GET ${A}/go/302: request failed: URL blocked by safety guard: localhost access denied (127.0.0.1; use shadow.allow_urls to allow it) (api.internal.test resolves to it)`,
+    );
+    expect(seen.filter((s) => s.server === 'b')).toEqual([]);
+    expect(await via('listed', '$B/landing')).toMatchObject({ status: 'success', output: 'b GET /landing' });
+    expect(await via('listed', named)).toMatchObject({ status: 'success', output: 'b GET /landing' });
   });
 });

@@ -63,6 +63,40 @@ describe('every verdict is validated at the boundary', () => {
     });
   }
 
+  it('denies a verdict whose reason or facts are over their bounds (4096 characters, 64 KiB of JSON), never storing them whole', async () => {
+    const facts = Object.fromEntries(Array.from({ length: 300_000 }, (_, i) => [`k${i}`, i]));
+    const cases: [unknown, string][] = [
+      [
+        { decision: 'allow', reason: 'x'.repeat(10 * 1024 * 1024) },
+        'reason is 10485760 characters, over the bound of 4096',
+      ],
+      [{ decision: 'allow', reason: 'ok', facts }, 'facts are 4877781 bytes as JSON, over the bound of 65536'],
+    ];
+    for (const [returned, problem] of cases) {
+      const rule: ShadowRule = { name: 'chatty', order: 100, evaluate: () => returned as never };
+      const started = await startTestKernel(YAML, [shadow, contribute('third-party', { rules: [rule] })]);
+      kernel = started.kernel;
+      const outcome = await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' });
+      expect(outcome).toMatchObject({ status: 'blocked', output: '' });
+      expect(outcome.error).toContain(
+        `rule "chatty" returned a malformed verdict (failing closed): ${problem}; it returned`,
+      );
+      const decided = (await decisions(started.log, outcome.callId)).at(-1);
+      expect(decided).toMatchObject({ rule: 'chatty', decision: 'deny', reason: outcome.error });
+      expect(JSON.stringify(decided).length).toBeLessThan(2000);
+      await kernel.stop();
+      kernel = undefined;
+    }
+    // At the bounds, a verdict is kept as it was given.
+    const atBounds = { decision: 'allow', reason: 'r'.repeat(4096), facts: { note: 'f'.repeat(65_000) } };
+    const rule: ShadowRule = { name: 'full', order: 100, evaluate: () => atBounds as never };
+    const started = await startTestKernel(YAML, [shadow, contribute('third-party', { rules: [rule] })]);
+    kernel = started.kernel;
+    const outcome = await kernel.pipeline.call({ tool: 't', params: {}, iface: 'mcp' });
+    expect(outcome).toMatchObject({ status: 'success' });
+    expect((await decisions(started.log, outcome.callId)).at(-1)).toMatchObject({ rule: 'full', ...atBounds });
+  });
+
   it('denies a malformed verdict even from a rule that declares failOpen', async () => {
     const rule: ShadowRule = {
       name: 'lenient',

@@ -51,15 +51,17 @@ export class BuiltinProvider implements ToolProvider, ToolSource {
   async execute(call: ToolCall): Promise<ToolResult> {
     const allowed = (key: 'allow_urls' | 'allow_patterns' | 'allow_paths'): string[] => list(call.tool.shadow?.[key]);
     const project = this.paths.baseDir;
+    const { stateDir, logPath, mainFile, globalDir } = this.paths;
+    const files = { projectDir: project, internal: [stateDir, logPath, mainFile, globalDir] };
     switch (call.tool.name) {
       case 'factorly.fetch':
         return fetchTool(call, allowed('allow_urls'));
       case 'factorly.shell':
         return shellTool(call, project, allowed('allow_patterns'));
       case 'factorly.file.read':
-        return readTool(call, project, allowed('allow_paths'));
+        return readTool(call, files, allowed('allow_paths'));
       case 'factorly.file.write':
-        return writeTool(call, project, allowed('allow_paths'));
+        return writeTool(call, files, allowed('allow_paths'));
       default:
         return { output: '', error: `builtin: unknown tool "${call.tool.name}"`, exitCode: 1 };
     }

@@ -168,6 +168,47 @@ describe('factorly.file.read / write', () => {
     );
   });
 
+  it("refuses factorly's own files (vault, keys, log, config), also through .., symlinks and allow_paths", async () => {
+    const k = await start(`tools:
+  factorly.file.read: {shadow: {allow_paths: [.factorly/vault.enc]}}
+`);
+    const root = k.paths.baseDir;
+    const state = join(root, '.factorly');
+    writeFileSync(join(state, 'vault.enc'), 'ciphertext');
+    mkdirSync(join(state, 'keys'));
+    writeFileSync(join(state, 'keys', 'log.key'), 'private');
+    writeFileSync(join(state, 'events.lmdb'), 'log');
+    mkdirSync(join(root, 'sub', 'nested', '.factorly'), { recursive: true });
+    writeFileSync(join(root, 'sub', 'nested', '.factorly', 'vault.enc'), 'other vault');
+    symlinkSync(state, join(root, 'state-link'));
+    symlinkSync(join(state, 'vault.enc'), join(root, 'vault-link'));
+    const config = readFileSync(k.paths.mainFile, 'utf8');
+    const refused = (path: string) =>
+      `path ${JSON.stringify(path)} blocked by safety guard: it is one of factorly's own files (its state directory .factorly/ with the vault, keys and event log, or its config); the file tools never open them`;
+    for (const path of [
+      '.factorly/vault.enc',
+      'sub/../.factorly/vault.enc',
+      `${root}/.factorly/keys/log.key`,
+      '.factorly/events.lmdb',
+      '.factorly/factorly.yaml',
+      'state-link/vault.enc',
+      'vault-link',
+      'sub/nested/.factorly/vault.enc',
+    ]) {
+      expect(await call('factorly.file.read', { path }), path).toMatchObject({ status: 'error', error: refused(path) });
+    }
+    for (const path of ['.factorly/factorly.yaml', '.factorly/tools/evil.yaml', 'state-link/new.yaml', 'vault-link']) {
+      expect(await call('factorly.file.write', { path, content: 'tools: {}\n' }), path).toMatchObject({
+        status: 'error',
+        error: refused(path),
+      });
+    }
+    expect(readFileSync(k.paths.mainFile, 'utf8')).toBe(config);
+    expect(readFileSync(join(state, 'vault.enc'), 'utf8')).toBe('ciphertext');
+    expect(existsSync(join(state, 'tools', 'evil.yaml'))).toBe(false);
+    expect(existsSync(join(state, 'new.yaml'))).toBe(false);
+  });
+
   it('refuses a config entry for a built-in that does not exist', async () => {
     await expect(
       startTestKernel('tools:\n  factorly.nope: {type: builtin, timeout: 5s}\n', [builtinsPlugin]),

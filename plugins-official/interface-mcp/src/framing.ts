@@ -12,12 +12,17 @@ export interface ErrorReply {
 /** A message fit to hand to the MCP SDK, or the error to answer with instead. */
 export type Checked = { message: Record<string, unknown> } | { reply: ErrorReply } | { drop: string };
 
+/** The members of a JSON-RPC 2.0 message; the SDK's schemas are strict, so any other is left out before it looks. */
+const MEMBERS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'] as const;
+
 /**
  * One incoming JSON-RPC message, checked as JSON-RPC 2.0 and MCP want it, before the SDK sees it
  * (which otherwise answers nothing, or ends the session). Text that is not JSON is a parse error
  * (-32700); a batch (removed from MCP in 2025-06-18), a wrong `jsonrpc`, an id that is neither a
- * string nor a number, or a method that is not a string is an invalid request (-32600), answered
- * with the message's id when it has a usable one; params that are not an object are -32602.
+ * string nor a whole number, a method that is not a string, or an id with neither a method nor a
+ * result or error is an invalid request (-32600), answered with the message's id when it has a
+ * usable one; params that are not an object are -32602. Top-level members JSON-RPC does not define
+ * (`"__proto__"`, a vendor's own) are ignored: the message passed on is a fresh object without them.
  * A malformed response from the client cannot be answered: it is dropped with the reason.
  */
 export function checkText(text: string): Checked {
@@ -39,7 +44,7 @@ export function checkMessage(value: unknown): Checked {
     );
   if (typeof value !== 'object' || value === null)
     return reply(null, 'REQUEST_INVALID', `Invalid Request: a JSON-RPC message is an object, got ${kind(value)}`);
-  const message = value as Record<string, unknown>;
+  const message = jsonRpcMembers(value as Record<string, unknown>);
   const id = usableId(message.id);
   if (message.jsonrpc !== '2.0')
     return reply(id, 'REQUEST_INVALID', `Invalid Request: "jsonrpc" must be "2.0", got ${kind(message.jsonrpc)}`);
@@ -47,7 +52,7 @@ export function checkMessage(value: unknown): Checked {
     return reply(
       null,
       'REQUEST_INVALID',
-      `Invalid Request: "id" must be a string or a number, got ${kind(message.id)}`,
+      `Invalid Request: "id" must be a string or a number (a whole one), got ${kind(message.id)}`,
     );
   if (!('method' in message)) return checkResponse(message);
   if (typeof message.method !== 'string')
@@ -77,11 +82,31 @@ export function oversized(bytes: number, limit: number, seen: { head: string; ta
   ).reply;
 }
 
+/**
+ * A message without a method is a response: it is passed on when it has an id and either a result
+ * or an error. With an id and neither, it is a request that lost its method, answered -32600; a
+ * response that cannot be one (no id, or both result and error) cannot be answered and is dropped.
+ */
 function checkResponse(message: Record<string, unknown>): Checked {
-  const answered = 'result' in message !== 'error' in message;
-  if (usableId(message.id) === null || !answered)
+  const id = usableId(message.id);
+  const hasResult = 'result' in message;
+  const hasError = 'error' in message;
+  if (!hasResult && !hasError)
+    return reply(
+      id,
+      'REQUEST_INVALID',
+      'Invalid Request: a message with no "method" must be a response, with "result" or "error"',
+    );
+  if (id === null || hasResult === hasError)
     return { drop: 'a message with no method that is not a response (an id and either result or error)' };
   return { message };
+}
+
+/** The message's own JSON-RPC members, copied into a fresh object: nothing else reaches the SDK. */
+function jsonRpcMembers(message: Record<string, unknown>): Record<string, unknown> {
+  const members: Record<string, unknown> = {};
+  for (const name of MEMBERS) if (Object.hasOwn(message, name)) members[name] = message[name];
+  return members;
 }
 
 function reply(id: RequestId | null, code: ErrorCode, message: string): { reply: ErrorReply } {
@@ -93,8 +118,9 @@ export function errorReply(id: RequestId | null, code: ErrorCode, message: strin
   return { jsonrpc: '2.0', id, error: jsonRpcError(code, message) };
 }
 
+/** The MCP SDK takes string and integer ids only (a fraction would be refused without an answer). */
 function usableId(id: unknown): RequestId | null {
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : null;
 }
 
 function idIn(text: string, pattern: RegExp): RequestId | null {

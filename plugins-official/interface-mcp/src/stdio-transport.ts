@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { checkText, oversized, type ErrorReply } from './framing.js';
+import { JSONRPCRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { checkText, errorReply, oversized, type ErrorReply, type RequestId } from './framing.js';
 
 /** How much of a message too big to read is kept, to find its id. */
 const SEEN_BYTES = 256;
@@ -94,8 +94,29 @@ export class FramedStdioTransport implements Transport {
     this.size = 0;
     if (line.trim() === '') return;
     const checked = checkText(line);
-    if ('reply' in checked) void this.send(checked.reply);
+    const refused = 'message' in checked ? sdkRefusal(checked.message) : undefined;
+    if (refused) void this.send(refused);
+    else if ('reply' in checked) void this.send(checked.reply);
     else if ('drop' in checked) this.warn(`ignored ${checked.drop} on stdin`);
     else this.onmessage?.(checked.message as JSONRPCMessage);
   }
+}
+
+/**
+ * A request the SDK's own schema refuses (a `_meta` that is not an object, a progress token of the
+ * wrong type) would be dropped without an answer over stdio: it is answered -32600 with its id,
+ * naming what is wrong. (Over HTTP the SDK's transport answers such a body itself.)
+ */
+function sdkRefusal(message: Record<string, unknown>): ErrorReply | undefined {
+  if (typeof message.method !== 'string' || !('id' in message)) return undefined;
+  const parsed = JSONRPCRequestSchema.safeParse(message);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.map(String).join('.') || 'the request';
+  const what = (issue?.message ?? 'not accepted').replace(/\s+/g, ' ');
+  return errorReply(
+    message.id as RequestId,
+    'REQUEST_INVALID',
+    `Invalid Request: ${where} is not what MCP takes in a ${message.method} request (${what})`,
+  );
 }

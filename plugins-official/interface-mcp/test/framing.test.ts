@@ -17,6 +17,28 @@ describe('checking incoming JSON-RPC messages', () => {
     }
   });
 
+  it('answers an id with neither a method nor a result or error with -32600', () => {
+    expect(checkMessage({ jsonrpc: '2.0', id: 4 })).toEqual({
+      reply: {
+        jsonrpc: '2.0',
+        id: 4,
+        error: {
+          code: -32600,
+          message: 'Invalid Request: a message with no "method" must be a response, with "result" or "error"',
+          data: { factorlyCode: 'REQUEST_INVALID' },
+        },
+      },
+    });
+  });
+
+  it('passes on only the JSON-RPC members, in a fresh object (no "__proto__" or other extra member)', () => {
+    const checked = checkText('{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"x":1},"y":2}');
+    expect(checked).toEqual({ message: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+    const { message } = checked as { message: Record<string, unknown> };
+    expect(Object.keys(message)).toEqual(['jsonrpc', 'id', 'method']);
+    expect(Object.getPrototypeOf(message)).toBe(Object.prototype);
+  });
+
   it('answers params that are not an object with -32602, and drops a response it cannot answer', () => {
     expect(checkText('{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}')).toEqual({
       reply: {
@@ -29,7 +51,10 @@ describe('checking incoming JSON-RPC messages', () => {
         },
       },
     });
-    expect(checkMessage({ jsonrpc: '2.0', id: 4 })).toEqual({
+    expect(checkMessage({ jsonrpc: '2.0', id: 4, result: {}, error: { code: 1, message: 'x' } })).toEqual({
+      drop: 'a message with no method that is not a response (an id and either result or error)',
+    });
+    expect(checkMessage({ jsonrpc: '2.0', result: {} })).toEqual({
       drop: 'a message with no method that is not a response (an id and either result or error)',
     });
     expect(checkMessage('ping')).toMatchObject({

@@ -27,6 +27,10 @@ for (const [net, bits] of [
 ] as const)
   PRIVATE.addSubnet(net, bits, 'ipv6');
 
+const LINK_LOCAL = new BlockList();
+LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
+LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
+
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data']);
 const PREFIX = 'URL blocked by safety guard: ';
 
@@ -41,6 +45,28 @@ export function addressProblem(address: string): string | undefined {
   if (PRIVATE.check(ip, family))
     return `${PREFIX}private network access denied (${address}; use shadow.allow_urls to allow it)`;
   return undefined;
+}
+
+/**
+ * Why an address is never reached, whatever a tool's `allow_urls` says, when a server's redirect
+ * (not the config) names it: cloud metadata endpoints and link-local addresses, where a machine's
+ * credentials are served. Undefined for any other address. IPv4-mapped IPv6 is judged as IPv4.
+ */
+export function alwaysRefusedProblem(address: string): string | undefined {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  const ip = mapped ?? address;
+  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+  if (!isIP(ip)) return undefined;
+  if (METADATA.check(ip, family)) return `${PREFIX}cloud metadata endpoint (${address})`;
+  if (LINK_LOCAL.check(ip, family)) return `${PREFIX}link-local address (${address})`;
+  return undefined;
+}
+
+/** `alwaysRefusedProblem` for a URL before any connection: metadata host names and literal IP hosts. */
+export function alwaysRefusedUrlProblem(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (METADATA_HOSTS.has(host)) return `${PREFIX}cloud metadata endpoint (${host})`;
+  return alwaysRefusedProblem(host);
 }
 
 /** Checks a URL before any connection: scheme, metadata host names, and literal IP hosts. */

@@ -97,7 +97,7 @@ export class McpProvider implements ToolProvider {
         : this.catalog.setSessionTools(sessionId, upstream.name, definitions);
     for (const name of left)
       process.stderr.write(
-        `factorly: upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out\n`,
+        `factorly: upstream MCP server "${upstream.name}" now lists a tool ${JSON.stringify(name)}, a name another tool has or one that is refused; it is left out\n`,
       );
   }
 

@@ -10,6 +10,8 @@ export interface HttpRequest {
   body?: string;
   /** Headers whose value came from a template with a secret reference, or from `auth`: never sent to another origin. */
   secretHeaders: Set<string>;
+  /** Whether base_url or path has a secret reference: the URL sent holds a secret, whatever form it took in it. */
+  secretInUrl?: boolean;
 }
 
 /** `{{backend:KEY}}` in a template: the rendered value holds a secret. */
@@ -60,7 +62,8 @@ export async function buildRequest(
           : 'application/json',
     );
   }
-  return { url, method: spec.method, headers, body, secretHeaders };
+  const secretInUrl = SECRET_REFERENCE.test(spec.baseUrl) || SECRET_REFERENCE.test(spec.path);
+  return { url, method: spec.method, headers, body, secretHeaders, secretInUrl };
 }
 
 type Routes = Record<ParamLocation, string[]>;

@@ -26,15 +26,22 @@ export function redirected(request: HttpRequest, response: Response): HttpReques
 
 /**
  * The request without anything that holds a resolved secret, for a hop to another origin: the
- * credential headers, every header built from a secret, and every header, query parameter and body
- * field whose value holds a secret value (verbatim, URL-encoded, JSON-escaped or base64). Returns
- * what was dropped, by name, for the call's diagnostics (never a value).
+ * credential headers, every header built from a secret, every header and body field whose value
+ * holds a secret value (verbatim, URL-encoded, JSON-escaped or base64), and the whole query when it
+ * holds one or when `queryHeldSecret` (the query sent to the tool's origin held one): a server that
+ * keeps the query in its redirect may split it at `&`, decode `+` or re-encode it, forms no match
+ * would catch, so no parameter of it is trusted. A path that holds a secret cannot be dropped: the
+ * hop is refused. Returns what was dropped, by name, for the call's diagnostics (never a value).
  */
 export function withoutSecrets(
   request: HttpRequest,
   secrets: readonly string[],
-): { request: HttpRequest; dropped: string[] } {
-  const holds = (text: string): boolean => secrets.some((secret) => forms(secret).some((form) => text.includes(form)));
+  queryHeldSecret = false,
+): { request: HttpRequest; dropped: string[] } | { refused: string } {
+  const holds = (text: string): boolean => holdsSecret(text, secrets);
+  const url = new URL(request.url);
+  if (holds(url.pathname) || holds(safeDecode(url.pathname)))
+    return { refused: "its path holds one of the tool's secrets" };
   const dropped: string[] = [];
   const headers = new Headers(request.headers);
   for (const [name, value] of request.headers) {
@@ -43,23 +50,34 @@ export function withoutSecrets(
       dropped.push(`header ${name}`);
     }
   }
-  const url = new URL(request.url);
   if (url.username || url.password) {
     url.username = '';
     url.password = '';
     dropped.push('URL credentials');
   }
-  for (const [name, value] of [...url.searchParams]) {
-    if (holds(value) || holds(name)) {
-      url.searchParams.delete(name);
-      dropped.push(`query ${name}`);
-    }
+  const search = url.search;
+  if (search !== '' && (queryHeldSecret || holds(search) || holds(safeDecode(search.replaceAll('+', ' '))))) {
+    url.search = '';
+    dropped.push('the query');
   }
   const body =
     request.body === undefined
       ? undefined
       : bodyWithout(request.body, headers.get('content-type') ?? '', holds, dropped);
   return { request: { ...request, url, headers, body, secretHeaders: new Set() }, dropped };
+}
+
+/** Whether `text` holds a secret value in one of the forms it takes on the wire. */
+export function holdsSecret(text: string, secrets: readonly string[]): boolean {
+  return secrets.some((secret) => forms(secret).some((form) => text.includes(form)));
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Body fields (JSON members, form fields) that hold a secret are dropped; a raw body that holds one is dropped whole. */

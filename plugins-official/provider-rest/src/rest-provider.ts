@@ -1,8 +1,14 @@
+import type { Resolver } from '@factorly/net-guard';
 import type { ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { buildRequest } from './build-request.js';
 import { prepareRest, readRestSpec, REST_KEYS, type RestSpec } from './rest-spec.js';
 import { send, type Steering } from './send.js';
 import { placeholders } from './template.js';
+
+export interface RestOptions {
+  /** How the guarded hops resolve host names (default: the system's `dns.lookup`). */
+  resolve?: Resolver;
+}
 
 /**
  * `type: rest`: one HTTP request per call through undici's fetch. A status of 400 or more is an
@@ -13,6 +19,8 @@ export class RestProvider implements ToolProvider {
   readonly type = 'rest';
   readonly keys = REST_KEYS;
 
+  constructor(private readonly options: RestOptions = {}) {}
+
   prepare(tool: ToolDefinition) {
     return prepareRest(tool);
   }
@@ -22,7 +30,7 @@ export class RestProvider implements ToolProvider {
     const request = await buildRequest(spec, call.tool, call.params, call.secrets);
     let sent: Awaited<ReturnType<typeof send>>;
     try {
-      sent = await send(request, call, spec.followRedirects, steering(spec, call));
+      sent = await send(request, call, spec.followRedirects, steering(spec, call), this.options.resolve);
     } catch (error) {
       return failure(error, call, `${request.method} ${request.url.origin}${request.url.pathname}`);
     }
