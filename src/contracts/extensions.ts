@@ -134,11 +134,6 @@ export interface SecretBackendAccess {
 export interface SecretBackend {
   readonly name: string;
   readonly readOnly: boolean;
-  /**
-   * An agent may name this backend's keys in a parameter declared `hydrate_vault_refs: true` (a
-   * store of secrets kept for agents' use). Never for a backend that exposes the host (its environment).
-   */
-  readonly hydratable?: boolean;
   resolve(key: string): Promise<string | undefined>;
   read?(key: string, access?: SecretBackendAccess): Promise<{ tier: string; value?: string }>;
   list?(access?: SecretBackendAccess): Promise<{ tier: string; keys: string[] }>;

@@ -188,7 +188,7 @@ export class CallPipeline {
     context.start(tool, timeoutMs);
     try {
       // Hydrated values go to the provider only: the events above already hold the params as sent.
-      const hydrated = await hydrateParams(tool.parameters, params, context.secrets, this.parts.backends);
+      const hydrated = await hydrateParams(tool.parameters, params, context.secrets);
       const { iface, agentId, sessionId, client } = request;
       const work = provider.execute({
         callId: context.callId,

@@ -1,8 +1,9 @@
 import type { SecretBackend } from 'factorly';
 
 /**
- * `{{env:NAME}}` in provider-side templates (the config, never an agent's params): the variable
- * from factorly's own environment. Read-only; unset is "not found", so `|default` applies.
+ * `{{env:NAME}}` in provider-side templates (the config; in an agent's params only where a parameter's
+ * `hydrate_vault_refs` lists it): the variable from factorly's own environment. Read-only; unset is
+ * "not found", so `|default` applies.
  */
 export class EnvBackend implements SecretBackend {
   readonly name = 'env';
