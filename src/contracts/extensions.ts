@@ -134,6 +134,13 @@ export interface SecretBackendAccess {
 export interface SecretBackend {
   readonly name: string;
   readonly readOnly: boolean;
+  /**
+   * Reading a value is cheap and silent (a file already unlocked, the process environment), so the
+   * kernel may read every reference a call tree could reach before the tree's first event is written
+   * (a script's params may hold any of them). Leave it unset for a backend that runs a command or
+   * asks a service (a password manager's CLI): its values are learnt when a call first resolves them.
+   */
+  readonly prefetch?: boolean;
   resolve(key: string): Promise<string | undefined>;
   read?(key: string, access?: SecretBackendAccess): Promise<{ tier: string; value?: string }>;
   list?(access?: SecretBackendAccess): Promise<{ tier: string; keys: string[] }>;

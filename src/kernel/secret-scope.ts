@@ -83,6 +83,18 @@ export function toolSecretReferences(tool: Pick<ToolDefinition, 'spec' | 'parame
   return references;
 }
 
+/** What a call that may call any of `tools` (a script) could resolve: their references to `prefetch` backends. */
+export function reachableSecretReferences(
+  tools: readonly ToolDefinition[],
+  backends: KeyedRegistry<SecretBackend>,
+): Set<string> {
+  const reachable = new Set<string>();
+  for (const tool of tools)
+    for (const reference of toolSecretReferences(tool))
+      if (backends.get(reference.slice(0, reference.indexOf(':')))?.prefetch === true) reachable.add(reference);
+  return reachable;
+}
+
 /**
  * The references an agent wrote in a hydrating parameter that its config does not list, by
  * parameter (as `{{backend:KEY}}`): they stay literal, and the call records that they were refused.
