@@ -9,6 +9,7 @@ import {
   type ParamType,
 } from './tool-definition.js';
 import { coerceValue } from './params.js';
+import { wholeReference } from './secret-references.js';
 
 const PARAM_KEYS = [
   'name',
@@ -79,7 +80,7 @@ function parseParameter(
   }
   const spec: ParameterSpec = { name, type: type as ParamType, required: p.required === true };
   if (typeof p.description === 'string') spec.description = p.description;
-  if (p.hydrate_vault_refs === true) spec.hydrateVaultRefs = true;
+  readHydration(spec, p, name, at, problem);
   if (p.in !== undefined) {
     if ((PARAM_LOCATIONS as readonly unknown[]).includes(p.in)) spec.in = p.in as ParamLocation;
     else
@@ -160,6 +161,41 @@ function readPattern(
       at('pattern'),
     );
   }
+}
+
+const NEW_FORM = 'hydrate_vault_refs: ["{{vault:KEY}}"]';
+
+/**
+ * `hydrate_vault_refs`: the references an agent may have resolved in this parameter's value, each in
+ * full (any backend), so the config's owner authorises every secret one by one. `true` (any secret
+ * the agent names) is refused with the form to write instead; `false` is off, as leaving it out.
+ */
+function readHydration(
+  spec: ParameterSpec,
+  p: Record<string, unknown>,
+  name: string,
+  at: (key: string) => Node | null,
+  problem: (message: string, node?: Node | null) => void,
+): void {
+  const listed = p.hydrate_vault_refs;
+  const fail = (message: string) => problem(`parameter "${name}": ${message}`, at('hydrate_vault_refs'));
+  if (listed === undefined || listed === null || listed === false) return;
+  if (listed === true)
+    return fail(
+      `hydrate_vault_refs: true would let an agent read any secret it names; list the references it may resolve instead, e.g. ${NEW_FORM}`,
+    );
+  if (!Array.isArray(listed)) return fail('hydrate_vault_refs must be a list of references, e.g. ["{{vault:KEY}}"]');
+  if (listed.length === 0) return fail('hydrate_vault_refs must list at least one reference, e.g. ["{{vault:KEY}}"]');
+  const references: string[] = [];
+  listed.forEach((entry, index) => {
+    const reference = typeof entry === 'string' ? wholeReference(entry) : undefined;
+    if (reference === undefined)
+      fail(
+        `hydrate_vault_refs entry ${index + 1} (${JSON.stringify(entry)}) is not one secret reference; write each in full, without a default, e.g. "{{vault:KEY}}"`,
+      );
+    else if (!references.includes(reference)) references.push(reference);
+  });
+  if (references.length > 0) spec.hydrateVaultRefs = references;
 }
 
 function describeValue(value: unknown): string {

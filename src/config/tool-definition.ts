@@ -19,8 +19,11 @@ export interface ParameterSpec {
   maxLength?: number;
   pattern?: string;
   enum?: string[];
-  /** Lets a `{{backend:K}}` reference in the caller's value be resolved, for backends that allow it (off by default). */
-  hydrateVaultRefs?: boolean;
+  /**
+   * The references (`<backend>:KEY`, from `hydrate_vault_refs: ["{{backend:KEY}}", …]`) that may be
+   * resolved where the caller's value holds them; any other reference stays literal (none by default).
+   */
+  hydrateVaultRefs?: string[];
   /** Where a `rest` tool sends the value (default: path if the path uses it, else body or query by method). */
   in?: ParamLocation;
 }

@@ -135,10 +135,12 @@ export interface SecretBackend {
   readonly name: string;
   readonly readOnly: boolean;
   /**
-   * An agent may name this backend's keys in a parameter declared `hydrate_vault_refs: true` (a
-   * store of secrets kept for agents' use). Never for a backend that exposes the host (its environment).
+   * Reading a value is cheap and silent (a file already unlocked, the process environment), so the
+   * kernel may read every reference a call tree could reach before the tree's first event is written
+   * (a script's params may hold any of them). Leave it unset for a backend that runs a command or
+   * asks a service (a password manager's CLI): its values are learnt when a call first resolves them.
    */
-  readonly hydratable?: boolean;
+  readonly prefetch?: boolean;
   resolve(key: string): Promise<string | undefined>;
   read?(key: string, access?: SecretBackendAccess): Promise<{ tier: string; value?: string }>;
   list?(access?: SecretBackendAccess): Promise<{ tier: string; keys: string[] }>;

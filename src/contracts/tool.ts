@@ -176,6 +176,12 @@ export interface ToolProvider {
    */
   expand?(definition: ToolDefinition): Promise<ToolDefinition[]>;
   execute(call: ToolCall): Promise<ToolResult>;
+  /**
+   * Its calls may call other tools (a script): the kernel then reads the secrets of every tool in the
+   * registry (from `prefetch` backends) before the call's first event, so a value the caller sent is
+   * scrubbed from its params even though no tool of the tree has resolved it yet.
+   */
+  readonly callsOtherTools?: boolean;
   /** The source this call will run, for the audit trail (`sourceSha` on `call.requested`). */
   sourceOf?(tool: ToolDefinition, params: Params): CallSource | undefined;
   /**

@@ -37,6 +37,16 @@ export interface CallParamsCapped {
   params: Record<string, { bytes: number; sha256: string }>;
 }
 
+/**
+ * Secret references an agent wrote in a parameter that hydrates (`hydrate_vault_refs`) but that its
+ * config does not list: they reached the tool literally. By parameter name, each as
+ * `{{backend:KEY}}`; names only, never a value.
+ */
+export interface CallHydrationRefused {
+  callId: string;
+  params: Record<string, string[]>;
+}
+
 export interface ShadowDecided {
   callId: string;
   rule: string;

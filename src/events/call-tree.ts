@@ -1,5 +1,5 @@
 import { FactorlyError } from '../base/errors.js';
-import type { CallParamsCapped, StoredText } from './catalog.js';
+import type { CallHydrationRefused, CallParamsCapped, StoredText } from './catalog.js';
 import type { Recorded } from './envelope.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
@@ -16,6 +16,8 @@ export interface CallNode {
   diagnostics?: string;
   /** Params the log kept only a prefix of (`log.max_param_bytes`), with the size and digest of the whole. */
   capped?: CallParamsCapped['params'];
+  /** Secret references the caller wrote in a hydrating param that its config does not list (left literal). */
+  hydrationRefused?: CallHydrationRefused['params'];
   children: CallNode[];
 }
 
@@ -48,9 +50,11 @@ export async function callTree(log: EventLog, callId: string): Promise<CallTree 
   const decisions = new Map<string, CallNode['decisions']>();
   const completions = new Map<string, Recorded<'call.completed'>>();
   const capped = new Map<string, CallParamsCapped['params']>();
+  const refused = new Map<string, CallHydrationRefused['params']>();
   for (const event of inRange) {
     if (event.type === 'call.completed') completions.set(event.data.callId, event);
     if (event.type === 'call.params_capped') capped.set(event.data.callId, event.data.params);
+    if (event.type === 'call.hydration_refused') refused.set(event.data.callId, event.data.params);
     if (event.type !== 'shadow.decided') continue;
     const list = decisions.get(event.data.callId) ?? [];
     list.push({ rule: event.data.rule, decision: event.data.decision, reason: event.data.reason, at: event.at });
@@ -64,6 +68,7 @@ export async function callTree(log: EventLog, callId: string): Promise<CallTree 
       ...(done ? { output: done.output } : {}),
       ...(done?.diagnostics ? { diagnostics: done.diagnostics } : {}),
       ...(capped.has(entry.callId) ? { capped: capped.get(entry.callId) } : {}),
+      ...(refused.has(entry.callId) ? { hydrationRefused: refused.get(entry.callId) } : {}),
       children: [...audit.byId.values()].filter((child) => child.parentId === entry.callId).map(node),
     };
   };

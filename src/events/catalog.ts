@@ -7,6 +7,7 @@ import type {
   CallRequested,
   CallParamsCoerced,
   CallParamsCapped,
+  CallHydrationRefused,
   ShadowDecided,
   ConfirmRequested,
   ConfirmAnswered,
@@ -42,6 +43,7 @@ export interface EventMap {
   'call.requested': CallRequested;
   'call.params_coerced': CallParamsCoerced;
   'call.params_capped': CallParamsCapped;
+  'call.hydration_refused': CallHydrationRefused;
   'shadow.decided': ShadowDecided;
   'confirm.requested': ConfirmRequested;
   'confirm.answered': ConfirmAnswered;
@@ -69,6 +71,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.requested': 3,
   'call.params_coerced': 1,
   'call.params_capped': 1,
+  'call.hydration_refused': 1,
   'shadow.decided': 2,
   'confirm.requested': 1,
   'confirm.answered': 1,

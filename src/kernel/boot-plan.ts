@@ -134,7 +134,7 @@ function withProviders(plan: BootPlan, chosen: Set<PlannedPlugin>): void {
 function refersToSecrets(tool: ToolDefinition): boolean {
   return (
     /\{\{\s*[A-Za-z_][\w-]*\s*:/.test(JSON.stringify(tool)) ||
-    tool.parameters.some((parameter) => parameter.hydrateVaultRefs)
+    tool.parameters.some((parameter) => parameter.hydrateVaultRefs !== undefined)
   );
 }
 

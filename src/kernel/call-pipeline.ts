@@ -25,7 +25,7 @@ import { validateParams, type ValidatedParams } from '../config/params.js';
 import { unknownTool } from './redact.js';
 import type { ToolRegistry } from './registry.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
-import { hydrateParams, toolSecretReferences } from './secret-scope.js';
+import { hydrateParams, reachableSecretReferences, toolSecretReferences } from './secret-scope.js';
 import type { GateRequest, GateResult, ShadowGate } from './shadow-gate.js';
 import type { KeyedRegistry, OrderedRegistry } from './registries.js';
 import type { LogBounds } from '../events/capped-text.js';
@@ -88,8 +88,8 @@ export class CallPipeline {
     }
     const tool = this.parts.registry.get(request.tool, request.sessionId);
     const flight = this.flightOf(log, context, request, tool, started);
-    // The values the tool's config refers to are known before its params are written (see learn).
-    if (tool) await context.secrets.learn(toolSecretReferences(tool));
+    // The values the call could resolve are known before its params are written (see learn).
+    if (tool) await context.secrets.learn(this.reachableBy(tool, request.sessionId));
     // The call's tree stopped before this call could start: it is recorded, and never runs.
     if (context.signal.aborted) return cancelledBeforeRun(flight, await flight.record.opening());
     if (!tool) return this.refuseUnknown(flight);
@@ -109,6 +109,17 @@ export class CallPipeline {
     if (verdict.blocked && !abandoned) return blocked(flight, [], verdict.decision, verdict.reason, verdict.rule);
     if (verdict.blocked || context.signal.aborted) return cancelledBeforeRun(flight, []);
     return this.runTool(flight, tool, validated.params, verdict.warnings);
+  }
+
+  /**
+   * The secrets a call of `tool` could resolve: its own config's, and for a tool that calls other
+   * tools (a script) those of every tool it could call, from the backends cheap to read ahead.
+   */
+  private reachableBy(tool: ToolDefinition, sessionId: string | undefined): Iterable<string> {
+    const own = toolSecretReferences(tool);
+    if (!this.parts.providers.get(tool.type)?.callsOtherTools) return own;
+    const tools = this.parts.registry.catalogueOf(sessionId);
+    return new Set([...own, ...reachableSecretReferences(tools, this.parts.backends)]);
   }
 
   /** Nothing runs unrecorded: a log that cannot be opened or written (the boot record first) refuses the call up front. */
@@ -188,7 +199,7 @@ export class CallPipeline {
     context.start(tool, timeoutMs);
     try {
       // Hydrated values go to the provider only: the events above already hold the params as sent.
-      const hydrated = await hydrateParams(tool.parameters, params, context.secrets, this.parts.backends);
+      const hydrated = await hydrateParams(tool.parameters, params, context.secrets);
       const { iface, agentId, sessionId, client } = request;
       const work = provider.execute({
         callId: context.callId,

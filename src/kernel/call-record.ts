@@ -5,6 +5,7 @@ import type { OutputProcessor } from '../contracts/extensions.js';
 import type { CallRequest } from '../contracts/gateway.js';
 import type { CallSource, ToolDefinition } from '../contracts/tool.js';
 import { Redactor } from './redact.js';
+import { refusedHydration } from './secret-scope.js';
 import { capParams, cappedText, storedText, type CappedInfo, type LogBounds } from '../events/capped-text.js';
 
 /**
@@ -18,14 +19,17 @@ export class CallRecord {
   constructor(
     private readonly context: CallContext,
     private readonly request: CallRequest,
-    tool: ToolDefinition,
+    private readonly tool: ToolDefinition,
     processors: () => readonly OutputProcessor[],
     readonly bounds: LogBounds,
   ) {
     this.redactor = new Redactor(processors, () => context.scrubList(), tool);
   }
 
-  /** `call.requested`, then `call.params_coerced` when validation changed the params, then `call.params_capped` when any was too big. */
+  /**
+   * `call.requested`, then `call.params_coerced` when validation changed the params, `call.params_capped`
+   * when any was too big, and `call.hydration_refused` when a hydrating param named an unlisted secret.
+   */
   async opening(
     extra: {
       sourceSha?: string;
@@ -63,6 +67,14 @@ export class CallRecord {
     }
     if (capped.size > 0)
       events.push({ type: 'call.params_capped', data: { callId: context.callId, params: Object.fromEntries(capped) } });
+    const refused = refusedHydration(this.tool.parameters, request.params);
+    if (Object.keys(refused).length > 0)
+      events.push(
+        await this.redactor.event({
+          type: 'call.hydration_refused',
+          data: { callId: context.callId, params: refused },
+        }),
+      );
     return events;
   }
 

@@ -2,10 +2,8 @@ import { FactorlyError } from '../base/errors.js';
 import type { SecretBackend } from '../contracts/extensions.js';
 import type { JsonValue, Params } from '../events/catalog.js';
 import type { ParameterSpec, SecretScope, ToolDefinition } from '../contracts/tool.js';
+import { SECRET_REFERENCE, secretReferences } from '../config/secret-references.js';
 import type { KeyedRegistry } from './registries.js';
-
-/** `{{backend:key}}` or `{{backend:key|default}}`; a leading backslash escapes the braces. */
-const REFERENCE = /(\\?)\{\{([A-Za-z0-9_][A-Za-z0-9_-]*):([^}|]+?)(?:\|([^}]*))?\}\}/g;
 
 /**
  * Resolves secret references through the installed `SecretBackend`s and remembers each value, so
@@ -21,16 +19,16 @@ export class CallSecretScope implements SecretScope {
   ) {}
 
   async resolve(template: string): Promise<string> {
-    return this.resolveFrom(template, undefined);
+    return this.resolveOnly(template, undefined);
   }
 
-  /** Resolves only references to the given backends; every other reference stays as written. */
-  async resolveFrom(template: string, backends: ReadonlySet<string> | undefined): Promise<string> {
+  /** Resolves only the references `allowed` lists (`<backend>:KEY`); every other reference stays as written. */
+  async resolveOnly(template: string, allowed: ReadonlySet<string> | undefined): Promise<string> {
     const parts: (string | Promise<string>)[] = [];
     let last = 0;
-    for (const match of template.matchAll(REFERENCE)) {
+    for (const match of template.matchAll(SECRET_REFERENCE)) {
       parts.push(template.slice(last, match.index));
-      parts.push(backends && !backends.has(match[2]) ? match[0] : this.one(match));
+      parts.push(allowed && !allowed.has(`${match[2]}:${match[3].trim()}`) ? match[0] : this.one(match));
       last = match.index + match[0].length;
     }
     parts.push(template.slice(last));
@@ -71,64 +69,70 @@ export class CallSecretScope implements SecretScope {
   }
 }
 
-/**
- * The secrets a value refers to (`<backend>:KEY`, one per reference), searched through every string
- * it holds: what a tool's config entry needs from the backends.
- */
-export function secretReferences(value: unknown, into = new Set<string>()): Set<string> {
-  if (typeof value === 'string') {
-    for (const match of value.matchAll(REFERENCE)) if (!match[1]) into.add(`${match[2]}:${match[3].trim()}`);
-  } else if (Array.isArray(value)) {
-    for (const item of value) secretReferences(item, into);
-  } else if (value !== null && typeof value === 'object') {
-    for (const item of Object.values(value)) secretReferences(item, into);
-  }
-  return into;
-}
-
 /** Per definition (a reload makes new ones): the pipeline asks on every call. */
 const TOOL_REFERENCES = new WeakMap<object, ReadonlySet<string>>();
 
-/** The secrets a tool's config entry refers to: in its spec and its parameters' defaults. */
+/** The secrets a tool's config entry refers to: in its spec, its parameters' defaults and what they may hydrate. */
 export function toolSecretReferences(tool: Pick<ToolDefinition, 'spec' | 'parameters'>): ReadonlySet<string> {
   let references = TOOL_REFERENCES.get(tool);
   if (!references) {
-    references = secretReferences([tool.spec, tool.parameters.map((p) => p.default)]);
-    TOOL_REFERENCES.set(tool, references);
+    const found = secretReferences([tool.spec, tool.parameters.map((p) => p.default)]);
+    for (const parameter of tool.parameters) for (const listed of parameter.hydrateVaultRefs ?? []) found.add(listed);
+    TOOL_REFERENCES.set(tool, (references = found));
   }
   return references;
 }
 
+/** What a call that may call any of `tools` (a script) could resolve: their references to `prefetch` backends. */
+export function reachableSecretReferences(
+  tools: readonly ToolDefinition[],
+  backends: KeyedRegistry<SecretBackend>,
+): Set<string> {
+  const reachable = new Set<string>();
+  for (const tool of tools)
+    for (const reference of toolSecretReferences(tool))
+      if (backends.get(reference.slice(0, reference.indexOf(':')))?.prefetch === true) reachable.add(reference);
+  return reachable;
+}
+
 /**
- * The params a provider receives: a `{{backend:KEY}}` reference in the value of a parameter declared
- * with `hydrate_vault_refs: true` is resolved when its backend lets agents name its keys
- * (`SecretBackend.hydratable`), and so scrubbed afterwards; everything else an agent sends stays
- * literal. Events keep the params as sent, so they hold the template, never the value.
+ * The references an agent wrote in a hydrating parameter that its config does not list, by
+ * parameter (as `{{backend:KEY}}`): they stay literal, and the call records that they were refused.
+ */
+export function refusedHydration(parameters: readonly ParameterSpec[], params: Params): Record<string, string[]> {
+  const refused: Record<string, string[]> = {};
+  for (const { name, hydrateVaultRefs } of parameters) {
+    if (!hydrateVaultRefs || !Object.hasOwn(params, name)) continue;
+    const unlisted = [...secretReferences(params[name])].filter((reference) => !hydrateVaultRefs.includes(reference));
+    if (unlisted.length > 0) refused[name] = unlisted.map((reference) => `{{${reference}}}`);
+  }
+  return refused;
+}
+
+/**
+ * The params a provider receives: in the value of a parameter declared with `hydrate_vault_refs`, the
+ * references its list names are resolved (and so scrubbed afterwards); every other reference, and
+ * everything in other parameters, stays literal. Events keep the params as sent (the template).
  */
 export async function hydrateParams(
   parameters: readonly ParameterSpec[],
   params: Params,
   scope: CallSecretScope,
-  backends: KeyedRegistry<SecretBackend>,
 ): Promise<Params> {
   const opted = parameters.filter((p) => p.hydrateVaultRefs && params[p.name] !== undefined);
   if (opted.length === 0) return params;
-  const hydratable = new Set(backends.keys().filter((name) => backends.get(name)?.hydratable === true));
   const out: Params = { ...params };
-  for (const parameter of opted) out[parameter.name] = await hydrateValue(params[parameter.name], scope, hydratable);
+  for (const { name, hydrateVaultRefs } of opted)
+    out[name] = await hydrateValue(params[name], scope, new Set(hydrateVaultRefs));
   return out;
 }
 
-async function hydrateValue(
-  value: JsonValue,
-  scope: CallSecretScope,
-  hydratable: ReadonlySet<string>,
-): Promise<JsonValue> {
-  if (typeof value === 'string') return scope.resolveFrom(value, hydratable);
-  if (Array.isArray(value)) return Promise.all(value.map((item) => hydrateValue(item, scope, hydratable)));
+async function hydrateValue(value: JsonValue, scope: CallSecretScope, listed: ReadonlySet<string>): Promise<JsonValue> {
+  if (typeof value === 'string') return scope.resolveOnly(value, listed);
+  if (Array.isArray(value)) return Promise.all(value.map((item) => hydrateValue(item, scope, listed)));
   if (value !== null && typeof value === 'object') {
     const entries = await Promise.all(
-      Object.entries(value).map(async ([k, v]) => [k, await hydrateValue(v, scope, hydratable)] as const),
+      Object.entries(value).map(async ([k, v]) => [k, await hydrateValue(v, scope, listed)] as const),
     );
     return Object.fromEntries(entries);
   }

@@ -116,6 +116,42 @@ describe('config loading', () => {
     );
   });
 
+  it('reads hydrate_vault_refs as the list of references a parameter may resolve', () => {
+    const yaml =
+      'tools:\n  a:\n    type: cli\n    command: echo\n    parameters:\n      - {name: s, hydrate_vault_refs: ["{{vault:A}}", "{{op: Private/B }}"]}\n      - {name: t, hydrate_vault_refs: false}\n';
+    const [s, t] = load({ [MAIN]: yaml }).tools[0].parameters;
+    expect(s.hydrateVaultRefs).toEqual(['vault:A', 'op:Private/B']);
+    expect(t.hydrateVaultRefs).toBeUndefined();
+  });
+
+  it('refuses hydrate_vault_refs: true (any secret an agent names), naming the line and the form to write', () => {
+    const yaml =
+      'tools:\n  a:\n    type: cli\n    command: echo\n    parameters:\n      - name: s\n        hydrate_vault_refs: true\n';
+    expect(errorOf({ [MAIN]: yaml })).toBe(
+      'config: tool "a" parameter "s": hydrate_vault_refs: true would let an agent read any secret it names; list the references it may resolve instead, e.g. hydrate_vault_refs: ["{{vault:KEY}}"] (.factorly/factorly.yaml:7)',
+    );
+  });
+
+  it('refuses a hydrate_vault_refs entry that is not one whole reference, and an empty list', () => {
+    const yaml = [
+      'tools:',
+      '  a:',
+      '    type: cli',
+      '    command: echo',
+      '    parameters:',
+      '      - {name: s, hydrate_vault_refs: ["{{vault:A}}", "vault:B"]}',
+      '      - {name: t, hydrate_vault_refs: ["{{vault:C|fallback}}"]}',
+      '      - {name: u, hydrate_vault_refs: []}',
+      '      - {name: v, hydrate_vault_refs: "{{vault:D}}"}',
+    ].join('\n');
+    expect(errorOf({ [MAIN]: yaml }).split('\n')).toEqual([
+      'config: tool "a" parameter "s": hydrate_vault_refs entry 2 ("vault:B") is not one secret reference; write each in full, without a default, e.g. "{{vault:KEY}}" (.factorly/factorly.yaml:6)',
+      'config: tool "a" parameter "t": hydrate_vault_refs entry 1 ("{{vault:C|fallback}}") is not one secret reference; write each in full, without a default, e.g. "{{vault:KEY}}" (.factorly/factorly.yaml:7)',
+      'config: tool "a" parameter "u": hydrate_vault_refs must list at least one reference, e.g. ["{{vault:KEY}}"] (.factorly/factorly.yaml:8)',
+      'config: tool "a" parameter "v": hydrate_vault_refs must be a list of references, e.g. ["{{vault:KEY}}"] (.factorly/factorly.yaml:9)',
+    ]);
+  });
+
   it('refuses a template placeholder that is not a declared parameter', () => {
     const yaml =
       'tools:\n  a:\n    type: cli\n    command: echo\n    args: ["{{nmae}}"]\n    parameters: [{name: name}]\n';

@@ -13,11 +13,24 @@ export function leakForms(secret: string): string[] {
     bytes.toString('hex'),
     bytes.toString('hex').toUpperCase(),
     encodeURIComponent(secret),
+    encodeURIComponent(encodeURIComponent(secret)),
+    base32(bytes),
+    base32(bytes).replace(/=+$/, '').toLowerCase(),
     new URLSearchParams({ v: secret }).toString().slice(2),
     JSON.stringify(secret).slice(1, -1),
     JSON.stringify(JSON.stringify(secret)).slice(1, -1),
   ]);
   return [...forms];
+}
+
+/** RFC 4648 base32 (A–Z, 2–7, `=` padding), which Node does not ship. */
+export function base32(bytes: Uint8Array): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const byte of bytes) bits += byte.toString(2).padStart(8, '0');
+  let out = '';
+  for (let i = 0; i < bits.length; i += 5) out += alphabet[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
+  return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
 }
 
 /** The forms found in `text` (empty when clean). */

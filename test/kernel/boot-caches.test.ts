@@ -56,7 +56,7 @@ describe('the plugins a call needs', () => {
           SOURCES,
           tool({
             parameters: [
-              { name: 'q', type: 'string', required: false, hydrateVaultRefs: true },
+              { name: 'q', type: 'string', required: false, hydrateVaultRefs: ['vault:K'] },
             ] as ToolDefinition['parameters'],
           }),
           0,

@@ -52,7 +52,7 @@ const TOOLS = `tools:
     code: ${JSON.stringify(RELAY)}
   forward:
     type: code
-    parameters: [{name: s, required: true, hydrate_vault_refs: true}]
+    parameters: [{name: s, required: true, hydrate_vault_refs: ["{{vault:K}}"]}]
     code: ${JSON.stringify(FORWARD)}
 `;
 

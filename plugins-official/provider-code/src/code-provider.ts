@@ -32,6 +32,8 @@ export class CodeProvider implements ToolProvider {
   readonly type = 'code';
   readonly keys = CODE_KEYS;
   readonly scriptKey = 'code';
+  /** A script may call any tool: the kernel learns their secrets before the script's params are recorded. */
+  readonly callsOtherTools = true;
   readonly promote = promoteRun;
   private readonly compiled = new Map<string, CompileResult>();
   private readonly nesting = new ScriptNesting();

@@ -22,7 +22,7 @@ tools:
     parameters:
       - {name: q, required: true}
       - {name: page, default: "1"}
-      - {name: token, hydrate_vault_refs: true}
+      - {name: token, hydrate_vault_refs: ["{{vault:CANARY}}"]}
     shadow: {log_params: [q, token, absent]}
   drop:
     type: cli
@@ -41,7 +41,7 @@ tools:
     parameters: [{name: q}]
   forward:
     type: code
-    parameters: [{name: s, required: true, hydrate_vault_refs: true}]
+    parameters: [{name: s, required: true, hydrate_vault_refs: ["{{vault:CANARY}}"]}]
     code: ${JSON.stringify(FORWARD)}
 `;
 

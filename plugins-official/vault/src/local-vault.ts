@@ -18,8 +18,8 @@ const KEY_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.\/-]{0,127}$/;
 export class LocalVault implements SecretBackend {
   readonly name = 'vault';
   readonly readOnly = false;
-  /** Its keys are secrets kept for tools: a parameter declared `hydrate_vault_refs` may name them (never `env`'s). */
-  readonly hydratable = true;
+  /** Read ahead for a script's call tree: after the one unlock per process, a read is a lookup in memory. */
+  readonly prefetch = true;
   private readonly tiers: TierPaths[];
   private readonly unlocked = new Map<Tier, Promise<VaultFile>>();
 

@@ -1,9 +1,13 @@
 /**
  * Finds a secret value in the forms a tool is likely to print it in, and replaces it with
- * `[REDACTED:KEY]`: verbatim, URL-encoded (any mix of raw and %XX, either hex case, `+` for
- * space), JSON-escaped (once or nested: `\"`, `\\`, `\/`, `\n`, `\u00e9`), base64 (standard and
- * URL-safe, also embedded at any byte offset in a longer base64 text such as a Basic auth header)
- * and hex (either case).
+ * `[REDACTED:KEY]`: verbatim, URL-encoded once or twice (any mix of raw, %XX and %25XX, either hex
+ * case, `+` for space), JSON-escaped (once or nested: `\"`, `\\`, `\/`, `\n`, `\u00e9`), base64
+ * (standard and URL-safe) and base32 (RFC 4648, either case), each also embedded at any byte offset
+ * in a longer text of its alphabet (a Basic auth header), and hex (either case).
+ *
+ * What it cannot find is a value a program transformed in any other way (reversed, split, hashed,
+ * encrypted, one character a line): no scrubber can, which is why a tool's output is not a safe
+ * place for a secret to begin with.
  */
 
 /** Values shorter than this are not scrubbed: redacting every "C" or "80" would wreck output and hide nothing. */
@@ -28,14 +32,19 @@ export function scrubSecrets(text: string, secrets: ReadonlyMap<string, string>)
 export function patternsFor(value: string): RegExp[] {
   let patterns = patternCache.get(value);
   if (!patterns) {
-    patterns = [textForms(value), ...base64Forms(value), new RegExp(Buffer.from(value, 'utf8').toString('hex'), 'gi')];
+    patterns = [
+      textForms(value),
+      ...base64Forms(value),
+      ...base32Forms(value),
+      new RegExp(Buffer.from(value, 'utf8').toString('hex'), 'gi'),
+    ];
     if (patternCache.size >= CACHE_LIMIT) patternCache.delete(patternCache.keys().next().value!);
     patternCache.set(value, patterns);
   }
   return patterns;
 }
 
-/** One pattern per character: the character itself, its %XX bytes, or a JSON escape of it. */
+/** One pattern per character: the character itself, its %XX bytes (or %25XX, encoded twice), or a JSON escape of it. */
 function textForms(value: string): RegExp {
   return new RegExp([...value].map(charForms).join(''), 'g');
 }
@@ -45,8 +54,10 @@ const JSON_SHORT: Record<string, string> = { '\n': 'n', '\r': 'r', '\t': 't', '\
 function charForms(char: string): string {
   const forms = [escapeRegExp(char)];
   if (char === '"' || char === '\\' || char === '/') forms[0] = `\\\\*${escapeRegExp(char)}`;
-  if (char === ' ') forms.push('\\+');
-  forms.push([...Buffer.from(char, 'utf8')].map((byte) => `%${hexDigits(byte, 2)}`).join(''));
+  if (char === ' ') forms.push('\\+', '%2[bB]');
+  const bytes = [...Buffer.from(char, 'utf8')];
+  forms.push(bytes.map((byte) => `%${hexDigits(byte, 2)}`).join(''));
+  forms.push(bytes.map((byte) => `%25${hexDigits(byte, 2)}`).join(''));
   if (JSON_SHORT[char]) forms.push(`\\\\+${JSON_SHORT[char]}`);
   const units = [...Array(char.length).keys()].map((i) => `\\\\+u${hexDigits(char.charCodeAt(i), 4)}`);
   forms.push(units.join(''));
@@ -81,6 +92,37 @@ function base64Forms(value: string): RegExp[] {
     patterns.push(new RegExp(`[A-Za-z0-9_-]{0,2}${escapeRegExp(urlSafe)}[A-Za-z0-9_-]{0,2}={0,2}`, 'g'));
   }
   return patterns;
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 base32 without padding (Node has no encoder for it). */
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let buffered = 0;
+  for (const byte of bytes) {
+    buffered = ((buffered << 8) | byte) & 0xfff;
+    bits += 8;
+    for (; bits >= 5; bits -= 5) out += BASE32[(buffered >>> (bits - 5)) & 31];
+  }
+  return bits > 0 ? out + BASE32[(buffered << (5 - bits)) & 31] : out;
+}
+
+/**
+ * Base32 of the value starting at each of the five byte offsets a longer text can put it at, in
+ * either case (TOTP seeds and some IDs are written lower-case): as for base64, only the characters
+ * the value alone determines, with the one character it shares at each end and the padding.
+ */
+function base32Forms(value: string): RegExp[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms = new Set<string>();
+  for (let offset = 0; offset < 5; offset++) {
+    const encoded = base32(Buffer.concat([Buffer.alloc(offset), bytes]));
+    const core = encoded.slice(Math.ceil((8 * offset) / 5), Math.floor((8 * (offset + bytes.length)) / 5));
+    if (core.length >= 6 || offset === 0) forms.add(core);
+  }
+  return [...forms].map((core) => new RegExp(`[A-Z2-7]?${core}[A-Z2-7]?={0,6}`, 'gi'));
 }
 
 function escapeRegExp(text: string): string {

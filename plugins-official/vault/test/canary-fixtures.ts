@@ -49,7 +49,7 @@ export function cliTools(key: string): string {
     type: cli
     command: node
     args: ["-e", "console.log(process.argv[1])", "{{token}}"]
-    parameters: [{name: token, required: true, hydrate_vault_refs: true}]
+    parameters: [{name: token, required: true, hydrate_vault_refs: ["{{vault:${key}}}"]}]
 `;
 }
 

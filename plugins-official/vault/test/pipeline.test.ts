@@ -96,8 +96,8 @@ const YAML = `tools:
     args: ["-e", "const [a, b, c] = process.argv.slice(1); console.log(JSON.stringify({ a, b: require('crypto').createHash('sha256').update(b).digest('hex'), c }))", "{{plain}}", "{{opted}}", "{{other}}"]
     parameters:
       - {name: plain}
-      - {name: opted, hydrate_vault_refs: true}
-      - {name: other, hydrate_vault_refs: true}
+      - {name: opted, hydrate_vault_refs: ["{{vault:CANARY}}", "{{vault:NOPE}}"]}
+      - {name: other, hydrate_vault_refs: ["{{vault:CANARY}}"]}
 `;
 
 let kernel: Kernel | undefined;
@@ -129,7 +129,7 @@ describe('secrets through the call pipeline', () => {
     expect(leaksIn(JSON.stringify(await eventsOf(log)), SECRET)).toEqual([]);
   });
 
-  it('resolves {{vault:…}} in params only where the parameter opts in, never {{env:…}}, and events keep the template', async () => {
+  it('resolves a reference in params only where the parameter lists it, and events keep the template', async () => {
     process.env.PIPELINE_HOST_SECRET = 'host-env-value';
     const params = { plain: '{{vault:CANARY}}', opted: '{{vault:CANARY}}', other: '{{env:PIPELINE_HOST_SECRET}}' };
     const outcome = await kernel!.pipeline.call({ tool: 'args', params, iface: 'mcp' });
@@ -141,6 +141,11 @@ describe('secrets through the call pipeline', () => {
     const events = await eventsOf(log);
     const requested = events.find((e) => e.type === 'call.requested')!;
     expect(requested.data).toMatchObject({ params });
+    // `other` hydrates, but not the host's environment: its config lists only the vault's CANARY.
+    expect(events.find((e) => e.type === 'call.hydration_refused')?.data).toEqual({
+      callId: requested.data.callId,
+      params: { other: ['{{env:PIPELINE_HOST_SECRET}}'] },
+    });
     expect(leaksIn(JSON.stringify(events), SECRET)).toEqual([]);
     delete process.env.PIPELINE_HOST_SECRET;
   });
@@ -167,7 +172,7 @@ describe('secrets through the call pipeline', () => {
     expect(leaksIn(JSON.stringify(await eventsOf(log)), SECRET)).toEqual([]);
   });
 
-  it('fails the call, naming the reference and not a value, when an opted-in key is missing', async () => {
+  it('fails the call, naming the reference and not a value, when a listed key is missing', async () => {
     const outcome = await kernel!.pipeline.call({ tool: 'args', params: { opted: '{{vault:NOPE}}' }, iface: 'mcp' });
     expect(outcome).toMatchObject({
       status: 'error',

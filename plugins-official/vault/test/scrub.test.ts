@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MIN_SCRUB_LENGTH, scrubSecrets } from '../src/scrub.js';
-import { leakForms, leaksIn } from '../../../test/helpers/leaks.js';
+import { base32, leakForms, leaksIn } from '../../../test/helpers/leaks.js';
 
 const SECRET = 'p@ss w/"q\\é+€-Zz9';
 const secrets = new Map([['vault:API_TOKEN', SECRET]]);
@@ -40,6 +40,30 @@ describe('secret scrubbing', () => {
       expect(rest.length, `prefix "${user}" leaves only the user's part`).toBeLessThanOrEqual(
         Math.ceil((user.length * 4) / 3),
       );
+    }
+  });
+
+  it('redacts a double URL-encoded secret (a URL carried in a query parameter), either hex case', () => {
+    const twice = encodeURIComponent(encodeURIComponent(SECRET));
+    expect(scrubSecrets(`next=${twice}&y=1`, secrets)).toBe('next=[REDACTED:API_TOKEN]&y=1');
+    expect(scrubSecrets(`next=${twice.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())}&y=1`, secrets)).toBe(
+      'next=[REDACTED:API_TOKEN]&y=1',
+    );
+    const formTwice = encodeURIComponent(new URLSearchParams({ v: SECRET }).toString().slice(2));
+    expect(scrubSecrets(`q=${formTwice}`, secrets)).toBe('q=[REDACTED:API_TOKEN]');
+  });
+
+  it('redacts base32 of a secret at any byte offset in a longer base32 text, either case, padded or not', () => {
+    for (const prefix of ['', 'a', 'ab', 'abc', 'abcd', 'user:']) {
+      const encoded = base32(Buffer.from(`${prefix}${SECRET}`));
+      for (const form of [encoded, encoded.replace(/=+$/, '').toLowerCase()]) {
+        const out = scrubSecrets(`otp ${form} end`, secrets);
+        expect(out, `prefix "${prefix}"`).toContain('[REDACTED:API_TOKEN]');
+        const rest = out.slice('otp '.length, -' end'.length).replace('[REDACTED:API_TOKEN]', '');
+        expect(rest.length, `prefix "${prefix}" leaves only the prefix's part`).toBeLessThanOrEqual(
+          Math.ceil((prefix.length * 8) / 5),
+        );
+      }
     }
   });
 

@@ -53,6 +53,10 @@ function render(node: CallNode, indent: string): string[] {
     lines.push(
       `${indent}  param ${name}: capped in the log (${info.bytes} bytes, sha256 ${info.sha256.slice(0, 16)}…)`,
     );
+  for (const [name, references] of Object.entries(node.hydrationRefused ?? {}))
+    lines.push(
+      `${indent}  param ${name}: refused hydration of ${references.join(', ')} (not in its hydrate_vault_refs)`,
+    );
   for (const d of node.decisions) lines.push(`${indent}  shadow ${d.rule}: ${d.decision} — ${d.reason}`);
   if (entry.error) lines.push(`${indent}  error: ${entry.error.trim().split('\n')[0]}`);
   for (const child of node.children) lines.push(...render(child, `${indent}  `));

@@ -40,7 +40,7 @@ function asYaml(tool: ToolDefinition): Record<string, unknown> {
     ...rest,
     ...(minLength === undefined ? {} : { min_length: minLength }),
     ...(maxLength === undefined ? {} : { max_length: maxLength }),
-    ...(hydrateVaultRefs ? { hydrate_vault_refs: true } : {}),
+    ...(hydrateVaultRefs ? { hydrate_vault_refs: hydrateVaultRefs.map((reference) => `{{${reference}}}`) } : {}),
   }));
   return {
     type: tool.type,
