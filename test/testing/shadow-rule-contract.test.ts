@@ -83,7 +83,7 @@ describe('the shadow-rule suite on planted rules', () => {
       /it threw Error: rule bug/,
     ],
     ['a rejected promise', () => Promise.reject(new Error('async bug')), /it threw Error: async bug/],
-    ['a verdict that never comes', () => new Promise(() => undefined), /had not answered when the kernel gave up/],
+    ['a verdict that never comes', () => new Promise(() => undefined), /had not answered yet \(its timeoutMs passed\)/],
   ])('fails a deny case when the deny is the kernel failing closed on %s', async (_what, evaluate, said) => {
     const outcomes = await run(subject(planted(evaluate, { timeoutMs: 200 }), { cases: [CASES[0]!] }), (name) =>
       name.startsWith('decides'),

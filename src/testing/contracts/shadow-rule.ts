@@ -1,10 +1,11 @@
 import type { Decision, JsonValue, Params } from '../../events/catalog.js';
 import { fold } from '../../events/projection.js';
-import type { ShadowRule } from '../../kernel/contracts/extensions.js';
+import type { ShadowContext, ShadowRule } from '../../kernel/contracts/extensions.js';
 import type { PluginDefinition } from '../../plugins/define-plugin.js';
 import { startTestKernel, type TestKernel } from '../kernel.js';
 import { assert, within, type TestApi } from '../suite.js';
-import { answeredAs, described, watchRule, type RuleWatch } from './rule-watch.js';
+import { answeredAs, described, watchRule } from './rule-watch.js';
+import type { Watch } from './watch.js';
 
 export interface ShadowRuleCase {
   name: string;
@@ -70,13 +71,13 @@ export function shadowRuleContract(test: TestApi, subject: ShadowRuleSubject): v
     for (const each of subject.cases) {
       it(`decides ${each.expect ?? 'nothing'}: ${each.name}`, async () => {
         const kernel = await start(each.shadow);
-        let watch: RuleWatch | undefined;
+        let watch: Watch<[ShadowContext, unknown]> | undefined;
         try {
           const rule = ruleOf(kernel);
           watch = watchRule(rule);
           const bound = (rule.timeoutMs ?? 5_000) + CALL_MS;
           const outcome = await within(kernel.call('t', each.params ?? {}), bound, `case "${each.name}": the call`);
-          const asked = watch.asks.filter((ask) => ask.callId === outcome.callId);
+          const asked = watch.calls.filter((ask) => ask.args[0].callId === outcome.callId);
           const ended = `${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`;
           assert.ok(asked.length > 0, `case "${each.name}": the rule was never asked (the call ended ${ended})`);
           const decided = (await kernel.events()).filter(
@@ -98,7 +99,7 @@ export function shadowRuleContract(test: TestApi, subject: ShadowRuleSubject): v
           const { decision, reason, plugin } = decided[0]!.data;
           assert.ok(
             asked.some((ask) => answeredAs(ask.answer, decision, reason)),
-            `case "${each.name}": the decision recorded (${decision}: ${reason}) is not the rule's own verdict, ${described(asked.at(-1)!.answer)}`,
+            `case "${each.name}": the decision recorded (${decision}: ${reason}) is not the rule's own verdict, ${described(asked.at(-1)!.answer)}${'pending' in asked.at(-1)!.answer ? ' (its timeoutMs passed)' : ''}`,
           );
           assert.equal(decision, each.expect, `case "${each.name}": ${reason}`);
           assert.ok(reason.trim() !== '', `case "${each.name}": a decision needs a reason`);
