@@ -12,7 +12,7 @@ import { PASSED, runSuite } from '../helpers/suite-runner.js';
 
 const engines: SandboxEngine[] = [];
 afterAll(async () => {
-  await Promise.all(engines.map((engine) => engine.stop?.()));
+  for (const engine of engines) await engine.stop?.();
 });
 
 function planted(broken: (real: SandboxEngine) => Partial<SandboxEngine>) {
