@@ -58,6 +58,13 @@ describe('the sandbox-engine suite on planted engines', () => {
     ]);
   });
 
+  it('names the run that an engine never answers, instead of hanging until the runner gives up', async () => {
+    const hanging = await outcomes(() => ({ run: () => new Promise(() => undefined) }), /^stops while/);
+    expect([...hanging.values()]).toEqual([
+      'run() of "async function run() { while (true) {} }" did not settle within 10500 ms',
+    ]);
+  });
+
   it('fails an engine that drops console output, reports a runaway as a thrown error, or compiles import()', async () => {
     const silent = await outcomes(
       (real) => ({ run: async (...args) => ({ ...(await real.run(...args)), logs: [] }) }),
