@@ -23,8 +23,8 @@ export type {
   ToolPromoted,
   VaultAccessed,
 } from './catalog.js';
-export { GENESIS_HASH, isType } from './envelope.js';
-export type { NewEvent, Recorded } from './envelope.js';
+export { GENESIS_HASH, isNewOfType, isType } from './envelope.js';
+export type { CatalogNewEvent, NewEvent, PluginEventType, PluginNewEvent, Recorded } from './envelope.js';
 export type { AppendOptions, Durability, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 export { MemoryEventLog } from './memory-log.js';
 // The project's file log (LMDB) and the log over a replicated stream of batches, for tests that

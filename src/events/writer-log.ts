@@ -1,7 +1,7 @@
 import { messageOf } from '../base/errors.js';
 import type { WriterStarted } from './catalog.js';
 import { DelegatingEventLog } from './delegating-log.js';
-import type { NewEvent, Recorded } from './envelope.js';
+import { isNewOfType, type NewEvent, type Recorded } from './envelope.js';
 import { writerEventId } from './lmdb-inflight.js';
 import type { AppendOptions, EventLog } from './log.js';
 import { recoverInterrupted } from './recovery.js';
@@ -83,7 +83,7 @@ export class WriterLog extends DelegatingEventLog {
 
   private stamp(event: NewEvent): NewEvent {
     if (STAMPED.has(event.type) && (event.data as { writer?: string }).writer === undefined) {
-      return { ...event, data: { ...event.data, writer: this.identity.writer } } as NewEvent;
+      return { ...event, data: { ...(event.data as object), writer: this.identity.writer } } as NewEvent;
     }
     return event;
   }
@@ -91,7 +91,7 @@ export class WriterLog extends DelegatingEventLog {
   /** Completions in a batch that failed: their calls ran, and must not read as running. */
   private remember(batch: readonly NewEvent[], error: unknown): void {
     for (const event of batch) {
-      if (event.type !== 'call.completed') continue;
+      if (!isNewOfType(event, 'call.completed')) continue;
       const reason = `outcome not recorded: the completion could not be written (${messageOf(error)}); the caller was told`;
       this.unrecorded.push({
         id: `interrupted-${event.data.callId}`,

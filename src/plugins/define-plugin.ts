@@ -1,4 +1,5 @@
 import type { Token } from '../base/token.js';
+import type { PluginEventType } from '../events/envelope.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { StopHook } from '../kernel/lifecycle.js';
 import type { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
@@ -54,12 +55,13 @@ export interface PluginRegistrar {
   /**
    * Adds an event type of this plugin's to the catalogue, `<plugin-id>.<name>`, written at `version`;
    * `upcasters[n]` turns the data of a v`n` event into v`n+1` data, so readers (projections, rules'
-   * history) always see the current shape. Returns the type to append (`log.append([{ type, data }])`).
+   * history) always see the current shape. Returns the type to append (`log.append([{ type, data }])`),
+   * typed with the shape `D` of the current version's data, so the append type-checks.
    */
-  eventType(
+  eventType<D = unknown>(
     name: string,
     definition: { version: number; upcasters?: Readonly<Record<number, (data: unknown) => unknown>> },
-  ): string;
+  ): PluginEventType<D>;
   /** A dependency this plugin can do without (the plugin that provides it may not be installed). */
   optional<T>(token: Token<T>): OptionalToken<T>;
   /** A new keyed extension point (one contribution per key) to `provide`; a failed plugin's contributions are rolled back. */

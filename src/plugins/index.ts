@@ -92,7 +92,7 @@ export type { LoadedConfig } from '../config/load.js';
 export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../config/plugin-config.js';
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
-export type { Recorded } from '../events/envelope.js';
+export type { NewEvent, PluginEventType, PluginNewEvent, Recorded } from '../events/envelope.js';
 export { HIGHLIGHT_FACT } from '../events/catalog.js';
 export type {
   CallStatus,

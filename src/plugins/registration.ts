@@ -3,10 +3,12 @@ import { FactorlyError } from '../base/errors.js';
 import type { Token } from '../base/token.js';
 import type { Scope } from '../kernel/container.js';
 import { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
-import type { Dependency, OptionalToken, PluginInit } from './define-plugin.js';
+import type { Dependency, OptionalToken, PluginInit, PluginRegistrar } from './define-plugin.js';
 import type { LoadablePlugin } from './order.js';
 import { PLUGIN_TOKENS } from './plugin-tokens.js';
 import { tokenId, type ProvidedTokens } from './provided.js';
+
+type EventTypeDefinition = Parameters<PluginRegistrar['eventType']>[1];
 
 /** A plugin after `register`: what its init needs, the tokens it provided, and the tokens of other plugins it cannot do without. */
 export interface Registered {
@@ -40,7 +42,10 @@ export function registerPlugin(plugin: LoadablePlugin, provided: ProvidedTokens)
       init = value as unknown as PluginInit<Record<string, Dependency>>;
     }),
     provide: during('provide', (token, value) => void offers.push([token, value])),
-    eventType: during('eventType', (name, { version, upcasters }) => registerEventType(id, name, version, upcasters)),
+    // The data's shape is the plugin's to declare (`eventType<D>`); the log checks only that the type is registered.
+    eventType: during('eventType', (name: string, { version, upcasters }: EventTypeDefinition) =>
+      registerEventType(id, name, version, upcasters),
+    ) as PluginRegistrar['eventType'],
     optional: <T>(token: Token<T>): OptionalToken<T> => ({ optional: token }),
     keyedRegistry: <T>(what: string) => new KeyedRegistry<T>(what),
     orderedRegistry: <T extends { readonly order?: number }>() => new OrderedRegistry<T>(),

@@ -5,11 +5,13 @@ export { inline, officialPlugins, startTestKernel } from './kernel.js';
 export type { TestKernel, TestKernelOptions } from './kernel.js';
 // The kernel a test kernel runs, to type helpers that take one.
 export type { Kernel } from '../kernel/kernel.js';
-export { afterSuite, eventually, like } from './suite.js';
+export { afterSuite, eventually, like, within } from './suite.js';
 export { toolDefinition } from './tool-definition.js';
 export type { TestApi } from './suite.js';
 export { completed, eventLogContract, requested } from './contracts/event-log.js';
 export type { LogFactory } from './contracts/event-log.js';
+export { batchStreamContract } from './contracts/batch-stream.js';
+export type { BatchStreamFactory } from './contracts/batch-stream.js';
 export { sandboxEngineContract } from './contracts/sandbox-engine.js';
 export type { SandboxEngineSubject } from './contracts/sandbox-engine.js';
 export { toolProviderContract } from './contracts/tool-provider.js';

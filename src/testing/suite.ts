@@ -56,4 +56,23 @@ export async function eventually(check: () => void | Promise<void>, timeoutMs = 
   }
 }
 
+/**
+ * Settles with `promise` or fails after `ms` with an assertion naming `what`: a case that waits on
+ * the code under test says what it was waiting for, instead of ending at the runner's timeout.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new assert.AssertionError({ message: `${what} did not settle within ${ms} ms` })),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export { assert };

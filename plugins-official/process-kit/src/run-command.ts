@@ -59,6 +59,8 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
         ? timedOut()
         : stop('command was cancelled', 130);
     run.signal.addEventListener('abort', onAbort, { once: true });
+    // A call cancelled while its command was being prepared is stopped now: its abort has already fired.
+    if (run.signal.aborted) onAbort();
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       const missing = error.code === 'ENOENT';

@@ -12,11 +12,11 @@ export interface LogFactory {
   create(): Promise<EventLog>;
 }
 
-export function requested(callId: string, tool = 'echo'): NewEvent {
+export function requested(callId: string, tool = 'echo'): NewEvent<'call.requested'> {
   return { type: 'call.requested', data: { callId, rootId: callId, tool, params: { n: 1 }, iface: 'cli' } };
 }
 
-export function completed(callId: string): NewEvent {
+export function completed(callId: string): NewEvent<'call.completed'> {
   return {
     type: 'call.completed',
     data: {

@@ -1,5 +1,6 @@
+import type { SandboxHost, SandboxRunResult } from '../../contracts/sandbox.js';
 import { assert, like } from '../suite.js';
-import type { EngineCases } from './sandbox-engine-cases.js';
+import { echoHost, type EngineCases } from './sandbox-engine-cases.js';
 
 /** The guest's global names on every engine (QuickJS also has its InternalError type). */
 const SAME_GLOBALS = [
@@ -65,17 +66,37 @@ const SAME_GLOBALS = [
 
 /** The SandboxEngine contract's cases for isolation: no way out to the host process, the same globals everywhere. */
 export function isolationCases({ it, engine, run }: EngineCases): void {
-  it('contains constructor.constructor("return process")()', async () => {
+  /** Runs an escape attempt that first tells the host it started: an engine that refuses every script must not pass. */
+  async function attempt(source: string, what: string): Promise<SandboxRunResult> {
+    let reached = false;
+    const host: SandboxHost = {
+      async call(fn, args) {
+        reached = true;
+        return echoHost.call(fn, args);
+      },
+    };
     const result = await run(
+      source.replace('async function run() {', 'async function run() { await factorly.call("reached", {});'),
+      {},
+      host,
+    );
+    assert.ok(reached, `case "${what}": the engine never ran the script (${result.exitCode}: ${String(result.error)})`);
+    return result;
+  }
+
+  it('contains constructor.constructor("return process")()', async () => {
+    const result = await attempt(
       'async function run() { const p = constructor.constructor("return process")(); return p.pid }',
+      'contains constructor.constructor',
     );
     assert.equal(result.exitCode, 1);
     assert.equal(result.value, undefined);
   });
 
   it('contains Function("return this")(): no process, require or host globals', async () => {
-    const result = await run(
+    const result = await attempt(
       'async function run() { const g = Function("return this")(); return g ? [typeof g.process, typeof g.require, typeof g.fetch, typeof g.setTimeout] : "no global" }',
+      'contains Function("return this")()',
     );
     const seen = result.exitCode === 0 ? result.value : result.error;
     assert.ok(

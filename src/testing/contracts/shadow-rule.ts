@@ -1,9 +1,11 @@
 import type { Decision, JsonValue, Params } from '../../events/catalog.js';
 import { fold } from '../../events/projection.js';
-import type { ShadowRule } from '../../contracts/extensions.js';
+import type { ShadowContext, ShadowRule } from '../../contracts/extensions.js';
 import type { PluginDefinition } from '../../plugins/define-plugin.js';
 import { startTestKernel, type TestKernel } from '../kernel.js';
-import { assert, type TestApi } from '../suite.js';
+import { assert, within, type TestApi } from '../suite.js';
+import { answeredAs, described, watchRule } from './rule-watch.js';
+import type { Watch } from './watch.js';
 
 export interface ShadowRuleCase {
   name: string;
@@ -23,6 +25,9 @@ export interface ShadowRuleSubject {
   invalid?: { shadow: Record<string, JsonValue>; message: RegExp };
   official?: readonly string[];
 }
+
+/** How long one call of a case may take besides the rule's own budget (5 s unless it sets `timeoutMs`). */
+const CALL_MS = 10_000;
 
 /** A cli tool `t` (echo) with the case's shadow block; the official cli provider runs it. */
 const yamlOf = (shadow?: Record<string, JsonValue>) =>
@@ -61,24 +66,46 @@ export function shadowRuleContract(test: TestApi, subject: ShadowRuleSubject): v
       }
     });
 
+    if (subject.cases.length === 0)
+      it('has cases', () => assert.fail('the subject gives no cases: the suite would test no decision'));
     for (const each of subject.cases) {
       it(`decides ${each.expect ?? 'nothing'}: ${each.name}`, async () => {
         const kernel = await start(each.shadow);
+        let watch: Watch<[ShadowContext, unknown]> | undefined;
         try {
-          const outcome = await kernel.call('t', each.params ?? {});
+          const rule = ruleOf(kernel);
+          watch = watchRule(rule);
+          const bound = (rule.timeoutMs ?? 5_000) + CALL_MS;
+          const outcome = await within(kernel.call('t', each.params ?? {}), bound, `case "${each.name}": the call`);
+          const asked = watch.calls.filter((ask) => ask.args[0].callId === outcome.callId);
+          const ended = `${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`;
+          assert.ok(asked.length > 0, `case "${each.name}": the rule was never asked (the call ended ${ended})`);
           const decided = (await kernel.events()).filter(
             (event) =>
               event.type === 'shadow.decided' &&
               event.data.callId === outcome.callId &&
               event.data.rule === subject.rule,
+          ) as { data: { decision: string; reason: string; plugin: string } }[];
+          if (each.expect === undefined) {
+            const said = asked.find((ask) => !('returned' in ask.answer) || ask.answer.returned !== undefined);
+            assert.equal(
+              said,
+              undefined,
+              `case "${each.name}": the rule said something: ${said && described(said.answer)}`,
+            );
+            return assert.deepEqual(decided, [], `case "${each.name}": a decision was recorded`);
+          }
+          assert.equal(decided.length, 1, `case "${each.name}": the rule decided ${decided.length} times`);
+          const { decision, reason, plugin } = decided[0]!.data;
+          assert.ok(
+            asked.some((ask) => answeredAs(ask.answer, decision, reason)),
+            `case "${each.name}": the decision recorded (${decision}: ${reason}) is not the rule's own verdict, ${described(asked.at(-1)!.answer)}${'pending' in asked.at(-1)!.answer ? ' (its timeoutMs passed)' : ''}`,
           );
-          if (each.expect === undefined) return assert.deepEqual(decided, [], 'the rule said something');
-          assert.equal(decided.length, 1, `the rule decided ${decided.length} times`);
-          const [event] = decided as { data: { decision: string; reason: string; plugin: string } }[];
-          assert.equal(event.data.decision, each.expect, event.data.reason);
-          assert.ok(event.data.reason.trim() !== '', 'a decision needs a reason');
-          assert.equal(event.data.plugin, subject.plugin.id);
+          assert.equal(decision, each.expect, `case "${each.name}": ${reason}`);
+          assert.ok(reason.trim() !== '', `case "${each.name}": a decision needs a reason`);
+          assert.equal(plugin, subject.plugin.id, `case "${each.name}": recorded for another plugin`);
         } finally {
+          watch?.restore();
           await kernel.stop();
         }
       });
