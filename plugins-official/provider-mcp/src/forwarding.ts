@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import { JsonRpcError } from '@factorly/error-kit';
 import type {
   ForwardedMethod,
@@ -60,8 +61,9 @@ export class UpstreamForwarding implements McpPassthrough {
     await Promise.all(
       this.upstreams().map((upstream) =>
         upstream.openSession(session.sessionId, session.capabilities).catch((error: unknown) => {
-          process.stderr.write(
-            `factorly: upstream MCP server "${upstream.name}" could not be connected for a new session, which sees its shared tools: ${(error as Error).message}\n`,
+          writeStderrLine(
+            'factorly: ',
+            `upstream MCP server "${upstream.name}" could not be connected for a new session, which sees its shared tools: ${(error as Error).message}`,
           );
         }),
       ),

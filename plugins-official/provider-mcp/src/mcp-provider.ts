@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import type { SecretScope, ToolCall, ToolCatalog, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { forwardedError } from './forwarded-error.js';
@@ -96,8 +97,9 @@ export class McpProvider implements ToolProvider {
         ? this.catalog.replaceEntry(upstream.name, definitions)
         : this.catalog.setSessionTools(sessionId, upstream.name, definitions);
     for (const name of left)
-      process.stderr.write(
-        `factorly: upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out\n`,
+      writeStderrLine(
+        'factorly: ',
+        `upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out`,
       );
   }
 
