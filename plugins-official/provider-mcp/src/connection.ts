@@ -3,6 +3,7 @@ import { FactorlyError, rethrowAsJsonRpc } from '@factorly/error-kit';
 // loads the plugins, and most never talk to an upstream server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { relayingSignal } from './cancel-reason.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { Route } from './route.js';
 
@@ -141,7 +142,7 @@ export class Connection {
         const withToken = token
           ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } }
           : params;
-        return await sender(live, withToken, { signal: options.signal, timeout: options.timeoutMs });
+        return await sender(live, withToken, { signal: relayingSignal(options.signal), timeout: options.timeoutMs });
       } catch (error) {
         if (!live.closed) throw error;
         const tail = live.stderr().trim();
