@@ -73,9 +73,7 @@ function coalesced(work: () => Promise<void>): () => void {
     }
     running = true;
     work()
-      .catch((error: unknown) =>
-        writeStderrLine('factorly ui: ', `could not redraw the dashboard: ${String(error)}`),
-      )
+      .catch((error: unknown) => writeStderrLine('factorly ui: ', `could not redraw the dashboard: ${String(error)}`))
       .finally(() => {
         running = false;
         if (again) {
