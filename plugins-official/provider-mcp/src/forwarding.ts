@@ -45,6 +45,8 @@ export class UpstreamForwarding implements McpPassthrough {
     private readonly upstreams: () => Upstream[],
     private readonly sessions: Sessions,
     private readonly catalog: Pick<ToolCatalog, 'dropSession'>,
+    /** Told when an agent's session opens: factorly is serving, so servers that failed are retried. */
+    private readonly sessionOpened: () => void = () => undefined,
   ) {}
 
   capabilities(): UpstreamCapabilities {
@@ -58,6 +60,7 @@ export class UpstreamForwarding implements McpPassthrough {
   /** Opens the session's own connections to servers that offer such a client more; one that fails leaves the session the shared tools, with a word on stderr. */
   async openSession(session: McpSessionLink): Promise<void> {
     this.sessions.add(session);
+    this.sessionOpened();
     await Promise.all(
       this.upstreams().map((upstream) =>
         upstream.openSession(session.sessionId, session.capabilities).catch((error: unknown) => {
