@@ -1,31 +1,12 @@
 /**
- * Text for a person's terminal. Tool names, params, outputs and errors come from agents, upstream
- * servers and the log, and a terminal obeys what it prints: ESC sequences recolour, move the
- * cursor, rewrite the title or the clipboard; a lone carriage return or a bidirectional override
- * makes a line read differently than it is. Every such character is shown as a visible escape
- * (`\x1b`, `\u202e`) instead. `--json` output is never passed through here: it stays exact.
+ * Text for a person's terminal: the escaping lives in @factorly/text-kit, shared with the official
+ * plugins that write an agent's or an upstream's text to stderr (one piece of code for the idea).
  */
-const IN_TEXT =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
-/** On one line (a table cell, a name) line breaks and tabs are escaped too: they would forge rows. */
-const IN_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+import { writeStderrLine } from '@factorly/text-kit';
 
-/** Multi-line text (a tool's output, an error, a script's source): keeps `\n`, `\r\n` and tabs. */
-export function printableText(text: string): string {
-  return text.replace(IN_TEXT, escape);
-}
-
-/** One line of text (a name, a table cell, a reason): every control character escaped. */
-export function printableLine(text: string): string {
-  return text.replace(IN_LINE, escape);
-}
-
-function escape(char: string): string {
-  const code = char.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-}
+export { printableLine, printableText } from '@factorly/text-kit';
 
 /** A warning for the person running factorly (the kernel's and the CLI's), on stderr, escaped. */
 export function writeWarning(message: string): void {
-  process.stderr.write(`warning: ${printableText(message)}\n`);
+  writeStderrLine('warning: ', message);
 }

@@ -1,3 +1,4 @@
+import { FactorlyError } from '../base/errors.js';
 import { FactorlyCommand } from '../cli/base-command.js';
 import { parseWrapArgs, WRAP_DEFAULT_MAX_OUTPUT, WRAP_SYNOPSIS } from '../cli/wrap-args.js';
 import { MCP_PLUGIN } from '../cli/run-interface.js';
@@ -38,6 +39,17 @@ environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, S
     // JSON is YAML: the synthetic config goes through the same validation as a file would.
     const yaml = JSON.stringify({ disable_builtins: true, tools: { [args.name]: args.entry } });
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
+    // wrap mirrors one server: one that is not connected (it needs a login, it failed) cannot fail
+    // alone, so wrap says why and exits before it answers an agent's initialize.
+    const down = kernel.providers
+      .get('mcp')
+      ?.sourceStatuses?.()
+      .find((source) => source.state !== 'connected');
+    if (down)
+      throw new FactorlyError(
+        'UPSTREAM_FAILED',
+        `wrap serves nothing: ${down.reason ?? `upstream MCP server "${down.name}" is ${down.state}`}`,
+      );
     const { runInterface } = await import('../cli/run-interface.js');
     const http: InterfaceOptions =
       args.port === undefined

@@ -151,6 +151,18 @@ export interface PromotedTool {
   shadow?: { [key: string]: JsonValue };
 }
 
+/** Where a source of tools (an entry a provider expands) stands: only a connected one contributes tools. */
+export interface SourceStatus {
+  /** The config entry. */
+  name: string;
+  type: string;
+  /** `retrying`: reconnecting now, after a failure (`reason`). */
+  state: 'connected' | 'needs_login' | 'failing' | 'retrying';
+  reason?: string;
+  /** For `needs_login`: the server's OAuth protected-resource metadata URL (`WWW-Authenticate: Bearer resource_metadata=…`), where a login starts. */
+  resourceMetadata?: string;
+}
+
 /**
  * Executes one `type` of tool. Providers are registered by plugins; the kernel knows them only
  * through this contract.
@@ -175,6 +187,11 @@ export interface ToolProvider {
    * sub-tools, named `<entry>.<remote>`). Called once at boot; without it an entry is one tool.
    */
   expand?(definition: ToolDefinition): Promise<ToolDefinition[]>;
+  /**
+   * The state of each entry this provider expands (an upstream MCP server): one that is not
+   * `connected` contributes no tools, and breaks nothing else (`factorly tools` shows why).
+   */
+  sourceStatuses?(): SourceStatus[];
   execute(call: ToolCall): Promise<ToolResult>;
   /**
    * Its calls may call other tools (a script): the kernel then reads the secrets of every tool in the

@@ -17,6 +17,13 @@ export class CallCancelled extends Error {
   override readonly name = 'AbortError';
 }
 
+/** A caller's reason when it gave one in words (or passed one on as the cause), else nothing. */
+function wordsOf(signal: AbortSignal): { cause: string } | undefined {
+  const reason: unknown = signal.reason;
+  const words = typeof reason === 'string' ? reason : (reason as { cause?: unknown } | undefined)?.cause;
+  return typeof words === 'string' ? { cause: words } : undefined;
+}
+
 /** What every call of one tree shares. */
 interface Tree {
   readonly rootId: string;
@@ -71,7 +78,8 @@ export class CallContext implements CallTreeLink {
     caller?: AbortSignal,
   ): CallContext {
     const context = new CallContext(callId, undefined, { rootId: callId, ...parts, values: new Map() });
-    if (caller) context.follow(caller, () => new CallCancelled('the caller cancelled the call'));
+    // The caller's own words (an MCP agent's cancel reason) ride along as the cause, for a provider to relay.
+    if (caller) context.follow(caller, () => new CallCancelled('the caller cancelled the call', wordsOf(caller)));
     return context;
   }
 
@@ -98,6 +106,7 @@ export class CallContext implements CallTreeLink {
       () =>
         new CallCancelled(
           `stopped with the call that made it ("${this.tool?.name ?? this.callId}": ${this.stopReason()})`,
+          wordsOf(this.signal),
         ),
     );
     return child;

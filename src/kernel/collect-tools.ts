@@ -1,4 +1,5 @@
 import { FactorlyError, messageOf } from '../base/errors.js';
+import { writeWarning } from '../base/printable.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { ToolDefinition, ToolOverlay, ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { KeyedRegistry, OrderedRegistry } from './registries.js';
@@ -37,8 +38,13 @@ export async function collectTools(
   const seen = new Map<string, ToolDefinition>();
   const problems: string[] = [];
   for (const tool of all) {
-    // Names a provider or a plugin made up (an upstream server's tools) are held to the config's rule.
+    // Names a provider or a plugin made up are held to the config's rule; one an upstream server
+    // listed is left out alone (the server's other tools, and every other tool, keep working).
     const badName = toolNameProblem(tool.name);
+    if (badName && tool.expandedFrom !== undefined) {
+      writeWarning(leftOut(tool, badName));
+      continue;
+    }
     if (badName) {
       problems.push(`config: tool name ${JSON.stringify(tool.name)} ${badName} (from ${where(tool)})`);
       continue;
@@ -138,6 +144,19 @@ function overlaySpecProblems(
   return (prepared?.problems ?? []).map(
     (message) => `config: tool "${overlay.name}" ${message} (${at(Object.keys(overlay.spec!)[0])})`,
   );
+}
+
+/** The tools an entry now stands for that have names factorly serves; each other one is named on stderr. */
+export function wellNamed(tools: readonly ToolDefinition[]): ToolDefinition[] {
+  return tools.filter((tool) => {
+    const badName = toolNameProblem(tool.name);
+    if (badName) writeWarning(leftOut(tool, badName));
+    return badName === undefined;
+  });
+}
+
+function leftOut(tool: ToolDefinition, problem: string): string {
+  return `tool source "${tool.expandedFrom}" lists a tool named ${JSON.stringify(tool.name)}, which ${problem}; it is left out`;
 }
 
 function where(tool: ToolDefinition): string {

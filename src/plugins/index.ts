@@ -26,6 +26,7 @@ export type {
   PromotedTool,
   SecretScope,
   SourceLocation,
+  SourceStatus,
   ToolCall,
   ToolDefinition,
   ToolOverlay,

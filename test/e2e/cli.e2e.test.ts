@@ -131,7 +131,9 @@ describe('factorly CLI', () => {
     expect(table).toMatch(/^NAME +TYPE +DESCRIPTION +PARAMETERS\n/);
     expect(table).toMatch(/^count +cli +n$/m);
     expect(table).toMatch(/^fail +cli *$/m);
-    const names = JSON.parse(runCli(['tools', '--json'], root).stdout).map((t: { name: string }) => t.name) as string[];
+    const names = (JSON.parse(runCli(['tools', '--json'], root).stdout) as { tools: { name: string }[] }).tools.map(
+      (t) => t.name,
+    );
     expect(names.filter((name) => !name.startsWith('factorly.'))).toEqual(['count', 'fail']);
     expect(runCli(['tools', 'show', 'count'], root).stdout).toContain('count:\n  type: cli\n  command: echo\n');
     expect(runCli(['tools', 'show', 'fial'], root)).toMatchObject({

@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import { FactorlyError } from '@factorly/error-kit';
 import { ShadowTokens, type ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type { CallGateway, InterfaceOptions, PluginDefinition, SecretScope } from 'factorly';
@@ -12,7 +13,8 @@ import type { SessionContext } from './session.js';
 /** How long an HTTP session may sit with no request and no open stream before it is closed (its upstream connections with it). */
 const DEFAULT_IDLE_MS = 30 * 60_000;
 
-const warn = (message: string): void => void process.stderr.write(`factorly: ${message}\n`);
+/** Its stderr lines quote agents and upstream servers (names, errors): escaped for the terminal. */
+const warn = (message: string): void => writeStderrLine('factorly: ', message);
 
 /**
  * Registers the `mcp` interface (`factorly serve` runs it over stdio or HTTP, `factorly wrap` over

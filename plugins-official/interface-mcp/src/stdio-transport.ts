@@ -41,6 +41,9 @@ export class FramedStdioTransport implements Transport {
   async close(): Promise<void> {
     this.input.off('data', this.ondata);
     this.input.off('error', this.onInputError);
+    // A stream that has been read from stays in flowing mode, and its handle keeps the process
+    // alive after the last listener is gone: pausing it lets `serve` and `wrap` exit on SIGTERM.
+    this.input.pause();
     this.parts = [];
     this.onclose?.();
   }

@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import type { AppDeps } from './app-deps.js';
@@ -45,7 +46,7 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   registerLive(app, deps);
   app.notFound((c) => c.text('not found', 404));
   app.onError((error, c) => {
-    process.stderr.write(`factorly ui: ${c.req.method} ${new URL(c.req.url).pathname} failed: ${error.message}\n`);
+    writeStderrLine('factorly ui: ', `${c.req.method} ${new URL(c.req.url).pathname} failed: ${error.message}`);
     return c.text(`error: ${error.message}`, 500);
   });
   return app;

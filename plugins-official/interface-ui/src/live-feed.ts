@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import type { AuditEntry, EventLog, Recorded, HostServices, Unsubscribe } from 'factorly';
 import type { Approvals } from './approvals.js';
 
@@ -31,7 +32,7 @@ export class LiveFeed {
       this.queue = this.queue
         .then(() => this.handle(event))
         .catch((error: unknown) => {
-          process.stderr.write(`factorly ui: could not show event ${event.seq}: ${String(error)}\n`);
+          writeStderrLine('factorly ui: ', `could not show event ${event.seq}: ${String(error)}`);
         });
     });
   }

@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import { FactorlyError } from '@factorly/error-kit';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -96,7 +97,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   );
   // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
   void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) =>
-    process.stderr.write(`factorly ui: could not fold the log: ${String(error)}\n`),
+    writeStderrLine('factorly ui: ', `could not fold the log: ${String(error)}`),
   );
   announce(server, host, kernel.paths.stateDir, session.token, options.open === true);
   try {

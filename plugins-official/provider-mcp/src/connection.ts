@@ -4,6 +4,8 @@ import { toolEnvironment } from '@factorly/process-kit';
 // loads the plugins, and most never talk to an upstream server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { relayingSignal } from './cancel-reason.js';
+import { challengeWatchingFetch, LoginRequiredError, type LoginChallenge } from './login.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { Route } from './route.js';
 
@@ -142,7 +144,7 @@ export class Connection {
         const withToken = token
           ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } }
           : params;
-        return await sender(live, withToken, { signal: options.signal, timeout: options.timeoutMs });
+        return await sender(live, withToken, { signal: relayingSignal(options.signal), timeout: options.timeoutMs });
       } catch (error) {
         if (!live.closed) throw error;
         const tail = live.stderr().trim();
@@ -204,7 +206,8 @@ export class Connection {
   }
 
   private async open(generation: number): Promise<Live> {
-    const { transport, stderr } = await this.transport();
+    let challenge: LoginChallenge | undefined;
+    const { transport, stderr } = await this.transport((seen) => (challenge = seen));
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     // Loaded with the SDK (zod comes with them), not when the plugin is: most processes never connect.
     const loose = await import('./loose-schemas.js');
@@ -229,9 +232,10 @@ export class Connection {
     };
     client.onerror = () => undefined; // transport errors surface as failed requests or a close
     try {
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(transport, { timeout: this.target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS });
     } catch (error) {
       await client.close().catch(() => undefined);
+      if (challenge) throw new LoginRequiredError(this.server, challenge);
       const tail = stderr().trim();
       throw new FactorlyError(
         'UPSTREAM_FAILED',
@@ -256,7 +260,9 @@ export class Connection {
     }
   }
 
-  private async transport(): Promise<{ transport: Transport; stderr: () => string }> {
+  private async transport(
+    onChallenge: (challenge: LoginChallenge) => void,
+  ): Promise<{ transport: Transport; stderr: () => string }> {
     if (this.target.kind === 'http') {
       const headers = Object.fromEntries(
         await Promise.all(
@@ -266,6 +272,7 @@ export class Connection {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       const transport = new StreamableHTTPClientTransport(new URL(await this.resolve(this.target.url)), {
         requestInit: { headers },
+        fetch: challengeWatchingFetch(onChallenge),
       });
       return { transport, stderr: () => '' };
     }

@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import { JsonRpcError } from '@factorly/error-kit';
 import type {
   ForwardedMethod,
@@ -44,6 +45,8 @@ export class UpstreamForwarding implements McpPassthrough {
     private readonly upstreams: () => Upstream[],
     private readonly sessions: Sessions,
     private readonly catalog: Pick<ToolCatalog, 'dropSession'>,
+    /** Told when an agent's session opens: factorly is serving, so servers that failed are retried. */
+    private readonly sessionOpened: () => void = () => undefined,
   ) {}
 
   capabilities(): UpstreamCapabilities {
@@ -57,11 +60,13 @@ export class UpstreamForwarding implements McpPassthrough {
   /** Opens the session's own connections to servers that offer such a client more; one that fails leaves the session the shared tools, with a word on stderr. */
   async openSession(session: McpSessionLink): Promise<void> {
     this.sessions.add(session);
+    this.sessionOpened();
     await Promise.all(
       this.upstreams().map((upstream) =>
         upstream.openSession(session.sessionId, session.capabilities).catch((error: unknown) => {
-          process.stderr.write(
-            `factorly: upstream MCP server "${upstream.name}" could not be connected for a new session, which sees its shared tools: ${(error as Error).message}\n`,
+          writeStderrLine(
+            'factorly: ',
+            `upstream MCP server "${upstream.name}" could not be connected for a new session, which sees its shared tools: ${(error as Error).message}`,
           );
         }),
       ),

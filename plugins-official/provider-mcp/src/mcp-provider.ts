@@ -1,10 +1,20 @@
-import type { SecretScope, ToolCall, ToolCatalog, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
+import { writeStderrLine } from '@factorly/text-kit';
+import type {
+  SecretScope,
+  SourceStatus,
+  ToolCall,
+  ToolCatalog,
+  ToolDefinition,
+  ToolProvider,
+  ToolResult,
+} from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { forwardedError } from './forwarded-error.js';
 import { MCP_KEYS, prepareMcp, readTarget, targetTemplates } from './mcp-spec.js';
 import { toToolResult } from './result.js';
 import type { Sessions } from './sessions.js';
 import { runsAsTask, toolDefinitions } from './tool-definitions.js';
+import { SourceStates } from './source-states.js';
 import { Upstream, UpstreamClosedError } from './upstream.js';
 
 /**
@@ -19,6 +29,11 @@ export class McpProvider implements ToolProvider {
   readonly type = 'mcp';
   readonly keys = MCP_KEYS;
   private readonly upstreams = new Map<string, Upstream>();
+  /** Each server's state; one that cannot be listed is retried, and its tools arrive when it answers. */
+  private readonly states = new SourceStates(
+    (upstream, tools) => this.listed(upstream, undefined, tools),
+    (text, upstream) => this.sessions.scrub.text(text, upstream.entry),
+  );
 
   /** `connectionSecrets` resolves an upstream's env, URL and headers once, and their values are scrubbed from every call. */
   constructor(
@@ -33,7 +48,16 @@ export class McpProvider implements ToolProvider {
 
   async expand(entry: ToolDefinition): Promise<ToolDefinition[]> {
     const upstream = await this.upstreamFor(entry);
-    return toolDefinitions(entry, await upstream.listTools());
+    return toolDefinitions(entry, await this.states.list(upstream));
+  }
+
+  /** An agent is being served: servers that failed are retried from now on (a one-shot command never retries). */
+  serving(): void {
+    this.states.arm();
+  }
+
+  sourceStatuses(): SourceStatus[] {
+    return this.states.statuses().filter((status) => this.upstreams.has(status.name));
   }
 
   /**
@@ -49,6 +73,7 @@ export class McpProvider implements ToolProvider {
       return existing;
     }
     await existing?.stop();
+    this.states.forget(entry.name);
     const upstream = new Upstream(
       entry,
       target,
@@ -96,8 +121,9 @@ export class McpProvider implements ToolProvider {
         ? this.catalog.replaceEntry(upstream.name, definitions)
         : this.catalog.setSessionTools(sessionId, upstream.name, definitions);
     for (const name of left)
-      process.stderr.write(
-        `factorly: upstream MCP server "${upstream.name}" now lists a tool ${JSON.stringify(name)}, a name another tool has or one that is refused; it is left out\n`,
+      writeStderrLine(
+        'factorly: ',
+        `upstream MCP server "${upstream.name}" now lists a tool "${name}", a name another tool has; it is left out`,
       );
   }
 
@@ -112,6 +138,7 @@ export class McpProvider implements ToolProvider {
   }
 
   async stop(): Promise<void> {
+    this.states.stop();
     await Promise.all([...this.upstreams.values()].map((upstream) => upstream.stop()));
   }
 }

@@ -2,17 +2,24 @@ import type { PreparedDefinition, ToolDefinition } from 'factorly';
 import { envPassthroughProblems, readEnvPassthrough } from '@factorly/process-kit';
 
 /** How to reach one upstream MCP server: a command spoken to over stdio, or a Streamable HTTP URL. */
-export type McpTarget =
+export type McpTarget = (
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passthrough: string[] }
-  | { kind: 'http'; url: string; headers: Record<string, string> };
+  | { kind: 'http'; url: string; headers: Record<string, string> }
+) & {
+  /** The entry's `timeout`, which bounds connecting too (a server that hangs at initialize fails alone). */
+  connectTimeoutMs?: number;
+};
 
 /** `prefix: false` serves the server's tools under their own names (what `wrap` does). */
-export const MCP_KEYS = ['command', 'args', 'env', 'env_passthrough', 'url', 'headers', 'prefix'] as const;
+export const MCP_KEYS = ['command', 'args', 'env', 'env_passthrough', 'url', 'headers', 'prefix', 'tools', 'exclude'] as const;
 
 export function readTarget(tool: ToolDefinition): McpTarget {
   const { command, args, env, env_passthrough: passthrough, url, headers } = tool.spec;
-  if (typeof url === 'string') return { kind: 'http', url, headers: isStringMap(headers) ? stringify(headers) : {} };
+  const bound = tool.timeoutMs === undefined ? {} : { connectTimeoutMs: tool.timeoutMs };
+  if (typeof url === 'string')
+    return { kind: 'http', url, headers: isStringMap(headers) ? stringify(headers) : {}, ...bound };
   return {
+    ...bound,
     kind: 'stdio',
     command: String(command ?? ''),
     args: Array.isArray(args) ? args.map(String) : [],
@@ -44,6 +51,11 @@ export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   if (hasCommand && headers !== undefined) problems.push('has headers, which only apply to an HTTP server (url)');
   if (tool.spec.prefix !== undefined && typeof tool.spec.prefix !== 'boolean')
     problems.push('has "prefix" that is not true or false');
+  for (const key of ['tools', 'exclude'] as const) {
+    const list = tool.spec[key];
+    if (list !== undefined && (!Array.isArray(list) || list.some((name) => typeof name !== 'string' || name === '')))
+      problems.push(`has "${key}" that is not a list of tool names or globs`);
+  }
   if (tool.parameters.length > 0)
     problems.push("declares parameters, but an mcp server's tools take theirs from the server");
   return { problems };

@@ -32,7 +32,12 @@ export const plugin: PluginDefinition = {
           scrubber,
         );
         const provider = new McpProvider(connectionSecrets, sessions, catalog);
-        const forwarding = new UpstreamForwarding(() => provider.all(), sessions, catalog);
+        const forwarding = new UpstreamForwarding(
+          () => provider.all(),
+          sessions,
+          catalog,
+          () => provider.serving(),
+        );
         providers.add('mcp', provider, context.pluginId);
         // Served next to the tools when the MCP interface is installed.
         passthroughs?.add('mcp', forwarding, context.pluginId);

@@ -1,3 +1,4 @@
+import { matchesAnyGlob } from '@factorly/text-kit';
 import type { ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { parametersFromSchema } from './schema-params.js';
@@ -11,7 +12,7 @@ const INHERITED = ['timeoutMs', 'maxOutput', 'shadow', 'hidden'] as const;
  * annotations, output schema, execution, icons, `_meta`) so an MCP interface lists it as the server did.
  */
 export function toolDefinitions(entry: ToolDefinition, remote: readonly Tool[]): ToolDefinition[] {
-  return remote.map((tool) => ({
+  return contributed(entry, remote).map((tool) => ({
     ...pick(entry),
     name: entry.spec.prefix === false ? tool.name : `${entry.name}.${tool.name}`,
     type: 'mcp',
@@ -24,6 +25,18 @@ export function toolDefinitions(entry: ToolDefinition, remote: readonly Tool[]):
     spec: { ...entry.spec, server: entry.name, remote: tool.name },
     source: entry.source,
   }));
+}
+
+/**
+ * The tools of the server the entry takes: those its `tools:` list names (all, without one) and its
+ * `exclude:` list does not; both hold the server's own names, or globs. Unlike `shadow.deny`, which
+ * refuses calls to a tool that stays listed, a tool left out here is not factorly's at all.
+ */
+function contributed(entry: ToolDefinition, remote: readonly Tool[]): Tool[] {
+  const { tools: include, exclude } = entry.spec as { tools?: string[]; exclude?: string[] };
+  return remote.filter(
+    (tool) => (!include || matchesAnyGlob(include, tool.name)) && !(exclude && matchesAnyGlob(exclude, tool.name)),
+  );
 }
 
 /** Whether the server runs this tool only as a task (MCP 2025-11-25 `execution.taskSupport: required`). */

@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import type { ClientLink, ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Connection, UpstreamClosedError, type ServerIntroduction } from './connection.js';
@@ -207,8 +208,9 @@ export class Upstream {
       } while (state.again && !this.stopped);
     })()
       .catch((error: unknown) =>
-        process.stderr.write(
-          `factorly: could not list the tools of upstream MCP server "${this.name}" again: ${(error as Error).message}\n`,
+        writeStderrLine(
+          'factorly: ',
+          `could not list the tools of upstream MCP server "${this.name}" again: ${(error as Error).message}`,
         ),
       )
       .finally(() => this.listings.delete(connection));

@@ -144,15 +144,20 @@ describe('mcp provider with @modelcontextprotocol/server-everything', () => {
     expect(upstreamChildren()).toEqual([]);
   });
 
-  it('reports an upstream that cannot start, naming the server', async () => {
-    await expect(
-      startTestKernel(
-        `tools:
+  it('reports an upstream that cannot start in its state, naming the server, and starts without it', async () => {
+    const started = await startTestKernel(
+      `tools:
   broken: {type: mcp, command: ${NODE}, args: ["-e", "console.error('no config here'); process.exit(3)"]}
 `,
-        [mcpPlugin],
-      ),
-    ).rejects.toThrow(/^could not connect to upstream MCP server "broken": .*\. Its stderr: no config here$/);
+      [mcpPlugin],
+    );
+    kernel = started.kernel;
+    expect(kernel.registry.all().filter((tool) => tool.name.startsWith('broken'))).toEqual([]);
+    const [status] = kernel.providers.get('mcp')!.sourceStatuses!();
+    expect(status).toMatchObject({ name: 'broken', type: 'mcp', state: 'failing' });
+    expect(status!.reason).toMatch(
+      /^could not connect to upstream MCP server "broken": .*\. Its stderr: no config here$/,
+    );
   });
 
   it('reports config mistakes with their line', async () => {

@@ -145,10 +145,10 @@ describe('canary through MCP: vault secrets used by CLI, REST and upstream MCP t
       const { root, env } = canaryProject(dyingUpstream('CANARY'));
       const cli = (args: string[]) => runCliAsync(args, root, env);
       expect((await cli(['vault', 'set', 'CANARY', secret])).status).toBe(0);
-      // The upstream is started at boot, so serve (and any command listing tools) stops with its error.
-      const runs = [await cli(['serve']), await cli(['tools'])];
+      // The upstream is started at boot and fails alone: serve (and any command listing tools) says why on stderr and goes on.
+      const runs = [await cli(['serve']), await cli(['tools']), await cli(['tools', '--json'])];
       for (const run of runs) {
-        expect(run.status).toBe(1);
+        expect(run.status).toBe(0);
         expect(run.stderr).toContain('could not connect to upstream MCP server "dying"');
         expect(run.stderr).toContain('upstream got [REDACTED:CANARY]');
         expect(leaksIn(run.stdout + run.stderr, secret)).toEqual([]);

@@ -5,22 +5,31 @@ import type { ToolDefinition } from '../../contracts/tool.js';
 
 export default class Tools extends FactorlyCommand {
   static summary = 'List the tools factorly serves.';
-  static flags = { json: Flags.boolean({ description: 'Print JSON (one array of tools).' }) };
+  static flags = {
+    json: Flags.boolean({ description: 'Print JSON: {tools: [...], sources: [...]} (each upstream and its state).' }),
+  };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Tools);
     const kernel = await this.kernel(flags.config);
     const tools = kernel.registry.visible();
+    const sources = kernel.providers.values().flatMap((provider) => provider.sourceStatuses?.() ?? []);
     if (flags.json) {
-      this.writeJson(tools.map(describe));
+      this.writeJson({ tools: tools.map(describe), sources });
       return;
     }
-    if (tools.length === 0) {
+    const width = process.stdout.columns || 100;
+    if (tools.length === 0)
       this.log(`No tools configured. Add one to ${kernel.config.files[0] ?? '.factorly/factorly.yaml'}.`);
-      return;
+    else {
+      const rows = tools.map((tool) => [tool.name, tool.type, firstLine(tool.description), paramSummary(tool)]);
+      this.log(table(['NAME', 'TYPE', 'DESCRIPTION', 'PARAMETERS'], rows, width, 2));
     }
-    const rows = tools.map((tool) => [tool.name, tool.type, firstLine(tool.description), paramSummary(tool)]);
-    this.log(table(['NAME', 'TYPE', 'DESCRIPTION', 'PARAMETERS'], rows, process.stdout.columns || 100, 2));
+    // Where each upstream stands: one that is not connected contributes none of the tools above.
+    if (sources.length > 0) {
+      const rows = sources.map((source) => [source.name, source.type, source.state, source.reason ?? '']);
+      this.log(`\n${table(['SOURCE', 'TYPE', 'STATE', 'REASON'], rows, width, 3)}`);
+    }
   }
 }
 

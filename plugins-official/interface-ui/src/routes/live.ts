@@ -1,3 +1,4 @@
+import { writeStderrLine } from '@factorly/text-kit';
 import { streamSSE } from 'hono/streaming';
 import type { Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
@@ -72,9 +73,7 @@ function coalesced(work: () => Promise<void>): () => void {
     }
     running = true;
     work()
-      .catch((error: unknown) =>
-        process.stderr.write(`factorly ui: could not redraw the dashboard: ${String(error)}\n`),
-      )
+      .catch((error: unknown) => writeStderrLine('factorly ui: ', `could not redraw the dashboard: ${String(error)}`))
       .finally(() => {
         running = false;
         if (again) {
