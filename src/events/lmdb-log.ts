@@ -76,6 +76,12 @@ export class LmdbEventLog implements EventLog {
     this.readOnly = options.readOnly ?? false;
     this.root = openLogRoot(options.path, this.readOnly);
     this.store = new LmdbEvents(this.root);
+    try {
+      this.store.checkHead(options.path);
+    } catch (error) {
+      void this.root.close().catch(() => undefined);
+      throw error;
+    }
     this.derived = new LmdbDerived(this.root);
     this.merkle = new LmdbTree(this.root);
     this.open = new LmdbInflight(this.root);
@@ -219,7 +225,7 @@ export class LmdbEventLog implements EventLog {
     this.projections.forget();
     for (let covered = 0; covered < head;) {
       const to = Math.min(head, covered + LmdbDerived.chunk);
-      const events = [...this.store.range(covered + 1, to)];
+      const events = this.store.wholeRange(covered + 1, to, this.path);
       this.projections.apply(events);
       if (this.derived.indexCount > 0) await this.root.transaction(() => this.derived.indexEvents(events, to));
       covered = to;
