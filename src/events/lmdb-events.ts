@@ -15,7 +15,10 @@ export class LmdbEvents {
   private committedHead?: LogHead;
   private writtenHead?: LogHead & { txn: number };
 
-  constructor(private readonly root: RootDatabase) {
+  constructor(
+    private readonly root: RootDatabase,
+    private readonly path: string,
+  ) {
     this.dbs = openLogDatabases(root);
   }
 
@@ -64,7 +67,7 @@ export class LmdbEvents {
       start: Math.max(from, 1),
       end: to === undefined ? undefined : to + 1,
     }))
-      yield decode(value, key);
+      yield this.decode(value, key);
   }
 
   *hashesBetween(from: number, to: number): Iterable<string> {
@@ -82,7 +85,8 @@ export class LmdbEvents {
    * (or written on) as the whole log; `logs verify`, which names a cut tail as tampering, opens the
    * file its own way.
    */
-  checkHead(path: string): void {
+  checkHead(): void {
+    const { path } = this;
     try {
       const attested = this.dbs.meta.get('head');
       if (!attested) return; // a new log, or one written before the head record
@@ -97,7 +101,8 @@ export class LmdbEvents {
   }
 
   /** Events `from` to `to`, every one of them: a seq LMDB does not give back is damage, not an end. */
-  wholeRange(from: number, to: number, path: string): Recorded[] {
+  wholeRange(from: number, to: number): Recorded[] {
+    const { path } = this;
     const events = [...this.range(from, to)];
     const missing = events.findIndex((event, i) => event.seq !== from + i);
     if (missing >= 0 || events.length !== to - from + 1)
@@ -107,7 +112,19 @@ export class LmdbEvents {
 
   bySeq(seq: number): Recorded | undefined {
     const bytes = this.dbs.events.getBinary(seq);
-    return bytes === undefined ? undefined : decode(bytes, seq);
+    return bytes === undefined ? undefined : this.decode(bytes, seq);
+  }
+
+  /**
+   * An entry that is not JSON, met by what folds or looks events up (not by `logs verify`, which
+   * names it as a finding): the file is damaged, exit 2 naming it, like a page LMDB cannot read.
+   */
+  private decode(bytes: Buffer, seq: number): Recorded {
+    try {
+      return decode(bytes, seq);
+    } catch (error) {
+      throw damaged(this.path, messageOf(error), error);
+    }
   }
 }
 

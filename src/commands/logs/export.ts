@@ -33,8 +33,6 @@ export default class LogsExport extends FactorlyCommand {
     try {
       const { otlpDocument } = await import('../../events/otlp.js');
       const { wholeRange } = await import('../../events/whole-read.js');
-      const { lastLogFile } = await import('../../events/lmdb-guard.js');
-      const file = lastLogFile();
       const from = since && 'seq' in since ? since.seq : undefined;
       const to = until && 'seq' in until ? until.seq : undefined;
       let batch: Recorded[] = [];
@@ -43,7 +41,7 @@ export default class LogsExport extends FactorlyCommand {
         batch = [];
       };
       // Every event up to the head record, or an error naming the log: never an export cut short that ends as if whole.
-      for await (const event of wholeRange(log, { from, to }, file ? `the event log ${file}` : 'the event log')) {
+      for await (const event of wholeRange(log, { from, to })) {
         if (since && 'time' in since && new Date(event.at) < since.time) continue;
         if (until && 'time' in until && new Date(event.at) > until.time) break;
         count += 1;
