@@ -38,7 +38,8 @@ outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrit
 With --offline, checks an export (factorly logs export) and/or --proof files without a project.
 
 Exit codes: 0 verified, 1 tampered (what was found is printed), 2 could not read (the log is not an LMDB
-file, is cut short or has damaged pages; a checkpoint or key that cannot be read).`;
+file, is empty, cut short or has damaged pages; a checkpoint or key that cannot be read or used, such as a key
+others can read; a log stream that does not answer).`;
   static examples = [
     '<%= config.bin %> logs verify',
     '<%= config.bin %> logs verify --checkpoint ~/anchors/checkpoint-000000001200.txt',
