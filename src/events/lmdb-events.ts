@@ -92,7 +92,10 @@ export class LmdbEvents {
       if (!attested) return; // a new log, or one written before the head record
       const head = this.head();
       if (head.seq === attested.seq && head.hash === attested.hash) return;
-      const found = head.seq === attested.seq ? `its last event (seq ${head.seq}) is not the one` : `it ends at seq ${head.seq} but`;
+      const found =
+        head.seq === attested.seq
+          ? `its last event (seq ${head.seq}) is not the one`
+          : `it ends at seq ${head.seq} but`;
       throw damaged(path, `${found} its head record says ${attested.seq}`);
     } catch (error) {
       if (FactorlyError.isInstance(error) && error.code === 'LOG_UNREADABLE') throw error;
@@ -106,7 +109,10 @@ export class LmdbEvents {
     const events = [...this.range(from, to)];
     const missing = events.findIndex((event, i) => event.seq !== from + i);
     if (missing >= 0 || events.length !== to - from + 1)
-      throw damaged(path, `seq ${missing >= 0 ? from + missing : from + events.length} of ${from}–${to} cannot be read`);
+      throw damaged(
+        path,
+        `seq ${missing >= 0 ? from + missing : from + events.length} of ${from}–${to} cannot be read`,
+      );
     return events;
   }
 

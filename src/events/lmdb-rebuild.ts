@@ -16,13 +16,20 @@ export async function rebuildAll(
   progress?: (done: number, total: number) => void,
 ): Promise<RebuildReport> {
   const head = store.head().seq;
-  await guarded(root, root.transaction(() => derived.clearAll()));
+  await guarded(
+    root,
+    root.transaction(() => derived.clearAll()),
+  );
   projections.forget();
-  for (let covered = 0; covered < head; ) {
+  for (let covered = 0; covered < head;) {
     const to = Math.min(head, covered + LmdbDerived.chunk);
     const events = store.wholeRange(covered + 1, to);
     projections.apply(events);
-    if (derived.indexCount > 0) await guarded(root, root.transaction(() => derived.indexEvents(events, to)));
+    if (derived.indexCount > 0)
+      await guarded(
+        root,
+        root.transaction(() => derived.indexEvents(events, to)),
+      );
     covered = to;
     progress?.(covered, head);
   }
