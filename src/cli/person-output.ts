@@ -1,5 +1,6 @@
 import { codeInfo, FactorlyError, messageOf } from '../base/errors.js';
 import { printableLine, printableText } from '../base/printable.js';
+import { lastLogFile } from '../events/lmdb-guard.js';
 
 /**
  * What the CLI writes for a person, whether oclif runs the command or the launcher runs `call`
@@ -61,9 +62,10 @@ function describeFailure(error: unknown): Failure {
   const message = messageOf(error);
   if (/^MDB_[A-Z_]+:/.test(message)) {
     // lmdb found damage past the pages checked before opening: the log could not be read (not "tampered").
+    const file = lastLogFile();
     const unreadable = new FactorlyError(
       'LOG_UNREADABLE',
-      `the event log could not be read: ${printableLine(message)}`,
+      `the event log ${file ? `${file} ` : ''}could not be read: ${printableLine(message)}`,
     );
     return { code: unreadable.code, message: unreadable.message, exitCode: codeInfo(unreadable.code).exit };
   }

@@ -3,6 +3,7 @@ import { agentIndex, statusIndex, toolIndex, type EventIndex } from './event-ind
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
 import { auditProjection, type AuditEntry } from './projections/audit.js';
+import { wholeRange } from './whole-read.js';
 
 /** Which calls to show. Every field is optional; all given ones must match. */
 export interface AuditFilter {
@@ -50,7 +51,7 @@ export function matches(entry: AuditEntry, filter: AuditFilter): boolean {
 async function scanRecent(log: EventLog, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {
   const pending = new Map<string, Recorded[]>();
   const results: AuditEntry[] = [];
-  for await (const event of log.read({ reverse: true, to: seqUntil(filter) })) {
+  for await (const event of wholeRange(log, { reverse: true, to: seqUntil(filter) })) {
     if (results.length >= limit || isBefore(event, filter.since)) break;
     if (!CALL_TYPES.has(event.type)) continue;
     const callId = (event.data as { callId: string }).callId;
@@ -92,7 +93,7 @@ function anchorsOf(log: EventLog, filter: AuditFilter): Anchors | undefined {
   const covered = answers[0]?.covered ?? lookup(index.name, '', before).covered;
   const wanted = new Set(keys);
   const tail = async function* (): AsyncIterable<number> {
-    for await (const event of log.read({ reverse: true, from: covered + 1, to: before })) {
+    for await (const event of wholeRange(log, { reverse: true, from: covered + 1, to: before })) {
       if (index.keys(event).some((key) => wanted.has(key) || (index === toolIndex && key.includes(filter.tool!))))
         yield event.seq;
     }

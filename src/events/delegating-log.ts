@@ -35,6 +35,10 @@ export class DelegatingEventLog implements EventLog {
     return this.inner.head();
   }
 
+  get location(): string | undefined {
+    return this.inner.location;
+  }
+
   attestedHead(): Promise<LogHead | undefined> {
     return this.inner.attestedHead?.() ?? Promise.resolve(undefined);
   }

@@ -3,7 +3,7 @@ import type { Recorded } from './envelope.js';
 import { openLogDatabases, type LogDatabases } from './lmdb-layout.js';
 import type { LogHead } from './log.js';
 import { callIdOf, EMPTY_HEAD, type SealedEvent } from './append-batch.js';
-import { FactorlyError } from '../base/errors.js';
+import { FactorlyError, messageOf } from '../base/errors.js';
 
 /**
  * The events of an LMDB log and their own indexes (see `lmdb-layout`), read and written inside the
@@ -15,7 +15,10 @@ export class LmdbEvents {
   private committedHead?: LogHead;
   private writtenHead?: LogHead & { txn: number };
 
-  constructor(private readonly root: RootDatabase) {
+  constructor(
+    private readonly root: RootDatabase,
+    private readonly path: string,
+  ) {
     this.dbs = openLogDatabases(root);
   }
 
@@ -64,7 +67,7 @@ export class LmdbEvents {
       start: Math.max(from, 1),
       end: to === undefined ? undefined : to + 1,
     }))
-      yield decode(value, key);
+      yield this.decode(value, key);
   }
 
   *hashesBetween(from: number, to: number): Iterable<string> {
@@ -76,9 +79,58 @@ export class LmdbEvents {
     return seq === undefined ? undefined : this.bySeq(seq);
   }
 
+  /**
+   * At open, O(1): the events end where the head record (written with every append) says. A tree
+   * LMDB reads short on a damaged page, or a cut tail, is then refused naming the file, never read
+   * (or written on) as the whole log; `logs verify`, which names a cut tail as tampering, opens the
+   * file its own way.
+   */
+  checkHead(): void {
+    const { path } = this;
+    try {
+      const attested = this.dbs.meta.get('head');
+      if (!attested) return; // a new log, or one written before the head record
+      const head = this.head();
+      if (head.seq === attested.seq && head.hash === attested.hash) return;
+      const found =
+        head.seq === attested.seq
+          ? `its last event (seq ${head.seq}) is not the one`
+          : `it ends at seq ${head.seq} but`;
+      throw damaged(path, `${found} its head record says ${attested.seq}`);
+    } catch (error) {
+      if (FactorlyError.isInstance(error) && error.code === 'LOG_UNREADABLE') throw error;
+      throw damaged(path, `it could not be read (${messageOf(error)})`, error);
+    }
+  }
+
+  /** Events `from` to `to`, every one of them: a seq LMDB does not give back is damage, not an end. */
+  wholeRange(from: number, to: number): Recorded[] {
+    const { path } = this;
+    const events = [...this.range(from, to)];
+    const missing = events.findIndex((event, i) => event.seq !== from + i);
+    if (missing >= 0 || events.length !== to - from + 1)
+      throw damaged(
+        path,
+        `seq ${missing >= 0 ? from + missing : from + events.length} of ${from}–${to} cannot be read`,
+      );
+    return events;
+  }
+
   bySeq(seq: number): Recorded | undefined {
     const bytes = this.dbs.events.getBinary(seq);
-    return bytes === undefined ? undefined : decode(bytes, seq);
+    return bytes === undefined ? undefined : this.decode(bytes, seq);
+  }
+
+  /**
+   * An entry that is not JSON, met by what folds or looks events up (not by `logs verify`, which
+   * names it as a finding): the file is damaged, exit 2 naming it, like a page LMDB cannot read.
+   */
+  private decode(bytes: Buffer, seq: number): Recorded {
+    try {
+      return decode(bytes, seq);
+    } catch (error) {
+      throw damaged(this.path, messageOf(error), error);
+    }
   }
 }
 
@@ -97,4 +149,13 @@ export function decode(bytes: Buffer, seq: number): Recorded {
   } catch (cause) {
     throw new FactorlyError('LOG_CORRUPT', `event log entry ${seq} is not valid JSON`, { cause, data: { seq } });
   }
+}
+
+/** A log file that does not read as a whole: exit 2, naming the file, like a file that is not LMDB. */
+export function damaged(path: string, problem: string, cause?: unknown): FactorlyError {
+  return new FactorlyError(
+    'LOG_UNREADABLE',
+    `the event log ${path} is damaged: ${problem}; run factorly logs verify, move it aside to start a new log, or restore it from a backup`,
+    { cause, data: { path } },
+  );
 }

@@ -1,5 +1,6 @@
 import type { RootDatabase } from 'lmdb';
 import { FactorlyError, messageOf } from '../base/errors.js';
+import { damaged } from './lmdb-events.js';
 
 /**
  * How lmdb-js fails a commit (a full disk, an I/O error), and what the log does about it, in one
@@ -7,10 +8,17 @@ import { FactorlyError, messageOf } from '../base/errors.js';
  * process as an unhandled rejection, LMDB prints to stderr, and closing after a failure hangs.
  */
 
-/** The error `append` throws: one line naming the file and the cause. */
+/** The error `append` throws: one line naming the file and the cause (exit 1; 2 when the file is damaged). */
 export async function commitFailure(path: string, error: unknown): Promise<FactorlyError> {
   const commitError = (error as { commitError?: Promise<never> }).commitError;
   const cause = commitError ? await commitError.catch((reason: unknown) => reason) : error;
+  // A page LMDB could not read while writing (the transaction then fails as a whole): the file is damaged.
+  const message = messageOf(cause);
+  if (/^MDB_(CORRUPTED|PAGE_NOTFOUND|BAD_TXN)\b/.test(message)) {
+    // lmdb-js printed "txn has failed/finished, can't commit" without ending the line.
+    if (message.startsWith('MDB_BAD_TXN')) process.stderr.write('\n');
+    return damaged(path, `it could not be read while writing it (${message})`, cause);
+  }
   const code = (cause as { code?: unknown }).code;
   // LMDB's C code printed "Write error: …" to stderr without ending the line: end it, so the
   // message factorly prints stays a line of its own.

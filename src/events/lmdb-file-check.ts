@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { FactorlyError } from '../base/errors.js';
+import { announceLogFile } from './lmdb-guard.js';
 import { HEADER, NO_ROOT, P_BRANCH, P_LEAF, readAt, treeProblem } from './lmdb-tree-check.js';
 
 /**
@@ -7,8 +8,9 @@ import { HEADER, NO_ROOT, P_BRANCH, P_LEAF, readAt, treeProblem } from './lmdb-t
  * zeros, or cut short makes the process die of SIGSEGV or SIGBUS on open, with no message. So the
  * file is checked with plain reads before it is mapped: the meta pages LMDB picks its root from,
  * the page they point to, and that the file is as long as they say. What fails is refused with an
- * error naming the file (exit code 2, "could not read"), never a signal. A missing or empty file
- * is left to LMDB, which creates the environment (under its own lock).
+ * error naming the file (exit code 2, "could not read"), never a signal. Only a missing file is
+ * left alone (`createLogFile` makes it whole before it has a name); an empty one is refused like
+ * any other damage, never taken for a fresh log in place of a history that was lost.
  *
  * Layout (liblmdb as bundled by lmdb-js, 64-bit): a page starts with a 24-byte header (pgno u64,
  * txnid u64, pad u16, flags u16, lower u16, upper u16); a meta page holds, after it, magic u32,
@@ -34,6 +36,7 @@ interface Meta {
  * read per page, as reading the whole log does).
  */
 export function checkLmdbFile(path: string, options: { deep?: boolean } = {}): void {
+  announceLogFile(path);
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -43,7 +46,7 @@ export function checkLmdbFile(path: string, options: { deep?: boolean } = {}): v
   }
   try {
     const size = fstatSync(fd).size;
-    if (size === 0) return;
+    if (size === 0) throw unreadable(path, 'is empty (0 bytes): it holds no LMDB environment');
     const latest = fileProblem(fd, size);
     if (typeof latest === 'string') throw unreadable(path, latest);
     const deep = options.deep ? treeProblem(fd, latest) : undefined;

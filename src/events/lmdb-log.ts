@@ -3,6 +3,7 @@ import type { EventType } from './catalog.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import type { EventIndex, IndexLookup } from './event-index.js';
 import { LmdbDerived } from './lmdb-derived.js';
+import { rebuildAll } from './lmdb-rebuild.js';
 import { openLogRoot } from './lmdb-env.js';
 import { closeRoot, commitFailure, guardPendingCommit } from './lmdb-faults.js';
 import { checkLmdbFile } from './lmdb-file-check.js';
@@ -57,6 +58,7 @@ export class LmdbEventLog implements EventLog {
   private readonly clock: () => Date;
   private readonly durability: Durability;
   private readonly path: string;
+  readonly location: string;
   private readonly readOnly: boolean;
   private closed = false;
   private lastCommitFailed = false;
@@ -73,9 +75,16 @@ export class LmdbEventLog implements EventLog {
   constructor(options: LmdbEventLogOptions) {
     checkLmdbFile(options.path);
     this.path = options.path;
+    this.location = options.path;
     this.readOnly = options.readOnly ?? false;
     this.root = openLogRoot(options.path, this.readOnly);
-    this.store = new LmdbEvents(this.root);
+    this.store = new LmdbEvents(this.root, options.path);
+    try {
+      this.store.checkHead();
+    } catch (error) {
+      void this.root.close().catch(() => undefined);
+      throw error;
+    }
     this.derived = new LmdbDerived(this.root);
     this.merkle = new LmdbTree(this.root);
     this.open = new LmdbInflight(this.root);
@@ -211,23 +220,18 @@ export class LmdbEventLog implements EventLog {
     return this.derived.keysOf(name);
   }
 
-  /** Drops every snapshot and index entry, then folds and indexes the whole log again, chunk by chunk. */
+  /** Drops every snapshot and index entry, then folds and indexes the whole log again (see `rebuildAll`). */
   async rebuild(progress?: (done: number, total: number) => void): Promise<RebuildReport> {
     this.refresh();
-    const head = this.store.head().seq;
-    await this.root.transaction(() => this.derived.clearAll());
-    this.projections.forget();
-    for (let covered = 0; covered < head;) {
-      const to = Math.min(head, covered + LmdbDerived.chunk);
-      const events = [...this.store.range(covered + 1, to)];
-      this.projections.apply(events);
-      if (this.derived.indexCount > 0) await this.root.transaction(() => this.derived.indexEvents(events, to));
-      covered = to;
-      progress?.(covered, head);
+    try {
+      return await rebuildAll(this.root, this.parts, () => this.saveSnapshots(0), progress);
+    } catch (error) {
+      if (FactorlyError.isInstance(error)) throw error;
+      this.lastCommitFailed = true;
+      throw await commitFailure(this.path, error);
+    } finally {
+      this.prepared = false;
     }
-    await this.saveSnapshots(0);
-    this.prepared = false;
-    return { events: head, projections: this.projections.names(), indexes: this.derived.indexNames() };
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {
@@ -271,9 +275,11 @@ export class LmdbEventLog implements EventLog {
   private async saveSnapshots(minEvents: number): Promise<void> {
     const due = this.projections.due(minEvents);
     if (due.length === 0) return;
-    await this.root.transaction(() => {
+    const saved = this.root.transaction(() => {
       for (const { name, snapshot } of due) this.derived.saveSnapshot(name, snapshot);
     });
+    guardPendingCommit(this.root);
+    await saved;
     await this.root.flushed;
   }
 

@@ -81,6 +81,8 @@ export interface EventLog {
    * whose events end before it has been truncated.
    */
   attestedHead?(): Promise<LogHead | undefined>;
+  /** Where the log is kept (its file), for an error that must name it. Optional. */
+  readonly location?: string;
   /**
    * Registers a persisted projection (see `Projection`) and returns its view: the log folds it as
    * events are appended, in the same write, keeps snapshots of it stamped with the seq they cover,

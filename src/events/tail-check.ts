@@ -1,3 +1,4 @@
+import { FactorlyError } from '../base/errors.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { hashEnvelope } from './hash.js';
 import type { EventLog, LogHead } from './log.js';
@@ -20,9 +21,6 @@ export interface TailReport {
 export async function checkTail(log: EventLog, count: number): Promise<TailReport> {
   const head = await log.head();
   const attested = await log.attestedHead?.();
-  const newestFirst: Recorded[] = [];
-  for await (const event of log.read({ reverse: true, limit: count })) newestFirst.push(event);
-  const events = newestFirst.reverse();
   const bad = (seq: number, reason: string): TailReport => ({
     ok: false,
     checked: 0,
@@ -30,6 +28,15 @@ export async function checkTail(log: EventLog, count: number): Promise<TailRepor
     scope: 'tail',
     firstBad: { seq, reason },
   });
+  const newestFirst: Recorded[] = [];
+  try {
+    for await (const event of log.read({ reverse: true, limit: count })) newestFirst.push(event);
+  } catch (error) {
+    // An entry that is not an event is what the chain status reports, as `--verify` does.
+    if (!FactorlyError.isInstance(error) || error.code !== 'LOG_CORRUPT') throw error;
+    return bad(Number(error.data?.seq ?? head.seq), error.message);
+  }
+  const events = newestFirst.reverse();
   if (attested && (attested.seq !== head.seq || attested.hash !== head.hash))
     return bad(head.seq, `the log ends at seq ${head.seq} but its head record says ${attested.seq}`);
   for (const [i, event] of events.entries()) {

@@ -12,7 +12,7 @@ export interface Inflight {
 
 /** This process as a writer of the log: who it is, and how another process can tell it has ended. */
 export function thisWriter(): WriterStarted {
-  const procStart = processStart(process.pid);
+  const procStart = processStat(process.pid).start;
   return {
     writer: randomUUID(),
     pid: process.pid,
@@ -37,7 +37,9 @@ export function writerEnded(writer: WriterStarted): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
-  const start = processStart(writer.pid);
+  const { state, start } = processStat(writer.pid);
+  // A process that has ended but not been reaped yet (its parent, a guard, was killed with it) answers signal 0.
+  if (state === 'Z' || state === 'X') return true;
   return writer.procStart !== undefined && start !== undefined && start !== writer.procStart;
 }
 
@@ -49,14 +51,14 @@ function bootId(): string {
   }
 }
 
-/** Field 22 of /proc/<pid>/stat (start time in clock ticks), after the command name in parentheses. */
-function processStart(pid: number): number | undefined {
+/** Fields 3 (state) and 22 (start time in clock ticks) of /proc/<pid>/stat, after the command name in parentheses. */
+function processStat(pid: number): { state?: string; start?: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[19]);
-    return Number.isSafeInteger(ticks) ? ticks : undefined;
+    return { state: fields[0], start: Number.isSafeInteger(ticks) ? ticks : undefined };
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -32,6 +32,7 @@ export default class LogsExport extends FactorlyCommand {
     let count = 0;
     try {
       const { otlpDocument } = await import('../../events/otlp.js');
+      const { wholeRange } = await import('../../events/whole-read.js');
       const from = since && 'seq' in since ? since.seq : undefined;
       const to = until && 'seq' in until ? until.seq : undefined;
       let batch: Recorded[] = [];
@@ -39,7 +40,8 @@ export default class LogsExport extends FactorlyCommand {
         if (batch.length > 0) await write(out, `${JSON.stringify(otlpDocument(batch, this.config.version))}\n`);
         batch = [];
       };
-      for await (const event of log.read({ from, to })) {
+      // Every event up to the head record, or an error naming the log: never an export cut short that ends as if whole.
+      for await (const event of wholeRange(log, { from, to })) {
         if (since && 'time' in since && new Date(event.at) < since.time) continue;
         if (until && 'time' in until && new Date(event.at) > until.time) break;
         count += 1;

@@ -5,9 +5,28 @@ import { readCheckpoints, readVerifiers } from '../../evidence/evidence-files.js
 import { openExistingLog, projectLogEngine, projectLogPaths } from '../../cli/project-log.js';
 import { renderVerification } from '../../cli/verify-format.js';
 import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
-import { FactorlyError } from '../../base/errors.js';
+import { FactorlyError, messageOf } from '../../base/errors.js';
 import { printableLine } from '../../base/printable.js';
 import { paragraphs } from '../../cli/help-text.js';
+
+interface VerifyFlags {
+  config?: string;
+  offline?: string;
+  proof?: string[];
+  checkpoint?: string[];
+  key?: string[];
+  json: boolean;
+}
+
+/**
+ * What stopped verification before it could judge the log: exit 2 (`LOG_UNREADABLE`, the message
+ * kept), whatever raised it (a key with loose permissions, a stream that does not answer). Tampering
+ * found while reading (`LOG_CORRUPT`) stays 1, and a mistake in the command line stays a usage error.
+ */
+function couldNotVerify(error: unknown): unknown {
+  if (FactorlyError.isInstance(error) && ['LOG_CORRUPT', 'LOG_UNREADABLE', 'USAGE'].includes(error.code)) return error;
+  return new FactorlyError('LOG_UNREADABLE', messageOf(error), { cause: error });
+}
 
 export default class LogsVerify extends FactorlyCommand {
   static summary = 'Verify the event log: its hash chain, its indexes, its Merkle tree and checkpoints kept elsewhere.';
@@ -19,7 +38,8 @@ outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrit
 With --offline, checks an export (factorly logs export) and/or --proof files without a project.
 
 Exit codes: 0 verified, 1 tampered (what was found is printed), 2 could not read (the log is not an LMDB
-file, is cut short or has damaged pages; a checkpoint or key that cannot be read).`;
+file, is empty, cut short or has damaged pages; a checkpoint or key that cannot be read or used, such as a key
+others can read; a log stream that does not answer).`;
   static examples = [
     '<%= config.bin %> logs verify',
     '<%= config.bin %> logs verify --checkpoint ~/anchors/checkpoint-000000001200.txt',
@@ -45,6 +65,13 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
 
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsVerify);
+    // 1 is for evidence of tampering only: a key, a checkpoint or a log that cannot be used is 2.
+    await this.verify(flags).catch((error: unknown) => {
+      throw couldNotVerify(error);
+    });
+  }
+
+  private async verify(flags: VerifyFlags): Promise<void> {
     if (flags.offline !== undefined || flags.proof) return this.offline(flags);
     const paths = await projectLogPaths(flags.config);
     const checkpoints = readCheckpoints(flags.checkpoint ?? []);
@@ -80,13 +107,7 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     }
   }
 
-  private async offline(flags: {
-    offline?: string;
-    proof?: string[];
-    checkpoint?: string[];
-    key?: string[];
-    json: boolean;
-  }): Promise<void> {
+  private async offline(flags: VerifyFlags): Promise<void> {
     const { verifyOffline } = await import('../../events/verify-offline.js');
     const { readEvidenceFile } = await import('../../evidence/evidence-files.js');
     const verifiers = readVerifiers(flags.key ?? [], undefined);

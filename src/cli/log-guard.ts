@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { reportLogFilesTo } from '../events/lmdb-guard.js';
+
+/**
+ * The guard `bin/run.js` puts around every command that reads or writes a log (`logs …`, `call`):
+ * the command runs in a child process with the same argv, stdio and environment, and writes the log
+ * files it maps to a file the guard names (`announceLogFile`). A child that LMDB ends with a signal
+ * on a damaged page is reported as the damaged file it was reading, exit code 2; any other end (an
+ * exit code, Ctrl-C, a kill) is passed on as it was. It costs one more Node start, not a read.
+ */
+
+const GUARD_ENV = 'FACTORLY_LOG_GUARD';
+const GUARDED = new Set(['logs', 'call']);
+/** How a process ends when native code fails: what LMDB does on a page it cannot make sense of. */
+const CRASHES = new Set<NodeJS.Signals>(['SIGSEGV', 'SIGBUS', 'SIGABRT', 'SIGILL', 'SIGFPE', 'SIGTRAP']);
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+
+/**
+ * True when this process was the guard and the command has ended (`process.exitCode` set); false
+ * when the command should run here: a guarded child (its report file taken out of the environment,
+ * so the tools it runs do not inherit it) or a command that opens no log.
+ */
+export async function runGuarded(argv: readonly string[], bin: string): Promise<boolean> {
+  const report = process.env[GUARD_ENV];
+  if (report !== undefined) {
+    delete process.env[GUARD_ENV];
+    reportLogFilesTo(report);
+    return false;
+  }
+  if (!GUARDED.has(argv[0]?.split(':')[0] ?? '')) return false;
+  const file = join(tmpdir(), `factorly-guard-${process.pid}-${randomBytes(8).toString('hex')}`);
+  try {
+    const [code, signal] = await runChild(argv, bin, file);
+    const opened = readAnnounced(file).at(-1);
+    if (signal === null) process.exitCode = code ?? 1;
+    else if (CRASHES.has(signal) && opened !== undefined) process.exitCode = await reportCrash(opened, signal, argv);
+    else process.kill(process.pid, signal); // ended as the child did (Ctrl-C, a kill): the caller sees the same
+  } finally {
+    rmSync(file, { force: true });
+  }
+  return true;
+}
+
+/** Runs the command in a child, passing on the signals a caller sends this process. */
+async function runChild(
+  argv: readonly string[],
+  bin: string,
+  report: string,
+): Promise<[number | null, NodeJS.Signals | null]> {
+  const child = spawn(process.execPath, [...process.execArgv, bin, ...argv], {
+    stdio: 'inherit',
+    env: { ...process.env, [GUARD_ENV]: report },
+  });
+  const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
+  for (const signal of FORWARDED) process.on(signal, forward);
+  try {
+    return await new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', (code, signal) => resolve([code, signal]));
+    });
+  } finally {
+    for (const signal of FORWARDED) process.off(signal, forward);
+  }
+}
+
+function readAnnounced(file: string): string[] {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return []; // the child opened no log
+  }
+}
+
+async function reportCrash(file: string, signal: NodeJS.Signals, argv: readonly string[]): Promise<number> {
+  const { FactorlyError } = await import('../base/errors.js');
+  const { reportFailure } = await import('./person-output.js');
+  const end = argv.indexOf('--');
+  const json = (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+  const error = new FactorlyError(
+    'LOG_UNREADABLE',
+    `the event log ${file} is damaged: LMDB ended the process reading it (${signal}); ` +
+      'move it aside to start a new log, or restore it from a backup',
+    { data: { path: file } },
+  );
+  return reportFailure(error, { json });
+}
