@@ -126,6 +126,14 @@ export interface SecretBackendAccess {
   tier?: 'project' | 'global';
 }
 
+export interface SecretResolveOptions {
+  /**
+   * The value given last was refused where it was used (an HTTP 401): a backend that mints values
+   * (an OAuth access token) makes a new one; any other backend returns what it holds.
+   */
+  refresh?: boolean;
+}
+
 /**
  * Resolves `{{name:KEY}}` references at the last hop. Backends that manage keys also implement
  * the optional operations behind the CLI's secret commands (get, set, list, delete); a read-only
@@ -141,7 +149,8 @@ export interface SecretBackend {
    * asks a service (a password manager's CLI): its values are learnt when a call first resolves them.
    */
   readonly prefetch?: boolean;
-  resolve(key: string): Promise<string | undefined>;
+  /** `options.refresh`: the far side refused the value this backend gave; make a new one if it can. */
+  resolve(key: string, options?: SecretResolveOptions): Promise<string | undefined>;
   read?(key: string, access?: SecretBackendAccess): Promise<{ tier: string; value?: string }>;
   list?(access?: SecretBackendAccess): Promise<{ tier: string; keys: string[] }>;
   write?(key: string, value: string, access?: SecretBackendAccess): Promise<{ tier: string }>;

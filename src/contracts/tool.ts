@@ -81,6 +81,11 @@ export interface SecretScope {
   resolve(template: string): Promise<string>;
   /** Values resolved so far in this call's tree, by reference (`<backend>:KEY`). */
   resolved(): ReadonlyMap<string, string>;
+  /**
+   * Reads `reference` (`<backend>:KEY`) again, asking its backend for a new value because the far
+   * side refused the one it gave (an expired token); the refused value stays scrubbed too.
+   */
+  refresh?(reference: string): Promise<string>;
 }
 
 /** Tools that do not come from the config: built-ins, promoted scripts. */

@@ -50,6 +50,21 @@ export class CallSecretScope implements SecretScope {
     return this.values;
   }
 
+  async refresh(reference: string): Promise<string> {
+    const split = reference.indexOf(':');
+    const [name, key] = [reference.slice(0, split), reference.slice(split + 1).trim()];
+    const backend = split > 0 ? this.backends.get(name) : undefined;
+    const value = await backend?.resolve(key, { refresh: true });
+    if (value === undefined)
+      throw new FactorlyError('SECRET_NOT_FOUND', `secret {{${name}:${key}}} could not be read again from its backend`);
+    const refused = this.values.get(`${name}:${key}`);
+    // The refused value may still show up in what the far side answers: keep scrubbing it.
+    if (refused !== undefined && refused !== value)
+      this.values.set(`${name}:${key}#refused${this.values.size}`, refused);
+    this.values.set(`${name}:${key}`, value);
+    return value;
+  }
+
   private async one(match: RegExpMatchArray): Promise<string> {
     const [whole, escaped, name, key, fallback] = match;
     if (escaped) return whole.slice(1);

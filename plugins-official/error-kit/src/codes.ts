@@ -79,6 +79,10 @@ export const ERROR_CODES = {
   TOOL_FAILED: fail(-32019),
   /** The engine or plugin in use does not offer what was asked of it. */
   NOT_SUPPORTED: fail(-32055),
+  /** A tool needs an OAuth login that is missing or can no longer be refreshed: `factorly auth login`. */
+  AUTH_REQUIRED: fail(-32056),
+  /** An OAuth exchange failed: the authorization server refused it, or could not be reached. */
+  AUTH_FAILED: fail(-32057),
   MESSAGE_NOT_JSON: fail(JsonRpcCode.PARSE_ERROR),
   REQUEST_INVALID: fail(JsonRpcCode.INVALID_REQUEST),
   METHOD_NOT_FOUND: fail(JsonRpcCode.METHOD_NOT_FOUND),

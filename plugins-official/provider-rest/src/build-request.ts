@@ -115,7 +115,7 @@ async function applyAuth(headers: Headers, auth: RestAuth, params: Params, secre
   const token = await render(auth.token, params, secrets, asText);
   headers.set(
     'authorization',
-    auth.type === 'bearer' ? `Bearer ${token}` : `Basic ${Buffer.from(token, 'utf8').toString('base64')}`,
+    auth.type === 'basic' ? `Basic ${Buffer.from(token, 'utf8').toString('base64')}` : `Bearer ${token}`,
   );
   return 'authorization';
 }

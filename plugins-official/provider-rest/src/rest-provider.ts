@@ -1,7 +1,7 @@
 import type { Resolver } from '@factorly/net-guard';
 import type { ToolCall, ToolDefinition, ToolProvider, ToolResult } from 'factorly';
 import { buildRequest } from './build-request.js';
-import { prepareRest, readRestSpec, REST_KEYS, type RestSpec } from './rest-spec.js';
+import { oauthSecret, prepareRest, readRestSpec, REST_KEYS, type RestSpec } from './rest-spec.js';
 import { send, type Steering } from './send.js';
 import { placeholders } from './template.js';
 
@@ -27,10 +27,16 @@ export class RestProvider implements ToolProvider {
 
   async execute(call: ToolCall): Promise<ToolResult> {
     const spec = readRestSpec(call.tool);
-    const request = await buildRequest(spec, call.tool, call.params, call.secrets);
+    let request = await buildRequest(spec, call.tool, call.params, call.secrets);
     let sent: Awaited<ReturnType<typeof send>>;
     try {
       sent = await send(request, call, spec.followRedirects, steering(spec, call), this.options.resolve);
+      // An OAuth token the API refused (revoked, expired early): refreshed once, and the request sent again.
+      if (spec.auth?.type === 'oauth' && 'status' in sent && sent.status === 401 && call.secrets.refresh) {
+        await call.secrets.refresh(oauthSecret(spec.auth.provider));
+        request = await buildRequest(spec, call.tool, call.params, call.secrets);
+        sent = await send(request, call, spec.followRedirects, steering(spec, call), this.options.resolve);
+      }
     } catch (error) {
       return failure(error, call, `${request.method} ${request.url.origin}${request.url.pathname}`);
     }

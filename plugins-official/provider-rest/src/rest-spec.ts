@@ -14,7 +14,12 @@ export const FOLLOW_REDIRECTS: readonly FollowRedirects[] = ['same-origin', 'any
 export type RestAuth =
   | { type: 'bearer'; token: string }
   | { type: 'basic'; token: string }
-  | { type: 'header'; header: string; value: string };
+  | { type: 'header'; header: string; value: string }
+  /**
+   * A provider of the config's `oauth_providers`: shorthand for a bearer `token: "{{oauth:<provider>}}"`,
+   * which `prepareRest` writes beside it (so the entry shows, and the boot plan sees, the secret it uses).
+   */
+  | { type: 'oauth'; provider: string; token: string };
 
 /** The `rest` keys of a tool definition, validated. */
 export interface RestSpec {
@@ -41,10 +46,16 @@ export const REST_KEYS = [
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const BODY_TYPES: readonly BodyType[] = ['json', 'form', 'raw'];
+/** The secret (`<backend>:KEY`) holding an OAuth provider's access token: the oauth plugin's backend. */
+export function oauthSecret(provider: string): string {
+  return `oauth:${provider}`;
+}
+
 const AUTH_FIELDS: Record<RestAuth['type'], string[]> = {
   bearer: ['token'],
   basic: ['token'],
   header: ['header', 'value'],
+  oauth: ['provider'],
 };
 
 export function readRestSpec(tool: ToolDefinition): RestSpec {
@@ -93,6 +104,8 @@ export function prepareRest(tool: ToolDefinition): PreparedDefinition {
     problems.push(`has unknown follow_redirects ${JSON.stringify(follow)} (valid: ${FOLLOW_REDIRECTS.join(', ')})`);
   }
   if (problems.length > 0) return { problems };
+  const auth = tool.spec.auth as RestAuth | undefined;
+  if (auth?.type === 'oauth') tool.spec.auth = { ...auth, token: `{{${oauthSecret(auth.provider)}}}` };
   const spec = readRestSpec(tool);
   const templates = [
     spec.baseUrl,

@@ -13,6 +13,7 @@ import {
 import { dirname } from 'node:path';
 import { DEFAULT_KDF, deriveMasterKey, freshNonce, open, seal, subKey, weakerThan, type KdfParams } from './crypto.js';
 import { decodeVault, encodeVault, SALT_BYTES, type ParsedVault, type VaultHeader } from './format.js';
+import { acquireFileLock, type FileLock } from '@factorly/process-kit/file-lock';
 import { FactorlyError } from '@factorly/error-kit';
 
 /** One sealed entry: its own HKDF salt and GCM nonce, bound to its name through the AAD. */
@@ -240,29 +241,10 @@ function readIfExists(path: string): Buffer | undefined {
   }
 }
 
-/**
- * Writers wait for each other (up to ~20 s); a lock left by a crashed process goes stale after 10 s.
- * A lock lost while held (this process stalled past the stale time) is reported, not thrown from a
- * timer (the library's default), so the write is refused instead of the process crashing.
- */
-async function acquireLock(
-  path: string,
-  shown: string,
-): Promise<{ release: () => Promise<void>; lost: () => boolean }> {
-  let lost = false;
-  // Loaded on use: only writers of the vault file take its lock.
-  const { default: lockfile } = await import('proper-lockfile');
+/** Writers wait for each other (up to ~20 s); a lock left by a crashed process goes stale after 10 s. */
+async function acquireLock(path: string, shown: string): Promise<FileLock> {
   try {
-    const release = await lockfile.lock(path, {
-      realpath: false,
-      lockfilePath: `${path}.lock`,
-      stale: 10_000,
-      retries: { retries: 100, factor: 1.2, minTimeout: 20, maxTimeout: 250 },
-      onCompromised: () => {
-        lost = true;
-      },
-    });
-    return { release: () => release().catch(() => undefined), lost: () => lost };
+    return await acquireFileLock(path, { staleMs: 10_000, waitMs: 20_000 });
   } catch (error) {
     throw new FactorlyError(
       'VAULT_BUSY',

@@ -1,0 +1,81 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { FactorlyError } from '@factorly/error-kit';
+
+/** The loopback listener a login's redirect lands on (RFC 8252 §7.3: an IP literal, not `localhost`). */
+export interface Callback {
+  redirectUri: string;
+  /** The query of the redirect that carried the expected `state`. */
+  result: Promise<URLSearchParams>;
+  close(): void;
+}
+
+const PAGE = (text: string): string =>
+  `<!doctype html><html lang="en"><meta charset="utf-8"><title>factorly</title><body><p>${text}</p></body></html>`;
+
+/**
+ * Listens on 127.0.0.1:`port` (another free port when it is taken) for `/callback`; a request whose
+ * `state` differs (compared in constant time) is answered 400 and ignored, so a stray or forged
+ * redirect cannot end the login. Ends with a timeout after `timeoutMs`.
+ */
+export async function listenForCallback(
+  port: number,
+  state: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Callback> {
+  let settle!: { resolve: (query: URLSearchParams) => void; reject: (error: Error) => void };
+  const result = new Promise<URLSearchParams>((resolve, reject) => (settle = { resolve, reject }));
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback') return void response.writeHead(404).end();
+    if (!sameState(url.searchParams.get('state'), state)) {
+      response
+        .writeHead(400, { 'content-type': 'text/html; charset=utf-8' })
+        .end(PAGE('This login link does not match the login factorly is waiting for.'));
+      return;
+    }
+    const failed = url.searchParams.has('error');
+    response
+      .writeHead(failed ? 400 : 200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(PAGE(failed ? 'Authorization failed: see the terminal.' : 'Logged in. You can close this tab.'));
+    settle.resolve(url.searchParams);
+  });
+  const bound = await listen(server, port);
+  const timer = setTimeout(() => settle.reject(new FactorlyError('AUTH_FAILED', 'authorization timed out')), timeoutMs);
+  const onAbort = (): void => settle.reject(new FactorlyError('AUTH_FAILED', 'login cancelled'));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const close = (): void => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    server.close();
+    server.closeAllConnections();
+  };
+  void result.then(close, close);
+  return { redirectUri: `http://127.0.0.1:${bound}/callback`, result, close };
+}
+
+function sameState(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The port bound: `port`, or any free one when it is taken. */
+async function listen(server: Server, port: number): Promise<number> {
+  const attempt = (wanted: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(wanted, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve((server.address() as { port: number }).port);
+      });
+    });
+  try {
+    return await attempt(port);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    return attempt(0);
+  }
+}

@@ -1,0 +1,46 @@
+import { createToken } from '../base/token.js';
+
+// OAuth logins for tool sources, as the host's commands and the web UI use them (`factorly auth`):
+// the oauth plugin provides the client under `OAuthTokens.Client`; tools reach its tokens as the
+// `oauth` secret backend.
+
+/** Where a provider's login stands. */
+export type OAuthState = 'valid' | 'expired' | 'not_authenticated' | 'invalid';
+
+export interface OAuthProviderStatus {
+  name: string;
+  state: OAuthState;
+  /** When the access token expires (ms since the epoch); absent when it has no lifetime. */
+  expiresAt?: number;
+  /** A refresh token is stored: an expired access token is renewed without a new login. */
+  refreshable: boolean;
+  /** Where the tokens live, as a reference (`vault:github_oauth`): never the tokens. */
+  storedAs: string;
+  scopes: string[];
+}
+
+export interface OAuthLoginOptions {
+  /** Shows the person the authorization URL (opens a browser, prints it). */
+  open(url: string): void | Promise<void>;
+  /** How long to wait for the callback (2 minutes). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface OAuthClient {
+  /** The configured providers, by name. */
+  names(): string[];
+  status(name: string): Promise<OAuthProviderStatus>;
+  /** PKCE login through a loopback callback; stores the tokens. */
+  login(name: string, options: OAuthLoginOptions): Promise<OAuthProviderStatus>;
+  /** Renews the access token now with the stored refresh token. */
+  refresh(name: string): Promise<OAuthProviderStatus>;
+  /** Removes the stored tokens; whether there were any. */
+  logout(name: string): Promise<boolean>;
+  /** A usable access token: refreshed first when it expires within 30 s, or when `refresh` is set. */
+  accessToken(name: string, options?: { refresh?: boolean }): Promise<string>;
+}
+
+export const OAuthTokens = {
+  Client: createToken<OAuthClient>('oauth.client'),
+} as const;
