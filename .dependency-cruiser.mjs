@@ -65,7 +65,8 @@ export default {
       from: { path: '^src/(evidence|editing)/' },
       to: {
         path: '^(src/(cli|commands|testing)/|plugins-official/)',
-        pathNot: '^plugins-official/(error|text)-kit/',
+        // The kits are libraries (the witness's environment comes from process-kit's builder).
+        pathNot: '^plugins-official/(error|text|process)-kit/',
       },
     },
     {

@@ -96,7 +96,9 @@ async function makeProvider(
   // oidc-provider 9 warns once that it prefers Node 22 ("Unsupported runtime"): it works on 20, so the warning is dropped.
   const warn = console.warn;
   console.warn = (...args: unknown[]) => (String(args[0]).includes('Unsupported runtime') ? undefined : warn(...args));
-  const { default: Provider } = (await import('oidc-provider')) as unknown as {
+  // The package ships no types: it is reached through the structural ProviderLike above.
+  const packageName = 'oidc-provider';
+  const { default: Provider } = (await import(packageName)) as {
     default: new (issuer: string, config: object) => ProviderLike;
   };
   console.warn = warn;

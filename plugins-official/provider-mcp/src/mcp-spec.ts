@@ -11,7 +11,17 @@ export type McpTarget = (
 };
 
 /** `prefix: false` serves the server's tools under their own names (what `wrap` does). */
-export const MCP_KEYS = ['command', 'args', 'env', 'env_passthrough', 'url', 'headers', 'prefix', 'tools', 'exclude'] as const;
+export const MCP_KEYS = [
+  'command',
+  'args',
+  'env',
+  'env_passthrough',
+  'url',
+  'headers',
+  'prefix',
+  'tools',
+  'exclude',
+] as const;
 
 export function readTarget(tool: ToolDefinition): McpTarget {
   const { command, args, env, env_passthrough: passthrough, url, headers } = tool.spec;
