@@ -35,6 +35,8 @@ export interface LogVerification {
 export interface VerifyOptions {
   checkpoints?: readonly GivenCheckpoint[];
   verifiers?: readonly NoteVerifier[];
+  /** The auditor named the keys (`--key`, `log.trusted_keys`): no other writer's checkpoints are accepted. */
+  restricted?: boolean;
   threads?: number;
   /** Events per chunk (a power of two; tests use small ones to cross many chunk boundaries). */
   chunk?: number;
@@ -105,9 +107,10 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       roots: rootsBefore(joined, verified),
       tree: stored.tree,
       embedded: joined.checkpoints,
+      writerKeys: joined.writerKeys,
     };
     const verifiers = options.verifiers ?? [];
-    findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
+    findings.push(...checkEmbeddedCheckpoints(facts, verifiers, options.restricted));
     const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(given, verifiers, facts);
     findings.push(...checkpointFindings);
     const root = facts.roots.get(verified) ?? joined.range.root();
