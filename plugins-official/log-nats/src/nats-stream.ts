@@ -155,8 +155,7 @@ export class NatsBatchStream implements BatchStream {
       }
       const found = mutableSettings(info.config);
       if (found.length === 0) return;
-      if (!allowMutableStream)
-        throw new FactorlyError('CONFIG_INVALID', mutableStreamProblem(stream, found, false));
+      if (!allowMutableStream) throw new FactorlyError('CONFIG_INVALID', mutableStreamProblem(stream, found, false));
       this.warn(mutableStreamProblem(stream, found, true));
     } catch (error) {
       if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;

@@ -68,9 +68,11 @@ file, is cut short or has damaged pages; a checkpoint or key that cannot be read
     }
     const { verifyLogFile } = await import('../../events/verify-log.js');
     const { readableLogError } = await import('../../cli/project-log.js');
-    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted }).catch((error: unknown) => {
-      throw readableLogError(paths.logPath, error);
-    });
+    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted }).catch(
+      (error: unknown) => {
+        throw readableLogError(paths.logPath, error);
+      },
+    );
     this.print(report, flags.json);
   }
 
