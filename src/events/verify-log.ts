@@ -58,9 +58,7 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     const { last } = snapshot;
     const auditUpTo = Math.min(snapshot.auditCovered ?? 0, last);
     const given = options.checkpoints ?? [];
-    const sizes = given
-      .map((checkpoint) => sizeOf(checkpoint.note))
-      .filter((size): size is number => size !== undefined);
+    const sizes = given.flatMap((checkpoint) => sizeOf(checkpoint.note) ?? []);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
     const seeds = newSeeds();
     const plan: ScanJob[] = [
@@ -109,8 +107,8 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       embedded: joined.checkpoints,
       writerKeys: joined.writerKeys,
     };
-    const verifiers = options.verifiers ?? [];
-    findings.push(...checkEmbeddedCheckpoints(facts, verifiers, options.restricted));
+    const { verifiers = [], restricted } = options;
+    findings.push(...checkEmbeddedCheckpoints(facts, verifiers, restricted));
     const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(given, verifiers, facts);
     findings.push(...checkpointFindings);
     const root = facts.roots.get(verified) ?? joined.range.root();
