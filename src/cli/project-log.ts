@@ -51,12 +51,23 @@ export async function openRecordedLog(configPath: string | undefined): Promise<E
  * the rest of the config: a broken file leaves the LMDB log readable, as it always was.
  */
 export async function projectLogEngine(paths: ProjectPaths): Promise<string> {
+  const engine = (await rawLogBlock(paths))?.engine;
+  return typeof engine === 'string' ? engine : 'lmdb';
+}
+
+/** The keys the `log:` block trusts (`trusted_keys`), read as `projectLogEngine` reads the engine. */
+export async function projectTrustedKeys(paths: ProjectPaths): Promise<string[]> {
+  const keys = (await rawLogBlock(paths))?.trusted_keys;
+  return (Array.isArray(keys) ? keys : keys === undefined ? [] : [keys]).map(String);
+}
+
+async function rawLogBlock(paths: ProjectPaths): Promise<Record<string, unknown> | undefined> {
   try {
     const { parse } = await import('yaml');
-    const engine = (parse(readFileSync(paths.mainFile, 'utf8')) as { log?: { engine?: unknown } } | null)?.log?.engine;
-    return typeof engine === 'string' ? engine : 'lmdb';
+    const log = (parse(readFileSync(paths.mainFile, 'utf8')) as { log?: unknown } | null)?.log;
+    return log !== null && typeof log === 'object' ? (log as Record<string, unknown>) : undefined;
   } catch {
-    return 'lmdb';
+    return undefined;
   }
 }
 

@@ -38,6 +38,12 @@ export function effectiveConfig(
   return { sha: sha256Hex(text), config: JSON.parse(text) as JsonValue };
 }
 
+/** The top-level settings of a recorded configuration (the plugins' blocks among them), for the rules to decide with again. */
+export function recordedSettings(config: JsonValue | undefined): Record<string, unknown> | undefined {
+  const settings = (config as { settings?: unknown } | undefined)?.settings;
+  return settings !== null && typeof settings === 'object' ? (settings as Record<string, unknown>) : undefined;
+}
+
 /** The tools of a recorded configuration, for the rules to decide with again. */
 export function recordedTools(config: JsonValue | undefined): Map<string, ToolDefinition> | undefined {
   const tools = (config as { tools?: Record<string, ToolDefinition> } | undefined)?.tools;

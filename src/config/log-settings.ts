@@ -1,6 +1,7 @@
 import { DURABILITIES, type Durability } from '../events/log.js';
 import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
+import { NoteError, verifierFromKey } from '../events/signed-note.js';
 import { DEFAULT_LOG_BOUNDS, type LogBounds } from '../events/capped-text.js';
 import { CHECKPOINT_KEYS, checkpointSettingsOf, type CheckpointSettings } from './checkpoint-settings.js';
 
@@ -10,6 +11,11 @@ export interface LogSettings {
   bounds: LogBounds;
   /** When checkpoints of the log are signed, with which key, and who else receives them. */
   checkpoints: CheckpointSettings;
+  /**
+   * The verifier keys whose checkpoints `logs verify` accepts (`trusted_keys`); empty: this project's
+   * own and those the log's writers announced.
+   */
+  trustedKeys: string[];
   /** Where the log lives (`engine:`): `lmdb`, the project's file, unless a plugin's engine is named. */
   engine: string;
   /** The keys of the block the engine reads (any but the kernel's own, when the engine is not `lmdb`). */
@@ -21,7 +27,13 @@ export interface LogSettings {
 export const DEFAULT_LOG_ENGINE = 'lmdb';
 
 const BOUND_KEYS = { max_param_bytes: 'maxParamBytes', max_output_bytes: 'maxOutputBytes' } as const;
-const KEYS: readonly string[] = ['engine', 'durability', ...Object.keys(BOUND_KEYS), ...CHECKPOINT_KEYS];
+const KEYS: readonly string[] = [
+  'engine',
+  'durability',
+  'trusted_keys',
+  ...Object.keys(BOUND_KEYS),
+  ...CHECKPOINT_KEYS,
+];
 const MIN_BYTES = 1024;
 const MAX_BYTES = 1024 * 1024 * 1024;
 
@@ -39,6 +51,7 @@ const MAX_BYTES = 1024 * 1024 * 1024;
  *       witness: "git -C ~/anchors commit …"  # a command that reads each checkpoint on stdin
  *       witness_dir: ~/anchors   # a directory that gets a copy of each checkpoint
  *       key: file                # the signing key: .factorly/log.key (0600), or a secret backend's name
+ *       trusted_keys: [<verifier key>, …]  # logs verify accepts checkpoints signed by these alone
  *       engine: lmdb             # where the log lives; another engine (a plugin's) reads its own keys here
  *
  * `lines` (key → line, `log` for the block itself) makes errors say `file:line`.
@@ -57,6 +70,7 @@ export function parseLogSettings(
     durability: 'fsync',
     bounds: { ...DEFAULT_LOG_BOUNDS },
     checkpoints: checkpointSettingsOf({}, baseDir, invalid),
+    trustedKeys: [],
     engine: DEFAULT_LOG_ENGINE,
     engineOptions: {},
     at: { file: where, lines },
@@ -75,6 +89,7 @@ export function parseLogSettings(
       settings.engineOptions[key] = value;
     }
     if (key === 'durability') settings.durability = durabilityOf(value, invalid);
+    else if (key === 'trusted_keys') settings.trustedKeys = trustedKeysOf(value, invalid);
     else if (key in BOUND_KEYS)
       settings.bounds[BOUND_KEYS[key as keyof typeof BOUND_KEYS]] = bytesOf(key, value, invalid);
   }
@@ -94,6 +109,22 @@ function engineOf(value: unknown, invalid: (message: string) => never): string {
   return invalid(
     `"log.engine" must be the name of a log engine (lmdb, or one a plugin provides), not ${JSON.stringify(value)}`,
   );
+}
+
+/** A list of verifier keys (`factorly logs key` prints one), each checked as a key. */
+function trustedKeysOf(value: unknown, invalid: (message: string) => never): string[] {
+  const keys = Array.isArray(value) ? value : [value];
+  for (const key of keys) {
+    try {
+      if (typeof key !== 'string') throw new NoteError('not a string');
+      verifierFromKey(key.trim());
+    } catch (error) {
+      invalid(
+        `log.trusted_keys: ${JSON.stringify(key)} is not a verifier key (${(error as Error).message}; factorly logs key prints one)`,
+      );
+    }
+  }
+  return (keys as string[]).map((key) => key.trim());
 }
 
 function durabilityOf(value: unknown, invalid: (message: string) => never): Durability {

@@ -16,6 +16,8 @@ export interface LogEngineContext {
    * projections, the tree): for an engine that brings only the transport.
    */
   replicated(stream: BatchStream, options?: ReplicatedLogOptions): EventLog;
+  /** Tells the person running factorly something about the log they should know (on stderr, as a warning). */
+  warn(message: string): void;
 }
 
 /** A bad key of the engine's part of the `log:` block. */

@@ -1,4 +1,5 @@
 import { FactorlyError } from '../base/errors.js';
+import type { ChainBreak } from './chain-check.js';
 import type { EventType } from './catalog.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { hashEnvelope } from './hash.js';
@@ -29,7 +30,8 @@ export class BatchMirror {
   private readonly waiters: { position: number; resolve: () => void }[] = [];
   /** The stream position of the last batch applied. */
   position = 0;
-  broken?: string;
+  /** Where the copy stopped: a batch that does not carry on the chain, or one the stream lost. */
+  broken?: ChainBreak;
 
   constructor(readonly origin: string) {}
 
@@ -41,6 +43,11 @@ export class BatchMirror {
   /** Applies the batch at `position` (once: an earlier or repeated position is skipped); returns its events. */
   apply(position: number, payload: Uint8Array | readonly Recorded[]): Recorded[] {
     if (position <= this.position || this.broken) return [];
+    // Positions are consecutive (each append names the one before it): a skipped one was deleted.
+    if (position > this.position + 1) {
+      this.lost(this.position + 1);
+      return [];
+    }
     const events = Array.isArray(payload) ? (payload as Recorded[]) : this.decode(position, payload as Uint8Array);
     if (this.broken) {
       this.release(true);
@@ -87,9 +94,21 @@ export class BatchMirror {
     });
   }
 
+  /** The batch at `position`, the next one this copy needs, is gone from the stream: the copy stops here. */
+  lost(position: number): void {
+    if (this.broken || position !== this.position + 1) return;
+    const seq = this.head().seq + 1;
+    this.broken = {
+      seq,
+      kind: 'deleted',
+      reason: `seq ${seq} is missing: the stream's message at position ${position} (the batch after seq ${seq - 1}) was deleted from the stream; the log stops before it`,
+    };
+    this.release(true);
+  }
+
   /** Refuses a write on a copy that stopped at a batch that does not carry on the chain. */
   assertWritable(): void {
-    if (this.broken) throw new FactorlyError('LOG_CORRUPT', this.broken);
+    if (this.broken) throw new FactorlyError('LOG_CORRUPT', this.broken.reason);
   }
 
   private decode(position: number, payload: Uint8Array): Recorded[] {
@@ -99,7 +118,8 @@ export class BatchMirror {
       if (!Array.isArray(events) || events.length === 0)
         throw new FactorlyError('LOG_CORRUPT', 'not a non-empty array of events');
     } catch (error) {
-      this.broken = `the stream's batch at position ${position} is not a batch of events (${(error as Error).message}): the log stops before it`;
+      const reason = `the stream's batch at position ${position} is not a batch of events (${(error as Error).message}): the log stops before it`;
+      this.broken = { seq: this.head().seq + 1, kind: 'corrupt', reason };
       return [];
     }
     let { seq, hash } = this.head();
@@ -113,7 +133,8 @@ export class BatchMirror {
               ? 'does not hash to its recorded hash'
               : undefined;
       if (bad) {
-        this.broken = `event ${event?.seq} in the stream's batch at position ${position} ${bad}: the log stops before it`;
+        const reason = `event ${event?.seq} in the stream's batch at position ${position} ${bad}: the log stops before it`;
+        this.broken = { seq: seq + 1, kind: event?.seq > seq + 1 ? 'deleted' : 'modified', reason };
         return [];
       }
       seq = event.seq;

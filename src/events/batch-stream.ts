@@ -19,6 +19,12 @@ export interface BatchStream {
    * reconnecting by itself; `failed` hears what stops it for good. Returns the stop.
    */
   follow(after: number, deliver: (batch: StoredBatch) => void, failed: (error: unknown) => void): () => void;
+  /**
+   * The first position after `after`, up to the last, that the stream assigned but no longer holds
+   * (a message deleted, a purge), when the stream can tell; undefined when every one is still there.
+   * A stream that keeps every batch for good may leave it out.
+   */
+  firstLost?(after: number): Promise<number | undefined>;
   close(): Promise<void>;
 }
 

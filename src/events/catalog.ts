@@ -89,7 +89,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'mcp.forwarded': 1,
   'tool.edited': 1,
   'log.checkpointed': 1,
-  'writer.started': 1,
+  'writer.started': 2,
   'call.interrupted': 1,
 };
 

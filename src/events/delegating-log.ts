@@ -1,3 +1,4 @@
+import type { ChainBreak } from './chain-check.js';
 import { FactorlyError } from '../base/errors.js';
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
@@ -41,6 +42,10 @@ export class DelegatingEventLog implements EventLog {
 
   attestedHead(): Promise<LogHead | undefined> {
     return this.inner.attestedHead?.() ?? Promise.resolve(undefined);
+  }
+
+  stoppedShort(): Promise<ChainBreak | undefined> {
+    return this.inner.stoppedShort?.() ?? Promise.resolve(undefined);
   }
 
   project<S>(projection: Projection<S>): ProjectionView<S> {

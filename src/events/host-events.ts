@@ -96,6 +96,11 @@ export interface WriterStarted {
   procStart?: number;
   /** The digest of the configuration it started with (`config.recorded`), when it had one yet. */
   configSha?: string;
+  /**
+   * v2: the verifier key its checkpoints are signed with, so a checkpoint in the log is checked
+   * against the keys of the log's own writers (several nodes, each with its key).
+   */
+  verifierKey?: string;
 }
 
 /**

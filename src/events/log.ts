@@ -1,3 +1,4 @@
+import type { ChainBreak } from './chain-check.js';
 import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { EventIndex, IndexLookup } from './event-index.js';
@@ -83,6 +84,12 @@ export interface EventLog {
   attestedHead?(): Promise<LogHead | undefined>;
   /** Where the log is kept (its file), for an error that must name it. Optional. */
   readonly location?: string;
+  /**
+   * Where the events this log reads stop short of what its store was given, when it can tell (a
+   * shared stream that lost a batch, deleted or purged): the first missing seq, which verification
+   * reports as tampering. Undefined while every batch is there.
+   */
+  stoppedShort?(): Promise<ChainBreak | undefined>;
   /**
    * Registers a persisted projection (see `Projection`) and returns its view: the log folds it as
    * events are appended, in the same write, keeps snapshots of it stamped with the seq they cover,

@@ -3,6 +3,7 @@ import { FactorlyError, messageOf } from '../base/errors.js';
 import { BatchMirror } from './batch-mirror.js';
 import { encodeBatch, type BatchAppended, type BatchStream, type StoredBatch } from './batch-stream.js';
 import type { EventType } from './catalog.js';
+import type { ChainBreak } from './chain-check.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 import { selectRange } from './memory-log.js';
@@ -97,6 +98,12 @@ export class ReplicatedEventLog implements EventLog {
   async inflight(): Promise<Inflight> {
     await this.start();
     return this.mirror.inflight();
+  }
+
+  /** Where this copy stops short of the stream: a batch the stream lost, or one that does not carry on the chain. */
+  async stoppedShort(): Promise<ChainBreak | undefined> {
+    await this.start();
+    return this.mirror.broken;
   }
 
   /** Brings this node's copy up to what the stream holds now (a read that must see every node's last write). */
@@ -221,6 +228,11 @@ export class ReplicatedEventLog implements EventLog {
         const reached = this.mirror.reached(last);
         const wait = Math.min(Math.max(deadline - Date.now(), 0), STALLED_MS);
         if ((await Promise.race([reached.then(() => 'ok'), delay(wait, 'late', { ref: false })])) === 'ok') return;
+        // Nothing more comes when the batch this copy needs next was deleted (the stream's last, say).
+        if ((await this.stream.firstLost?.(this.mirror.position)) === this.mirror.position + 1) {
+          this.mirror.lost(this.mirror.position + 1);
+          return;
+        }
         // A follower that stopped delivering without failing (its server went away): followed anew.
         this.follow();
         const why = this.followFailure === undefined ? '' : `: ${messageOf(this.followFailure)}`;

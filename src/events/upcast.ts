@@ -17,6 +17,8 @@ export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   'session.opened@1': (data) => data,
   'session.closed@1': (data) => data,
   'config.loaded@1': (data) => data,
+  // v2 added the optional `verifierKey`; a v1 writer announced none.
+  'writer.started@1': (data) => data,
 };
 
 export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {

@@ -3,6 +3,7 @@ import type { LogCheckpointed } from './catalog.js';
 import { verifyConsistency } from './merkle.js';
 import { NoteError, type NoteVerifier } from './signed-note.js';
 import type { LogTree } from './transparency-tree.js';
+import { keysAt, type AnnouncedKey } from './writer-keys.js';
 
 /** Something `logs verify` found wrong, named for the person reading it. */
 export interface Finding {
@@ -42,6 +43,8 @@ export interface LogFacts {
   tree?: LogTree;
   /** The log's own checkpoints (`log.checkpointed`), for naming where a rewrite begins. */
   embedded: { seq: number; data: LogCheckpointed }[];
+  /** The verifier keys the log's writers announced (`writer.started`), in seq order. */
+  writerKeys?: AnnouncedKey[];
 }
 
 /**
@@ -94,7 +97,7 @@ function checkGivenCheckpoint(
     result: { ...base, status: 'inconsistent' as const, reason },
     finding: { kind, reason, seq, where: given.name },
   });
-  if (facts.origin !== undefined && origin !== facts.origin) {
+  if (facts.origin !== undefined && !originsOf(facts).has(origin)) {
     return fail(
       'other-log',
       `checkpoint ${given.name} is of log ${origin}, but this file holds log ${facts.origin}: the log was replaced by another one`,
@@ -144,6 +147,14 @@ function checkGivenCheckpoint(
   };
 }
 
+/**
+ * The names this log went by: its own, and those its own checkpoints carry. A log moved to another
+ * engine (`logs migrate`) is named anew there, and its checkpoints from before name it as it was.
+ */
+function originsOf(facts: LogFacts): Set<string> {
+  return new Set([facts.origin!, ...facts.embedded.map(({ data }) => data.origin)]);
+}
+
 /** The proof from `size` to the log's size, checked against the recomputed root; undefined when there is nothing to prove. */
 function consistency(facts: LogFacts, size: number, root: Buffer): Buffer[] | 'failed' | undefined {
   const newRoot = facts.roots.get(facts.verified);
@@ -161,12 +172,18 @@ function safeRoot(tree: LogTree | undefined, size: number): Buffer | undefined {
 }
 
 /**
- * The log's own checkpoints: each must carry a valid signature (when the project's key is known)
- * and match the log at its size, or events before it were changed after it was signed.
+ * The log's own checkpoints: each must carry a valid signature (by a key the auditor trusts or, not
+ * `restricted` to those, one a writer of the log announced before it, when any key is known) and
+ * match the log at its size, or events before it were changed after it was signed.
  */
-export function checkEmbeddedCheckpoints(facts: LogFacts, verifiers: readonly NoteVerifier[]): Finding[] {
+export function checkEmbeddedCheckpoints(
+  facts: LogFacts,
+  trusted: readonly NoteVerifier[],
+  restricted = false,
+): Finding[] {
   const findings: Finding[] = [];
   for (const { seq, data } of facts.embedded) {
+    const verifiers = keysAt(seq, trusted, facts.writerKeys ?? [], restricted);
     if (verifiers.length > 0) {
       try {
         const opened = openCheckpoint(data.checkpoint, verifiers);

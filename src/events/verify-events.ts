@@ -1,6 +1,7 @@
 import type { Recorded } from './envelope.js';
 import type { EventLog } from './log.js';
 import { rebuiltTree } from './tree-rebuild.js';
+import { announcedKeyOf } from './writer-keys.js';
 import { verifyChain } from './verify.js';
 import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type Finding, type LogFacts } from './verify-checkpoints.js';
 import type { LogVerification, VerifyOptions } from './verify-log.js';
@@ -15,14 +16,14 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
   for await (const event of log.read()) events.push(event);
   const chain = await verifyChain(each(events));
   const { verified } = chain;
-  const findings: Finding[] = chain.firstBad
-    ? [{ kind: chain.firstBad.kind, reason: chain.firstBad.reason, seq: chain.firstBad.seq }]
-    : [];
+  // A break the store itself reports (a lost batch) comes after every event read, so it is the first only when they all hold.
+  const firstBad = chain.firstBad ?? (await log.stoppedShort?.());
+  const findings: Finding[] = firstBad ? [{ kind: firstBad.kind, reason: firstBad.reason, seq: firstBad.seq }] : [];
   const origin = log.tree ? (await log.tree()).origin : undefined;
   const tree = await rebuiltTree(each(events.slice(0, verified)), origin);
   const facts: LogFacts = {
     verified,
-    brokenAt: chain.firstBad?.seq,
+    brokenAt: firstBad?.seq,
     origin,
     roots: new Map([[verified, tree.root(verified)]]),
     tree,
@@ -30,9 +31,10 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
       .slice(0, verified)
       .filter((event) => event.type === 'log.checkpointed')
       .map((event) => ({ seq: event.seq, data: (event as Recorded<'log.checkpointed'>).data })),
+    writerKeys: events.slice(0, verified).flatMap((event) => announcedKeyOf(event) ?? []),
   };
   const verifiers = options.verifiers ?? [];
-  findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
+  findings.push(...checkEmbeddedCheckpoints(facts, verifiers, options.restricted));
   const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(
     options.checkpoints ?? [],
     verifiers,

@@ -1,4 +1,5 @@
 import { ChainChecker, type ChainBreak, type ChainEntry } from './chain-check.js';
+import type { AnnouncedKey } from './writer-keys.js';
 import type { LogCheckpointed } from './catalog.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import { CompactRange } from './merkle.js';
@@ -24,6 +25,7 @@ export interface JoinedScan {
   /** What the `inflight` index should hold at the end (see ChunkSummary.opened). */
   open: Set<string>;
   checkpoints: { seq: number; data: LogCheckpointed }[];
+  writerKeys: AnnouncedKey[];
   /** What the events call for in each index, summed (see index-digest). */
   digests: Record<IndexName, Digest>;
 }
@@ -40,6 +42,7 @@ export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
     indexProblems: [],
     open: new Set(),
     checkpoints: [],
+    writerKeys: [],
     digests: { ids: emptyDigest(), calls: emptyDigest(), audit: emptyDigest() },
   };
   for (const chunk of chunks) {
@@ -63,6 +66,7 @@ export function joinChunks(chunks: readonly ChunkSummary[]): JoinedScan {
     for (const key of chunk.closed) joined.open.delete(key);
     for (const key of chunk.opened) joined.open.add(key);
     joined.checkpoints.push(...chunk.checkpoints);
+    joined.writerKeys.push(...chunk.writerKeys);
     if (chunk.digests) {
       for (const name of INDEX_NAMES) addDigest(joined.digests[name], chunk.digests[name]);
     }

@@ -35,6 +35,8 @@ export interface LogVerification {
 export interface VerifyOptions {
   checkpoints?: readonly GivenCheckpoint[];
   verifiers?: readonly NoteVerifier[];
+  /** The auditor named the keys (`--key`, `log.trusted_keys`): no other writer's checkpoints are accepted. */
+  restricted?: boolean;
   threads?: number;
   /** Events per chunk (a power of two; tests use small ones to cross many chunk boundaries). */
   chunk?: number;
@@ -56,9 +58,7 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     const { last } = snapshot;
     const auditUpTo = Math.min(snapshot.auditCovered ?? 0, last);
     const given = options.checkpoints ?? [];
-    const sizes = given
-      .map((checkpoint) => sizeOf(checkpoint.note))
-      .filter((size): size is number => size !== undefined);
+    const sizes = given.flatMap((checkpoint) => sizeOf(checkpoint.note) ?? []);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
     const seeds = newSeeds();
     const plan: ScanJob[] = [
@@ -105,9 +105,10 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       roots: rootsBefore(joined, verified),
       tree: stored.tree,
       embedded: joined.checkpoints,
+      writerKeys: joined.writerKeys,
     };
-    const verifiers = options.verifiers ?? [];
-    findings.push(...checkEmbeddedCheckpoints(facts, verifiers));
+    const { verifiers = [], restricted } = options;
+    findings.push(...checkEmbeddedCheckpoints(facts, verifiers, restricted));
     const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(given, verifiers, facts);
     findings.push(...checkpointFindings);
     const root = facts.roots.get(verified) ?? joined.range.root();

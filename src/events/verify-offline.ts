@@ -17,6 +17,7 @@ import {
   type LogFacts,
 } from './verify-checkpoints.js';
 import type { LogVerification } from './verify-log.js';
+import { announcedKeyOf, type AnnouncedKey } from './writer-keys.js';
 
 /** One line of `factorly logs prove --json`: an event, and where it sits in a signed tree. */
 export interface InclusionProofRecord {
@@ -63,13 +64,15 @@ export async function verifyOffline(input: OfflineInput): Promise<OfflineVerific
     origin: scanned?.embedded[0]?.data.origin,
     roots: scanned?.roots ?? new Map(),
     embedded: scanned?.embedded ?? [],
+    writerKeys: scanned?.writerKeys ?? [],
   };
   const checked = scanned
     ? checkGivenCheckpoints(input.checkpoints, input.verifiers, facts)
     : signaturesOnly(input.checkpoints, input.verifiers);
   findings.push(...checked.findings);
   const checkpoints = checked.results;
-  if (scanned) findings.push(...checkEmbeddedCheckpoints(facts, input.verifiers));
+  // The keys were handed over (--key): those alone are trusted.
+  if (scanned) findings.push(...checkEmbeddedCheckpoints(facts, input.verifiers, true));
   const proofs = records.map(({ name, record }) => checkProof(name, record, input.verifiers, scanned?.hashes));
   for (const proof of proofs)
     if (!proof.ok) findings.push({ kind: 'bad-proof', seq: proof.seq, reason: proof.reason, where: proof.name });
@@ -118,6 +121,7 @@ interface ScannedExport {
   broken?: Finding;
   roots: Map<number, Buffer>;
   embedded: { seq: number; data: LogCheckpointed }[];
+  writerKeys: AnnouncedKey[];
   /** Chain hashes by seq, for the proofs to be matched against (only those asked for). */
   hashes: Map<number, string>;
 }
@@ -133,7 +137,14 @@ async function scanExport(
   });
   const checker = new ChainChecker();
   const range = new CompactRange();
-  const result: ScannedExport = { verified: 0, events: 0, roots: new Map(), embedded: [], hashes: new Map() };
+  const result: ScannedExport = {
+    verified: 0,
+    events: 0,
+    roots: new Map(),
+    embedded: [],
+    writerKeys: [],
+    hashes: new Map(),
+  };
   let line = 0;
   let pending: ChainEntry | undefined;
   const judge = (entry: ChainEntry, next: ChainEntry | undefined): boolean => {
@@ -147,6 +158,8 @@ async function scanExport(
     if (proven.has(event.seq)) result.hashes.set(event.seq, event.hash);
     if (sizes.has(event.seq)) result.roots.set(event.seq, range.root());
     if (event.type === 'log.checkpointed') result.embedded.push({ seq: event.seq, data: event.data });
+    const announced = announcedKeyOf(event);
+    if (announced) result.writerKeys.push(announced);
     return true;
   };
   try {

@@ -6,6 +6,7 @@ import { callIdOf, isGeneratedId } from './append-batch.js';
 import { addEntry, emptyDigest, type Digest, type Seeds } from './index-digest.js';
 import { AUDIT_INDEXES } from './event-index.js';
 import type { IndexEntry } from './lmdb-derived.js';
+import { announcedKeyOf, type AnnouncedKey } from './writer-keys.js';
 
 /** Raw access to a log for checking it: entries by position, and the indexes when it has them. */
 export interface ScanSource {
@@ -74,6 +75,7 @@ export interface ChunkSummary {
   opened: string[];
   closed: string[];
   checkpoints: { seq: number; data: LogCheckpointed }[];
+  writerKeys: AnnouncedKey[];
 }
 
 const MAX_INDEX_PROBLEMS = 20;
@@ -103,6 +105,7 @@ export function scanChunk(
     opened: [],
     closed: [],
     checkpoints: [],
+    writerKeys: [],
   };
   if (indexes.mode === 'digest') summary.digests = { ids: emptyDigest(), calls: emptyDigest(), audit: emptyDigest() };
   const auditUpTo = indexes.auditUpTo ?? 0;
@@ -255,6 +258,8 @@ function checkIndexes(
 
 function track(event: Recorded, open: Set<string>, summary: ChunkSummary): void {
   if (event.type === 'log.checkpointed') summary.checkpoints.push({ seq: event.seq, data: event.data });
+  const announced = announcedKeyOf(event);
+  if (announced) summary.writerKeys.push(announced);
   const item = inflightKey(event);
   if (!item) return;
   if (item.opens) open.add(item.key);

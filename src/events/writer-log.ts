@@ -24,8 +24,8 @@ export class WriterLog extends DelegatingEventLog {
   constructor(
     inner: EventLog,
     readonly identity: WriterStarted = thisWriter(),
-    /** What else the writer's record says, asked at its first append (the configuration it runs). */
-    private readonly describe: () => Partial<WriterStarted> = () => ({}),
+    /** What else the writer's record says, asked at its first append (the configuration it runs, its key). */
+    private readonly describe: () => Partial<WriterStarted> | Promise<Partial<WriterStarted>> = () => ({}),
   ) {
     super(inner);
   }
@@ -47,7 +47,7 @@ export class WriterLog extends DelegatingEventLog {
     const stamped = events.map((event) => this.stamp(event));
     // The writer's own record goes with its first batch, also when the conflict handler replaces that batch
     // (one write, not two), and what the conflict handler decides is stamped as well.
-    const first = this.started ? [] : [this.startEvent()];
+    const first = this.started ? [] : [await this.startEvent()];
     const onConflict = options?.onConflict;
     const again =
       onConflict &&
@@ -73,11 +73,11 @@ export class WriterLog extends DelegatingEventLog {
     await this.inner.close();
   }
 
-  private startEvent(): NewEvent {
+  private async startEvent(): Promise<NewEvent> {
     return {
       id: writerEventId(this.identity.writer),
       type: 'writer.started',
-      data: { ...this.identity, ...this.describe() },
+      data: { ...this.identity, ...(await this.describe()) },
     };
   }
 

@@ -48,6 +48,20 @@ export class Checkpointer {
     return this.signer;
   }
 
+  /**
+   * The verifier key this process signs with (made on first use, as at its first checkpoint), for
+   * its `writer.started`; undefined, with a warning, when it cannot be had (the call goes on).
+   */
+  async announcedKey(): Promise<string | undefined> {
+    try {
+      const tree = await this.log().tree?.();
+      return tree ? (await this.key(tree.origin)).verifierKey : undefined;
+    } catch (error) {
+      this.warnOnce(`checkpoint key not announced: ${messageOf(error)}`);
+      return undefined;
+    }
+  }
+
   configure(settings: CheckpointSettings): void {
     if (settings.key !== this.settings.key) this.signer = undefined;
     this.settings = settings;

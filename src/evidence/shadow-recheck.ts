@@ -3,7 +3,8 @@ import type { Recorded } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { ProjectionSet } from '../events/projection-set.js';
 import { upcast } from '../events/upcast.js';
-import { recordedTools } from '../config/effective-config.js';
+import { recordedSettings, recordedTools } from '../config/effective-config.js';
+import { outcomeContradiction } from './outcome-check.js';
 import type { CallerRun, ShadowContext, ShadowRule } from '../contracts/extensions.js';
 import type { ToolDefinition } from '../contracts/tool.js';
 import { decideChain, fingerprintOf, type RuleStates } from '../kernel/rule-chain.js';
@@ -15,6 +16,8 @@ export interface RecheckMismatch {
   tool: string;
   recorded: string[];
   rederived: string[];
+  /** When the call's outcome contradicts its recorded decisions (it ran though blocked): why. */
+  outcome?: string;
 }
 
 export interface RecheckReport {
@@ -35,6 +38,11 @@ export interface RecheckOptions {
    * mismatch is tampering or a bug. `current`: every call under today's, listing what would change.
    */
   under?: 'recorded' | 'current';
+  /**
+   * Hands the plugins the top-level settings a call was decided under (their config blocks), as a
+   * reload does, so a plugin's rule decides with the block recorded then; `current` is today's.
+   */
+  plugins?: { configure(settings: Record<string, unknown>): Promise<void>; current: Record<string, unknown> };
 }
 
 interface Pending {
@@ -42,6 +50,7 @@ interface Pending {
   tool: string;
   rederived: string[];
   recorded: string[];
+  outcome?: string;
 }
 
 /**
@@ -61,14 +70,16 @@ export async function recheckDecisions(
   const calls = new Map<string, Pending>();
   const report: RecheckReport = { checked: 0, skipped: [], mismatches: [], unrecorded: 0 };
   const configs = new RulesInForce();
+  const plugins = new PluginBlocks(options.plugins);
   const trees = new CallerCounts();
   for await (const raw of log.read()) {
     const event = upcast(raw);
     configs.see(event);
     if (event.type === 'call.requested') {
-      const recorded = options.under === 'current' ? undefined : configs.toolsFor(event.data.writer);
+      const recorded = options.under === 'current' ? undefined : configs.configFor(event.data.writer);
       if (options.under !== 'current' && !recorded) report.unrecorded += 1;
-      const tools = recorded ? (name: string) => recorded.get(name) : options.current;
+      await plugins.use(recorded);
+      const tools = recorded ? (name: string) => recorded.tools.get(name) : options.current;
       await rederive(
         log,
         event,
@@ -84,11 +95,26 @@ export async function recheckDecisions(
       calls.get(event.data.callId)?.recorded.push(`${event.data.rule}:${event.data.decision}`);
     histories.fold(raw);
   }
+  await plugins.use(undefined);
   for (const [callId, call] of calls) {
-    if (call.recorded.join() !== call.rederived.join()) report.mismatches.push({ callId, ...call });
+    if (call.recorded.join() !== call.rederived.join() || call.outcome) report.mismatches.push({ callId, ...call });
   }
   report.checked = calls.size;
   return report;
+}
+
+/** The plugins' blocks in force: moved to a call's recorded settings, and back to today's. */
+class PluginBlocks {
+  private applied?: string;
+
+  constructor(private readonly plugins: RecheckOptions['plugins']) {}
+
+  async use(config: RecordedConfig | undefined): Promise<void> {
+    const sha = config?.settings ? config.sha : 'current';
+    if (!this.plugins || sha === this.applied) return;
+    await this.plugins.configure(config?.settings ?? this.plugins.current);
+    this.applied = sha;
+  }
 }
 
 /**
@@ -119,16 +145,23 @@ class ReplayedHistories {
   }
 }
 
+interface RecordedConfig {
+  sha: string;
+  tools: Map<string, ToolDefinition>;
+  settings?: Record<string, unknown>;
+}
+
 /** Which recorded configuration each writer ran with, as the log tells it. */
 class RulesInForce {
-  private readonly configs = new Map<string, Map<string, ToolDefinition>>();
+  private readonly configs = new Map<string, RecordedConfig>();
   private readonly byWriter = new Map<string, string>();
   private lastLoaded?: string;
 
   see(event: Recorded): void {
     if (event.type === 'config.recorded') {
       const tools = recordedTools(event.data.config);
-      if (tools) this.configs.set(event.data.sha, tools);
+      const settings = recordedSettings(event.data.config);
+      if (tools) this.configs.set(event.data.sha, { sha: event.data.sha, tools, settings });
     } else if (event.type === 'writer.started' && event.data.configSha) {
       this.byWriter.set(event.data.writer, event.data.configSha);
     } else if (event.type === 'config.loaded' && event.data.configSha) {
@@ -138,7 +171,7 @@ class RulesInForce {
   }
 
   /** The writer's configuration; for a call with no writer, the one loaded last before it. */
-  toolsFor(writer: string | undefined): Map<string, ToolDefinition> | undefined {
+  configFor(writer: string | undefined): RecordedConfig | undefined {
     const sha = (writer && this.byWriter.get(writer)) || this.lastLoaded;
     return sha === undefined ? undefined : this.configs.get(sha);
   }
@@ -181,7 +214,8 @@ async function rederive(
   };
   const decided = await decideChain(rules, context, states);
   const rederived = decided.map(({ rule, verdict }) => `${rule.name}:${verdict.decision}`);
-  calls.set(callId, { seq: event.seq, tool: name, rederived, recorded: [] });
+  const outcome = outcomeContradiction(own, rederived.length > 0);
+  calls.set(callId, { seq: event.seq, tool: name, rederived, recorded: [], ...(outcome ? { outcome } : {}) });
 }
 
 /** The runs above each call as the call tree counted them live (`ShadowContext.callers`), rebuilt from `call.requested` in log order. */

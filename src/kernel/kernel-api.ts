@@ -79,6 +79,11 @@ export interface Kernel {
   /** Re-reads the config files; true when they changed and the new catalogue is in place. */
   reload(): Promise<boolean>;
   /**
+   * Hands every plugin whose block differs in `settings` its value there, as a reload does, leaving
+   * the catalogue as it is: `logs replay --check` decides again under a recorded configuration.
+   */
+  reconfigurePlugins(settings: Record<string, unknown>): Promise<void>;
+  /**
    * Validates the config as it would load with some files' text replaced (an edit not yet written),
    * without touching the files or the catalogue; throws the `CONFIG_INVALID` error `reload` would.
    */

@@ -89,8 +89,15 @@ export function discover(options: KernelOptions): Discovered {
     clock,
   });
   const openLog = (): EventLog => {
-    // The writer's record names the configuration it runs with, once the registry is known.
-    const describe = () => (logState.booted ? { configSha: logState.booted.configSha } : {});
+    // The writer's record names the configuration it runs with, once the registry is known, and the
+    // key its checkpoints are signed with, so they verify on every node of a shared log.
+    const describe = async () => {
+      const verifierKey = await checkpoints.announcedKey();
+      return {
+        ...(logState.booted ? { configSha: logState.booted.configSha } : {}),
+        ...(verifierKey ? { verifierKey } : {}),
+      };
+    };
     const opened = openKernelLog({
       ...logParts(logState.settings),
       given: options.log,

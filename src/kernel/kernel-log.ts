@@ -16,7 +16,7 @@ export interface KernelLogParts extends ConfiguredLogParts {
   rules: OrderedRegistry<ShadowRule>;
   checkpoints: Checkpointer;
   /** What else this writer's record says, asked at its first append. */
-  describe: () => Partial<WriterStarted>;
+  describe: () => Partial<WriterStarted> | Promise<Partial<WriterStarted>>;
 }
 
 /**

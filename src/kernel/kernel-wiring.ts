@@ -158,6 +158,7 @@ export function kernelApi(wired: Wired, reload: () => Promise<boolean>): Kernel 
     checkpoints: wired.checkpoints,
     log,
     reload,
+    reconfigurePlugins: (settings) => plugins.reconfigure(settings),
     checkConfig: configChecker(wired),
     stop: () => wired.lifecycle.stop(),
     inventory: () => inventoryOf(plugins, registries),

@@ -3,6 +3,7 @@ import { LmdbEventLog } from '../events/lmdb-log.js';
 import type { EventLog } from '../events/log.js';
 import { ReplicatedEventLog } from '../events/replicated-log.js';
 import { FactorlyError, messageOf } from '../base/errors.js';
+import { writeWarning } from '../base/printable.js';
 import { DEFAULT_LOG_ENGINE, parseLogSettings, placeOf, type LogSettings } from '../config/log-settings.js';
 import type { ProjectPaths } from '../config/paths.js';
 import type { LogEngine } from '../contracts/log-engine.js';
@@ -65,6 +66,7 @@ export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
     secret: parts.secret,
     replicated: (stream, options) =>
       new ReplicatedEventLog(stream, { ...options, clock: parts.clock ?? options?.clock }),
+    warn: writeWarning,
   });
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECKPOINT_SETTINGS } from '../../src/config/checkpoint-settings.js';
 import { parseLogSettings } from '../../src/config/log-settings.js';
 import { DEFAULT_LOG_BOUNDS } from '../../src/events/capped-text.js';
+import { newSignerKey, signerFromKey } from '../../src/events/signed-note.js';
 
 const parse = (raw: unknown) => parseLogSettings(raw, 'f.yaml', '/p');
 
@@ -11,6 +12,7 @@ describe('the log: block', () => {
       durability: 'fsync',
       bounds: DEFAULT_LOG_BOUNDS,
       checkpoints: DEFAULT_CHECKPOINT_SETTINGS,
+      trustedKeys: [],
       engine: 'lmdb',
       engineOptions: {},
       at: { file: 'f.yaml', lines: {} },
@@ -37,6 +39,7 @@ describe('the log: block', () => {
         witnessDir: '/p/anchors',
         key: 'vault',
       },
+      trustedKeys: [],
       engine: 'lmdb',
       engineOptions: {},
       at: { file: 'f.yaml', lines: {} },
@@ -64,7 +67,15 @@ describe('the log: block', () => {
       'config: "log.durability" must be one of fsync, commit, not "sometimes" (f.yaml)',
     );
     expect(() => parse('yes')).toThrow(
-      'config: "log" must be a mapping (engine, durability, max_param_bytes, max_output_bytes, checkpoint_every, checkpoint_interval, witness, witness_dir, key), got "yes" (f.yaml)',
+      'config: "log" must be a mapping (engine, durability, trusted_keys, max_param_bytes, max_output_bytes, checkpoint_every, checkpoint_interval, witness, witness_dir, key), got "yes" (f.yaml)',
+    );
+  });
+
+  it('reads trusted_keys as verifier keys, refusing one that is not, naming it', () => {
+    const key = signerFromKey(newSignerKey('node-b')).verifierKey;
+    expect(parse({ trusted_keys: [key] }).trustedKeys).toEqual([key]);
+    expect(() => parse({ trusted_keys: [key, 'node-c+1234'] })).toThrow(
+      'config: log.trusted_keys: "node-c+1234" is not a verifier key (',
     );
   });
 

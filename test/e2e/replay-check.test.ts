@@ -157,7 +157,7 @@ describe('logs replay --check and --until against a live session', () => {
     const check = runCli(['logs', 'replay', '--check'], root);
     expect(check.status).toBe(1);
     expect(check.stdout).toMatch(
-      /^Re-derived the decisions of 4 calls: 1 mismatch\(es\)\n {2}seq \d+ hi .+: recorded \[.*rate-limit:allow.*\], re-derived \[.*rate-limit:rate_limited.*\]\n$/,
+      /^Re-derived the decisions of 4 calls: 1 mismatch\(es\)\n {2}seq \d+ hi .+: recorded \[.*rate-limit:allow.*\], re-derived \[.*rate-limit:rate_limited.*\]; blocked by rate_limited though every decision let it run\n$/,
     );
   });
 });

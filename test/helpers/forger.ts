@@ -7,7 +7,7 @@ import { openLogDatabases, type LogDatabases } from '../../src/events/lmdb-layou
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { callIdOf } from '../../src/events/append-batch.js';
 import { signCheckpoint } from '../../src/events/checkpoint.js';
-import { signerFromKey } from '../../src/events/signed-note.js';
+import { newSignerKey, signerFromKey } from '../../src/events/signed-note.js';
 
 /**
  * What someone with write access to `.factorly/events.lmdb` can do to it, using only LMDB and the
@@ -84,7 +84,12 @@ export function setTreeSize(raw: ReturnType<typeof open>, size: number): void {
  * own log code so its chain, indexes and tree all agree; it keeps the original log's origin, and
  * re-signs the log's own checkpoints after `from` with the project's key (it is in `.factorly/`).
  */
-export async function rewriteFrom(root: string, from: number, forge: (event: Recorded) => Recorded): Promise<void> {
+export async function rewriteFrom(
+  root: string,
+  from: number,
+  forge: (event: Recorded) => Recorded,
+  options: { ownKey?: string } = {},
+): Promise<void> {
   const events: Recorded[] = [];
   const original = new LmdbEventLog({ path: logFile(root) });
   for await (const event of original.read()) events.push(event);
@@ -94,8 +99,10 @@ export async function rewriteFrom(root: string, from: number, forge: (event: Rec
   rmSync(`${logFile(root)}-lock`, { force: true });
   let at = new Date();
   const forged = new LmdbEventLog({ path: logFile(root), clock: () => at });
-  const signer = signerFromKey(readFileSync(join(root, '.factorly', 'log.key'), 'utf8'));
+  // With a key of the forger's own, announced as a new writer's, the checkpoints from `from` on are signed with it.
+  const signer = signerFromKey(options.ownKey ?? readFileSync(join(root, '.factorly', 'log.key'), 'utf8'));
   for (const event of events) {
+    if (options.ownKey && event.seq === from) await forged.append([announcing(signer.verifierKey)]);
     let written = event.seq < from ? event : forge(event);
     if (written.type === 'log.checkpointed' && event.seq >= from) {
       const rootHash = (await forged.tree()).root(written.data.size);
@@ -111,4 +118,34 @@ export async function rewriteFrom(root: string, from: number, forge: (event: Rec
     const head = JSON.parse(tree.getBinary(0)!.toString('utf8')) as { size: number };
     tree.putSync(0, Buffer.from(JSON.stringify({ ...head, origin })));
   });
+}
+
+/** A `writer.started` of a writer nobody ran, announcing `verifierKey` as its key. */
+function announcing(verifierKey: string): NewEvent {
+  return {
+    type: 'writer.started',
+    data: {
+      writer: 'forged-writer',
+      pid: 1,
+      bootId: 'unknown',
+      host: 'elsewhere',
+      startedAt: new Date().toISOString(),
+      verifierKey,
+    },
+  };
+}
+
+/** A signer key of a forger's own (not the project's), as `factorly` writes one. */
+export function forgerKey(): string {
+  return newSignerKey('forger');
+}
+
+/** A `log.checkpointed` of a tree, signed by a key no writer of the log announced. */
+export function forgedCheckpoint(tree: { origin: string; size: number; root(): Buffer }): NewEvent {
+  const rootHash = tree.root();
+  const checkpoint = signCheckpoint({ origin: tree.origin, size: tree.size, rootHash }, signerFromKey(forgerKey()));
+  return {
+    type: 'log.checkpointed',
+    data: { size: tree.size, rootHash: rootHash.toString('hex'), origin: tree.origin, checkpoint },
+  };
 }

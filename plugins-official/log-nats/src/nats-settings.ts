@@ -14,9 +14,14 @@ export interface NatsLogSettings {
   replicas: number;
   /** How long a call waits for the stream to take its events before it is refused (ms). */
   timeoutMs: number;
+  /**
+   * Use an existing stream that lets messages be deleted or purged (or drops them by a limit), with a
+   * warning, instead of refusing it. Verification still reports a lost batch as tampering.
+   */
+  allowMutableStream: boolean;
 }
 
-const KEYS = ['servers', 'stream', 'subject', 'credentials', 'replicas', 'timeout'] as const;
+const KEYS = ['servers', 'stream', 'subject', 'credentials', 'replicas', 'timeout', 'allow_mutable_stream'] as const;
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const SUBJECT = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const SERVER = /^(nats|tls|ws|wss):\/\/[^\s/]+$|^[^\s:/]+:\d+$/;
@@ -27,7 +32,7 @@ export function natsProblem(options: Readonly<Record<string, unknown>>): LogOpti
     if (!(KEYS as readonly string[]).includes(key))
       return { key, problem: `not a key of the nats log engine (${KEYS.join(', ')})` };
   }
-  const { servers, stream, subject, credentials, replicas, timeout } = options;
+  const { servers, stream, subject, credentials, replicas, timeout, allow_mutable_stream: mutable } = options;
   if (
     !Array.isArray(servers) ||
     servers.length === 0 ||
@@ -67,6 +72,8 @@ export function natsProblem(options: Readonly<Record<string, unknown>>): LogOpti
       problem: `expected a whole number of milliseconds (at least 100), got ${JSON.stringify(timeout)}`,
     };
   }
+  if (mutable !== undefined && typeof mutable !== 'boolean')
+    return { key: 'allow_mutable_stream', problem: `expected true or false, got ${JSON.stringify(mutable)}` };
   return undefined;
 }
 
@@ -80,5 +87,6 @@ export function natsSettingsOf(options: Readonly<Record<string, unknown>>): Nats
     credentials: options.credentials as string | undefined,
     replicas: (options.replicas as number | undefined) ?? 1,
     timeoutMs: (options.timeout as number | undefined) ?? 10_000,
+    allowMutableStream: options.allow_mutable_stream === true,
   };
 }

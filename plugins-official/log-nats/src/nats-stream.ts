@@ -10,6 +10,7 @@ import {
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import type { BatchAppended, BatchStream, StoredBatch } from 'factorly';
 import type { NatsLogSettings } from './nats-settings.js';
+import { IMMUTABLE_STREAM, mutableSettings, mutableStreamProblem } from './stream-policy.js';
 
 interface Connected {
   nc: NatsConnection;
@@ -35,6 +36,8 @@ export class NatsBatchStream implements BatchStream {
   constructor(
     private readonly settings: NatsLogSettings,
     private readonly credentials: () => Promise<string | undefined>,
+    /** Told once when a stream that lets events go is used anyway (`allow_mutable_stream`). */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.origin = `nats/${settings.stream}/${settings.subject}`;
   }
@@ -58,6 +61,15 @@ export class NatsBatchStream implements BatchStream {
         return { conflict: true };
       throw error;
     }
+  }
+
+  async firstLost(after: number): Promise<number | undefined> {
+    const { jsm } = await this.connection();
+    const { state } = await jsm.streams.info(this.settings.stream, { deleted_details: true });
+    if (state.last_seq <= after) return undefined;
+    // A purge moves the first sequence past what it removed; a deleted message is listed.
+    if (state.first_seq > after + 1) return after + 1;
+    return (state.deleted ?? []).filter((seq) => seq > after).sort((a, b) => a - b)[0];
   }
 
   follow(after: number, deliver: (batch: StoredBatch) => void, failed: (error: unknown) => void): () => void {
@@ -126,9 +138,12 @@ export class NatsBatchStream implements BatchStream {
     }
   }
 
-  /** Creates the stream on first use; an existing one must hold the project's subject and nothing else. */
+  /**
+   * Creates the stream on first use, immutable (see IMMUTABLE_STREAM); an existing one must hold the
+   * project's subject and nothing else, and keep every message (or the config must allow it not to).
+   */
   private async ensureStream(jsm: JetStreamManager): Promise<void> {
-    const { stream, subject, replicas } = this.settings;
+    const { stream, subject, replicas, allowMutableStream } = this.settings;
     try {
       const info = await jsm.streams.info(stream);
       const subjects = info.config.subjects ?? [];
@@ -138,6 +153,10 @@ export class NatsBatchStream implements BatchStream {
           `the stream ${stream} takes ${subjects.join(', ') || 'no subjects'}, not only ${subject}: give each project's log a stream of its own`,
         );
       }
+      const found = mutableSettings(info.config);
+      if (found.length === 0) return;
+      if (!allowMutableStream) throw new FactorlyError('CONFIG_INVALID', mutableStreamProblem(stream, found, false));
+      this.warn(mutableStreamProblem(stream, found, true));
     } catch (error) {
       if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
       await jsm.streams.add({
@@ -146,6 +165,7 @@ export class NatsBatchStream implements BatchStream {
         num_replicas: replicas,
         duplicate_window: DUPLICATE_WINDOW_NS,
         storage: 'file' as never,
+        ...IMMUTABLE_STREAM,
       });
     }
   }

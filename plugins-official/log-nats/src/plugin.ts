@@ -13,7 +13,9 @@ export const natsLogEngine: LogEngine = {
     const settings = natsSettingsOf(context.options);
     const credentials = async () =>
       settings.credentials === undefined ? undefined : context.secret(settings.credentials);
-    return context.replicated(new NatsBatchStream(settings, credentials), { timeoutMs: settings.timeoutMs });
+    return context.replicated(new NatsBatchStream(settings, credentials, (message) => context.warn(message)), {
+      timeoutMs: settings.timeoutMs,
+    });
   },
 };
 

@@ -100,7 +100,7 @@ describe('log: {engine: nats} chosen by config', () => {
         tempProject({ '.factorly/factorly.yaml': `${block}tools:\n${ECHO('echo.say')}` }),
       );
     expect(bad(natsLogBlock('s', ['nats://127.0.0.1:1'], '  stream_name: x\n')).stderr).toBe(
-      'Error: config: log.stream_name: not a key of the nats log engine (servers, stream, subject, credentials, replicas, timeout) (.factorly/factorly.yaml:7)\n',
+      'Error: config: log.stream_name: not a key of the nats log engine (servers, stream, subject, credentials, replicas, timeout, allow_mutable_stream) (.factorly/factorly.yaml:7)\n',
     );
     expect(bad('log:\n  engine: nats\n  servers: localhost\n  stream: s\n').stderr).toBe(
       'Error: config: log.servers: expected a list of server URLs (nats://host:port), got "localhost" (.factorly/factorly.yaml:3)\n',

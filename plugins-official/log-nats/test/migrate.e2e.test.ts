@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
 import { projectEvents } from '../../../test/helpers/events.js';
@@ -46,6 +46,14 @@ describe('logs migrate between LMDB and NATS', () => {
       expect(JSON.parse(runCli(['logs', 'verify', '--json'], shared).stdout)).toMatchObject({
         ok: true,
         verified: original.length,
+      });
+      // The checkpoint taken before the move still anchors the log's history on the stream.
+      const [before] = readdirSync(join(local, '.factorly', 'checkpoints'));
+      const anchored = ['--checkpoint', join(local, '.factorly', 'checkpoints', before!)];
+      const key = ['--key', join(local, '.factorly', 'log.pub')];
+      expect(JSON.parse(runCli(['logs', 'verify', '--json', ...anchored, ...key], shared).stdout)).toMatchObject({
+        ok: true,
+        checkpoints: [{ status: 'consistent' }],
       });
       const back = runCli(['logs', 'migrate', '--to', 'lmdb', '--json'], shared);
       expect(back.status, back.stderr).toBe(0);

@@ -14,8 +14,9 @@ import { paragraphs } from '../../cli/help-text.js';
 export default class LogsReplay extends FactorlyCommand {
   static summary = 'Re-run a recorded call, or rebuild what happened up to a point in the log.';
   static description = paragraphs`With --check: re-derives every recorded shadow decision from the events before it, under the
-configuration in force when it was taken (recorded in the log): exit 1 on a mismatch, which is a forged
-event (or a rule whose code changed).
+configuration in force when it was taken (recorded in the log: the tools and the plugins' config
+blocks), and checks each outcome against its decisions (a blocked call recorded as run, a call that ran
+without an allow): exit 1 on a mismatch, which is a forged event (or a rule whose code changed).
 
 With --check --with-current-config: under today's configuration
 instead, listing every call it would decide differently (exit 1 when there is one).
@@ -117,6 +118,7 @@ calls and governance decisions, optionally for one --agent.`;
     const report = await recheckDecisions(log, kernel.shadow.ruleList(), {
       current: (name) => kernel.registry.get(name),
       under,
+      plugins: { configure: (settings) => kernel.reconfigurePlugins(settings), current: kernel.config.settings },
     }).finally(() => log.close());
     if (json) this.writeJson({ under, ...report });
     else this.printCheck(report, current);
@@ -140,7 +142,7 @@ calls and governance decisions, optionally for one --agent.`;
     for (const m of report.mismatches.slice(0, 20)) {
       this.log(
         printableLine(
-          `  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], ${current ? 'now' : 're-derived'} [${m.rederived.join(', ')}]`,
+          `  seq ${m.seq} ${m.tool} ${m.callId}: recorded [${m.recorded.join(', ')}], ${current ? 'now' : 're-derived'} [${m.rederived.join(', ')}]${m.outcome ? `; ${m.outcome}` : ''}`,
         ),
       );
     }

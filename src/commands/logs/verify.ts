@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { readCheckpoints, readVerifiers } from '../../evidence/evidence-files.js';
-import { openExistingLog, projectLogEngine, projectLogPaths } from '../../cli/project-log.js';
+import { openExistingLog, projectLogEngine, projectLogPaths, projectTrustedKeys } from '../../cli/project-log.js';
 import { renderVerification } from '../../cli/verify-format.js';
 import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
 import { FactorlyError, messageOf } from '../../base/errors.js';
@@ -32,8 +32,10 @@ export default class LogsVerify extends FactorlyCommand {
   static summary = 'Verify the event log: its hash chain, its indexes, its Merkle tree and checkpoints kept elsewhere.';
   static description = paragraphs`Walks the hash chain and names the first bad event (modified, deleted, inserted, reordered,
 corrupt, truncated); checks every index against the events and the stored Merkle tree against the chain;
-checks the log's own signed checkpoints; and proves the log consistent with each --checkpoint kept
-outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrite or another log.
+checks the log's own signed checkpoints (each against the keys the log's writers announced, or only
+the --key / log.trusted_keys given); and proves the log consistent with each --checkpoint kept
+outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrite or another log. On a
+shared stream, a batch missing from it (deleted, purged) is tampering, named by its first seq.
 
 With --offline, checks an export (factorly logs export) and/or --proof files without a project.
 
@@ -52,7 +54,7 @@ others can read; a log stream that does not answer).`;
     }),
     key: Flags.string({
       description:
-        'Verifier key (a file, or the key itself) for the checkpoints; default: the project key (repeatable).',
+        "Verifier key (a file, or the key itself) whose checkpoints count, these alone (repeatable); default: log.trusted_keys, else the project's key and those the log's writers announced.",
       multiple: true,
     }),
     offline: Flags.string({ description: 'Check this export (jsonl) instead of a project log: needs no project.' }),
@@ -75,11 +77,14 @@ others can read; a log stream that does not answer).`;
     if (flags.offline !== undefined || flags.proof) return this.offline(flags);
     const paths = await projectLogPaths(flags.config);
     const checkpoints = readCheckpoints(flags.checkpoint ?? []);
-    const verifiers = readVerifiers(flags.key ?? [], paths.stateDir);
+    // Keys the auditor names restrict whose checkpoints count; else the project's and its writers' own.
+    const trusted = flags.key ?? (await projectTrustedKeys(paths));
+    const verifiers = readVerifiers(trusted, paths.stateDir);
+    const restricted = trusted.length > 0;
     if (checkpoints.length > 0 && verifiers.length === 0)
       throw new FactorlyError('LOG_UNREADABLE', 'no verifier key to check the checkpoints with: pass --key FILE');
     if ((await projectLogEngine(paths)) !== 'lmdb')
-      return this.print(await this.readAndVerify(flags.config, { checkpoints, verifiers }), flags.json);
+      return this.print(await this.readAndVerify(flags.config, { checkpoints, verifiers, restricted }), flags.json);
     if (!existsSync(paths.logPath)) {
       if (checkpoints.length > 0)
         throw new FactorlyError('LOG_UNREADABLE', `no event log at ${paths.logPath} to check the checkpoints against`);
@@ -90,9 +95,11 @@ others can read; a log stream that does not answer).`;
     }
     const { verifyLogFile } = await import('../../events/verify-log.js');
     const { readableLogError } = await import('../../cli/project-log.js');
-    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers }).catch((error: unknown) => {
-      throw readableLogError(paths.logPath, error);
-    });
+    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted }).catch(
+      (error: unknown) => {
+        throw readableLogError(paths.logPath, error);
+      },
+    );
     this.print(report, flags.json);
   }
 
