@@ -15,7 +15,7 @@ import { projectVerifierKey } from '../evidence/evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
 import { planPromotion, promote } from '../editing/promote.js';
-import { toolSecretReferences } from '../kernel/secret-scope.js';
+import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
 
 const MEMBERS = [

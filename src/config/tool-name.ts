@@ -1,3 +1,6 @@
+import { writeWarning } from '../base/printable.js';
+import type { ToolDefinition } from './tool-definition.js';
+
 /**
  * Tool names end up in file names (`tools promote` writes `<name>.yaml`), in terminal output and
  * in the names agents see, so they must be plain: not empty, no path separator or `..`, no control
@@ -18,4 +21,18 @@ export function toolNameProblem(name: string): string | undefined {
   if (format !== undefined)
     return `holds an invisible format character (U+${format.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
   return undefined;
+}
+
+/** The tools an entry now stands for that have names factorly serves; each other one is named on stderr. */
+export function wellNamed(tools: readonly ToolDefinition[]): ToolDefinition[] {
+  return tools.filter((tool) => {
+    const badName = toolNameProblem(tool.name);
+    if (badName) writeWarning(leftOut(tool, badName));
+    return badName === undefined;
+  });
+}
+
+/** The warning for a provider-made tool left out for its name. */
+export function leftOut(tool: ToolDefinition, problem: string): string {
+  return `tool source "${tool.expandedFrom}" lists a tool named ${JSON.stringify(tool.name)}, which ${problem}; it is left out`;
 }

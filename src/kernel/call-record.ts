@@ -5,7 +5,7 @@ import type { OutputProcessor } from '../contracts/extensions.js';
 import type { CallRequest } from '../contracts/gateway.js';
 import type { CallSource, ToolDefinition } from '../contracts/tool.js';
 import { Redactor } from './redact.js';
-import { refusedHydration } from './secret-scope.js';
+import { refusedHydration } from '../config/secret-references.js';
 import { capParams, cappedText, storedText, type CappedInfo, type LogBounds } from '../events/capped-text.js';
 
 /**

@@ -3,7 +3,7 @@ import { writeWarning } from '../base/printable.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { ToolDefinition, ToolOverlay, ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { KeyedRegistry, OrderedRegistry } from './registries.js';
-import { toolNameProblem } from '../config/tool-name.js';
+import { leftOut, toolNameProblem } from '../config/tool-name.js';
 import { BUILTIN_PREFIX, OVERLAY_SETTINGS } from '../config/tool-schema.js';
 
 export interface CollectOptions {
@@ -144,19 +144,6 @@ function overlaySpecProblems(
   return (prepared?.problems ?? []).map(
     (message) => `config: tool "${overlay.name}" ${message} (${at(Object.keys(overlay.spec!)[0])})`,
   );
-}
-
-/** The tools an entry now stands for that have names factorly serves; each other one is named on stderr. */
-export function wellNamed(tools: readonly ToolDefinition[]): ToolDefinition[] {
-  return tools.filter((tool) => {
-    const badName = toolNameProblem(tool.name);
-    if (badName) writeWarning(leftOut(tool, badName));
-    return badName === undefined;
-  });
-}
-
-function leftOut(tool: ToolDefinition, problem: string): string {
-  return `tool source "${tool.expandedFrom}" lists a tool named ${JSON.stringify(tool.name)}, which ${problem}; it is left out`;
 }
 
 function where(tool: ToolDefinition): string {

@@ -1,4 +1,5 @@
-import { expandedFrom, wellNamed } from './collect-tools.js';
+import { wellNamed } from '../config/tool-name.js';
+import { expandedFrom } from './collect-tools.js';
 import type { CatalogChange, ToolCatalog } from '../contracts/gateway.js';
 import type { ToolDefinition } from '../contracts/tool.js';
 import type { ToolRegistry } from './registry.js';

@@ -2,7 +2,7 @@ import { FactorlyError } from '../base/errors.js';
 import type { SecretBackend } from '../contracts/extensions.js';
 import type { JsonValue, Params } from '../events/catalog.js';
 import type { ParameterSpec, SecretScope, ToolDefinition } from '../contracts/tool.js';
-import { SECRET_REFERENCE, secretReferences } from '../config/secret-references.js';
+import { SECRET_REFERENCE, toolSecretReferences } from '../config/secret-references.js';
 import type { KeyedRegistry } from './registries.js';
 
 /**
@@ -84,20 +84,6 @@ export class CallSecretScope implements SecretScope {
   }
 }
 
-/** Per definition (a reload makes new ones): the pipeline asks on every call. */
-const TOOL_REFERENCES = new WeakMap<object, ReadonlySet<string>>();
-
-/** The secrets a tool's config entry refers to: in its spec, its parameters' defaults and what they may hydrate. */
-export function toolSecretReferences(tool: Pick<ToolDefinition, 'spec' | 'parameters'>): ReadonlySet<string> {
-  let references = TOOL_REFERENCES.get(tool);
-  if (!references) {
-    const found = secretReferences([tool.spec, tool.parameters.map((p) => p.default)]);
-    for (const parameter of tool.parameters) for (const listed of parameter.hydrateVaultRefs ?? []) found.add(listed);
-    TOOL_REFERENCES.set(tool, (references = found));
-  }
-  return references;
-}
-
 /** What a call that may call any of `tools` (a script) could resolve: their references to `prefetch` backends. */
 export function reachableSecretReferences(
   tools: readonly ToolDefinition[],
@@ -108,20 +94,6 @@ export function reachableSecretReferences(
     for (const reference of toolSecretReferences(tool))
       if (backends.get(reference.slice(0, reference.indexOf(':')))?.prefetch === true) reachable.add(reference);
   return reachable;
-}
-
-/**
- * The references an agent wrote in a hydrating parameter that its config does not list, by
- * parameter (as `{{backend:KEY}}`): they stay literal, and the call records that they were refused.
- */
-export function refusedHydration(parameters: readonly ParameterSpec[], params: Params): Record<string, string[]> {
-  const refused: Record<string, string[]> = {};
-  for (const { name, hydrateVaultRefs } of parameters) {
-    if (!hydrateVaultRefs || !Object.hasOwn(params, name)) continue;
-    const unlisted = [...secretReferences(params[name])].filter((reference) => !hydrateVaultRefs.includes(reference));
-    if (unlisted.length > 0) refused[name] = unlisted.map((reference) => `{{${reference}}}`);
-  }
-  return refused;
 }
 
 /**
