@@ -70,7 +70,7 @@ describe('a call tree shares its deadline and cancellation', () => {
         timeout: 45_000,
         env: { ...process.env, [key]: value },
       });
-      expect(run.status, run.stderr).toBe(2);
+      expect(run.status, run.stderr).toBe(124);
       expect(run.stderr).toContain('timed out after 2000 ms');
       expect(processesMarked(marker)).toEqual([]);
 
@@ -79,7 +79,7 @@ describe('a call tree shares its deadline and cancellation', () => {
       const done = completions(events);
       const rootCall = requested.find((e) => e.data.tool === 'slow')!;
       // The deadline plus 1 s, as recorded by the process itself (not the machine's start-up time).
-      expect(done.get(rootCall.data.callId)).toMatchObject({ status: 'timeout', exitCode: 2 });
+      expect(done.get(rootCall.data.callId)).toMatchObject({ status: 'timeout', exitCode: 124 });
       expect(done.get(rootCall.data.callId)!.durationMs).toBeLessThanOrEqual(3_000);
       const inner = requested.filter((e) => e.data.parentId === rootCall.data.callId);
       expect(inner.map((e) => e.data.tool)).toEqual(['nap']);
@@ -253,7 +253,7 @@ describe('a call tree shares its deadline and cancellation', () => {
     const started = await startTestKernel(yaml, [quickjs, code, mcp]);
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'waits', params: {}, iface: 'mcp' });
-    expect(outcome).toMatchObject({ status: 'timeout', exitCode: 2 });
+    expect(outcome).toMatchObject({ status: 'timeout', exitCode: 124 });
     expect(outcome.durationMs).toBeLessThanOrEqual(2_000);
     const events = await eventsOf(started.log);
     const upstream = byType(events, 'call.requested').find((e) => e.data.tool === 'ev.trigger-long-running-operation')!;
