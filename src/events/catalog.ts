@@ -68,7 +68,7 @@ export type EventType = keyof EventMap;
 export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.requested': 3,
   'call.params_coerced': 1,
-  'call.params_capped': 1,
+  'call.params_capped': 2,
   'shadow.decided': 2,
   'confirm.requested': 1,
   'confirm.answered': 1,

@@ -17,6 +17,8 @@ export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   'session.opened@1': (data) => data,
   'session.closed@1': (data) => data,
   'config.loaded@1': (data) => data,
+  // call.params_capped v2 added the optional `omitted`; a v1 event left no param out.
+  'call.params_capped@1': (data) => data,
 };
 
 export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {
