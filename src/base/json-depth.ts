@@ -10,6 +10,8 @@ export const MAX_PARAM_DEPTH = 64;
  * at the first path past the limit, so it costs at most the value's size, whatever its depth.
  */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  // Most params are strings and numbers: no walk, no allocation.
+  if (value === null || typeof value !== 'object') return false;
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [item, depth] = stack.pop()!;
