@@ -120,10 +120,13 @@ export class CallContext implements CallTreeLink {
    * tool in a tree whose time is up. Expiring a call above this one stops this one with it.
    */
   get stopped(): boolean {
-    for (let at: CallContext | undefined = this; at && !this.signal.aborted; at = at.parent) {
-      if (at.deadlineAt !== undefined && !at.signal.aborted && performance.now() >= at.deadlineAt) at.expire();
-    }
+    this.expireIfDue();
+    for (let above = this.parent; above && !this.signal.aborted; above = above.parent) above.expireIfDue();
     return this.signal.aborted;
+  }
+
+  private expireIfDue(): void {
+    if (this.deadlineAt !== undefined && !this.signal.aborted && performance.now() >= this.deadlineAt) this.expire();
   }
 
   private expire(): void {

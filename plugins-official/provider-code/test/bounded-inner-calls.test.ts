@@ -72,7 +72,10 @@ const YAML = (engine: string) => `tools:
 /** Values as large as the bridge lets through, in each shape that once made the host work super-linearly. */
 const shapes = fc.oneof(
   fc.record({ kind: fc.constant('wide'), size: fc.integer({ min: 10_000, max: 100_000 }) }),
-  fc.record({ kind: fc.constant('deep'), size: fc.integer({ min: 200, max: 5_000 }) }),
+  // Deeper, QuickJS's own JSON.stringify overflows its process's stack (about 5,000 levels): the engine
+  // fails the run (exit 2) before the host sees the call. The host's side is tested to 100,000 levels
+  // in test/security/bounded-log.test.ts.
+  fc.record({ kind: fc.constant('deep'), size: fc.integer({ min: 200, max: 2_500 }) }),
   fc.record({ kind: fc.constant('sparse'), size: fc.integer({ min: 100_000, max: 1_500_000 }) }),
   fc.record({
     kind: fc.constant('long'),
