@@ -1,5 +1,6 @@
 import type { JsonValue, Params } from '../events/catalog.js';
 import { didYouMean } from '../base/suggest.js';
+import { MAX_PARAM_DEPTH, nestsDeeperThan } from '../base/json-depth.js';
 import type { ParameterSpec } from './tool-definition.js';
 
 export type Coerced = { ok: true; value: JsonValue } | { ok: false; message: string };
@@ -76,23 +77,39 @@ function checkLimits(spec: ParameterSpec, value: JsonValue): Coerced {
     if (spec.max !== undefined && value > spec.max)
       return { ok: false, message: `must be at most ${spec.max}, got ${value}` };
   }
-  if (typeof value === 'string') {
-    const length = [...value].length;
+  if (typeof value === 'string' && (spec.minLength !== undefined || spec.maxLength !== undefined)) {
+    const length = codePoints(value);
     if (spec.minLength !== undefined && length < spec.minLength)
       return { ok: false, message: `too short: ${length} < ${spec.minLength}` };
     if (spec.maxLength !== undefined && length > spec.maxLength)
       return { ok: false, message: `too long: ${length} > ${spec.maxLength}` };
-    if (spec.pattern !== undefined && !new RegExp(spec.pattern, 'u').test(value)) {
-      return { ok: false, message: `does not match pattern "${spec.pattern}"` };
-    }
   }
+  if (typeof value === 'string' && spec.pattern !== undefined && !new RegExp(spec.pattern, 'u').test(value))
+    return { ok: false, message: `does not match pattern "${spec.pattern}"` };
   if (spec.enum && !spec.enum.includes(String(value)))
     return { ok: false, message: `must be one of: ${spec.enum.join(', ')}` };
   return { ok: true, value };
 }
 
+/** Characters as a person counts them (code points), without building an array of them. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one character.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** A value as a refusal quotes it: at most 100 characters of its JSON, however big it is. */
 function show(value: JsonValue): string {
-  return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length <= 100 ? text : `${text.slice(0, 100)}… (${text.length} characters)`;
 }
 
 export interface ValidatedParams {
@@ -102,18 +119,27 @@ export interface ValidatedParams {
   problems: string[];
 }
 
+/** Problems a refusal names at most; the rest are counted, so the refusal stays short whatever was sent. */
+export const MAX_PROBLEMS_NAMED = 10;
+
 /**
  * Fills defaults, coerces and checks every param against the tool's declared parameters, and
- * refuses params the tool does not declare. Runs on every interface.
+ * refuses params the tool does not declare and values that nest deeper than `MAX_PARAM_DEPTH`. Runs on
+ * every interface; linear in the params' size.
  */
 export function validateParams(parameters: readonly ParameterSpec[], input: Params): ValidatedParams {
   const params: Params = {};
   const problems: string[] = [];
   let changed = false;
-  const names = parameters.map((p) => p.name);
+  const names = new Set(parameters.map((p) => p.name));
+  let unknown = 0;
   for (const name of Object.keys(input)) {
-    if (!names.includes(name)) problems.push(`unknown parameter "${name}"${didYouMean(name, names)}`);
+    if (names.has(name)) continue;
+    // Only the names shown get a suggestion: each costs a distance to every declared name.
+    if ((unknown += 1) <= MAX_PROBLEMS_NAMED)
+      problems.push(`unknown parameter "${shownName(name)}"${didYouMean(shownName(name), names)}`);
   }
+  if (unknown > MAX_PROBLEMS_NAMED) problems.push(`and ${unknown - MAX_PROBLEMS_NAMED} more unknown parameters`);
   for (const spec of parameters) {
     // Own keys only: a parameter named `constructor` must not read Object.prototype's when absent.
     const given = Object.hasOwn(input, spec.name) ? input[spec.name] : undefined;
@@ -124,7 +150,9 @@ export function validateParams(parameters: readonly ParameterSpec[], input: Para
       } else if (spec.required) problems.push(`required parameter "${spec.name}" missing`);
       continue;
     }
-    const result = coerceValue(spec, given);
+    const result: Coerced = nestsDeeperThan(given, MAX_PARAM_DEPTH)
+      ? { ok: false, message: `nests deeper than ${MAX_PARAM_DEPTH} levels` }
+      : coerceValue(spec, given);
     if (!result.ok) problems.push(`${spec.name}: ${result.message}`);
     else {
       setParam(params, spec.name, result.value);
@@ -132,6 +160,11 @@ export function validateParams(parameters: readonly ParameterSpec[], input: Para
     }
   }
   return { params, changed, problems };
+}
+
+/** A name as a refusal shows it: a caller can send a key of any length. */
+function shownName(name: string): string {
+  return name.length <= 100 ? name : `${name.slice(0, 100)}…`;
 }
 
 /** Defined, not assigned: a parameter named `__proto__` is a key like any other, never the prototype. */

@@ -35,6 +35,12 @@ export interface CallParamsCoerced {
 export interface CallParamsCapped {
   callId: string;
   params: Record<string, { bytes: number; sha256: string }>;
+  /**
+   * v2: params left out of `call.requested` whole, when there were more than the log names
+   * (`MAX_NAMED_PARAMS`, or names filling half the cap): how many, and the size and digest of
+   * their JSON object, in the order sent.
+   */
+  omitted?: { count: number; bytes: number; sha256: string };
 }
 
 /**

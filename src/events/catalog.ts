@@ -70,7 +70,7 @@ export type EventType = keyof EventMap;
 export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.requested': 3,
   'call.params_coerced': 1,
-  'call.params_capped': 1,
+  'call.params_capped': 2,
   'call.hydration_refused': 1,
   'shadow.decided': 2,
   'confirm.requested': 1,

@@ -56,8 +56,9 @@ export class CallContext implements CallTreeLink {
   /** This call's number in each ancestor's count, nearest first. */
   private readonly places: number[] = [];
   private deadline?: NodeJS.Timeout;
-  /** When the call's own deadline passes (performance.now()), once armed. */
+  /** When the call's own deadline passes (performance.now()), and how long it was, once armed. */
   private deadlineAt?: number;
+  private timeoutMs?: number;
   private detach?: () => void;
 
   private constructor(
@@ -117,11 +118,28 @@ export class CallContext implements CallTreeLink {
     this.tool = tool;
     if (this.signal.aborted) return;
     this.deadlineAt = performance.now() + timeoutMs;
-    this.deadline = setTimeout(
-      () => this.controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')),
-      timeoutMs,
-    );
+    this.timeoutMs = timeoutMs;
+    this.deadline = setTimeout(() => this.expire(), timeoutMs);
     this.deadline.unref?.();
+  }
+
+  /**
+   * Whether this call's tree has stopped. A deadline that has passed counts even before its timer
+   * ran: while the host is busy (one big inner call's steps) timers wait, and no call may start its
+   * tool in a tree whose time is up. Expiring a call above this one stops this one with it.
+   */
+  get stopped(): boolean {
+    this.expireIfDue();
+    for (let above = this.parent; above && !this.signal.aborted; above = above.parent) above.expireIfDue();
+    return this.signal.aborted;
+  }
+
+  private expireIfDue(): void {
+    if (this.deadlineAt !== undefined && !this.signal.aborted && performance.now() >= this.deadlineAt) this.expire();
+  }
+
+  private expire(): void {
+    this.controller.abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'));
   }
 
   /** Stopped from outside (not by its own deadline): recorded as `cancelled`. */

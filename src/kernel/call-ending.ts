@@ -162,17 +162,17 @@ export function stoppedStatus(context: CallContext, result: ToolResult): Stopped
 }
 
 /**
- * A stopped call keeps its provider's exit code (124 and 130 for commands and upstream calls, 2 for a
- * script), with 124 or 130 when the provider gave none; a cancelled one says what stopped it.
+ * A stopped call exits as its status says, whatever its provider answered (a script engine's 2, a
+ * command's signal): 124 for a timeout, 130 for a cancellation, as `factorly call` documents; a
+ * cancelled one says what stopped it.
  */
 export function stoppedResult(result: ToolResult, stopped: Stopped | undefined, context: CallContext): ToolResult {
   if (stopped === 'timeout')
     return {
       ...result,
-      exitCode: result.exitCode || 124,
+      exitCode: 124,
       error: result.error || `timed out after ${(context.tool?.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s`,
     };
-  if (stopped === 'cancelled')
-    return { ...result, exitCode: result.exitCode || 130, error: `cancelled: ${context.stopReason()}` };
+  if (stopped === 'cancelled') return { ...result, exitCode: 130, error: `cancelled: ${context.stopReason()}` };
   return result;
 }

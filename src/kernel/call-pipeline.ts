@@ -92,7 +92,7 @@ export class CallPipeline {
     // The values the call could resolve are known before its params are written (see learn).
     if (tool) await context.secrets.learn(this.reachableBy(tool, request.sessionId));
     // The call's tree stopped before this call could start: it is recorded, and never runs.
-    if (context.signal.aborted) return cancelledBeforeRun(flight, await flight.record.opening());
+    if (context.stopped) return cancelledBeforeRun(flight, await flight.record.opening());
     if (!tool) return this.refuseUnknown(flight);
     const validated = validateParams(tool.parameters, request.params);
     if (validated.problems.length > 0) return refuseInvalid(flight, tool, validated.problems);
@@ -106,9 +106,9 @@ export class CallPipeline {
       return refusedUnrecorded(context, error, started);
     }
     // A confirmation cut short by the tree stopping is a cancellation, not a refusal.
-    const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.signal.aborted;
+    const abandoned = verdict.blocked && verdict.rule === 'confirm' && context.stopped;
     if (verdict.blocked && !abandoned) return blocked(flight, [], verdict.decision, verdict.reason, verdict.rule);
-    if (verdict.blocked || context.signal.aborted) return cancelledBeforeRun(flight, []);
+    if (verdict.blocked || context.stopped) return cancelledBeforeRun(flight, []);
     return this.runTool(flight, tool, validated.params, verdict.warnings);
   }
 

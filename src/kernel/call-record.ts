@@ -6,7 +6,15 @@ import type { CallRequest } from '../contracts/gateway.js';
 import type { CallSource, ToolDefinition } from '../contracts/tool.js';
 import { Redactor } from './redact.js';
 import { refusedHydration } from '../config/secret-references.js';
-import { capParams, cappedText, storedText, type CappedInfo, type LogBounds } from '../events/capped-text.js';
+import {
+  capParams,
+  cappedText,
+  shallowParams,
+  storedText,
+  type CappedInfo,
+  type LogBounds,
+  type OmittedInfo,
+} from '../events/capped-text.js';
 
 /**
  * The events one call writes, as the log keeps them: scrubbed of every secret of its call tree
@@ -39,12 +47,18 @@ export class CallRecord {
   ): Promise<NewEvent[]> {
     const { request, context } = this;
     const { tool, iface, agentId, sessionId, replayedFrom } = request;
+    const capped = new Map<string, CappedInfo[string]>();
+    const omitted: { info?: OmittedInfo } = {};
+    const scrub = (text: string) => this.redactor.text(text);
+    // Cut to the log's bounds before the scrubber walks them (what is cut is scrubbed as one text),
+    // so the walk costs the bound, not what was sent; a value too deep to walk is recorded as its JSON text.
+    const params = await this.cap(shallowParams(request.params, capped), capped, omitted, scrub);
     const data = {
       callId: context.callId,
       rootId: context.rootId,
       parentId: context.parent?.callId,
       tool,
-      params: request.params,
+      params,
       iface,
       agentId,
       sessionId,
@@ -53,20 +67,31 @@ export class CallRecord {
       engine: extra.engine,
     };
     const requested = await this.redactor.event<NewEvent<'call.requested'>>({ type: 'call.requested', data });
-    const capped = new Map<string, CappedInfo[string]>();
-    requested.data.params = this.cap(requested.data.params, capped);
+    // Again once scrubbed: a marker may be longer than the secret it replaced.
+    requested.data.params = await this.cap(requested.data.params, capped, omitted);
     const events: NewEvent[] = [requested];
     if (extra.coerced) {
+      const [original, coercedParams] = [
+        await this.cap(extra.coerced.original, capped, omitted, scrub),
+        await this.cap(extra.coerced.coerced, capped, omitted, scrub),
+      ];
       const coerced = await this.redactor.event<NewEvent<'call.params_coerced'>>({
         type: 'call.params_coerced',
-        data: { callId: context.callId, ...extra.coerced },
+        data: { callId: context.callId, original, coerced: coercedParams },
       });
-      coerced.data.original = this.cap(coerced.data.original, capped);
-      coerced.data.coerced = this.cap(coerced.data.coerced, capped);
+      coerced.data.original = await this.cap(coerced.data.original, capped, omitted);
+      coerced.data.coerced = await this.cap(coerced.data.coerced, capped, omitted);
       events.push(coerced);
     }
-    if (capped.size > 0)
-      events.push({ type: 'call.params_capped', data: { callId: context.callId, params: Object.fromEntries(capped) } });
+    if (capped.size > 0 || omitted.info)
+      events.push({
+        type: 'call.params_capped',
+        data: {
+          callId: context.callId,
+          params: Object.fromEntries(capped),
+          ...(omitted.info && { omitted: omitted.info }),
+        },
+      });
     const refused = refusedHydration(this.tool.parameters, request.params);
     if (Object.keys(refused).length > 0)
       events.push(
@@ -102,9 +127,16 @@ export class CallRecord {
     };
   }
 
-  private cap(params: Params, capped: Map<string, CappedInfo[string]>): Params {
-    const result = capParams(params, this.bounds.maxParamBytes);
+  /** The first value capped (or left out) under a name is the one recorded: the params as sent come first. */
+  private async cap(
+    params: Params,
+    capped: Map<string, CappedInfo[string]>,
+    omitted: { info?: OmittedInfo },
+    scrub?: (text: string) => Promise<string>,
+  ): Promise<Params> {
+    const result = await capParams(params, this.bounds.maxParamBytes, scrub);
     for (const [name, info] of result.capped) if (!capped.has(name)) capped.set(name, info);
+    omitted.info ??= result.omitted;
     return result.params;
   }
 }

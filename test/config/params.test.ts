@@ -48,4 +48,29 @@ describe('parameter coercion', () => {
       'required parameter "r" missing',
     ]);
   });
+
+  it('names ten unknown params and counts the rest, however many were sent', () => {
+    const input = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+    const { problems } = validateParams([spec({ name: 'n' })], input);
+    expect(problems).toHaveLength(11);
+    expect(problems[0]).toBe('unknown parameter "k0"');
+    expect(problems[10]).toBe('and 49990 more unknown parameters');
+  });
+
+  it('quotes at most 100 characters of a long name or value in a refusal', () => {
+    const long = 'x'.repeat(1_000_000);
+    const { problems } = validateParams([spec({ name: 'n', type: 'integer' })], { [long]: 1, n: long });
+    expect(problems).toEqual([
+      `unknown parameter "${'x'.repeat(100)}…"`,
+      `n: expected integer, got "${'x'.repeat(99)}… (1000002 characters)`,
+    ]);
+  });
+
+  it('refuses a value nested deeper than 64 levels, at any depth (one of 100,000 levels included)', () => {
+    const nested = (depth: number) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as never;
+    const params = [spec({ name: 'j', type: 'json' })];
+    expect(validateParams(params, { j: nested(64) }).problems).toEqual([]);
+    expect(validateParams(params, { j: nested(65) }).problems).toEqual(['j: nests deeper than 64 levels']);
+    expect(validateParams(params, { j: nested(100_000) }).problems).toEqual(['j: nests deeper than 64 levels']);
+  });
 });

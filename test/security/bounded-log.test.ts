@@ -101,6 +101,50 @@ describe('the log stores bounded values', () => {
     expect(Object.keys(capped.data.params).sort()).toEqual(['__proto__', 'constructor']);
   });
 
+  it('names at most 256 params of a call sent 100,000; the rest are left out, counted, with their size and digest, and replay refuses it', async () => {
+    const root = project();
+    const params: Record<string, unknown> = { text: 'a' };
+    for (let i = 0; i < 100_000; i++) params[`key${i}`] = i;
+    const [outcome] = await callIn(root, [{ tool: 'sink', params }]);
+    expect(outcome).toMatchObject({ status: 'blocked', blockedBy: 'invalid' });
+    // The refusal names ten unknown params and counts the rest, rather than naming 100,000.
+    expect(outcome.error).toMatch(/unknown parameter "key9"; and 99990 more unknown parameters$/);
+    const events = await projectEvents(root);
+    const [requested] = ofType(events, 'call.requested', outcome.callId);
+    expect(bytesOf(requested.data.params)).toBeLessThanOrEqual(64 * 1024);
+    expect(Object.keys(requested.data.params)).toHaveLength(256);
+    const [capped] = ofType(events, 'call.params_capped', outcome.callId);
+    const left = Object.fromEntries(Object.entries(params).slice(256));
+    expect(capped.data.omitted).toEqual({
+      count: 100_001 - 256,
+      bytes: bytesOf(left),
+      sha256: sha256(JSON.stringify(left)),
+    });
+    expect(runCli(['logs', 'replay', outcome.callId], root)).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining(
+        `cannot replay call ${outcome.callId}: 99745 of its params were left out of the record`,
+      ),
+    });
+  });
+
+  it('refuses a value nested deeper than 64 levels, and records it as its JSON text (100,000 levels: past any recursion)', async () => {
+    const root = project();
+    const depth = 100_000;
+    const deep = JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown;
+    const [outcome] = await callIn(root, [{ tool: 'sink', params: { text: 'a', extra: deep } }]);
+    expect(outcome).toMatchObject({
+      status: 'blocked',
+      error: expect.stringContaining('extra: nests deeper than 64 levels'),
+    });
+    const events = await projectEvents(root);
+    const [requested] = ofType(events, 'call.requested', outcome.callId);
+    const text = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(text.startsWith(requested.data.params.extra as string)).toBe(true);
+    const [capped] = ofType(events, 'call.params_capped', outcome.callId);
+    expect(capped.data.params.extra).toEqual({ bytes: text.length, sha256: sha256(text) });
+  });
+
   it('stores outputs, errors and diagnostics capped at 64 KiB by default, with the size and digest of the whole output', async () => {
     const root = project();
     const [ok, failed] = await callIn(root, [

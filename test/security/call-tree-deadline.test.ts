@@ -70,7 +70,7 @@ describe('a call tree shares its deadline and cancellation', () => {
         timeout: 45_000,
         env: { ...process.env, [key]: value },
       });
-      expect(run.status, run.stderr).toBe(2);
+      expect(run.status, run.stderr).toBe(124);
       expect(run.stderr).toContain('timed out after 2000 ms');
       expect(processesMarked(marker)).toEqual([]);
 
@@ -79,7 +79,7 @@ describe('a call tree shares its deadline and cancellation', () => {
       const done = completions(events);
       const rootCall = requested.find((e) => e.data.tool === 'slow')!;
       // The deadline plus 1 s, as recorded by the process itself (not the machine's start-up time).
-      expect(done.get(rootCall.data.callId)).toMatchObject({ status: 'timeout', exitCode: 2 });
+      expect(done.get(rootCall.data.callId)).toMatchObject({ status: 'timeout', exitCode: 124 });
       expect(done.get(rootCall.data.callId)!.durationMs).toBeLessThanOrEqual(3_000);
       const inner = requested.filter((e) => e.data.parentId === rootCall.data.callId);
       expect(inner.map((e) => e.data.tool)).toEqual(['nap']);
@@ -146,6 +146,59 @@ describe('a call tree shares its deadline and cancellation', () => {
       'call.requested',
       'call.completed',
     ]);
+  });
+
+  it('starts no inner call once the caller’s deadline has passed, even while the host was too busy for its timer to run', async () => {
+    let ran = 0;
+    // A provider that keeps the host busy past its own deadline (no timer can run meanwhile), then calls a tool.
+    const hog = definePlugin({
+      id: 'busy-caller',
+      apiVersion: '1',
+      register(registrar) {
+        registrar.registerInit({
+          deps: { providers: registrar.tokens.ToolProviders, gateway: registrar.tokens.CallGateway },
+          init({ providers, gateway }, { pluginId }) {
+            providers.add(
+              'hog',
+              {
+                type: 'hog',
+                keys: [],
+                async execute(call) {
+                  const until = performance.now() + call.timeoutMs + 100;
+                  while (performance.now() < until) {
+                    // busy: the deadline's timer cannot run
+                  }
+                  const outcome = await gateway.call({
+                    tool: 'counted',
+                    params: {},
+                    iface: 'code',
+                    parent: call.context,
+                  });
+                  return { output: JSON.stringify(outcome), exitCode: 124, error: 'timed out' };
+                },
+              },
+              pluginId,
+            );
+            providers.add(
+              'counted',
+              { type: 'counted', keys: [], execute: async () => ({ output: String(++ran), exitCode: 0 }) },
+              pluginId,
+            );
+          },
+        });
+      },
+    });
+    const started = await startTestKernel('tools:\n  hog: {type: hog, timeout: 300ms}\n  counted: {type: counted}\n', [
+      hog,
+    ]);
+    kernel = started.kernel;
+    const outcome = await kernel.pipeline.call({ tool: 'hog', params: {}, iface: 'mcp' });
+    expect(outcome).toMatchObject({ status: 'timeout', exitCode: 124 });
+    expect(JSON.parse(outcome.output)).toMatchObject({
+      status: 'cancelled',
+      error: 'cancelled before it ran: stopped with the call that made it ("hog": timed out after 300 ms)',
+    });
+    expect(ran).toBe(0);
   });
 
   it('stops every running inner call when the root’s caller cancels, and records the root and its calls as cancelled', async () => {
@@ -253,7 +306,7 @@ describe('a call tree shares its deadline and cancellation', () => {
     const started = await startTestKernel(yaml, [quickjs, code, mcp]);
     kernel = started.kernel;
     const outcome = await kernel.pipeline.call({ tool: 'waits', params: {}, iface: 'mcp' });
-    expect(outcome).toMatchObject({ status: 'timeout', exitCode: 2 });
+    expect(outcome).toMatchObject({ status: 'timeout', exitCode: 124 });
     expect(outcome.durationMs).toBeLessThanOrEqual(2_000);
     const events = await eventsOf(started.log);
     const upstream = byType(events, 'call.requested').find((e) => e.data.tool === 'ev.trigger-long-running-operation')!;

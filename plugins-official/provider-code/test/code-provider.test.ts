@@ -54,7 +54,7 @@ describe('type: code tools', () => {
     ]);
   });
 
-  it('maps returns: strings verbatim, null empty, other values JSON; thrown → exit 1; stopped → exit 2', async () => {
+  it('maps returns: strings verbatim, null empty, other values JSON; thrown → exit 1; timed out → exit 124, cancelled → exit 130', async () => {
     const tool = (name: string, body: string, extra = '') =>
       `  ${name}:\n    type: code\n${extra}    code: "async function run() { ${body} }"\n`;
     const { kernel } = await startCodeKernel(
@@ -71,7 +71,7 @@ describe('type: code tools', () => {
     expect(await callTool(kernel, 't')).toMatchObject({ status: 'error', exitCode: 1, error: 'nope' });
     expect(await callTool(kernel, 'loop')).toMatchObject({
       status: 'timeout',
-      exitCode: 2,
+      exitCode: 124,
       error: 'timed out after 500 ms',
     });
     expect(await callTool(kernel, 's')).toMatchObject({ output: 'ok' });
@@ -92,7 +92,7 @@ describe('type: code tools', () => {
       });
       expect(cancelled).toMatchObject({
         status: 'cancelled',
-        exitCode: 2,
+        exitCode: 130,
         error: 'cancelled: the caller cancelled the call',
       });
       expect(await callTool(kernel, `ok_${engine}`)).toMatchObject({ output: 'fine', exitCode: 0 });

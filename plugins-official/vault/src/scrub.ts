@@ -46,20 +46,34 @@ export function patternsFor(value: string): RegExp[] {
 
 /** One pattern per character: the character itself, its %XX bytes (or %25XX, encoded twice), or a JSON escape of it. */
 function textForms(value: string): RegExp {
-  return new RegExp([...value].map(charForms).join(''), 'g');
+  return new RegExp([...value].map((char, i) => charForms(char, i === 0)).join(''), 'g');
 }
 
 const JSON_SHORT: Record<string, string> = { '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f' };
 
-function charForms(char: string): string {
+/** Backslashes one escape inside a secret may carry: JSON escaped six times over (2^6 - 1 = 63). */
+const MAX_ESCAPE_RUN = 64;
+
+/**
+ * The first character's escapes match one backslash, never a run: a pattern is tried at every
+ * position, and a run there would rescan a long run of backslashes from each position in it,
+ * quadratic in the text (a 1 MB run took minutes). The run's other backslashes stay in the text
+ * before the marker and carry nothing of the secret. Later characters are only tried right after
+ * the ones before them matched, so their runs (bounded all the same) are scanned once.
+ */
+function charForms(char: string, first: boolean): string {
+  const run = (min: 0 | 1) => (first ? (min === 0 ? '\\\\?' : '\\\\') : `\\\\{${min},${MAX_ESCAPE_RUN}}`);
   const forms = [escapeRegExp(char)];
-  if (char === '"' || char === '\\' || char === '/') forms[0] = `\\\\*${escapeRegExp(char)}`;
+  if (char === '"' || char === '\\' || char === '/') forms[0] = `${run(0)}${escapeRegExp(char)}`;
   if (char === ' ') forms.push('\\+', '%2[bB]');
   const bytes = [...Buffer.from(char, 'utf8')];
   forms.push(bytes.map((byte) => `%${hexDigits(byte, 2)}`).join(''));
   forms.push(bytes.map((byte) => `%25${hexDigits(byte, 2)}`).join(''));
-  if (JSON_SHORT[char]) forms.push(`\\\\+${JSON_SHORT[char]}`);
-  const units = [...Array(char.length).keys()].map((i) => `\\\\+u${hexDigits(char.charCodeAt(i), 4)}`);
+  if (JSON_SHORT[char]) forms.push(`${run(1)}${JSON_SHORT[char]}`);
+  // Only a character's first UTF-16 unit can start the match; a second one follows it.
+  const units = [...Array(char.length).keys()].map(
+    (i) => `${i === 0 ? run(1) : `\\\\{1,${MAX_ESCAPE_RUN}}`}u${hexDigits(char.charCodeAt(i), 4)}`,
+  );
   forms.push(units.join(''));
   return `(?:${forms.join('|')})`;
 }

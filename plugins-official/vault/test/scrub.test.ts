@@ -31,6 +31,17 @@ describe('secret scrubbing', () => {
     expect(leaksIn(scrubSecrets(nested, secrets), SECRET)).toEqual([]);
   });
 
+  it('scrubs a megabyte run of backslashes in one pass, and still finds a secret escaped six times over inside it', () => {
+    // The first character's escape once matched any run of backslashes, so every position of a long
+    // run rescanned the rest of it: quadratic (a 1 MB run took minutes). What the run hides is still found.
+    let escaped = SECRET;
+    for (let level = 0; level < 6; level++) escaped = JSON.stringify(escaped).slice(1, -1);
+    const run = '\\'.repeat(1024 * 1024);
+    const out = scrubSecrets(`${run}"${escaped}"${run}`, secrets);
+    expect(leaksIn(out, SECRET)).toEqual([]);
+    expect(out).toBe(`${run}"[REDACTED:API_TOKEN]"${run}`);
+  });
+
   it('redacts a secret embedded at any offset in a longer base64 text (a Basic auth header)', () => {
     for (const user of ['', 'a', 'ab', 'abc', 'user:']) {
       const header = `Authorization: Basic ${Buffer.from(`${user}${SECRET}`).toString('base64')}`;

@@ -91,6 +91,12 @@ calls and governance decisions, optionally for one --agent.`;
       }
       return;
     }
+    const omitted = omittedParams(story);
+    if (omitted)
+      throw new FactorlyError(
+        'PARAMS_INVALID',
+        `cannot replay call ${callId}: ${omitted.count} of its params were left out of the record (${describeCap(omitted)})`,
+      );
     if (cut.length > 0) {
       const which = cut
         .map(([name, info]) => `param "${name}" of call ${callId} was recorded capped (${describeCap(info)})`)
@@ -183,6 +189,12 @@ calls and governance decisions, optionally for one --agent.`;
 function cappedParams(story: readonly Recorded[]): [string, { bytes: number; sha256: string }][] {
   const capped = story.find((e) => e.type === 'call.params_capped');
   return capped?.type === 'call.params_capped' ? Object.entries(capped.data.params) : [];
+}
+
+/** The params a call's record left out whole (too many to name), if any. */
+function omittedParams(story: readonly Recorded[]): { count: number; bytes: number; sha256: string } | undefined {
+  const capped = story.find((e) => e.type === 'call.params_capped');
+  return capped?.type === 'call.params_capped' ? capped.data.omitted : undefined;
 }
 
 function describeCap(info: { bytes: number; sha256: string }): string {
