@@ -1,3 +1,4 @@
+import type { ProjectPaths } from './paths.js';
 import { DURABILITIES, type Durability } from '../events/log.js';
 import { FactorlyError } from '../base/errors.js';
 import { didYouMean } from '../base/suggest.js';
@@ -138,4 +139,9 @@ function bytesOf(key: string, value: unknown, invalid: (message: string) => neve
   return invalid(
     `log.${key} must be a whole number of bytes from ${MIN_BYTES} to ${MAX_BYTES}, got ${JSON.stringify(value)}`,
   );
+}
+
+/** The log settings before the config is loaded (a plugin that opens the log that early gets these). */
+export function defaultLogSettings(paths: Pick<ProjectPaths, 'mainFile' | 'baseDir'>): LogSettings {
+  return parseLogSettings(undefined, paths.mainFile, paths.baseDir);
 }

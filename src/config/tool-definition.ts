@@ -109,3 +109,16 @@ export interface DefinitionPreparer {
   readonly adjustsOnly?: boolean;
   prepare?(definition: ToolDefinition): PreparedDefinition;
 }
+
+/** The definition a call names when its tool does not exist (for the redactor; the name may itself hold a secret) (the name may itself hold a secret). */
+export function unknownTool(name: string): ToolDefinition {
+  return {
+    name,
+    type: 'unknown',
+    description: '',
+    hidden: true,
+    parameters: [],
+    spec: {},
+    source: { file: '<unknown>', line: 0 },
+  };
+}

@@ -1,3 +1,5 @@
+import { FactorlyError } from '../base/errors.js';
+import { DEFAULT_LOG_ENGINE, placeOf, type LogSettings } from '../config/log-settings.js';
 import type { BatchStream } from '../events/batch-stream.js';
 import type { Durability, EventLog } from '../events/log.js';
 import type { ReplicatedLogOptions } from '../events/replicated-log.js';
@@ -39,4 +41,29 @@ export interface LogEngine {
    * make is refused then (the call is refused before its tool runs).
    */
   open(context: LogEngineContext): EventLog;
+}
+
+/**
+ * Refuses, when the config loads, a `log.engine` no plugin provides and a key its engine does not
+ * take, naming the file, the line and the key.
+ */
+export function checkLogEngine(
+  settings: LogSettings,
+  engines: { get(name: string): LogEngine | undefined; keys(): string[] },
+): void {
+  if (settings.engine === DEFAULT_LOG_ENGINE) return;
+  const engine = engines.get(settings.engine);
+  if (!engine) {
+    const known = [DEFAULT_LOG_ENGINE, ...engines.keys()].join(', ');
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `config: log.engine: no log engine "${settings.engine}" (known: ${known}; is its plugin installed?) (${placeOf(settings.at, 'engine')})`,
+    );
+  }
+  const bad = engine.check(settings.engineOptions);
+  if (bad)
+    throw new FactorlyError(
+      'CONFIG_INVALID',
+      `config: log.${bad.key}: ${bad.problem} (${placeOf(settings.at, bad.key)})`,
+    );
 }

@@ -22,7 +22,7 @@ import type { OutputProcessor, SecretBackend } from '../contracts/extensions.js'
 import type { CallOutcome, CallRequest } from '../contracts/gateway.js';
 import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from '../contracts/tool.js';
 import { validateParams, type ValidatedParams } from '../config/params.js';
-import { unknownTool } from './redact.js';
+import { unknownTool } from '../config/tool-definition.js';
 import type { ToolRegistry } from './registry.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
 import { toolSecretReferences } from '../config/secret-references.js';

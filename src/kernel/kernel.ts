@@ -10,7 +10,7 @@ import type { Kernel, KernelOptions } from './kernel-api.js';
 import { discover, stopWithPlugins, type CoreRegistries, type Discovered } from './kernel-core.js';
 import { bindGateway, kernelApi, reloader, wirePipeline, writeBootPlan, type Loaded } from './kernel-wiring.js';
 import { KernelPhase, type Lifecycle } from './lifecycle.js';
-import { checkLogEngine } from './log-engines.js';
+import { checkLogEngine } from '../contracts/log-engine.js';
 import { processErrorText } from './process-output.js';
 import { ToolRegistry } from './registry.js';
 

@@ -4,9 +4,9 @@ import type { EventLog } from '../events/log.js';
 import { ReplicatedEventLog } from '../events/replicated-log.js';
 import { FactorlyError, messageOf } from '../base/errors.js';
 import { writeWarning } from '../base/printable.js';
-import { DEFAULT_LOG_ENGINE, parseLogSettings, placeOf, type LogSettings } from '../config/log-settings.js';
+import { DEFAULT_LOG_ENGINE, type LogSettings } from '../config/log-settings.js';
 import type { ProjectPaths } from '../config/paths.js';
-import type { LogEngine } from '../contracts/log-engine.js';
+import { checkLogEngine, type LogEngine } from '../contracts/log-engine.js';
 import type { Scope } from './container.js';
 import { KeyedRegistry } from './registries.js';
 import { KernelTokens } from './tokens.js';
@@ -16,33 +16,6 @@ export function bindLogEngines(scope: Scope): KeyedRegistry<LogEngine> {
   const engines = new KeyedRegistry<LogEngine>('log engine');
   scope.registerValue(KernelTokens.LogEngines, engines);
   return engines;
-}
-
-/** The log settings before the config is loaded (a plugin that opens the log that early gets these). */
-export function defaultLogSettings(paths: ProjectPaths): LogSettings {
-  return parseLogSettings(undefined, paths.mainFile, paths.baseDir);
-}
-
-/**
- * Refuses, when the config loads, a `log.engine` no plugin provides and a key its engine does not
- * take, naming the file, the line and the key.
- */
-export function checkLogEngine(settings: LogSettings, engines: KeyedRegistry<LogEngine>): void {
-  if (settings.engine === DEFAULT_LOG_ENGINE) return;
-  const engine = engines.get(settings.engine);
-  if (!engine) {
-    const known = [DEFAULT_LOG_ENGINE, ...engines.keys()].join(', ');
-    throw new FactorlyError(
-      'CONFIG_INVALID',
-      `config: log.engine: no log engine "${settings.engine}" (known: ${known}; is its plugin installed?) (${placeOf(settings.at, 'engine')})`,
-    );
-  }
-  const bad = engine.check(settings.engineOptions);
-  if (bad)
-    throw new FactorlyError(
-      'CONFIG_INVALID',
-      `config: log.${bad.key}: ${bad.problem} (${placeOf(settings.at, bad.key)})`,
-    );
 }
 
 export interface ConfiguredLogParts {

@@ -100,16 +100,3 @@ function rebuilt(value: JsonValue, scrubbed: ReadonlyMap<string, string>): JsonV
   const entries = Object.entries(value).filter(([, item]) => item !== undefined);
   return Object.fromEntries(entries.map(([key, item]) => [scrubbed.get(key) ?? key, rebuilt(item, scrubbed)]));
 }
-
-/** What the redactor names as the tool of a call whose tool does not exist (the name may itself hold a secret). */
-export function unknownTool(name: string): ToolDefinition {
-  return {
-    name,
-    type: 'unknown',
-    description: '',
-    hidden: true,
-    parameters: [],
-    spec: {},
-    source: { file: '<unknown>', line: 0 },
-  };
-}
