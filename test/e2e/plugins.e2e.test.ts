@@ -95,7 +95,7 @@ describe('plugins discovered through oclif', () => {
     expect(bad.stderr).toContain('--set "novalue" must be key=value');
   });
 
-  it('uninstalls again and refuses a package it could only read once npm fetched it (a URL), when its engines.factorly excludes this factorly', () => {
+  it('refuses a package given as a file: URL before installing it, when its engines.factorly excludes this factorly (npm pack reads it first, running no script)', () => {
     const root = tempProject({ '.factorly/factorly.yaml': SAY });
     const copy = join(root, 'echo');
     cpSync(join(FIXTURES, 'echo-provider'), copy, { recursive: true });
@@ -105,7 +105,7 @@ describe('plugins discovered through oclif', () => {
     const install = runCli(['plugins', 'install', `file:${tarball}`], root);
     expect(install.status).not.toBe(0);
     expect(install.stderr).toContain(
-      'plugin package "factorly-plugin-echo-fixture@1.2.3" requires factorly >=9.0.0, but this is factorly 0.1.0; uninstalled again',
+      'plugin package "factorly-plugin-echo-fixture@1.2.3" requires factorly >=9.0.0, but this is factorly 0.1.0; not installed',
     );
     expect(runCli(['plugins', 'inspect', '--json'], root).stdout).not.toContain('echo-fixture');
     expect(runCli(['call', 'say', '--n', '1'], root).stderr).toContain('unknown type "echo"');

@@ -202,7 +202,7 @@ describe('factorly wrap', () => {
     expect(urlName('http://localhost:3000')).toBe('wrapped');
     expect(() => parseWrapArgs(['--env', 'NOEQUALS', '--', 'srv'])).toThrow('--env takes NAME=VALUE, not "NOEQUALS"');
     expect(() => parseWrapArgs(['--url', 'http://x/mcp', '--env', 'A=1'])).toThrow(
-      '--env applies to a command started over stdio, not to --url',
+      '--env and --env-passthrough apply to a command started over stdio, not to --url',
     );
     expect(() => parseWrapArgs(['--url', 'http://x/mcp', '--', 'srv'])).toThrow('usage: factorly wrap');
   });

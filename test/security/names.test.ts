@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ToolCatalog } from '../../src/contracts/gateway.js';
 import type { ToolDefinition, ToolProvider } from '../../src/contracts/tool.js';
 import { definePlugin } from '../../src/plugins/define-plugin.js';
@@ -103,11 +103,19 @@ describe('bad names are refused where they come in', () => {
     });
     const { kernel } = await startTestKernel('tools:\n  up: {type: listing}\n', [lister]);
     try {
+      // A bad name is left out and named on stderr (with the source), not handed back as a clash.
+      const warned = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
       const left = catalog!.replaceEntry('up', [listing('up.second'), listing('up.\u200bsecond'), listing('../up')]);
-      expect(left).toEqual(['up.\u200bsecond', '../up']);
+      const sessionLeft = catalog!.setSessionTools('s1', 'up', [listing('up.\u00adthird')]);
+      const lines = warned.mock.calls.map(([text]) => String(text)).join('');
+      warned.mockRestore();
+      expect(left).toEqual([]);
+      expect(sessionLeft).toEqual([]);
       expect(kernel.registry.catalogueOf().map((tool) => tool.name)).toEqual(['up.second']);
-      expect(catalog!.setSessionTools('s1', 'up', [listing('up.\u00adthird')])).toEqual(['up.\u00adthird']);
       expect(kernel.registry.catalogueOf('s1').map((tool) => tool.name)).toEqual([]);
+      for (const code of ['U+200B', 'U+00AD']) expect(lines).toContain(`invisible format character (${code})`);
+      expect(lines).toContain('"../up"');
+      expect(lines).not.toMatch(/[\u200b\u00ad]/);
     } finally {
       await kernel.stop();
     }

@@ -83,7 +83,7 @@ describe('an upstream MCP server that fails, fails alone', () => {
     expect(run.stderr).toContain(
       'warning: tool source "named" lists a tool named "named.../x", which holds a path separator ("/" or "\\"); it is left out',
     );
-    expect(run.stderr).toContain('"named.rtl\\u202ename", which holds a control character');
+    expect(run.stderr).toContain('"named.rtl\\u202ename", which holds an invisible format character (U+202E)');
     // The dying server's stderr (a screen clear, a title rewrite, a bidirectional override) is shown, escaped.
     expect(run.stderr).toContain('\\x1b[2J\\x1b]0;owned\\x07 \\u202egnp.exe');
     expect(run.stderr).not.toMatch(/[\x1b\x07\u202e]/);

@@ -5,13 +5,15 @@
  * Text for a person's terminal. Tool names, params, outputs and errors come from agents, upstream
  * servers and the log, and a terminal obeys what it prints: ESC sequences recolour, move the
  * cursor, rewrite the title or the clipboard; a lone carriage return or a bidirectional override
- * makes a line read differently than it is. Every such character is shown as a visible escape
- * (`\x1b`, `\u202e`) instead. `--json` output is never passed through here: it stays exact.
+ * makes a line read differently than it is, and an invisible format character (Unicode Cf: a
+ * zero-width space, a soft hyphen, a tag) makes two different names look alike. Every such
+ * character is shown as a visible escape (`\x1b`, `\u202e`) instead; the zero-width joiners
+ * (U+200C, U+200D) stay, as scripts and emoji sequences need them. `--json` output is never passed
+ * through here: it stays exact.
  */
-const IN_TEXT =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+const IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029]|(?![\u200c\u200d])\p{Cf}|\r(?!\n)/gu;
 /** On one line (a table cell, a name) line breaks and tabs are escaped too: they would forge rows. */
-const IN_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const IN_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/gu;
 
 /** Multi-line text (a tool's output, an error, a script's source): keeps `\n`, `\r\n` and tabs. */
 export function printableText(text: string): string {
@@ -24,8 +26,9 @@ export function printableLine(text: string): string {
 }
 
 function escape(char: string): string {
-  const code = char.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  const code = char.codePointAt(0) ?? 0;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { writeStderrLine } from '../src/printable.js';
+import { printableLine, printableText, writeStderrLine } from '../src/printable.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -26,5 +26,20 @@ describe('writeStderrLine', () => {
     expect(written(() => writeStderrLine('factorly: ', 'a\nb\tc', { oneLine: true }))).toBe(
       'factorly: a\\x0ab\\x09c\n',
     );
+  });
+});
+
+describe('invisible format characters', () => {
+  it('shows every Unicode format character (Cf) as an escape, astral tags included, on a line and in text', () => {
+    const spoofed = 'read\u200bfile \u00adx \ufeffy \u2060z \u{e0041}tag';
+    const shown = 'read\\u200bfile \\xadx \\ufeffy \\u2060z \\u{e0041}tag';
+    expect(printableLine(spoofed)).toBe(shown);
+    expect(printableText(spoofed)).toBe(shown);
+  });
+
+  it('keeps the zero-width joiners that scripts and emoji sequences need', () => {
+    const family = '\u{1f468}\u200d\u{1f469}\u200d\u{1f467} \u0915\u094d\u200c\u0937';
+    expect(printableText(family)).toBe(family);
+    expect(printableLine(family)).toBe(family);
   });
 });
