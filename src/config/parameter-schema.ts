@@ -163,7 +163,7 @@ function readPattern(
   }
 }
 
-const NEW_FORM = 'hydrate_vault_refs: ["{{vault:KEY}}"]';
+const NEW_FORM = 'hydrate_vault_refs: ["{{backend:KEY}}"]';
 
 /**
  * `hydrate_vault_refs`: the references an agent may have resolved in this parameter's value, each in
@@ -184,14 +184,14 @@ function readHydration(
     return fail(
       `hydrate_vault_refs: true would let an agent read any secret it names; list the references it may resolve instead, e.g. ${NEW_FORM}`,
     );
-  if (!Array.isArray(listed)) return fail('hydrate_vault_refs must be a list of references, e.g. ["{{vault:KEY}}"]');
-  if (listed.length === 0) return fail('hydrate_vault_refs must list at least one reference, e.g. ["{{vault:KEY}}"]');
+  if (!Array.isArray(listed)) return fail('hydrate_vault_refs must be a list of references, e.g. ["{{backend:KEY}}"]');
+  if (listed.length === 0) return fail('hydrate_vault_refs must list at least one reference, e.g. ["{{backend:KEY}}"]');
   const references: string[] = [];
   listed.forEach((entry, index) => {
     const reference = typeof entry === 'string' ? wholeReference(entry) : undefined;
     if (reference === undefined)
       fail(
-        `hydrate_vault_refs entry ${index + 1} (${JSON.stringify(entry)}) is not one secret reference; write each in full, without a default, e.g. "{{vault:KEY}}"`,
+        `hydrate_vault_refs entry ${index + 1} (${JSON.stringify(entry)}) is not one secret reference; write each in full, without a default, e.g. "{{backend:KEY}}"`,
       );
     else if (!references.includes(reference)) references.push(reference);
   });

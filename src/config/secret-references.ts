@@ -22,7 +22,7 @@ export function secretReferences(value: unknown, into = new Set<string>()): Set<
   return into;
 }
 
-/** `backend:KEY` when `text` is exactly one reference without a default (`{{vault:KEY}}`), else undefined. */
+/** `backend:KEY` when `text` is exactly one reference without a default (`{{backend:KEY}}`), else undefined. */
 export function wholeReference(text: string): string | undefined {
   const match = /^\{\{([A-Za-z0-9_][A-Za-z0-9_-]*):([^}|]+)\}\}$/.exec(text);
   return match && match[2].trim() !== '' ? `${match[1]}:${match[2].trim()}` : undefined;

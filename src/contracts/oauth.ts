@@ -14,7 +14,7 @@ export interface OAuthProviderStatus {
   expiresAt?: number;
   /** A refresh token is stored: an expired access token is renewed without a new login. */
   refreshable: boolean;
-  /** Where the tokens live, as a reference (`vault:github_oauth`): never the tokens. */
+  /** Where the tokens live, as a reference (`<backend>:<provider>_oauth`): never the tokens. */
   storedAs: string;
   scopes: string[];
 }

@@ -128,7 +128,7 @@ describe('config loading', () => {
     const yaml =
       'tools:\n  a:\n    type: cli\n    command: echo\n    parameters:\n      - name: s\n        hydrate_vault_refs: true\n';
     expect(errorOf({ [MAIN]: yaml })).toBe(
-      'config: tool "a" parameter "s": hydrate_vault_refs: true would let an agent read any secret it names; list the references it may resolve instead, e.g. hydrate_vault_refs: ["{{vault:KEY}}"] (.factorly/factorly.yaml:7)',
+      'config: tool "a" parameter "s": hydrate_vault_refs: true would let an agent read any secret it names; list the references it may resolve instead, e.g. hydrate_vault_refs: ["{{backend:KEY}}"] (.factorly/factorly.yaml:7)',
     );
   });
 
@@ -145,10 +145,10 @@ describe('config loading', () => {
       '      - {name: v, hydrate_vault_refs: "{{vault:D}}"}',
     ].join('\n');
     expect(errorOf({ [MAIN]: yaml }).split('\n')).toEqual([
-      'config: tool "a" parameter "s": hydrate_vault_refs entry 2 ("vault:B") is not one secret reference; write each in full, without a default, e.g. "{{vault:KEY}}" (.factorly/factorly.yaml:6)',
-      'config: tool "a" parameter "t": hydrate_vault_refs entry 1 ("{{vault:C|fallback}}") is not one secret reference; write each in full, without a default, e.g. "{{vault:KEY}}" (.factorly/factorly.yaml:7)',
-      'config: tool "a" parameter "u": hydrate_vault_refs must list at least one reference, e.g. ["{{vault:KEY}}"] (.factorly/factorly.yaml:8)',
-      'config: tool "a" parameter "v": hydrate_vault_refs must be a list of references, e.g. ["{{vault:KEY}}"] (.factorly/factorly.yaml:9)',
+      'config: tool "a" parameter "s": hydrate_vault_refs entry 2 ("vault:B") is not one secret reference; write each in full, without a default, e.g. "{{backend:KEY}}" (.factorly/factorly.yaml:6)',
+      'config: tool "a" parameter "t": hydrate_vault_refs entry 1 ("{{vault:C|fallback}}") is not one secret reference; write each in full, without a default, e.g. "{{backend:KEY}}" (.factorly/factorly.yaml:7)',
+      'config: tool "a" parameter "u": hydrate_vault_refs must list at least one reference, e.g. ["{{backend:KEY}}"] (.factorly/factorly.yaml:8)',
+      'config: tool "a" parameter "v": hydrate_vault_refs must be a list of references, e.g. ["{{backend:KEY}}"] (.factorly/factorly.yaml:9)',
     ]);
   });
 

@@ -43,7 +43,7 @@ describe('the LMDB log keeps its Merkle tree in its own database', () => {
     await log.close();
   });
 
-  it('refuses to append to a log whose events stop before its tree does (events were cut)', async () => {
+  it('refuses to open for writing a log whose events stop before its head record and tree do (events were cut)', async () => {
     const path = join(tempProject(), 'events.lmdb');
     await filled(path, 5);
     await raw(path, (env) => {
@@ -51,14 +51,20 @@ describe('the LMDB log keeps its Merkle tree in its own database', () => {
       events.removeSync(10);
       events.removeSync(9);
     });
-    const log = new LmdbEventLog({ path });
-    const error = await log.append([requested('x')]).catch((e: unknown) => e);
-    expect(FactorlyError.isInstance(error) && error.code).toBe('LOG_CORRUPT');
-    expect((error as Error).message).toBe(
-      "the event log's Merkle tree covers 10 events but the log ends at seq 8: events were removed (run factorly logs verify)",
+    // The O(1) check at open (the head record against the last event) refuses it before any append.
+    const error = (() => {
+      try {
+        return new LmdbEventLog({ path });
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(FactorlyError.isInstance(error) && error.code).toBe('LOG_UNREADABLE');
+    expect((error as Error).message).toContain(
+      `the event log ${path} is damaged: it ends at seq 8 but its head record says 10`,
     );
-    expect((await log.head()).seq).toBe(8);
-    await log.close();
+    // Nothing was written over the evidence: the next open (read-only too) finds the same cut.
+    expect(() => new LmdbEventLog({ path, readOnly: true })).toThrow('it ends at seq 8 but its head record says 10');
   });
 
   it('opens read-only, reads and proves, and refuses appends', async () => {
