@@ -360,6 +360,12 @@ function cliRows(result) {
     unit: 'ms',
     notes: 'start-up beyond bare Node',
   });
+  rows.push({
+    benchmark: 'cli overhead: a linked plugin importing factorly (resolve hook + its load), median',
+    value: o.linkedPluginMinusCallMedianMs,
+    unit: 'ms',
+    notes: 'call with a linked rule plugin that imports factorly at run time, minus the plain call',
+  });
   const callMinusNode = round(o.callMinusVersionMedianMs + o.versionMinusNodeMedianMs);
   rows.push({
     benchmark: 'cli target: call <= node + 200 ms',

@@ -38,6 +38,25 @@ export async function runCliBench(opts) {
       copyFileSync(join(dir, '.factorly', 'factorly.yaml'), join(baselineDir, '.factorly', 'factorly.yaml'));
     }
 
+    // A copy of the project with a third-party plugin linked (a rule, which every call loads) that
+    // imports `factorly` at run time: what the resolve hook an installed plugin needs costs, its load
+    // included. Its own project, data and cache dirs, so neither variant invalidates the other's caches.
+    const linkedDir = join(opts.tmpRoot, `${basename(dir)}-linked`);
+    mkdirSync(join(linkedDir, '.factorly'), { recursive: true });
+    copyFileSync(join(dir, '.factorly', 'factorly.yaml'), join(linkedDir, '.factorly', 'factorly.yaml'));
+    const linkedEnv = {
+      ...process.env,
+      XDG_DATA_HOME: join(linkedDir, '.xdg-data'),
+      XDG_CACHE_HOME: join(linkedDir, '.xdg-cache'),
+    };
+    const fixture = join(opts.repo, 'test', 'fixtures', 'sdk-plugins', 'sdk-rule');
+    const link = spawnSync(node, [bin, 'plugins', 'link', fixture], {
+      cwd: linkedDir,
+      encoding: 'utf8',
+      env: linkedEnv,
+    });
+    if (link.status !== 0) throw new Error(`factorly plugins link failed (status ${link.status}): ${link.stderr}`);
+
     const commands = [
       { id: 'direct', name: 'echo Hello, Ada! (direct)', file: 'echo', args: ['Hello, Ada!'], expect: EXPECTED_OUTPUT },
       { id: 'node', name: 'node -e 0 (Node start-up floor)', file: node, args: ['-e', '0'] },
@@ -48,6 +67,15 @@ export async function runCliBench(opts) {
         file: node,
         args: [bin, 'call', 'greet', '--name', 'Ada'],
         expect: EXPECTED_OUTPUT,
+      },
+      {
+        id: 'call-linked',
+        name: 'factorly call greet --name Ada (+ a linked plugin importing factorly)',
+        file: node,
+        args: [bin, 'call', 'greet', '--name', 'Ada'],
+        expect: EXPECTED_OUTPUT,
+        env: linkedEnv,
+        cwd: linkedDir,
       },
       // Another build (BENCH_MCP_BASELINE_REPO, e.g. main before a change) on the same project, taking turns with this one.
       ...(opts.baselineRepo
@@ -72,7 +100,7 @@ export async function runCliBench(opts) {
     const samples = new Map(commands.map((c) => [c.id, []]));
     const runOnce = (c, record) => {
       const t0 = now();
-      const r = spawnSync(c.file, c.args, { cwd: c.cwd ?? dir, encoding: 'utf8' });
+      const r = spawnSync(c.file, c.args, { cwd: c.cwd ?? dir, encoding: 'utf8', env: c.env ?? process.env });
       const ms = now() - t0;
       if (r.error || r.status !== 0) {
         throw new Error(`${c.name} failed (status ${r.status}${r.error ? `, ${r.error.message}` : ''}): ${r.stderr}`);
@@ -112,6 +140,7 @@ export async function runCliBench(opts) {
       callMinusVersionMedianMs: round(by.call.medianMs - by.version.medianMs),
       versionMinusNodeMedianMs: round(by.version.medianMs - by.node.medianMs),
       nodeMinusDirectMedianMs: round(by.node.medianMs - by.direct.medianMs),
+      linkedPluginMinusCallMedianMs: round(by['call-linked'].medianMs - by.call.medianMs),
       ...(by['baseline-call']
         ? {
             baselineCallMinusNodeMedianMs: round(by['baseline-call'].medianMs - by.node.medianMs),
@@ -134,5 +163,6 @@ export async function runCliBench(opts) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(join(opts.tmpRoot, `${basename(dir)}-baseline`), { recursive: true, force: true });
+    rmSync(join(opts.tmpRoot, `${basename(dir)}-linked`), { recursive: true, force: true });
   }
 }
