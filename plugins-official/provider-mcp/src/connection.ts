@@ -3,18 +3,13 @@ import { FactorlyError, rethrowAsJsonRpc } from '@factorly/error-kit';
 // loads the plugins, and most never talk to an upstream server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { relayingSignal } from './cancel-reason.js';
+import { CLIENT_REQUESTS } from './capabilities.js';
 import { LoginRequiredError, type LoginChallenge } from './login.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { Route } from './route.js';
 import { httpFailure, openTransport, speaksLegacySse, wiresFor, type Wire } from './transports.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
-/** Server-to-client requests a connection answers through its route, and the capability each needs. */
-const CLIENT_REQUESTS = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-} as const;
 
 type LooseSchemas = typeof import('./loose-schemas.js');
 
@@ -53,6 +48,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   onprogress?: (progress: Record<string, unknown>) => void;
+  /** For a call run as a task: the server's task as it created it, then each status it announces. */
+  ontask?: (task: Record<string, unknown>) => void;
 }
 
 /** What a connection reports about its server besides answers. */
@@ -84,6 +81,8 @@ export class Connection {
   /** Progress listeners by the token this connection put on the request. */
   private readonly progress = new Map<string, (progress: Record<string, unknown>) => void>();
   private nextToken = 0;
+  /** Listeners of the server's own tasks (calls run as tasks), by task id. */
+  private readonly taskWatchers = new Map<string, (task: Record<string, unknown>) => void>();
   /** The wire the server turned out to speak (a server with no `transport` is probed once). */
   private spoken?: Wire;
 
@@ -121,10 +120,14 @@ export class Connection {
       if (typeof taskId !== 'string') return created;
       const cancel = (): void => void send(live, 'tasks/cancel', { taskId }, {}).catch(() => undefined);
       options.signal?.addEventListener('abort', cancel, { once: true });
+      // Its ttl, pollInterval, status and statusMessage are the server's: whoever waits on the call hears them.
+      options.ontask?.(created.task as Record<string, unknown>);
+      if (options.ontask) this.taskWatchers.set(taskId, options.ontask);
       try {
         return await send(live, 'tasks/result', { taskId }, sdkOptions);
       } finally {
         options.signal?.removeEventListener('abort', cancel);
+        this.taskWatchers.delete(taskId);
       }
     });
   }
@@ -217,7 +220,7 @@ export class Connection {
       if (!attempt.legacy || wire === wires.at(-1)) throw attempt.error;
       refused = attempt.legacy;
     }
-    throw new FactorlyError('UPSTREAM_FAILED', `upstream MCP server "${this.server}" has no transport to try`);
+    throw new FactorlyError('UPSTREAM_FAILED', `upstream MCP server "${this.server}": no transport to try`);
   }
 
   /** One try at connecting over `wire`; `legacy` says why Streamable HTTP was refused, when SSE may be next. */
@@ -240,6 +243,13 @@ export class Connection {
       const { progressToken, ...progress } = (notification.params ?? {}) as Record<string, unknown>;
       this.progress.get(String(progressToken))?.(progress);
     });
+    client.setNotificationHandler(
+      loose.serverNotificationSchema('notifications/tasks/status'),
+      async (notification) => {
+        const task = (notification.params ?? {}) as Record<string, unknown>;
+        this.taskWatchers.get(String(task.taskId))?.(task);
+      },
+    );
     client.setNotificationHandler(loose.serverNotificationSchema('notifications/tools/list_changed'), async () =>
       this.events?.toolsChanged(this),
     );
