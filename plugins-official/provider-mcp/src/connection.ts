@@ -228,7 +228,7 @@ export class Connection {
     wire: Wire,
     generation: number,
     refused?: string,
-  ): Promise<{ live?: Live; error?: Error; legacy?: string }> {
+  ): Promise<{ live: Live } | { live?: undefined; error: Error; legacy?: string }> {
     let challenge: LoginChallenge | undefined;
     const { transport, stderr } = await openTransport(this.target, wire, this.resolve, (seen) => (challenge = seen));
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
+import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -55,10 +56,7 @@ function newAgent(): Client {
       taskStore: tasks,
     },
   );
-  const asTask = async (
-    extra: { taskStore?: { createTask: Function; updateTaskStatus: Function } },
-    result: Record<string, unknown>,
-  ) => {
+  const asTask = async (extra: { taskStore?: RequestTaskStore }, result: Record<string, unknown>) => {
     const task = await extra.taskStore!.createTask({ ttl: AGENT_TTL, pollInterval: 100 });
     await extra.taskStore!.updateTaskStatus(task.taskId, 'working', AGENT_STATUS);
     tasks.pending.set(task.taskId, result);
