@@ -6,7 +6,7 @@ import { parseSizeFlag } from './bounds.js';
 export const WRAP_SYNOPSIS =
   'wrap [--name NAME] [--env K=V]... [--env-passthrough NAME]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] ' +
   '[--passthrough] [--timeout 30s] [--max-message-size 4MiB] [--port N [--host H] [--http-token T]] ' +
-  '(--url <http-mcp-url> | [--] <command> [args...])';
+  '(--url <http-mcp-url> [--transport http|sse] | [--] <command> [args...])';
 
 export const WRAP_USAGE = `usage: factorly ${WRAP_SYNOPSIS}`;
 
@@ -19,6 +19,8 @@ export interface WrapArgs {
   command?: string;
   args: string[];
   url?: string;
+  /** `--transport http|sse` for `--url` (checked by the mcp provider at load; none: detected). */
+  transport?: string;
   configPath?: string;
   /** Serve Streamable HTTP on this port instead of stdio. */
   port?: number;
@@ -46,6 +48,7 @@ const FLAGS: Record<string, Setter> = {
   '-c': (v, p) => void (p.configPath = v),
   '--config': (v, p) => void (p.configPath = v),
   '--url': (v, p) => void (p.url = v),
+  '--transport': (v, p) => void (p.transport = v),
   '--port': (v, p) => void (p.port = portOf(v)),
   '--host': (v, p) => void (p.host = v),
   '--http-token': (v, p) => void (p.token = v),
@@ -92,10 +95,15 @@ export function parseWrapArgs(argv: readonly string[]): WrapArgs {
       'USAGE',
       `--env and --env-passthrough apply to a command started over stdio, not to --url\n${WRAP_USAGE}`,
     );
-  const { name, env, envPassthrough, settings, passthrough, ...rest } = parsed;
+  if (parsed.transport !== undefined && parsed.url === undefined)
+    throw new FactorlyError(
+      'USAGE',
+      `--transport applies to --url, not to a command started over stdio\n${WRAP_USAGE}`,
+    );
+  const { name, env, envPassthrough, settings, passthrough, transport, ...rest } = parsed;
   const upstream =
     parsed.url !== undefined
-      ? { url: parsed.url }
+      ? { url: parsed.url, ...(transport === undefined ? {} : { transport }) }
       : {
           command,
           args,

@@ -16,7 +16,9 @@ global one). Output is capped at ${WRAP_DEFAULT_MAX_OUTPUT} bytes (1 MiB) unless
 compressed unless --compress says so; --passthrough turns every output stage off (secrets stay
 redacted).
 
-The command line starts at the first word that is not a flag, or after "--".
+The command line starts at the first word that is not a flag, or after "--". A --url server is spoken
+to over Streamable HTTP, or over the legacy HTTP+SSE transport when it refuses that with a 4xx other
+than 401 (a 401 is a login); --transport http or --transport sse says which, with no probe.
 --env values may be secret references ({{vault:KEY}}), resolved when the server starts. The server's
 environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, SHELL and TERM, each
 --env-passthrough NAME, and --env; never factorly's own FACTORLY_* secrets.`;
@@ -29,6 +31,7 @@ environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, S
     '<%= config.bin %> wrap --env GITHUB_TOKEN={{vault:GITHUB_TOKEN}} --rate-limit 100/hour -- npx @modelcontextprotocol/server-github',
     '<%= config.bin %> wrap --env-passthrough AWS_PROFILE -- node server.js',
     '<%= config.bin %> wrap --url http://127.0.0.1:3001/mcp',
+    '<%= config.bin %> wrap --url http://127.0.0.1:3000/sse --transport sse',
   ];
   static strict = false;
 

@@ -6,7 +6,7 @@ import type { McpPassthrough } from './api.js';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { readCallParams, type CallParams } from './call-params.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
-import { requestLink, sessionLink, taskLink, type Asking, type Extra } from './links.js';
+import { requestLink, sessionLink, taskLink, type Extra } from './links.js';
 import { attachPassthrough } from './passthrough.js';
 import type { Introduction, Sdk } from './sdk.js';
 import type { SessionRegistry } from './session-registry.js';
@@ -163,8 +163,8 @@ export class McpSession {
       this.context.sessions.track(this.callTool(name, args, client, signal).catch(rethrowAsJsonRpc));
     const { taskStore } = extra;
     if (task && taskStore) {
-      const link = (taskId: string, asking: Asking): ClientLink =>
-        taskLink(this.server, this.id, taskId, asking, extra._meta?.progressToken);
+      const link = (task: Parameters<typeof taskLink>[2]): ClientLink =>
+        taskLink(this.server, this.id, task, extra._meta?.progressToken);
       return this.tasks.start(taskStore, task.ttl, link, call);
     }
     return call(requestLink(this.server, extra, this.id), extra.signal);

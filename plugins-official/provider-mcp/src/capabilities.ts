@@ -2,6 +2,18 @@ import type { UpstreamCapabilities } from '@factorly/plugin-interface-mcp/api';
 
 type Flags = Record<string, unknown> | undefined;
 
+/** Server-to-client requests a connection answers through its route, and the capability each needs. */
+export const CLIENT_REQUESTS = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+  // The agent's own tasks (a sampling or elicitation it runs as a task): the server asks after them.
+  'tasks/get': 'tasks',
+  'tasks/result': 'tasks',
+  'tasks/list': 'tasks',
+  'tasks/cancel': 'tasks',
+} as const;
+
 /**
  * What factorly's MCP server declares for the upstreams behind it: each capability some upstream
  * declares, with the flags (subscribe, listChanged) that some upstream sets, and nothing more, so

@@ -1,23 +1,15 @@
 import { FactorlyError, rethrowAsJsonRpc } from '@factorly/error-kit';
-import { toolEnvironment } from '@factorly/process-kit';
 // The SDK is imported when a connection is first opened, not with the plugin: every CLI command
 // loads the plugins, and most never talk to an upstream server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { relayingSignal } from './cancel-reason.js';
-import { challengeWatchingFetch, LoginRequiredError, type LoginChallenge } from './login.js';
+import { CLIENT_REQUESTS } from './capabilities.js';
+import { LoginRequiredError, type LoginChallenge } from './login.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { Route } from './route.js';
+import { httpFailure, openTransport, speaksLegacySse, wiresFor, type Wire } from './transports.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
-/** How much of an upstream's stderr is kept, to explain why it died. */
-const STDERR_TAIL = 2_048;
-/** Server-to-client requests a connection answers through its route, and the capability each needs. */
-const CLIENT_REQUESTS = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-} as const;
 
 type LooseSchemas = typeof import('./loose-schemas.js');
 
@@ -56,6 +48,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   onprogress?: (progress: Record<string, unknown>) => void;
+  /** For a call run as a task: the server's task as it created it, then each status it announces. */
+  ontask?: (task: Record<string, unknown>) => void;
 }
 
 /** What a connection reports about its server besides answers. */
@@ -87,6 +81,10 @@ export class Connection {
   /** Progress listeners by the token this connection put on the request. */
   private readonly progress = new Map<string, (progress: Record<string, unknown>) => void>();
   private nextToken = 0;
+  /** Listeners of the server's own tasks (calls run as tasks), by task id. */
+  private readonly taskWatchers = new Map<string, (task: Record<string, unknown>) => void>();
+  /** The wire the server turned out to speak (a server with no `transport` is probed once). */
+  private spoken?: Wire;
 
   constructor(
     readonly server: string,
@@ -122,10 +120,14 @@ export class Connection {
       if (typeof taskId !== 'string') return created;
       const cancel = (): void => void send(live, 'tasks/cancel', { taskId }, {}).catch(() => undefined);
       options.signal?.addEventListener('abort', cancel, { once: true });
+      // Its ttl, pollInterval, status and statusMessage are the server's: whoever waits on the call hears them.
+      options.ontask?.(created.task as Record<string, unknown>);
+      if (options.ontask) this.taskWatchers.set(taskId, options.ontask);
       try {
         return await send(live, 'tasks/result', { taskId }, sdkOptions);
       } finally {
         options.signal?.removeEventListener('abort', cancel);
+        this.taskWatchers.delete(taskId);
       }
     });
   }
@@ -206,8 +208,29 @@ export class Connection {
   }
 
   private async open(generation: number): Promise<Live> {
+    const wires = wiresFor(this.target, this.spoken);
+    let refused: string | undefined;
+    for (const wire of wires) {
+      const attempt = await this.attempt(wire, generation, refused);
+      if (attempt.live) {
+        this.spoken = wire;
+        return attempt.live;
+      }
+      // Only a Streamable HTTP refusal with a 4xx (not 401) goes on to the legacy SSE transport.
+      if (!attempt.legacy || wire === wires.at(-1)) throw attempt.error;
+      refused = attempt.legacy;
+    }
+    throw new FactorlyError('UPSTREAM_FAILED', `upstream MCP server "${this.server}": no transport to try`);
+  }
+
+  /** One try at connecting over `wire`; `legacy` says why Streamable HTTP was refused, when SSE may be next. */
+  private async attempt(
+    wire: Wire,
+    generation: number,
+    refused?: string,
+  ): Promise<{ live: Live } | { live?: undefined; error: Error; legacy?: string }> {
     let challenge: LoginChallenge | undefined;
-    const { transport, stderr } = await this.transport((seen) => (challenge = seen));
+    const { transport, stderr } = await openTransport(this.target, wire, this.resolve, (seen) => (challenge = seen));
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     // Loaded with the SDK (zod comes with them), not when the plugin is: most processes never connect.
     const loose = await import('./loose-schemas.js');
@@ -220,6 +243,13 @@ export class Connection {
       const { progressToken, ...progress } = (notification.params ?? {}) as Record<string, unknown>;
       this.progress.get(String(progressToken))?.(progress);
     });
+    client.setNotificationHandler(
+      loose.serverNotificationSchema('notifications/tasks/status'),
+      async (notification) => {
+        const task = (notification.params ?? {}) as Record<string, unknown>;
+        this.taskWatchers.get(String(task.taskId))?.(task);
+      },
+    );
     client.setNotificationHandler(loose.serverNotificationSchema('notifications/tools/list_changed'), async () =>
       this.events?.toolsChanged(this),
     );
@@ -235,15 +265,17 @@ export class Connection {
       await client.connect(transport, { timeout: this.target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS });
     } catch (error) {
       await client.close().catch(() => undefined);
-      if (challenge) throw new LoginRequiredError(this.server, challenge);
+      if (challenge) return { error: new LoginRequiredError(this.server, challenge) };
       const tail = stderr().trim();
-      throw new FactorlyError(
+      const before = refused ? ` (over legacy SSE, after Streamable HTTP was refused: ${refused})` : '';
+      const failure = new FactorlyError(
         'UPSTREAM_FAILED',
-        `could not connect to upstream MCP server "${this.server}": ${(error as Error).message}${tail ? `. Its stderr: ${tail}` : ''}`,
+        `could not connect to upstream MCP server "${this.server}"${before}: ${httpFailure(error)}${tail ? `. Its stderr: ${tail}` : ''}`,
       );
+      return { error: failure, ...(wire === 'http' && speaksLegacySse(error) ? { legacy: httpFailure(error) } : {}) };
     }
     live.pid = (transport as { pid?: number | null }).pid ?? undefined;
-    return live;
+    return { live };
   }
 
   /** Requests the server may send are answered by the agent behind the route, for declared capabilities only. */
@@ -258,43 +290,5 @@ export class Connection {
             .catch(rethrowAsJsonRpc) as never,
       );
     }
-  }
-
-  private async transport(
-    onChallenge: (challenge: LoginChallenge) => void,
-  ): Promise<{ transport: Transport; stderr: () => string }> {
-    if (this.target.kind === 'http') {
-      const headers = Object.fromEntries(
-        await Promise.all(
-          Object.entries(this.target.headers).map(async ([k, v]) => [k, await this.resolve(v)] as const),
-        ),
-      );
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      const transport = new StreamableHTTPClientTransport(new URL(await this.resolve(this.target.url)), {
-        requestInit: { headers },
-        fetch: challengeWatchingFetch(onChallenge),
-      });
-      return { transport, stderr: () => '' };
-    }
-    // Built as a tool's (the base, env_passthrough, its env); the SDK adds its own defaults beneath,
-    // which are all in the base.
-    const env = toolEnvironment({
-      env: Object.fromEntries(
-        await Promise.all(Object.entries(this.target.env).map(async ([k, v]) => [k, await this.resolve(v)] as const)),
-      ),
-      passthrough: this.target.passthrough,
-    });
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const transport = new StdioClientTransport({
-      command: await this.resolve(this.target.command),
-      args: await Promise.all(this.target.args.map((arg) => this.resolve(arg))),
-      env,
-      stderr: 'pipe',
-    });
-    let tail = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    return { transport, stderr: () => tail };
   }
 }

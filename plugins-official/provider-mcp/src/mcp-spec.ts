@@ -4,11 +4,19 @@ import { envPassthroughProblems, readEnvPassthrough } from '@factorly/process-ki
 /** How to reach one upstream MCP server: a command spoken to over stdio, or a Streamable HTTP URL. */
 export type McpTarget = (
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passthrough: string[] }
-  | { kind: 'http'; url: string; headers: Record<string, string> }
+  | { kind: 'http'; url: string; headers: Record<string, string>; transport: HttpTransport }
 ) & {
   /** The entry's `timeout`, which bounds connecting too (a server that hangs at initialize fails alone). */
   connectTimeoutMs?: number;
 };
+
+/**
+ * How an HTTP server is spoken to: `http` (Streamable HTTP), `sse` (the legacy HTTP+SSE transport
+ * of protocol 2024-11-05), or `auto` (no `transport` key): Streamable HTTP, then SSE when the server
+ * refuses it with a 4xx other than 401, as the SDK's clients do.
+ */
+export type HttpTransport = 'auto' | 'http' | 'sse';
+const HTTP_TRANSPORTS = ['http', 'sse'] as const;
 
 /** `prefix: false` serves the server's tools under their own names (what `wrap` does). */
 export const MCP_KEYS = [
@@ -18,16 +26,23 @@ export const MCP_KEYS = [
   'env_passthrough',
   'url',
   'headers',
+  'transport',
   'prefix',
   'tools',
   'exclude',
 ] as const;
 
 export function readTarget(tool: ToolDefinition): McpTarget {
-  const { command, args, env, env_passthrough: passthrough, url, headers } = tool.spec;
+  const { command, args, env, env_passthrough: passthrough, url, headers, transport } = tool.spec;
   const bound = tool.timeoutMs === undefined ? {} : { connectTimeoutMs: tool.timeoutMs };
   if (typeof url === 'string')
-    return { kind: 'http', url, headers: isStringMap(headers) ? stringify(headers) : {}, ...bound };
+    return {
+      kind: 'http',
+      url,
+      headers: isStringMap(headers) ? stringify(headers) : {},
+      transport: transport === 'sse' || transport === 'http' ? transport : 'auto',
+      ...bound,
+    };
   return {
     ...bound,
     kind: 'stdio',
@@ -59,6 +74,7 @@ export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   if (hasUrl && (args !== undefined || env !== undefined || passthrough !== undefined))
     problems.push('has args/env/env_passthrough, which only apply to a stdio server (command)');
   if (hasCommand && headers !== undefined) problems.push('has headers, which only apply to an HTTP server (url)');
+  problems.push(...transportProblems(tool.spec.transport, hasCommand));
   if (tool.spec.prefix !== undefined && typeof tool.spec.prefix !== 'boolean')
     problems.push('has "prefix" that is not true or false');
   for (const key of ['tools', 'exclude'] as const) {
@@ -76,6 +92,16 @@ export function targetTemplates(target: McpTarget): string[] {
   return target.kind === 'http'
     ? [target.url, ...Object.values(target.headers)]
     : [target.command, ...target.args, ...Object.values(target.env)];
+}
+
+function transportProblems(transport: unknown, hasCommand: boolean): string[] {
+  if (transport === undefined) return [];
+  if (hasCommand) return ['has transport, which only applies to an HTTP server (url)'];
+  if (!(HTTP_TRANSPORTS as readonly unknown[]).includes(transport))
+    return [
+      `has transport ${JSON.stringify(transport)}, which is not ${HTTP_TRANSPORTS.map((t) => JSON.stringify(t)).join(' or ')} (leave it out to detect the server's)`,
+    ];
+  return [];
 }
 
 function isStringMap(value: unknown): value is Record<string, string | number | boolean> {

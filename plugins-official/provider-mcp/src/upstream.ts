@@ -9,8 +9,12 @@ import type { Sessions } from './sessions.js';
 
 export { UpstreamClosedError };
 
-/** Client capabilities an upstream connection mirrors from the agent (the ones whose requests it can route). */
-const MIRRORED = ['sampling', 'elicitation', 'roots'] as const;
+/**
+ * Client capabilities an upstream connection mirrors from the agent, as declared: the ones whose
+ * requests it routes to the agent (`tasks`: the agent runs sampling and elicitation as its own tasks,
+ * and the server's `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` reach it).
+ */
+const MIRRORED = ['sampling', 'elicitation', 'roots', 'tasks'] as const;
 
 /** Told each time a connection's tools are listed: for a session, or (no session) for everyone. */
 export type ToolsListed = (upstream: Upstream, sessionId: string | undefined, tools: Tool[]) => void;
@@ -89,7 +93,12 @@ export class Upstream {
     const end = connection.route.begin(client);
     try {
       const params = { name: remote, arguments: args };
-      const request = { signal: options.signal, timeoutMs: options.timeoutMs, onprogress: this.progressRelay(client) };
+      const request = {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        onprogress: this.progressRelay(client),
+        ontask: this.taskRelay(client),
+      };
       return (await (options.asTask
         ? connection.callAsTask(params, request)
         : connection.request('tools/call', params, request))) as UpstreamResult;
@@ -214,6 +223,19 @@ export class Upstream {
         ),
       )
       .finally(() => this.listings.delete(connection));
+  }
+
+  /**
+   * Tells the agent's link the server's own task, for the task the agent runs the call as (the
+   * interface keeps the server's ttl, pollInterval, status and statusMessage on it), scrubbed.
+   */
+  private taskRelay(client: ClientLink | undefined): ((task: Record<string, unknown>) => void) | undefined {
+    if (!client) return undefined;
+    return (task) =>
+      void this.sessions.scrub
+        .value(task, this.entry)
+        .then((clean) => client.notify('notifications/tasks/status', clean))
+        .catch(() => undefined);
   }
 
   /** Relays upstream progress to the agent under the token the agent attached to its request (none: no relay). */
