@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
+import { runAsync } from '../../../test/helpers/installed.js';
 import { isolatedEnv } from '../../../test/helpers/listening.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../test/helpers/oauth-server.js';
 import { BIN, makeProject, runCli, tempProject, type CliRun } from '../../../test/helpers/project.js';
@@ -41,15 +42,7 @@ describe('OAuth for rest tools, against a real authorization server (oidc-provid
   let env: Record<string, string>;
   const cli = (...args: string[]): CliRun => runCli(args, project, { env });
   // The API and the authorization server live in this process: a call must not block it (spawnSync would).
-  const cliAsync = (...args: string[]): Promise<CliRun> =>
-    new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: project, env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('exit', (status) => resolve({ status, stdout, stderr }));
-    });
+  const cliAsync = (...args: string[]): Promise<CliRun> => runAsync(process.execPath, [BIN, ...args], project, env);
 
   beforeAll(async () => {
     const callbackPort = await freePort();
