@@ -1,10 +1,13 @@
 import type { Finding } from '../events/verify-checkpoints.js';
 import type { LogVerification } from '../events/verify-log.js';
+import type { DerivedCheck } from '../events/verify-log-derived.js';
 
 const CHAIN_KINDS = new Set(['modified', 'deleted', 'inserted', 'reordered', 'corrupt', 'truncated']);
 
 /** Lines for stdout (what holds) and stderr (what does not) of `logs verify`. */
-export function renderVerification(report: LogVerification & { proofs?: { reason: string; ok: boolean }[] }): {
+export function renderVerification(
+  report: LogVerification & { proofs?: { reason: string; ok: boolean }[]; unloaded?: string },
+): {
   out: string[];
   err: string[];
 } {
@@ -23,7 +26,28 @@ export function renderVerification(report: LogVerification & { proofs?: { reason
       );
   }
   for (const proof of report.proofs ?? []) if (proof.ok) out.push(`Proof: ${proof.reason}`);
+  out.push(...derivedLines(report.derived ?? [], report.unloaded));
   return { out, err };
+}
+
+/** What was re-derived and found equal, and what could not be checked here (differences are findings). */
+function derivedLines(checks: readonly DerivedCheck[], unloaded: string | undefined): string[] {
+  const lines: string[] = [];
+  const equal = (kind: DerivedCheck['kind']) =>
+    checks.filter((check) => check.kind === kind && check.status === 'verified').map((check) => check.name);
+  const snapshots = equal('projection');
+  const indexes = equal('index');
+  if (snapshots.length > 0)
+    lines.push(`Snapshots: ${snapshots.length} equal to the fold of the events (${snapshots.join(', ')})`);
+  if (indexes.length > 0)
+    lines.push(`Indexes: ${indexes.length} equal to what the events call for (${indexes.join(', ')})`);
+  for (const check of checks)
+    if (check.status === 'verified' && check.reason) lines.push(`Note: ${check.kind} ${check.name}: ${check.reason}`);
+  for (const check of checks)
+    if (check.status === 'unchecked') lines.push(`Not checked: ${check.kind} ${check.name}: ${check.reason}`);
+  if (unloaded)
+    lines.push(`The project's plugins did not load (${unloaded}): only factorly's own derived state was re-derived`);
+  return lines;
 }
 
 function findingLine(finding: Finding, verifiedBefore: number | undefined): string {

@@ -29,6 +29,8 @@ import type {
   SessionClosed,
   WriterStarted,
   LogCheckpointed,
+  ProjectionSaved,
+  ProjectionRebuilt,
 } from './host-events.js';
 
 // The catalogue's parts, re-exported: code names every event type from here.
@@ -63,6 +65,8 @@ export interface EventMap {
   'log.checkpointed': LogCheckpointed;
   'writer.started': WriterStarted;
   'call.interrupted': CallInterrupted;
+  'projection.saved': ProjectionSaved;
+  'projection.rebuilt': ProjectionRebuilt;
 }
 
 export type EventType = keyof EventMap;
@@ -91,6 +95,8 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'log.checkpointed': 1,
   'writer.started': 2,
   'call.interrupted': 1,
+  'projection.saved': 1,
+  'projection.rebuilt': 1,
 };
 
 export function isEventType(value: string): value is EventType {

@@ -5,6 +5,9 @@ import { announcedKeyOf } from './writer-keys.js';
 import { verifyChain } from './verify.js';
 import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type Finding, type LogFacts } from './verify-checkpoints.js';
 import type { LogVerification, VerifyOptions } from './verify-log.js';
+import { derivedSet } from './verify-derived.js';
+import { StretchFold } from './verify-fold.js';
+import { derivedFindings, foldTargets, type DerivedCheck } from './verify-log-derived.js';
 
 /**
  * Verifies a log by reading its events, for a log with no file of its own to walk (one kept on a
@@ -33,6 +36,8 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
       .map((event) => ({ seq: event.seq, data: (event as Recorded<'log.checkpointed'>).data })),
     writerKeys: events.slice(0, verified).flatMap((event) => announcedKeyOf(event) ?? []),
   };
+  const derived = await derivedOfEvents(log, events, verified, options);
+  findings.push(...derived.findings);
   const verifiers = options.verifiers ?? [];
   findings.push(...checkEmbeddedCheckpoints(facts, verifiers, options.restricted));
   const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(
@@ -50,7 +55,27 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
     findings,
     tree: { size: verified, rootHash: tree.root(verified).toString('hex'), origin },
     checkpoints,
+    derived: derived.checks,
   };
+}
+
+/** The log's stored snapshots, when it offers them, against the chain's records and the fold of the events read. */
+async function derivedOfEvents(
+  log: EventLog,
+  events: readonly Recorded[],
+  verified: number,
+  options: VerifyOptions,
+): Promise<{ findings: Finding[]; checks: DerivedCheck[] }> {
+  const snapshots = (await log.storedSnapshots?.()) ?? [];
+  if (snapshots.length === 0) return { findings: [], checks: [] };
+  const set = options.derived ?? derivedSet(options.views);
+  const targets = foldTargets(set, { snapshots });
+  const fold = new StretchFold(set.projections, targets);
+  for (const event of events.slice(0, verified)) fold.keep(event);
+  const { compared } = fold.fold(undefined);
+  const last = events.at(-1)?.seq ?? 0;
+  const eventAt = (seq: number) => (events[seq - 1]?.seq === seq ? events[seq - 1] : undefined);
+  return derivedFindings(eventAt, { snapshots, last }, { set, judged: [], compared, verified });
 }
 
 async function* each(events: readonly Recorded[]): AsyncIterable<Recorded> {

@@ -14,6 +14,10 @@ import { indexFindings, lookedUpIfDiffering } from './verify-log-indexes.js';
 import { snapshotOf, storedTree, walkEveryPage } from './verify-log-records.js';
 import { INDEX_NAMES, joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
 import { planChunks, scanAll, type IndexSummary, type ScanJob } from './verify-parallel.js';
+import type { DerivedView } from './derived-views.js';
+import { derivedSet, type DerivedSet } from './verify-derived.js';
+import { StretchFold } from './verify-fold.js';
+import { derivedFindings, fileEventAt, foldTargets, judgedIndexes, type DerivedCheck } from './verify-log-derived.js';
 import { newSeeds } from './index-digest.js';
 import type { ChunkSummary } from './verify-scan.js';
 
@@ -30,6 +34,8 @@ export interface LogVerification {
   findings: Finding[];
   tree: { size: number; rootHash: string; origin?: string };
   checkpoints: CheckpointResult[];
+  /** Each stored snapshot and registered index: re-derived from the events and equal, different, or not checked (why). */
+  derived?: DerivedCheck[];
 }
 
 export interface VerifyOptions {
@@ -40,6 +46,13 @@ export interface VerifyOptions {
   threads?: number;
   /** Events per chunk (a power of two; tests use small ones to cross many chunk boundaries). */
   chunk?: number;
+  /**
+   * The projections and indexes to re-derive (default: factorly's own and those registered in this
+   * process): each stored snapshot is folded again and compared, each index summed against its events.
+   */
+  views?: readonly DerivedView[];
+  /** The same, already loaded (a verification thread loads them from the modules the caller named). */
+  derived?: DerivedSet;
 }
 
 /**
@@ -56,7 +69,10 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     walkEveryPage(file.root, path);
     const snapshot = snapshotOf(file.root, file.dbs, file.derived);
     const { last } = snapshot;
-    const auditUpTo = Math.min(snapshot.auditCovered ?? 0, last);
+    const set = options.derived ?? derivedSet(options.views);
+    const judged = judgedIndexes(set, snapshot);
+    const auditUpTo = judged.length > 0 ? Math.min(snapshot.indexes?.seq ?? 0, last) : 0;
+    const targets = foldTargets(set, snapshot);
     const given = options.checkpoints ?? [];
     const sizes = given.flatMap((checkpoint) => sizeOf(checkpoint.note) ?? []);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
@@ -67,10 +83,18 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
         name,
         seeds,
         upTo: name === 'audit' ? auditUpTo : last,
+        judged,
       })),
-      ...chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'digest', seeds, auditUpTo } })),
+      ...chunks.map((request): ScanJob => ({
+        kind: 'chunk',
+        request,
+        indexes: { mode: 'digest', seeds, auditUpTo },
+        judged,
+        fold: StretchFold.needed(request.from, targets),
+      })),
     ];
-    const results = await scanAll(path, file.source, plan, { threads: options.threads, events: last });
+    const scan = { threads: options.threads, events: last, derived: { set, targets } };
+    const { results, compared } = await scanAll(path, file.source, plan, scan);
     const [ids, calls, audit] = results.slice(0, INDEX_NAMES.length) as IndexSummary[];
     const indexes = { ids: ids!, calls: calls!, audit: audit! };
     const joined = joinChunks(results.slice(INDEX_NAMES.length) as ChunkSummary[]);
@@ -90,14 +114,19 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
     const lookedUp =
       brokenAt === undefined
-        ? await lookedUpIfDiffering(path, file.source, chunks, joined, indexes, {
-            threads: options.threads,
-            last,
-            auditUpTo,
-          })
+        ? await lookedUpIfDiffering(path, file.source, chunks, joined, indexes, { ...scan, auditUpTo, judged })
         : joined;
     if (brokenAt === undefined) lookedUp.indexProblems.push(...ids!.problems, ...calls!.problems);
-    findings.push(...indexFindings(snapshot, lookedUp, verified, stored, { ids: ids!.count, calls: calls!.count }));
+    findings.push(
+      ...indexFindings(snapshot, lookedUp, verified, stored, { ids: ids!.count, calls: calls!.count, judged }),
+    );
+    const derived = derivedFindings((seq) => fileEventAt(file.source, seq), snapshot, {
+      set,
+      judged,
+      compared,
+      verified,
+    });
+    findings.push(...derived.findings);
     const facts: LogFacts = {
       verified,
       brokenAt,
@@ -121,6 +150,7 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       findings,
       tree: { size: verified, rootHash: root.toString('hex'), origin: stored.origin },
       checkpoints,
+      derived: derived.checks,
     };
   } finally {
     await file.root.close();

@@ -83,8 +83,11 @@ others can read; a log stream that does not answer).`;
     const restricted = trusted.length > 0;
     if (checkpoints.length > 0 && verifiers.length === 0)
       throw new FactorlyError('LOG_UNREADABLE', 'no verifier key to check the checkpoints with: pass --key FILE');
-    if ((await projectLogEngine(paths)) !== 'lmdb')
-      return this.print(await this.readAndVerify(flags.config, { checkpoints, verifiers, restricted }), flags.json);
+    if ((await projectLogEngine(paths)) !== 'lmdb') {
+      const { views, unloaded } = await this.views(flags.config);
+      const report = await this.readAndVerify(flags.config, { checkpoints, verifiers, restricted, views });
+      return this.print({ ...report, ...(unloaded ? { unloaded } : {}) }, flags.json);
+    }
     if (!existsSync(paths.logPath)) {
       if (checkpoints.length > 0)
         throw new FactorlyError('LOG_UNREADABLE', `no event log at ${paths.logPath} to check the checkpoints against`);
@@ -95,12 +98,19 @@ others can read; a log stream that does not answer).`;
     }
     const { verifyLogFile } = await import('../../events/verify-log.js');
     const { readableLogError } = await import('../../cli/project-log.js');
-    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted }).catch(
+    const { views, unloaded } = await this.views(flags.config);
+    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted, views }).catch(
       (error: unknown) => {
         throw readableLogError(paths.logPath, error);
       },
     );
-    this.print(report, flags.json);
+    this.print({ ...report, ...(unloaded ? { unloaded } : {}) }, flags.json);
+  }
+
+  /** The projections and indexes to re-derive: the ones this project's plugins and rules keep too. */
+  private async views(configPath: string | undefined) {
+    const { verificationViews } = await import('../../cli/verify-views.js');
+    return verificationViews(() => this.kernel(configPath, { expandTools: false }));
   }
 
   /** A log with no file here (a shared stream): verified from its events as they are read. */
@@ -132,7 +142,7 @@ others can read; a log stream that does not answer).`;
     this.print(report, flags.json);
   }
 
-  private print(report: LogVerification, json: boolean): void {
+  private print(report: LogVerification & { unloaded?: string }, json: boolean): void {
     if (json) this.writeJson(report);
     else {
       // Reasons quote what the log holds (ids, names): printed as one safe line each.
