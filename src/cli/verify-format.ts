@@ -15,7 +15,7 @@ export function renderVerification(
   const err = report.findings.map((finding, i) => findingLine(finding, i === 0 ? report.verified : undefined));
   const chainChecked = report.events > 0 || !report.proofs?.length;
   if (report.ok && chainChecked) out.push(`Chain verified: ${report.verified} events OK`);
-  if (chainChecked && (report.tree.size > 0 || report.ok))
+  if (chainChecked && (report.tree.size > 0 || report.ok) && report.tree.rootHash !== '')
     out.push(
       `Merkle tree: ${report.tree.size} leaves, root ${report.tree.rootHash}${report.tree.origin ? ` (${report.tree.origin})` : ''}`,
     );
@@ -23,6 +23,14 @@ export function renderVerification(
     if (checkpoint.status === 'consistent')
       out.push(
         `Checkpoint ${checkpoint.name}: consistent (${checkpoint.size} events${checkpoint.proof ? `, consistency proof of ${checkpoint.proof.length} hashes verified` : ''})`,
+      );
+    // Its own result where no finding names it: signed, and why it cannot be proven (a broken chain inside it).
+    else if (
+      checkpoint.status === 'inconsistent' &&
+      !report.findings.some((finding) => finding.where === checkpoint.name)
+    )
+      err.push(
+        `Checkpoint ${checkpoint.name}: signed by a trusted key (${checkpoint.size} events), not proven: ${checkpoint.reason}`,
       );
   }
   for (const proof of report.proofs ?? []) if (proof.ok) out.push(`Proof: ${proof.reason}`);

@@ -2,6 +2,8 @@ import { FactorlyError } from '../base/errors.js';
 import { derivedViews, isProjection, type DerivedView } from './derived-views.js';
 import { indexStamp, type EventIndex } from './event-index.js';
 import type { Projection } from './projection.js';
+import { checkLmdbFile } from './lmdb-file-check.js';
+import { openLogFile, type OpenedLogFile } from './lmdb-scan-source.js';
 import { stampOf } from './projection-set.js';
 
 /** A projection or index named by the module that exports it: what crosses to a verification thread. */
@@ -72,4 +74,25 @@ export async function loadRefs(refs: readonly DerivedRef[]): Promise<DerivedSet>
     views.push(view);
   }
   return derivedSet(views);
+}
+
+/**
+ * The names of the derived state a log file keeps that factorly's own code does not know (a rule's
+ * history, a plugin's projection or index): only then must verification load the project's plugins
+ * to re-derive them. A file that cannot be opened is left to verification itself to report.
+ */
+export async function unknownStoredViews(path: string): Promise<string[]> {
+  const { projections, indexes } = derivedViews();
+  const known = new Set([...projections, ...indexes].map((view) => view.name));
+  let file: OpenedLogFile | undefined;
+  try {
+    checkLmdbFile(path);
+    file = openLogFile(path);
+    const names = [...file.derived.snapshotNames(), ...Object.keys(file.derived.coverageRecord()?.stamps ?? {})];
+    return names.filter((name) => !known.has(name));
+  } catch {
+    return [];
+  } finally {
+    await file?.root.close();
+  }
 }

@@ -1,4 +1,6 @@
-import type { Recorded } from './envelope.js';
+import { GENESIS_HASH, type Recorded } from './envelope.js';
+import { chainLeaf, CompactRange } from './merkle.js';
+import { frontierOf, type VerifiedFrontier } from './verify-frontier.js';
 import type { EventLog } from './log.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import { announcedKeyOf } from './writer-keys.js';
@@ -56,7 +58,14 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
     tree: { size: verified, rootHash: tree.root(verified).toString('hex'), origin },
     checkpoints,
     derived: derived.checks,
+    ...(firstBad ? {} : { frontier: frontierAt(events, verified) }),
   };
+}
+
+function frontierAt(events: readonly Recorded[], verified: number): VerifiedFrontier {
+  const range = new CompactRange();
+  for (const event of events.slice(0, verified)) range.push(chainLeaf(event.hash));
+  return frontierOf(verified, events[verified - 1]?.hash ?? GENESIS_HASH, range);
 }
 
 /** The log's stored snapshots, when it offers them, against the chain's records and the fold of the events read. */

@@ -40,7 +40,7 @@ export function foldTargets(set: DerivedSet, snapshot: Pick<Snapshot, 'snapshots
 
 /**
  * Each snapshot against the record of its digest in the chain and against the fold of the events up
- * to its seq, and the indexes' standing. Past a chain break nothing is judged (the events are in doubt).
+ * to its seq, and the indexes' standing. With a broken chain nothing is judged (the events are in doubt).
  */
 export function derivedFindings(
   eventAt: (seq: number) => Recorded | undefined,

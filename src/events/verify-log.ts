@@ -13,12 +13,13 @@ import {
 import { indexFindings, lookedUpIfDiffering } from './verify-log-indexes.js';
 import { snapshotOf, storedTree, walkEveryPage } from './verify-log-records.js';
 import { INDEX_NAMES, joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
-import { planChunks, scanAll, type IndexSummary, type ScanJob } from './verify-parallel.js';
+import { planChunks, scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
 import type { DerivedView } from './derived-views.js';
 import { derivedSet, type DerivedSet } from './verify-derived.js';
-import { StretchFold } from './verify-fold.js';
+import { StretchFold, type FoldTarget } from './verify-fold.js';
+import { frontierOf, type VerifiedFrontier } from './verify-frontier.js';
 import { derivedFindings, fileEventAt, foldTargets, judgedIndexes, type DerivedCheck } from './verify-log-derived.js';
-import { newSeeds } from './index-digest.js';
+import { newSeeds, type Seeds } from './index-digest.js';
 import type { ChunkSummary } from './verify-scan.js';
 
 /** What `logs verify` reports: 0 verified, 1 tampered (findings), 2 could not read. */
@@ -36,6 +37,8 @@ export interface LogVerification {
   checkpoints: CheckpointResult[];
   /** Each stored snapshot and registered index: re-derived from the events and equal, different, or not checked (why). */
   derived?: DerivedCheck[];
+  /** Where the intact chain reached, so events appended later can be checked on top of it (see `extendVerification`). */
+  frontier?: VerifiedFrontier;
 }
 
 export interface VerifyOptions {
@@ -76,23 +79,7 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     const given = options.checkpoints ?? [];
     const sizes = given.flatMap((checkpoint) => sizeOf(checkpoint.note) ?? []);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
-    const seeds = newSeeds();
-    const plan: ScanJob[] = [
-      ...INDEX_NAMES.map((name): ScanJob => ({
-        kind: 'index',
-        name,
-        seeds,
-        upTo: name === 'audit' ? auditUpTo : last,
-        judged,
-      })),
-      ...chunks.map((request): ScanJob => ({
-        kind: 'chunk',
-        request,
-        indexes: { mode: 'digest', seeds, auditUpTo },
-        judged,
-        fold: StretchFold.needed(request.from, targets),
-      })),
-    ];
+    const plan = scanPlan(chunks, { seeds: newSeeds(), last, auditUpTo, judged, targets });
     const scan = { threads: options.threads, events: last, derived: { set, targets } };
     const { results, compared } = await scanAll(path, file.source, plan, scan);
     const [ids, calls, audit] = results.slice(0, INDEX_NAMES.length) as IndexSummary[];
@@ -103,6 +90,8 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     let brokenAt: number | undefined;
     if (joined.brokenNear !== undefined) {
       const located = locateBreak(file.source, joined.brokenNear, last);
+      // An entry that does not parse is named with the file it is in, as every read names it.
+      if (located.broken.kind === 'corrupt') located.broken.reason = `${located.broken.reason} in ${path}`;
       verified = located.verified;
       brokenAt = located.broken.seq;
       findings.push(located.broken);
@@ -151,10 +140,37 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
       tree: { size: verified, rootHash: root.toString('hex'), origin: stored.origin },
       checkpoints,
       derived: derived.checks,
+      ...(brokenAt === undefined && joined.range.size === verified
+        ? { frontier: frontierOf(verified, joined.lastHash, joined.range) }
+        : {}),
     };
   } finally {
     await file.root.close();
   }
+}
+
+/** The indexes, each summed as stored, then the chunks of events, those before the last snapshot folding too. */
+function scanPlan(
+  chunks: readonly ChunkRequest[],
+  at: { seeds: Seeds; last: number; auditUpTo: number; judged: string[]; targets: readonly FoldTarget[] },
+): ScanJob[] {
+  const { seeds, last, auditUpTo, judged, targets } = at;
+  return [
+    ...INDEX_NAMES.map((name): ScanJob => ({
+      kind: 'index',
+      name,
+      seeds,
+      upTo: name === 'audit' ? auditUpTo : last,
+      judged,
+    })),
+    ...chunks.map((request): ScanJob => ({
+      kind: 'chunk',
+      request,
+      indexes: { mode: 'digest', seeds, auditUpTo },
+      judged,
+      fold: StretchFold.needed(request.from, targets),
+    })),
+  ];
 }
 
 /** The tree size a checkpoint claims, read before its signature is checked (to ask the scan for that root). */

@@ -1,5 +1,6 @@
 import type { ChunkSummary, IndexCheck, IndexName, IndexProblem, ScanSource } from './verify-scan.js';
-import { scanChunk, scanIndex } from './verify-scan.js';
+import { scanChunk } from './verify-scan.js';
+import { scanIndex } from './verify-index-scan.js';
 import type { Digest, Seeds } from './index-digest.js';
 import type { DerivedSet } from './verify-derived.js';
 import { StretchFold, type FoldComparison, type FoldStates, type FoldTarget } from './verify-fold.js';

@@ -16,6 +16,7 @@ import { kernelViews } from '../../src/cli/verify-views.js';
 import { startTestKernel, type TestKernel } from '../../src/testing/kernel.js';
 import { editIndex, editSnapshot, logFile, rewriteFrom } from '../helpers/forger.js';
 import { makeProject, runCli } from '../helpers/project.js';
+import { byIface, ifaceIndex } from '../fixtures/guide/by-iface-plugin.js';
 
 const TOOLS = `tools:
   hi: {type: cli, command: echo, args: ['{{n}}'], parameters: [{name: n}], shadow: {rate_limit: 12/min}}
@@ -252,3 +253,30 @@ describe('derived state is evidence: an index hit is checked against its event',
     expect(tampered.stderr).toMatch(/^Tampered \(derived\) \[stats\]: the snapshot of stats \(seq \d+\) is not vouched for: its digest is not the one the log recorded at seq \d+$/m);
   });
 });
+
+describe("a plugin's own derived state (registrar.index, registrar.projection) is kept and verified like factorly's", () => {
+  it('is kept by every write, checked by verify, and an edited entry is named', async () => {
+    const root = makeProject();
+    roots.push(root);
+    const k = await startTestKernel(TOOLS, [byIface], { root, log: 'project', official: ['provider-cli', 'shadow'] });
+    for (let i = 0; i < 10; i += 1) await k.call('hi', { n: `p${i}` }, i % 2 ? 'mcp' : 'cli');
+    const lookup = k.log.lookup!(ifaceIndex.name, 'mcp');
+    expect([...lookup.seqs]).toHaveLength(5);
+    const pluginViews = kernelViews(k.kernel);
+    await k.kernel.stop();
+    const report = await verifyLogFile(logFile(root), { views: pluginViews });
+    expect(report.findings).toEqual([]);
+    expect(report.derived).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'by-iface.iface', kind: 'index', status: 'verified' }),
+        expect.objectContaining({ name: 'by-iface.counts', kind: 'projection', status: 'verified' }),
+      ]),
+    );
+    const requested = (await eventsOf(root)).find((event) => event.type === 'call.requested')!;
+    await editIndex(root, (entries) => entries.putSync([ifaceIndex.name, 'ui'], requested.seq));
+    expect((await verifyLogFile(logFile(root), { views: pluginViews })).findings).toEqual([
+      expect.objectContaining({ kind: 'index', where: 'by-iface.iface', seq: requested.seq }),
+    ]);
+  });
+});
+

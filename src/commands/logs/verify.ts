@@ -98,7 +98,12 @@ others can read; a log stream that does not answer).`;
     }
     const { verifyLogFile } = await import('../../events/verify-log.js');
     const { readableLogError } = await import('../../cli/project-log.js');
-    const { views, unloaded } = await this.views(flags.config);
+    // The project's plugins are loaded only when the file keeps derived state factorly's own code does not know.
+    const { unknownStoredViews } = await import('../../events/verify-derived.js');
+    const { views, unloaded } =
+      (await unknownStoredViews(paths.logPath)).length > 0
+        ? await this.views(flags.config)
+        : { views: undefined, unloaded: undefined };
     const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted, views }).catch(
       (error: unknown) => {
         throw readableLogError(paths.logPath, error);
