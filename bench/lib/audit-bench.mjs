@@ -146,7 +146,11 @@ export function auditRows(result) {
     },
     serveRow(`audit: serve's first tools/call on ${n} events / later ones`, serve, t.firstCallRatio),
     dashboardRow(`audit: web UI first GET /dashboard on ${n} events`, result.dashboard, t.dashboardMs),
-    auditOpenRow(`audit: web UI GET /audit on ${n} events after the first check, median`, result.dashboard, t.auditOpenMs),
+    auditOpenRow(
+      `audit: web UI GET /audit on ${n} events after the first check, median`,
+      result.dashboard,
+      t.auditOpenMs,
+    ),
     {
       benchmark: `audit: factorly call on ${n} events of 12 h / on an empty log`,
       value: result.callRatio.ratio,
@@ -203,10 +207,7 @@ function processTree(pid) {
     try {
       for (const task of readdirSync(`/proc/${pids[i]}/task`))
         pids.push(
-          ...readFileSync(`/proc/${pids[i]}/task/${task}/children`, 'utf8')
-            .split(' ')
-            .filter(Boolean)
-            .map(Number),
+          ...readFileSync(`/proc/${pids[i]}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
         );
     } catch {
       // exited

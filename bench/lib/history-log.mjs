@@ -40,11 +40,11 @@ export async function buildHistoryProject({ repo, dir, events, spanMs, say = () 
   await writer.close();
   // The calls' events, and the records of the snapshots' digests the writer appended with them.
   const reader = new LmdbEventLog({ path, readOnly: true });
-  const { seq: events } = await reader.head();
+  const { seq: head } = await reader.head();
   await reader.close();
   return {
     path,
-    events,
+    events: head,
     buildEventsPerSecond: Math.round((calls * 3) / ((performance.now() - started) / 1000)),
   };
 }

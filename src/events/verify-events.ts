@@ -5,7 +5,13 @@ import type { EventLog } from './log.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import { announcedKeyOf } from './writer-keys.js';
 import { verifyChain } from './verify.js';
-import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type Finding, type LogFacts } from './verify-checkpoints.js';
+import {
+  checkEmbeddedCheckpoints,
+  checkGivenCheckpoints,
+  verdictOf,
+  type Finding,
+  type LogFacts,
+} from './verify-checkpoints.js';
 import type { LogVerification, VerifyOptions } from './verify-log.js';
 import { derivedSet } from './verify-derived.js';
 import { StretchFold } from './verify-fold.js';
@@ -49,12 +55,9 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
   );
   findings.push(...checkpointFindings);
   return {
-    ok: findings.length === 0,
-    status: findings.length === 0 ? 'verified' : 'tampered',
+    ...verdictOf(findings),
     verified,
     events: events.at(-1)?.seq ?? 0,
-    firstBad: findings[0],
-    findings,
     tree: { size: verified, rootHash: tree.root(verified).toString('hex'), origin },
     checkpoints,
     derived: derived.checks,

@@ -1,7 +1,7 @@
 import { ChainChecker } from './chain-check.js';
 import type { Recorded } from './envelope.js';
 import { chainLeaf, CompactRange } from './merkle.js';
-import type { Finding } from './verify-checkpoints.js';
+import { verdictOf, type Finding } from './verify-checkpoints.js';
 import type { LogVerification } from './verify-log.js';
 import { frontierOf } from './verify-frontier.js';
 
@@ -38,12 +38,9 @@ export async function extendVerification(
   const findings = broken ? [broken, ...report.findings] : report.findings;
   return {
     ...report,
-    ok: findings.length === 0,
-    status: findings.length === 0 ? 'verified' : 'tampered',
+    ...verdictOf(findings),
     verified,
     events: last,
-    firstBad: findings[0],
-    findings,
     tree: { ...report.tree, size: verified, rootHash: range.root().toString('hex') },
     frontier: broken ? undefined : frontierOf(verified, checker.last.hash!, range),
   };

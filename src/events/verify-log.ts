@@ -5,13 +5,14 @@ import { checkHeadRecord } from './verify.js';
 import {
   checkEmbeddedCheckpoints,
   checkGivenCheckpoints,
+  verdictOf,
   type CheckpointResult,
   type Finding,
   type GivenCheckpoint,
   type LogFacts,
 } from './verify-checkpoints.js';
 import { indexFindings, lookedUpIfDiffering } from './verify-log-indexes.js';
-import { snapshotOf, storedTree, walkEveryPage } from './verify-log-records.js';
+import { snapshotOf, storedTree, walkEveryPage, type Snapshot } from './verify-log-records.js';
 import { INDEX_NAMES, joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
 import { planChunks, scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
 import type { DerivedView } from './derived-views.js';
@@ -20,7 +21,7 @@ import { StretchFold, type FoldTarget } from './verify-fold.js';
 import { frontierOf, type VerifiedFrontier } from './verify-frontier.js';
 import { derivedFindings, fileEventAt, foldTargets, judgedIndexes, type DerivedCheck } from './verify-log-derived.js';
 import { newSeeds, type Seeds } from './index-digest.js';
-import type { ChunkSummary } from './verify-scan.js';
+import type { ChunkSummary, ScanSource } from './verify-scan.js';
 
 /** What `logs verify` reports: 0 verified, 1 tampered (findings), 2 could not read. */
 export interface LogVerification {
@@ -85,20 +86,7 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     const [ids, calls, audit] = results.slice(0, INDEX_NAMES.length) as IndexSummary[];
     const indexes = { ids: ids!, calls: calls!, audit: audit! };
     const joined = joinChunks(results.slice(INDEX_NAMES.length) as ChunkSummary[]);
-    const findings: Finding[] = [];
-    let verified = joined.verified;
-    let brokenAt: number | undefined;
-    if (joined.brokenNear !== undefined) {
-      const located = locateBreak(file.source, joined.brokenNear, last);
-      // An entry that does not parse is named with the file it is in, as every read names it.
-      if (located.broken.kind === 'corrupt') located.broken.reason = `${located.broken.reason} in ${path}`;
-      verified = located.verified;
-      brokenAt = located.broken.seq;
-      findings.push(located.broken);
-    } else {
-      const tail = checkHeadRecord({ seq: verified, hash: joined.lastHash }, snapshot.head);
-      if (tail) findings.push(tail);
-    }
+    const { verified, brokenAt, findings } = chainOutcome(file.source, joined, snapshot, path);
     const stored = storedTree(file.root, file.dbs, verified, snapshot.tree);
     // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
     const lookedUp =
@@ -131,12 +119,9 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     findings.push(...checkpointFindings);
     const root = facts.roots.get(verified) ?? joined.range.root();
     return {
-      ok: findings.length === 0,
-      status: findings.length === 0 ? 'verified' : 'tampered',
+      ...verdictOf(findings),
       verified,
       events: last,
-      firstBad: findings[0],
-      findings,
       tree: { size: verified, rootHash: root.toString('hex'), origin: stored.origin },
       checkpoints,
       derived: derived.checks,
@@ -171,6 +156,23 @@ function scanPlan(
       fold: StretchFold.needed(request.from, targets),
     })),
   ];
+}
+
+/** Where the chain holds to: a break named exactly (a corrupt entry with its file), or the head record checked. */
+function chainOutcome(
+  source: ScanSource,
+  joined: JoinedScan,
+  snapshot: Snapshot,
+  path: string,
+): { verified: number; brokenAt?: number; findings: Finding[] } {
+  if (joined.brokenNear === undefined) {
+    const tail = checkHeadRecord({ seq: joined.verified, hash: joined.lastHash }, snapshot.head);
+    return { verified: joined.verified, findings: tail ? [tail] : [] };
+  }
+  const located = locateBreak(source, joined.brokenNear, snapshot.last);
+  // An entry that does not parse is named with the file it is in, as every read names it.
+  if (located.broken.kind === 'corrupt') located.broken.reason = `${located.broken.reason} in ${path}`;
+  return { verified: located.verified, brokenAt: located.broken.seq, findings: [located.broken] };
 }
 
 /** The tree size a checkpoint claims, read before its signature is checked (to ask the scan for that root). */

@@ -11,6 +11,7 @@ import type { NoteVerifier } from './signed-note.js';
 import {
   checkEmbeddedCheckpoints,
   checkGivenCheckpoints,
+  verdictOf,
   type CheckpointResult,
   type Finding,
   type GivenCheckpoint,
@@ -78,12 +79,9 @@ export async function verifyOffline(input: OfflineInput): Promise<OfflineVerific
     if (!proof.ok) findings.push({ kind: 'bad-proof', seq: proof.seq, reason: proof.reason, where: proof.name });
   const root = facts.roots.get(facts.verified);
   return {
-    ok: findings.length === 0,
-    status: findings.length === 0 ? 'verified' : 'tampered',
+    ...verdictOf(findings),
     verified: facts.verified,
     events: scanned?.events ?? 0,
-    firstBad: findings[0],
-    findings,
     tree: { size: facts.verified, rootHash: root?.toString('hex') ?? '', origin: facts.origin },
     checkpoints,
     proofs,

@@ -113,14 +113,20 @@ describe('derived state is evidence: a snapshot the chain does not vouch for is 
       const report = await verify(root);
       expect(report.ok).toBe(false);
       expect(report.findings).toEqual([
-        expect.objectContaining({ kind: 'derived', where: 'stats', reason: expect.stringContaining('not vouched for') }),
+        expect.objectContaining({
+          kind: 'derived',
+          where: 'stats',
+          reason: expect.stringContaining('not vouched for'),
+        }),
       ]);
       expect((await statsOf(root)).byStatus).toMatchObject({ success: 12, blocked: 4 });
       expect(await rebuilt(root)).toEqual([
         expect.objectContaining({
           name: 'stats',
           kind: 'projection',
-          reason: consistent ? expect.stringContaining('not the one the log recorded') : 'its state does not match its digest',
+          reason: consistent
+            ? expect.stringContaining('not the one the log recorded')
+            : 'its state does not match its digest',
         }),
       ]);
       // The reader replaced the snapshot it refused: the next one starts from a snapshot again, and verify passes.
@@ -224,9 +230,7 @@ describe('derived state is evidence: an index hit is checked against its event',
     const events = await eventsOf(root);
     const denied = events.find((event) => event.type === 'call.requested' && event.data.tool === 'no')!;
     await editIndex(root, (entries) => entries.putSync(['tool', 'hi'], denied.seq));
-    expect((await verify(root)).findings).toEqual([
-      expect.objectContaining({ kind: 'index', where: 'tool' }),
-    ]);
+    expect((await verify(root)).findings).toEqual([expect.objectContaining({ kind: 'index', where: 'tool' })]);
     const calls = await withLog(root, async (log) => {
       registerAuditViews(log);
       return recentCalls(log, { tool: 'hi' }, 100);
@@ -250,7 +254,9 @@ describe('derived state is evidence: an index hit is checked against its event',
     await editSnapshot<LogStats>(root, 'stats', movedToSuccess, { consistent: true });
     const tampered = runCli(['logs', 'verify'], root);
     expect(tampered.status).toBe(1);
-    expect(tampered.stderr).toMatch(/^Tampered \(derived\) \[stats\]: the snapshot of stats \(seq \d+\) is not vouched for: its digest is not the one the log recorded at seq \d+$/m);
+    expect(tampered.stderr).toMatch(
+      /^Tampered \(derived\) \[stats\]: the snapshot of stats \(seq \d+\) is not vouched for: its digest is not the one the log recorded at seq \d+$/m,
+    );
   });
 });
 
@@ -279,4 +285,3 @@ describe("a plugin's own derived state (registrar.index, registrar.projection) i
     ]);
   });
 });
-

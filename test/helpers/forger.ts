@@ -170,7 +170,11 @@ export async function editSnapshot<S>(
   const stored = derived.loadSnapshot(name);
   if (!stored) throw new Error(`no snapshot of ${name} to edit`);
   const state = serialize(edit(deserialize(stored.state) as S));
-  const forged = { ...stored, state, ...(options.consistent ? { digest: snapshotDigest(name, { ...stored, state }) } : {}) };
+  const forged = {
+    ...stored,
+    state,
+    ...(options.consistent ? { digest: snapshotDigest(name, { ...stored, state }) } : {}),
+  };
   await env.transaction(() => derived.saveSnapshot(name, forged));
   await env.close();
   return forged;

@@ -32,16 +32,21 @@ export default class LogsVerify extends FactorlyCommand {
   static summary = 'Verify the event log: its hash chain, its indexes, its Merkle tree and checkpoints kept elsewhere.';
   static description = paragraphs`Walks the hash chain and names the first bad event (modified, deleted, inserted, reordered,
 corrupt, truncated); checks every index against the events and the stored Merkle tree against the chain;
-checks the log's own signed checkpoints (each against the keys the log's writers announced, or only
-the --key / log.trusted_keys given); and proves the log consistent with each --checkpoint kept
-outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrite or another log. On a
-shared stream, a batch missing from it (deleted, purged) is tampering, named by its first seq.
+re-derives the derived state: each stored snapshot (the stats, the dashboard, the rules' rate-limit buckets and
+loop windows, a plugin's) against the record of its digest in the chain and against the fold of the events up to
+it, each registered index against its events, naming the one that differs (the project's plugins are loaded to
+find their own); checks the log's own signed checkpoints (each against the keys the log's writers announced, or
+only the --key / log.trusted_keys given; without --key the project's key, or its published log.pub when
+log.key cannot be read); and proves the log consistent with each --checkpoint kept outside it (RFC 9162
+consistency proof), naming a rollback, a cut tail, a rewrite or another log. On a shared stream, a batch
+missing from it (deleted, purged) is tampering, named by its first seq.
 
 With --offline, checks an export (factorly logs export) and/or --proof files without a project.
 
 Exit codes: 0 verified, 1 tampered (what was found is printed), 2 could not read (the log is not an LMDB
 file, is empty, cut short or has damaged pages; a checkpoint or key that cannot be read or used, such as a key
-others can read; a log stream that does not answer).`;
+others can read, or a log.key this user may not read with no log.pub beside it; a log stream that does not
+answer).`;
   static examples = [
     '<%= config.bin %> logs verify',
     '<%= config.bin %> logs verify --checkpoint ~/anchors/checkpoint-000000001200.txt',
