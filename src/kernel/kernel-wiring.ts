@@ -35,7 +35,7 @@ export interface Wired extends Loaded {
 /** The shadow gate, the boot record and the call pipeline over the collected tools. */
 export function wirePipeline(loaded: Loaded): Wired {
   const { registries, registry } = loaded;
-  const shadow = new ShadowGate(registries.rules, registries.channels);
+  const shadow = new ShadowGate(registries.rules, registries.askable);
   const parts: PipelineParts = {
     log: registries.log,
     registry,
@@ -116,7 +116,7 @@ export function bindGateway(wired: Wired, reload: () => Promise<boolean>): void 
 /** A full boot with a cache dir leaves its plan, which narrows the next start that needs one tool. */
 export function writeBootPlan({ plan, plugins, registries, options, parts }: Wired): void {
   if (!plan.cache || plan.partial) return;
-  const { providers, rules, processors, channels, backends, sources, interfaces, engines } = registries;
+  const { providers, rules, processors, channels, personChannels, backends, sources, interfaces, engines } = registries;
   writePlan(
     options.cacheDir!,
     planOf(
@@ -127,6 +127,7 @@ export function writeBootPlan({ plan, plugins, registries, options, parts }: Wir
         rules,
         processors,
         channels,
+        personChannels,
         backends,
         listeners: registries.configListeners,
         sources,

@@ -19,7 +19,7 @@ const policies: ShadowPolicies = {
 
 /**
  * The official shadow rules, in the order the design fixes (log params 5, deny 10, confirm 20, rate
- * limit 30, max inner calls 35, loop detection 40), and the CLI confirm prompt. One package: the rules share the policy lookup
+ * limit 30, max inner calls 35, loop detection 40), and the terminal prompt (a person channel: confirmations and questions). One package: the rules share the policy lookup
  * and message helpers, and a user tunes them per tool in the config rather than by (un)installing.
  */
 export const plugin: PluginDefinition = {
@@ -30,7 +30,7 @@ export const plugin: PluginDefinition = {
   register(registrar) {
     registrar.provide(ShadowTokens.Policies, policies);
     registrar.registerInit({
-      deps: { rules: registrar.tokens.ShadowRules, channels: registrar.tokens.ConfirmChannels },
+      deps: { rules: registrar.tokens.ShadowRules, channels: registrar.tokens.PersonChannels },
       init({ rules, channels }, context) {
         for (const rule of [
           new LogParamsRule(),
