@@ -1,6 +1,8 @@
 import type { AskQuestion, JsonValue } from '../events/catalog.js';
 import type { EventLog } from '../events/log.js';
-import type { ParameterSpec } from '../config/tool-definition.js';
+import { validateAnswer } from '../config/params.js';
+import { PARAM_TYPES, type ParameterSpec } from '../config/tool-definition.js';
+import { FactorlyError } from '../base/errors.js';
 import type { AskPersonOptions, PersonChannel, PersonOutcome, QuestionPrompt } from './person.js';
 import { askPerson } from './person-race.js';
 import { replyKey } from './person-seal.js';
@@ -29,7 +31,7 @@ export async function askQuestion(
 ): Promise<PersonOutcome> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS;
   const key = replyKey();
-  const shown = await parts.scrub(questionOf(question));
+  const shown = await parts.scrub(questionOf(checkedQuestion(question)));
   const request: QuestionPrompt = {
     kind: 'question',
     callId: call.callId,
@@ -40,6 +42,7 @@ export async function askQuestion(
     client: call.client,
     // The question keeps its parameter's type: questionOf only copied the keys that say what is asked.
     question: shown as ParameterSpec,
+    check: (answer) => validateAnswer(shown as ParameterSpec, answer),
     expiresAt: Date.now() + timeoutMs,
     replyKey: key.publicKey,
   };
@@ -63,6 +66,23 @@ export async function askQuestion(
       },
     },
   });
+}
+
+/**
+ * A question that can be put to a person: a name, a parameter type (`enum` with its choices), and a
+ * default that fits it (coerced); anything else is refused before anyone is asked.
+ */
+export function checkedQuestion(question: ParameterSpec): ParameterSpec {
+  const refuse = (why: string): never => {
+    throw new FactorlyError('PARAMS_INVALID', `the question ${JSON.stringify(question.name)} ${why}`);
+  };
+  if (typeof question.name !== 'string' || question.name.trim() === '') refuse('has no name');
+  if (!PARAM_TYPES.includes(question.type)) refuse(`has an unknown type ${JSON.stringify(question.type)}`);
+  if (question.type === 'enum' && !question.enum?.length) refuse('is of type enum but offers no choices');
+  if (question.default === undefined) return question;
+  const fits = validateAnswer({ ...question, default: undefined, required: true }, question.default);
+  if (!fits.ok) refuse(`has a default that does not fit: ${fits.message}`);
+  return { ...question, default: fits.ok ? fits.value : undefined };
 }
 
 /** The question as the log keeps it: a parameter's keys that say what is asked and what answer fits. */

@@ -1,4 +1,5 @@
 import type { AskAction, CallOrigin, JsonValue } from '../events/catalog.js';
+import type { CheckedAnswer } from '../config/params.js';
 import type { ParameterSpec } from '../config/tool-definition.js';
 import type { ConfirmRequest } from './extensions.js';
 import type { ClientLink, ToolCall } from './tool.js';
@@ -32,6 +33,11 @@ export interface QuestionPrompt {
    * question in full), `type`, `enum` (the choices), `default`, `required`, and a parameter's limits.
    */
   question: ParameterSpec;
+  /**
+   * Checks an answer as the race will (`validateAnswer` against the question): coerced, or why it does
+   * not fit, so a channel can ask again (a terminal) instead of failing.
+   */
+  check(answer: JsonValue | undefined): CheckedAnswer;
   /** Epoch milliseconds at which the question stops waiting (to show; the race enforces it). */
   expiresAt: number;
   /**

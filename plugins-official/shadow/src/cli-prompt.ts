@@ -1,13 +1,6 @@
 import { FactorlyError } from '@factorly/error-kit';
 import { createInterface } from 'node:readline';
-import {
-  validateAnswer,
-  type ConfirmPrompt,
-  type PersonAnswer,
-  type PersonChannel,
-  type PersonRequest,
-  type QuestionPrompt,
-} from 'factorly';
+import type { ConfirmPrompt, PersonAnswer, PersonChannel, PersonRequest, QuestionPrompt } from 'factorly';
 
 export interface PromptIo {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -51,14 +44,14 @@ export class CliPromptChannel implements PersonChannel {
     return { action: answer !== undefined && /^y/i.test(answer.trim()) ? 'accept' : 'decline', by: this.name };
   }
 
-  private async question({ question }: QuestionPrompt, signal: AbortSignal): Promise<PersonAnswer> {
+  private async question({ question, check }: QuestionPrompt, signal: AbortSignal): Promise<PersonAnswer> {
     const choices = question.enum ? ` [${question.enum.join('/')}]` : '';
     const fallback = question.default === undefined ? '' : ` (default: ${JSON.stringify(question.default)})`;
     this.io.output.write(`? ${question.description ?? question.name}${choices}${fallback}\n`);
     for (let tries = 0; tries < TRIES; tries++) {
       const line = await readLine(this.io, `${question.name}: `, signal);
       if (line === undefined) return { action: 'cancel', by: this.name };
-      const checked = validateAnswer(question, line);
+      const checked = check(line);
       if (checked.ok) return { action: 'accept', value: checked.value ?? null, by: this.name };
       this.io.output.write(`  ${checked.message}\n`);
     }

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import type { ConfirmPrompt, QuestionPrompt } from 'factorly';
+import { validateAnswer, type ConfirmPrompt, type ParameterSpec, type QuestionPrompt } from 'factorly';
 import { CliPromptChannel } from '../src/cli-prompt.js';
 
 const REQUEST: ConfirmPrompt = {
@@ -62,15 +62,26 @@ describe('CLI prompt: confirmations', () => {
   });
 });
 
-const QUESTION: QuestionPrompt = {
-  kind: 'question',
-  callId: 'c2',
-  tool: 'factorly.ask',
-  iface: 'cli',
-  question: { name: 'replicas', type: 'integer', description: 'How many replicas?', required: true, min: 1 },
-  expiresAt: Date.now() + 60_000,
-  replyKey: 'unused',
-};
+/** A question as the kernel hands it to channels, checking answers as the race will. */
+function asking(question: ParameterSpec): QuestionPrompt {
+  return {
+    kind: 'question',
+    callId: 'c2',
+    tool: 'factorly.ask',
+    iface: 'cli',
+    question,
+    check: (answer) => validateAnswer(question, answer),
+    expiresAt: Date.now() + 60_000,
+    replyKey: 'unused',
+  };
+}
+const QUESTION = asking({
+  name: 'replicas',
+  type: 'integer',
+  description: 'How many replicas?',
+  required: true,
+  min: 1,
+});
 
 describe('CLI prompt: questions', () => {
   it('asks the question, asks again while the answer does not fit, and carries the typed answer back', async () => {
@@ -87,11 +98,8 @@ describe('CLI prompt: questions', () => {
 
   it('takes the default on an empty line, shows the choices, and dismisses the question at end of input', async () => {
     const choice = terminal();
-    const question = { name: 'env', type: 'enum', enum: ['dev', 'prod'], default: 'dev', required: true } as const;
-    const picked = choice.channel.ask(
-      { ...QUESTION, question: { ...question, enum: ['dev', 'prod'] } },
-      new AbortController().signal,
-    );
+    const question = asking({ name: 'env', type: 'enum', enum: ['dev', 'prod'], default: 'dev', required: true });
+    const picked = choice.channel.ask(question, new AbortController().signal);
     choice.input.write('\n');
     expect(await picked).toEqual({ action: 'accept', value: 'dev', by: 'cli-prompt' });
     expect(choice.shown()).toContain('? env [dev/prod] (default: "dev")');

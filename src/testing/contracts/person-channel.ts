@@ -8,6 +8,7 @@ import type {
   QuestionPrompt,
 } from '../../contracts/person.js';
 import { replyKey, type ReplyKey } from '../../contracts/person-seal.js';
+import { validateAnswer } from '../../config/params.js';
 import { assert, within, type TestApi } from '../suite.js';
 
 /** What a person does with a request, as the subject makes a person do it. */
@@ -53,7 +54,7 @@ function confirmOf(subject: PersonChannelSubject, callId: string): ConfirmPrompt
 }
 
 function questionOf(subject: PersonChannelSubject, callId: string, key: ReplyKey): QuestionPrompt {
-  return {
+  const request: Omit<QuestionPrompt, 'check'> = {
     kind: 'question',
     callId,
     tool: 'factorly.ask',
@@ -63,6 +64,7 @@ function questionOf(subject: PersonChannelSubject, callId: string, key: ReplyKey
     replyKey: key.publicKey,
     ...subject.question,
   };
+  return { ...request, check: (answer) => validateAnswer(request.question, answer) };
 }
 
 /** Settles `promise` (its value or its error) or fails after `ms`: a channel that never lets go would hang the call it asks for. */
