@@ -34,6 +34,12 @@ export interface ClientLink {
   readonly progressToken?: string | number;
   /** What the client declared it can do (MCP client capabilities: sampling, elicitation, roots). */
   readonly capabilities: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the client may call `tool` over its interface (an HTTP client is not served the built-ins
+   * that act on this machine), for a tool that describes the catalogue to it (`factorly.help`).
+   * Absent: every tool.
+   */
+  offers?(tool: ToolDefinition): boolean;
   /** Sends a notification (`notifications/progress`, `notifications/message`) related to this call. */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /**

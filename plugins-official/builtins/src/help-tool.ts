@@ -12,9 +12,15 @@ export interface HelpSources {
   policies?: ShadowPolicies;
 }
 
-/** What an agent is told about: tools it may call, hidden and denied ones left out (as an MCP client's list leaves them out). */
-export function listedTools(sources: HelpSources, sessionId?: string): ToolDefinition[] {
-  return sources.tools(sessionId).filter((tool) => !tool.hidden && !sources.policies?.denies(tool));
+/**
+ * What an agent is told about: the tools it may call, as an MCP client's list shows them: hidden and
+ * denied ones left out, and those its interface does not serve it (`ClientLink.offers`).
+ */
+export function listedTools(sources: HelpSources, call: Pick<ToolCall, 'sessionId' | 'client'>): ToolDefinition[] {
+  const offered = (tool: ToolDefinition): boolean => call.client?.offers?.(tool) ?? true;
+  return sources
+    .tools(call.sessionId)
+    .filter((tool) => !tool.hidden && !sources.policies?.denies(tool) && offered(tool));
 }
 
 /**
@@ -23,7 +29,7 @@ export function listedTools(sources: HelpSources, sessionId?: string): ToolDefin
  * `HELP_TOPICS`; `tool` one tool's documentation. Read-only.
  */
 export function helpTool(call: ToolCall, sources: HelpSources): ToolResult {
-  const tools = listedTools(sources, call.sessionId);
+  const tools = listedTools(sources, call);
   const { tool, topic } = call.params;
   if (typeof tool === 'string' && tool !== '') {
     const found = tools.find((candidate) => candidate.name === tool);
