@@ -222,6 +222,13 @@ export interface ToolProvider {
    * page edits it, and `diagnose` checks it before the file is written.
    */
   readonly scriptKey?: string;
+  /**
+   * Keys (among `keys`) whose value names a file holding another key's value, file key → key
+   * (`code_file` → `code`): the loader reads it, relative to the entry's config file and confined to
+   * the project, before `prepare` sees the definition; the config watcher follows the file, and
+   * `tools promote --to-file` writes a promoted script that way.
+   */
+  readonly fileKeys?: Readonly<Record<string, string>>;
   /** Releases processes and connections; called once when the kernel stops. */
   stop?(): Promise<void>;
 }

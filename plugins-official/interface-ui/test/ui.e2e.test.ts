@@ -173,7 +173,7 @@ describe('factorly ui in a browser', () => {
     expect(await dismissed).toMatchObject({ status: 1, stderr: 'factorly.ask: user cancelled the prompt\n' });
 
     const all = await events(proj.root);
-    const answered = all.filter((e) => e.type === 'ask.answered').map((e) => e.data as Record<string, unknown>);
+    const answered = all.filter((e) => e.type === 'ask.answered').map((e) => e.data);
     expect(answered).toEqual([
       {
         callId: expect.any(String),
