@@ -99,7 +99,11 @@ function configChecker({ paths, options, registries, plugins }: Wired): (texts: 
  */
 export function bindGateway(wired: Wired, reload: () => Promise<boolean>): void {
   const { registries, registry } = wired;
-  const watcher = new ConfigWatcher(() => watchedDirs(wired.paths), reload, () => wired.config.included);
+  const watcher = new ConfigWatcher(
+    () => watchedDirs(wired.paths),
+    reload,
+    () => wired.config.included,
+  );
   wired.lifecycle.onStop('config watcher', () => watcher.close());
   registries.catalog.bind(registry, (name) => wired.config.tools.find((tool) => tool.name === name));
   const watchTools = (listener: Parameters<ConfigWatcher['subscribe']>[0]): (() => void) => {

@@ -45,7 +45,7 @@ describe('tools promote with the code provider', () => {
       file: '.factorly/hello.yaml',
       scriptFile: '.factorly/hello.js',
     });
-    expect(readFileSync(join(root, '.factorly', 'hello.yaml'), 'utf8')).toMatch(/\n  code_file: hello\.js\n/);
+    expect(readFileSync(join(root, '.factorly', 'hello.yaml'), 'utf8')).toContain('\n  code_file: hello.js\n');
     expect(readFileSync(join(root, '.factorly', 'hello.js'), 'utf8')).toBe(code);
     expect(runCli(['call', 'hello', '--who', 'Bo'], root)).toMatchObject({ status: 0, stdout: 'v1 Bo' });
     // The next process runs the file as it is now, past the config the last one cached.
