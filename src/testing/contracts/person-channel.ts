@@ -9,7 +9,8 @@ import type {
 } from '../../contracts/person.js';
 import { replyKey, type ReplyKey } from '../../contracts/person-seal.js';
 import { validateAnswer } from '../../config/params.js';
-import { assert, within, type TestApi } from '../suite.js';
+import { assert, settled, type TestApi } from '../suite.js';
+import { confirmRequestOf } from './confirm-channel.js';
 
 /** What a person does with a request, as the subject makes a person do it. */
 export interface PersonReply {
@@ -41,16 +42,8 @@ const LET_GO_MS = 2_000;
 const KINDS: readonly PersonRequestKind[] = ['confirm', 'question'];
 
 function confirmOf(subject: PersonChannelSubject, callId: string): ConfirmPrompt {
-  return {
-    kind: 'confirm',
-    callId,
-    tool: 'deploy',
-    params: { env: 'prod' },
-    fingerprint: 'f'.repeat(64),
-    iface: 'cli',
-    reason: 'tool "deploy" requires confirmation',
-    ...subject.confirm,
-  };
+  const { kind: _kind, ...over } = subject.confirm ?? {};
+  return { kind: 'confirm', ...confirmRequestOf(callId, over) };
 }
 
 function questionOf(subject: PersonChannelSubject, callId: string, key: ReplyKey): QuestionPrompt {
@@ -65,18 +58,6 @@ function questionOf(subject: PersonChannelSubject, callId: string, key: ReplyKey
     ...subject.question,
   };
   return { ...request, check: (answer) => validateAnswer(request.question, answer) };
-}
-
-/** Settles `promise` (its value or its error) or fails after `ms`: a channel that never lets go would hang the call it asks for. */
-function settled<T>(promise: Promise<T>, ms: number, what: string): Promise<{ value?: T; error?: unknown }> {
-  return within(
-    promise.then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    ),
-    ms,
-    what,
-  );
 }
 
 /** The answer a channel carried back, opened when it came sealed to the question's key. */
