@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '@factorly/error-kit';
 import { errorReply, type ErrorReply } from './framing.js';
-import type { AuthRefusal } from './http-auth.js';
+import type { AuthRefusal } from './principal.js';
 import type { OAuthResource } from './oauth-resource.js';
 
 /** Where RFC 9728 puts a resource's metadata: the well-known prefix, then the resource's path. */

@@ -4,7 +4,8 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import { FactorlyError } from '@factorly/error-kit';
 import { bindProblem } from '@factorly/net-guard';
 import { checkText, errorReply, type ErrorReply } from './framing.js';
-import type { Authenticator, Principal } from './http-auth.js';
+import type { Authenticator } from './http-auth.js';
+import type { Principal } from './principal.js';
 import { HttpGuard, type GuardOptions } from './http-guard.js';
 import { jsonRpcError, jsonRpcReply, MCP_PATH, plain, refuseToken, serveMetadata } from './http-replies.js';
 import { loadSdk } from './sdk.js';
@@ -21,6 +22,8 @@ export interface HttpOptions extends GuardOptions {
   maxMessageBytes: number;
   warn(message: string): void;
 }
+
+const NO_SESSION = 'Bad Request: no mcp-session-id header and not an initialize request';
 
 interface Live {
   session: McpSession;
@@ -72,12 +75,8 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (draining) return plain(response, 503, 'factorly is shutting down');
-    const refusal = guard!.check(request);
-    if (refusal) return plain(response, refusal.status, refusal.message);
-    const auth = options.auth();
-    if (serveMetadata(request, response, auth.oauth)) return;
-    const who = await auth.authenticate(request.headers.authorization);
-    if ('refusal' in who) return refuseToken(request, response, who.refusal, auth.oauth);
+    const who = await admit(request, response, guard!, options.auth());
+    if (!who) return;
     if (new URL(request.url ?? '/', 'http://x').pathname !== MCP_PATH)
       return plain(response, 404, 'not found: MCP is served at /mcp');
     const body = request.method === 'POST' ? await readMessage(request, options) : undefined;
@@ -88,19 +87,8 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
     if (known && keyOf(known.principal) !== keyOf(who.principal))
       return plain(response, 403, 'this session belongs to another agent');
     const entry = known ?? (isInitialize(body?.value) ? await open(who.principal) : undefined);
-    if (!entry)
-      return jsonRpcError(
-        response,
-        400,
-        'REQUEST_INVALID',
-        'Bad Request: no mcp-session-id header and not an initialize request',
-      );
-    entry.open += 1;
-    entry.lastSeen = Date.now();
-    response.once('close', () => {
-      entry.open -= 1;
-      entry.lastSeen = Date.now();
-    });
+    if (!entry) return jsonRpcError(response, 400, 'REQUEST_INVALID', NO_SESSION);
+    busyUntilClosed(entry, response);
     await entry.transport.handleRequest(request, response, body?.value);
   };
 
@@ -128,6 +116,34 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   await context.sessions.drain();
   await Promise.allSettled([...live.values()].map((entry) => entry.transport.close()));
   server.closeAllConnections();
+}
+
+/**
+ * The front door: Host and Origin, then the well-known metadata (which needs no token), then the
+ * bearer token. Who made the request, or undefined once it has been answered.
+ */
+async function admit(
+  request: IncomingMessage,
+  response: ServerResponse,
+  guard: HttpGuard,
+  auth: Authenticator,
+): Promise<{ principal?: Principal } | undefined> {
+  const refusal = guard.check(request);
+  if (refusal) return void plain(response, refusal.status, refusal.message);
+  if (serveMetadata(request, response, auth.oauth)) return undefined;
+  const who = await auth.authenticate(request.headers.authorization);
+  if ('refusal' in who) return void refuseToken(request, response, who.refusal, auth.oauth);
+  return who;
+}
+
+/** A session is in use while any of its responses (or SSE streams) is open. */
+function busyUntilClosed(entry: Live, response: ServerResponse): void {
+  entry.open += 1;
+  entry.lastSeen = Date.now();
+  response.once('close', () => {
+    entry.open -= 1;
+    entry.lastSeen = Date.now();
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { printableLine } from '@factorly/text-kit';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import type { AuthRefusal, AuthResult, Principal } from './http-auth.js';
+import { FactorlyError } from '@factorly/error-kit';
+import type { AuthRefusal, AuthResult, Principal } from './principal.js';
 import { urlProblem, type OAuthSpec } from './serve-config.js';
 
 /** Signatures an access token may carry: asymmetric only (a shared secret would let the resource mint tokens; `none` is no signature). */
@@ -132,20 +133,23 @@ async function discoverKeys(issuer: string): Promise<JWTVerifyGetKey> {
     const metadata = await fetchJson(candidate).catch((error: unknown) => void failures.push(messageOf(error)));
     if (!metadata) continue;
     if (metadata.issuer !== issuer)
-      throw new Error(`${candidate} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`);
+      throw new FactorlyError(
+        'AUTH_FAILED',
+        `${candidate} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`,
+      );
     const jwks = typeof metadata.jwks_uri === 'string' ? metadata.jwks_uri : undefined;
     const why = jwks === undefined ? `${candidate} has no jwks_uri` : urlProblem(jwks);
-    if (why) throw new Error(why);
+    if (why) throw new FactorlyError('AUTH_FAILED', why);
     return createRemoteJWKSet(new URL(jwks!), { timeoutDuration: DISCOVERY_TIMEOUT_MS });
   }
-  throw new Error(`the issuer ${issuer} publishes no metadata (${failures.join('; ')})`);
+  throw new FactorlyError('AUTH_FAILED', `the issuer ${issuer} publishes no metadata (${failures.join('; ')})`);
 }
 
 async function fetchJson(url: string): Promise<Record<string, unknown>> {
   const response = await fetch(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), redirect: 'error' });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  if (!response.ok) throw new FactorlyError('AUTH_FAILED', `${url}: HTTP ${response.status}`);
   const body = (await response.json()) as unknown;
-  if (typeof body !== 'object' || body === null) throw new Error(`${url}: not a JSON object`);
+  if (typeof body !== 'object' || body === null) throw new FactorlyError('AUTH_FAILED', `${url}: not a JSON object`);
   return body as Record<string, unknown>;
 }
 

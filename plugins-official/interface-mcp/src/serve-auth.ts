@@ -1,5 +1,6 @@
 import { FactorlyError } from '@factorly/error-kit';
-import { Authenticator, type NamedToken } from './http-auth.js';
+import { Authenticator } from './http-auth.js';
+import type { NamedToken } from './principal.js';
 import { OAuthResource } from './oauth-resource.js';
 import type { ServeSettings } from './serve-config.js';
 

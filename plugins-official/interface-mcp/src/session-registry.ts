@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Principal } from './http-auth.js';
+import type { Principal } from './principal.js';
 
 /** What the registry needs of a session (an McpSession is one), so that it need not import the session. */
 export interface LiveSession {

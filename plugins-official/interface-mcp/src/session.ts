@@ -6,7 +6,7 @@ import type { McpPassthrough } from './api.js';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { readCallParams, type CallParams } from './call-params.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
-import type { Principal } from './http-auth.js';
+import type { Principal } from './principal.js';
 import { requestLink, sessionLink, taskLink, type Extra } from './links.js';
 import { attachPassthrough } from './passthrough.js';
 import type { Introduction, Sdk } from './sdk.js';
