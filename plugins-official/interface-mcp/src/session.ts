@@ -35,7 +35,8 @@ export interface SessionContext {
 
 /** The tools code mode shows instead of the catalogue, and how it answers a call to one. */
 export interface CodeModeTools {
-  list(): McpToolEntry[];
+  /** The tools shown, the catalogue in `execute`'s description as `agentId` may call it. */
+  list(agentId?: string): McpToolEntry[];
   call(
     name: string,
     args: Params,
@@ -148,7 +149,7 @@ export class McpSession {
   }
 
   private async tools(): Promise<McpToolEntry[]> {
-    if (this.context.codeMode) return this.context.codeMode.list();
+    if (this.context.codeMode) return this.context.codeMode.list(this.agentId);
     await this.opened;
     const { policies } = this.context;
     return exposedTools(this.context.gateway.tools(this.id), this.context.mode, policies, this.agentId).map((tool) =>
