@@ -50,6 +50,26 @@ async function connect(token: string, name: string): Promise<Client> {
   return client;
 }
 
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+function post(token: string, message: object, session?: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      ...(session ? { 'mcp-session-id': session } : {}),
+    },
+    body: JSON.stringify(message),
+  });
+}
+
 const text = (result: Awaited<ReturnType<Client['callTool']>>): string =>
   (result.content as { text: string }[]).map((block) => block.text).join('');
 
@@ -124,32 +144,10 @@ describe('named tokens: agents as principals over one serve --port', () => {
   });
 
   it('refuses a request on a session that another token opened (403)', async () => {
-    const init = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${TOKENS.AGENTS_TEST_CURSOR}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
+    const init = await post(TOKENS.AGENTS_TEST_CURSOR, INITIALIZE);
     const session = init.headers.get('mcp-session-id')!;
     await init.text();
-    const hijack = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${TOKENS.AGENTS_TEST_CLAUDE}`,
-        'mcp-session-id': session,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-    });
+    const hijack = await post(TOKENS.AGENTS_TEST_CLAUDE, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
     expect(hijack.status).toBe(403);
     expect(await hijack.text()).toBe('this session belongs to another agent\n');
   });
@@ -176,5 +174,12 @@ describe('named tokens: agents as principals over one serve --port', () => {
     const current = runCli(['logs', 'replay', '--check', '--with-current-config', '--json'], root);
     const changed = (JSON.parse(current.stdout) as { mismatches: { tool: string }[] }).mismatches;
     expect(changed.map((mismatch) => mismatch.tool)).toEqual(['write.file']);
+  });
+
+  it('takes a token out while serving: it is refused from the next request on', async () => {
+    const withoutClaude = config('"read.*"').replace(/^ {4}- \{name: claude-code.*\n/m, '');
+    writeFileSync(join(started.root, '.factorly', 'factorly.yaml'), withoutClaude);
+    await eventually(async () => expect((await post(TOKENS.AGENTS_TEST_CLAUDE, INITIALIZE)).status).toBe(401));
+    expect((await post(TOKENS.AGENTS_TEST_CURSOR, INITIALIZE)).status).toBe(200);
   });
 });
