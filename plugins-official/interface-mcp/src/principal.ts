@@ -1,18 +1,11 @@
+import type { SessionPrincipal } from 'factorly';
+
 /**
  * Who made an HTTP request, as its bearer token says. A named token (`serve.tokens`) and an OAuth
  * access token (`serve.oauth`) name an agent: its calls are recorded under `agentId`. The unnamed
  * `--http-token` names no one: each session it opens is an agent of its own, as without a token.
  */
-export interface Principal {
-  kind: 'token' | 'oauth' | 'http-token';
-  /** The agent id, when the token names one. */
-  agentId?: string;
-  /** For OAuth: the token's `sub`, `client_id`, issuer and scopes. */
-  subject?: string;
-  clientId?: string;
-  issuer?: string;
-  scope?: string;
-}
+export type Principal = SessionPrincipal;
 
 /** Why a request's credentials were not accepted: the status, and (for OAuth) RFC 6750's error code. */
 export interface AuthRefusal {

@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,6 +6,7 @@ import type { Recorded } from 'factorly';
 import { eventually, startTestKernel, type TestKernel } from 'factorly/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/project.js';
+import { serveInProcess, type InProcessServe } from './serve-in-process.js';
 
 // The tokens reach factorly as secret references; their values never appear in the config or the log.
 const TOKENS = { AGENTS_TEST_CURSOR: 'cur-7f3a9c1e5b', AGENTS_TEST_CLAUDE: 'cla-2d8e4b6a0f' };
@@ -28,17 +28,8 @@ tools:
 
 let started: TestKernel;
 let url: string;
-const stop = new AbortController();
-let serving: Promise<void>;
+let served: InProcessServe;
 const clients: Client[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function connect(token: string, name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
@@ -80,17 +71,13 @@ beforeAll(async () => {
     official: ['provider-cli', 'vault', 'shadow', 'interface-mcp'],
     log: 'project',
   });
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}/mcp`;
-  const iface = started.kernel.interfaces.get('mcp')!;
-  serving = iface.serve({ transport: 'http', host: '127.0.0.1', port, token: SHARED, version: '1' }, stop.signal);
-  await eventually(async () => void (await fetch(url)), 10_000);
+  served = await serveInProcess(started, { token: SHARED });
+  url = served.url;
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
-  stop.abort();
-  await serving;
+  await served?.stop();
   await started.stop();
   for (const key of Object.keys(TOKENS)) delete process.env[key];
 });

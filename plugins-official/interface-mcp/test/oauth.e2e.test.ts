@@ -1,14 +1,16 @@
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Recorded } from 'factorly';
-import { eventually, startTestKernel, type TestKernel } from 'factorly/testing';
+import { startTestKernel, type TestKernel } from 'factorly/testing';
 import { generateKeyPair, SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../test/helpers/listening.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../test/helpers/oauth-server.js';
+import { serveInProcess, type InProcessServe } from './serve-in-process.js';
 
 const AUDIENCE = 'factorly-mcp';
 const CI_TOKEN = 'ci-4e8a1f0b7c';
@@ -50,17 +52,8 @@ let url: string;
 let callback: Server;
 let callbackUrl: string;
 const codes: string[] = [];
-const stop = new AbortController();
-let serving: Promise<void>;
+let served: InProcessServe;
 const clients: Client[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   // Where the browser comes back with the code (the MCP client's loopback redirect).
@@ -88,16 +81,12 @@ tools:
     [],
     { official: ['provider-cli', 'vault', 'shadow', 'interface-mcp'] },
   );
-  serving = started.kernel.interfaces
-    .get('mcp')!
-    .serve({ transport: 'http', host: '127.0.0.1', port, version: '1' }, stop.signal);
-  await eventually(async () => void (await fetch(url)), 10_000);
+  served = await serveInProcess(started, {}, port);
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
-  stop.abort();
-  await serving;
+  await served?.stop();
   await started?.stop();
   await as?.close();
   callback?.close();

@@ -1,24 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin } from 'factorly';
 import type { Kernel } from 'factorly/testing';
+import { instantProvider } from '../../../test/helpers/instant.js';
 import { decisions, shadowKernel } from './helpers.js';
-
-/** A provider that answers at once: these cases are about governance, not process spawns. */
-const instant = definePlugin({
-  id: 'test-instant',
-  apiVersion: '1',
-  register(reg) {
-    reg.registerInit({
-      deps: { providers: reg.tokens.ToolProviders },
-      init: ({ providers }, ctx) =>
-        providers.add(
-          'instant',
-          { type: 'instant', keys: [], execute: async () => ({ output: 'ok', exitCode: 0 }) },
-          ctx.pluginId,
-        ),
-    });
-  },
-});
 
 const YAML = `shadow:
   agents:
@@ -39,7 +22,7 @@ afterEach(async () => {
 });
 
 async function start(yaml = YAML) {
-  const started = await shadowKernel(yaml, [instant]);
+  const started = await shadowKernel(yaml, [instantProvider]);
   kernel = started.kernel;
   const call = (tool: string, agentId?: string) =>
     started.kernel.pipeline.call({ tool, params: {}, iface: 'mcp', ...(agentId ? { agentId } : {}) });
