@@ -39,7 +39,7 @@ export function governanceLines(tools: readonly ToolDefinition[], policies: Shad
         : `${named(limited, (tool) => `${tool.name} ${policies.of(tool).rateLimit!.text}`)}. A limited call is refused saying when the limit resets: wait rather than retry at once.`
     }`,
     `- **Loops**: ${loop?.enabled ? `the same call with the same params is warned about from the ${ordinal(loop.warn)} time within ${ms(loop.windowMs)} and refused from the ${ordinal(loop.block)} (the usual setting here; see the shadow topic for tools set otherwise). Vary the call or stop.` : 'loop detection is off for most tools here.'}`,
-    '- **Denied tools** are not listed to you; a call to one is refused.',
+    '- **Denied tools** are not listed to you; a call to one is refused. The person may also set rules for you as an agent (the tools you may call, how often): a call refused that way names the rule.',
     ...(code
       ? [`- **Scripts** (factorly.code) may make at most ${policies.of(code).maxCalls} inner calls per run.`]
       : []),

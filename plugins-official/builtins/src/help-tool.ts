@@ -13,14 +13,17 @@ export interface HelpSources {
 }
 
 /**
- * What an agent is told about: the tools it may call, as an MCP client's list shows them: hidden and
- * denied ones left out, and those its interface does not serve it (`ClientLink.offers`).
+ * What an agent is told about: the tools it may call, as an MCP client's list shows them: hidden ones
+ * and those denied (to everyone or to this agent) left out, and those its interface does not serve
+ * it (`ClientLink.offers`).
  */
-export function listedTools(sources: HelpSources, call: Pick<ToolCall, 'sessionId' | 'client'>): ToolDefinition[] {
+export function listedTools(
+  sources: HelpSources,
+  call: Pick<ToolCall, 'sessionId' | 'agentId' | 'client'>,
+): ToolDefinition[] {
   const offered = (tool: ToolDefinition): boolean => call.client?.offers?.(tool) ?? true;
-  return sources
-    .tools(call.sessionId)
-    .filter((tool) => !tool.hidden && !sources.policies?.denies(tool) && offered(tool));
+  const denied = (tool: ToolDefinition): boolean => sources.policies?.denies(tool, call.agentId) === true;
+  return sources.tools(call.sessionId).filter((tool) => !tool.hidden && !denied(tool) && offered(tool));
 }
 
 /**
