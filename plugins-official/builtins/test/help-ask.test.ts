@@ -12,7 +12,10 @@ import {
 import { startTestKernel, type TestKernel } from 'factorly/testing';
 import { plugin as builtins } from '../src/plugin.js';
 
-const YAML = `tools:
+const YAML = `shadow:
+  agents:
+    cursor: {deny: [deploy]}
+tools:
   deploy:
     type: cli
     command: echo
@@ -130,6 +133,15 @@ describe('factorly.help', () => {
         'tool "dep" not found (did you mean "deploy"?): call factorly.help {"topic": "tools"} to see every tool you may call',
     });
     for (const tool of ['quiet', 'wipe']) expect((await t.call('factorly.help', { tool })).status).toBe('error');
+    // An agent is not told of a tool its own rules refuse it.
+    const asCursor = await t.kernel.pipeline.call({
+      tool: 'factorly.help',
+      params: {},
+      iface: 'mcp',
+      agentId: 'cursor',
+    });
+    expect(asCursor.output).toContain('- **Confirmation**: factorly.shell, factorly.file.write ask a person');
+    expect(asCursor.output).not.toContain('deploy');
   });
 
   it('reads the rules again after the config changes on disk', async () => {
