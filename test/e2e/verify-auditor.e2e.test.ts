@@ -2,6 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Recorded } from '../../src/events/envelope.js';
+import { LmdbEventLog } from '../../src/events/lmdb-log.js';
+import { recoverInterrupted } from '../../src/events/recovery.js';
+import { projectEvents } from '../helpers/events.js';
 import { logFile, tamper } from '../helpers/forger.js';
 import { BIN, makeProject, runCli } from '../helpers/project.js';
 
@@ -99,5 +103,26 @@ describe('logs verify for an auditor', () => {
     );
     expect(run.stdout).not.toMatch(/root\s+\(|root $/m);
     expect(run.stdout).toMatch(/^Merkle tree: 2 leaves, root [0-9a-f]{64}$/m);
+  });
+
+  it('an inflight entry edited in for a completed call: recovery does not mark it interrupted, verify names the entry', async () => {
+    const root = copy();
+    const events = await projectEvents(root);
+    const requested = events.find((event) => event.type === 'call.requested')! as Recorded<'call.requested'>;
+    await tamper(root, (_dbs, raw) =>
+      raw
+        .openDB<{ writer: string }, string>({ name: 'inflight', encoding: 'json' })
+        .putSync(`c:${requested.data.callId}`, { writer: requested.data.writer! }),
+    );
+    const log = new LmdbEventLog({ path: logFile(root) });
+    try {
+      expect(await recoverInterrupted(log)).toBe(0);
+    } finally {
+      await log.close();
+    }
+    expect((await projectEvents(root)).filter((event) => event.type === 'call.interrupted')).toEqual([]);
+    const run = runCli(['logs', 'verify'], root);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`[inflight]: the inflight index lists call ${requested.data.callId}`);
   });
 });
