@@ -73,7 +73,13 @@ export type {
 } from '../contracts/extensions.js';
 export type { EvidenceFacts, HostServices } from './host-services.js';
 export { OAuthTokens } from '../contracts/oauth.js';
-export type { OAuthClient, OAuthLoginOptions, OAuthProviderStatus, OAuthState } from '../contracts/oauth.js';
+export type {
+  OAuthClient,
+  OAuthLoginKind,
+  OAuthLoginOptions,
+  OAuthProviderStatus,
+  OAuthState,
+} from '../contracts/oauth.js';
 export { HostTokens } from './plugin-tokens.js';
 export type { PluginTokens } from './plugin-tokens.js';
 export type { PromoteRequest, PromotionPlan } from '../editing/promote.js';

@@ -2,6 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { FactorlyError } from '@factorly/error-kit';
 
+/** How long a login waits for the person to finish at the authorization server. */
+export const LOGIN_TIMEOUT_MS = 120_000;
+
 /** The loopback listener a login's redirect lands on (RFC 8252 §7.3: an IP literal, not `localhost`). */
 export interface Callback {
   redirectUri: string;

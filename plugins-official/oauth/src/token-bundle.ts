@@ -10,6 +10,8 @@ export interface TokenBundle {
   /** When the token endpoint answered (ms since the epoch): the token's lifetime sets how early it is renewed. */
   obtained_at?: number;
   scope?: string;
+  /** The authorization server that issued them (upstream MCP servers: the MCP SDK binds tokens to it). */
+  issuer?: string;
 }
 
 /** A token this close to its expiry is refreshed before use (the reference's 30 s; half its lifetime when shorter). */

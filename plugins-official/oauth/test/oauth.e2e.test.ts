@@ -160,7 +160,9 @@ describe('OAuth for rest tools, against a real authorization server (oidc-provid
   });
 
   it('an unknown provider and a provider without client_id are errors that name them', () => {
-    expect(cli('auth', 'login', 'nope').stderr).toContain('no OAuth provider "nope" in oauth_providers (idp)');
+    expect(cli('auth', 'login', 'nope').stderr).toContain(
+      'no OAuth provider "nope" in oauth_providers, nor an upstream MCP server of that name with a url in tools (known: idp)',
+    );
     const broken = tempProject({
       'factorly.yaml': 'oauth_providers:\n  x:\n    issuer: https://example.invalid\ntools: {}\n',
     });
