@@ -45,20 +45,28 @@ interface ProviderLike {
 }
 
 interface InteractionDetails {
-  prompt: { name: string; details: { missingOIDCScope?: string[] } };
+  prompt: { name: string; details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } };
   params: { client_id: string };
   session?: { accountId: string };
 }
 
 interface GrantLike {
   addOIDCScope(scope: string): void;
+  addResourceScope(resource: string, scope: string): void;
   save(): Promise<string>;
 }
 
-export async function startAuthorizationServer(options: {
+export interface AuthorizationServerOptions {
   redirectUris: string[];
   accessTokenSeconds?: number;
-}): Promise<AuthorizationServer> {
+  /**
+   * A resource server (RFC 8707 `resource`, e.g. an MCP server's URL) tokens may be asked for:
+   * they are then issued for it (opaque, `openid` scope); any other resource is refused.
+   */
+  resourceServer?: string;
+}
+
+export async function startAuthorizationServer(options: AuthorizationServerOptions): Promise<AuthorizationServer> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,10 +97,7 @@ export async function startAuthorizationServer(options: {
   };
 }
 
-async function makeProvider(
-  issuer: string,
-  options: { redirectUris: string[]; accessTokenSeconds?: number },
-): Promise<ProviderLike> {
+async function makeProvider(issuer: string, options: AuthorizationServerOptions): Promise<ProviderLike> {
   // oidc-provider 9 warns once that it prefers Node 22 ("Unsupported runtime"): it works on 20, so the warning is dropped.
   const warn = console.warn;
   console.warn = (...args: unknown[]) => (String(args[0]).includes('Unsupported runtime') ? undefined : warn(...args));
@@ -126,10 +131,25 @@ async function makeProvider(
     issueRefreshToken: () => true,
     scopes: ['openid'],
     findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
-    features: { devInteractions: { enabled: false } },
+    features: { devInteractions: { enabled: false }, ...resourceIndicators(options.resourceServer) },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['factorly-test-cookie-key'] },
   });
+}
+
+/** RFC 8707: tokens for the one resource server named (oidc-provider refuses every `resource` by default). */
+function resourceIndicators(resourceServer: string | undefined): object {
+  if (resourceServer === undefined) return {};
+  return {
+    resourceIndicators: {
+      enabled: true,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+        if (indicator !== resourceServer) throw new Error(`unknown resource ${indicator}`);
+        return { scope: 'openid', accessTokenFormat: 'opaque' };
+      },
+    },
+  };
 }
 
 /** Lets token requests through at once, or holds them until enough are waiting. */
@@ -173,6 +193,8 @@ async function consent(provider: ProviderLike, request: IncomingMessage, respons
     clientId: details.params.client_id,
   });
   grant.addOIDCScope((details.prompt.details.missingOIDCScope ?? ['openid']).join(' '));
+  for (const [resource, scopes] of Object.entries(details.prompt.details.missingResourceScopes ?? {}))
+    grant.addResourceScope(resource, scopes.join(' '));
   await provider.interactionFinished(
     request,
     response,
