@@ -5,7 +5,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens as SdkTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { FactorlyError } from '@factorly/error-kit';
+import { FactorlyError, messageOf } from '@factorly/error-kit';
 import { loginRequired } from './login-errors.js';
 import type { LoginParts } from './provider-logins.js';
 import { expiresSoon, type TokenBundle } from './token-bundle.js';
@@ -32,11 +32,17 @@ export const TOKEN_RENEWED = 'tokenRenewed';
  * The MCP SDK's `OAuthClientProvider` an upstream's transport uses while factorly serves: the tokens
  * of the store (renewed under the lock before they expire; the refresh token never reaches the
  * SDK, whose own refresh would race other processes), the registered or configured client, and the
- * discovery the login saved. It never starts a login: when the server asks for one, the token it
- * refused is renewed once (the request is then sent again), else the error says what to run.
+ * discovery the login saved. The store is read only once the server has asked for a login (a 401),
+ * so a server that needs none never unlocks the vault. It never starts a login: when the server
+ * asks, the stored token is sent once more if it was not sent yet, or renewed once if it was
+ * refused (each time the request is sent again); otherwise the error says what to run.
  */
 export class ServingAuthProvider implements OAuthClientProvider {
+  /** The token last put on a request, and the one the server's latest 401 refused. */
   private handed?: string;
+  private refused?: string;
+  /** The server asked for a login once: from now on every request carries the stored token. */
+  private asked = false;
   private discovery?: OAuthDiscoveryState;
 
   constructor(
@@ -56,9 +62,11 @@ export class ServingAuthProvider implements OAuthClientProvider {
     return (await configuredClient(this.parts, this.spec)) ?? (await readRecord(this.parts, this.spec)).client;
   }
 
+  /** Unreadable (a locked vault): no token, and the server's 401 then says why. */
   async tokens(): Promise<SdkTokens | undefined> {
-    const stored = await this.parts.store.read(this.spec);
-    if (!('bundle' in stored)) return undefined;
+    if (!this.asked) return undefined;
+    const stored = await this.parts.store.read(this.spec).catch(() => undefined);
+    if (!stored || !('bundle' in stored)) return undefined;
     let { bundle } = stored;
     if (expiresSoon(bundle) && bundle.refresh_token)
       bundle = await this.parts.renew(this.spec, bundle.access_token).catch(() => bundle);
@@ -70,17 +78,30 @@ export class ServingAuthProvider implements OAuthClientProvider {
     await this.parts.store.write(this.spec, bundleOfSdk(tokens));
   }
 
-  async redirectToAuthorization(): Promise<void> {
-    const refused = this.handed;
+  /** The SDK's answer to a 401 begins here: what was handed before it is what the server refused. */
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    this.refused = this.handed;
     this.handed = undefined;
-    if (refused !== undefined) {
-      const renewed = await this.parts.renew(this.spec, refused).catch(() => undefined);
-      if (renewed && renewed.access_token !== refused)
-        throw new FactorlyError('AUTH_FAILED', `upstream MCP server "${this.spec.name}" refused its token; renewed`, {
-          data: { [TOKEN_RENEWED]: true },
-        });
-    }
-    throw loginRequired(this.spec, 'the server asks for a login');
+    this.asked = true;
+    const stored = await this.parts.store.read(this.spec).catch((error: unknown) => {
+      throw loginRequired(this.spec, `its login could not be read (${messageOf(error)})`);
+    });
+    if ('missing' in stored) throw loginRequired(this.spec, 'not logged in');
+    return this.discovery ?? (await readRecord(this.parts, this.spec)).discovery;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  async redirectToAuthorization(): Promise<void> {
+    const refused = this.refused;
+    this.refused = undefined;
+    // The stored token was not on the refused request (the first 401 of this process): send it.
+    if (refused === undefined) throw this.sendAgain('asks for the stored login');
+    const renewed = await this.parts.renew(this.spec, refused).catch(() => undefined);
+    if (renewed && renewed.access_token !== refused) throw this.sendAgain('refused its token; renewed');
+    throw loginRequired(this.spec, 'the server refused the stored login');
   }
 
   saveCodeVerifier(): void {
@@ -91,20 +112,16 @@ export class ServingAuthProvider implements OAuthClientProvider {
     throw loginRequired(this.spec, 'the server asks for a login');
   }
 
-  /** No login stored: the SDK's discovery would only end in asking for one, so it is not started. */
-  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    if ('missing' in (await this.parts.store.read(this.spec))) throw loginRequired(this.spec, 'not logged in');
-    return this.discovery ?? (await readRecord(this.parts, this.spec)).discovery;
-  }
-
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.discovery = state;
-  }
-
   /** Changes whenever another login is stored (compared while the server waits for one; never shown). */
   async loginMark(): Promise<string | undefined> {
     const stored = await this.parts.store.read(this.spec);
     return 'bundle' in stored ? createHash('sha256').update(stored.bundle.access_token).digest('hex') : undefined;
+  }
+
+  private sendAgain(why: string): FactorlyError {
+    return new FactorlyError('AUTH_FAILED', `upstream MCP server "${this.spec.name}" ${why}`, {
+      data: { [TOKEN_RENEWED]: true },
+    });
   }
 }
 

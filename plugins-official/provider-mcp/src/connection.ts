@@ -220,7 +220,9 @@ export class Connection {
     let refused: string | undefined;
     for (const wire of wires) {
       let attempt = await this.attempt(wire, generation, refused);
-      if (attempt.renewed) attempt = await this.attempt(wire, generation, refused);
+      // The login's first 401 sends the stored token, a refused one is renewed: each is one more try.
+      for (let more = 2; attempt.renewed && more > 0; more -= 1)
+        attempt = await this.attempt(wire, generation, refused);
       if (attempt.live) {
         this.spoken = wire;
         return attempt.live;
@@ -261,14 +263,18 @@ export class Connection {
       taskStatus: (task) => this.taskWatchers.get(String(task.taskId))?.(task),
       toolsChanged: () => this.events?.toolsChanged(this),
     });
+    let connected = false;
     client.onclose = () => {
       live.closed = true;
-      // Forget this connection so the next request opens a new one (unless another already did).
-      if (this.generation === generation) this.live = undefined;
+      // Forget this connection so the next request opens a new one (unless another already did). A
+      // failed try (the SDK closes it itself) is no connection to forget: the next try belongs to the
+      // same opening, which forgetting would orphan, left open.
+      if (connected && this.generation === generation) this.live = undefined;
     };
     client.onerror = () => undefined; // transport errors surface as failed requests or a close
     try {
       await client.connect(transport, { timeout: this.target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS });
+      connected = true;
     } catch (error) {
       await client.close().catch(() => undefined);
       if (tokenRenewed(error)) return { error: error as Error, renewed: true };
