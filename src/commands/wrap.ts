@@ -49,10 +49,8 @@ environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, S
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     // wrap mirrors one server: one that is not connected (it needs a login, it failed) cannot fail
     // alone, so wrap says why and exits before it answers an agent's initialize.
-    const down = kernel.providers
-      .get('mcp')
-      ?.sourceStatuses?.()
-      .find((source) => source.state !== 'connected');
+    const { sourceStatuses } = await import('../cli/host-services.js');
+    const down = sourceStatuses(kernel).find((source) => source.state !== 'connected');
     if (down?.state === 'needs_login' && args.url !== undefined)
       throw new FactorlyError(
         'AUTH_REQUIRED',

@@ -30,6 +30,11 @@ export interface OAuthLoginOptions {
   open(url: string): void | Promise<void>;
   /** How long to wait for the callback (2 minutes). */
   timeoutMs?: number;
+  /**
+   * Where the browser goes once the authorization server's redirect has reached factorly (a page of
+   * the web UI), instead of a page telling the person to close the tab.
+   */
+  returnTo?: string;
   signal?: AbortSignal;
 }
 

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { OAuthLoginOptions, OAuthProviderStatus, SecretScope } from 'factorly';
 import { AuthorizationServers, requestOptions } from './authorization-server.js';
-import { listenForCallback, LOGIN_TIMEOUT_MS } from './callback-server.js';
+import { listenForCallback } from './callback-server.js';
 import { authFailed, guarded, statusOf, usable } from './login-errors.js';
 import type { OAuthProviderSpec } from './providers.js';
 import { renewUnderLock } from './refresh-lock.js';
@@ -35,12 +35,7 @@ export class ProviderLogins {
     const { client, auth } = await this.clientOf(spec);
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const callback = await listenForCallback(
-      spec.redirectPort,
-      state,
-      options.timeoutMs ?? LOGIN_TIMEOUT_MS,
-      options.signal,
-    );
+    const callback = await listenForCallback(spec.redirectPort, state, options);
     try {
       const url = authorizationUrl(server.authorization_endpoint, spec, client.client_id, callback.redirectUri, {
         state,

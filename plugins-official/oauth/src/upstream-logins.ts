@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthLoginOptions, OAuthProviderStatus } from 'factorly';
 import { FactorlyError, messageOf } from '@factorly/error-kit';
-import { listenForCallback, LOGIN_TIMEOUT_MS } from './callback-server.js';
+import { listenForCallback } from './callback-server.js';
 import { authFailed, guarded, loginRequired, statusOf, usable } from './login-errors.js';
 import { LoginAuthProvider, ServingAuthProvider } from './mcp-auth-providers.js';
 import type { LoginParts } from './provider-logins.js';
@@ -63,12 +63,7 @@ export class UpstreamLogins {
     const spec = this.spec(name);
     const parts = this.parts();
     const state = randomBytes(24).toString('base64url');
-    const callback = await listenForCallback(
-      spec.redirectPort,
-      state,
-      options.timeoutMs ?? LOGIN_TIMEOUT_MS,
-      options.signal,
-    );
+    const callback = await listenForCallback(spec.redirectPort, state, options);
     try {
       const serverUrl = await parts.secrets.resolve(spec.url);
       const challenge = await this.challenge(spec, serverUrl);

@@ -134,7 +134,8 @@ export class SourceStates {
         },
       );
     if (this.stopped) return;
-    if (this.armed) this.schedule(upstream, kept);
+    // Waiting for a login costs no request: a process that serves no agent (the web UI) watches too.
+    if (this.armed || (status.state === 'needs_login' && upstream.auth)) this.schedule(upstream, kept);
     else this.waiting.set(upstream.name, upstream);
   }
 

@@ -6,10 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
 import { isolatedEnv } from '../../../test/helpers/listening.js';
+import { startResourceServer } from '../../../test/helpers/mcp-resource-server.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../test/helpers/oauth-server.js';
 import { BIN, makeProject } from '../../../test/helpers/project.js';
 import { runCliAsync, serveClient } from './serve-client.js';
@@ -20,46 +19,6 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
-}
-
-/**
- * An MCP server protected by the authorization server (MCP authorization): RFC 9728 metadata naming
- * it, a 401 with `resource_metadata` for a missing or dead token, and one tool answering whose token it got.
- */
-async function startResourceServer(
-  authority: () => AuthorizationServer,
-  seen: string[],
-): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => {
-    const idp = authority();
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    if (request.url?.startsWith('/.well-known/oauth-protected-resource')) {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [idp.issuer], scopes_supported: ['openid'] }),
-      );
-      return;
-    }
-    const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (token) seen.push(token);
-    void (token ? idp.subjectOf(token) : Promise.resolve(undefined)).then(async (subject) => {
-      if (!subject) {
-        const challenge = `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`;
-        response.writeHead(401, { 'WWW-Authenticate': challenge }).end();
-        return;
-      }
-      const mcp = new McpServer({ name: 'guarded', version: '1.0.0' });
-      mcp.registerTool('whoami', { description: 'Who the token belongs to.' }, async () => ({
-        content: [{ type: 'text', text: `you are ${subject}` }],
-      }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      response.on('close', () => void transport.close());
-      await mcp.connect(transport);
-      await transport.handleRequest(request, response);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
 }
 
 describe('an upstream login is refreshed under the cross-process lock (oidc-provider, rotating refresh tokens)', () => {
