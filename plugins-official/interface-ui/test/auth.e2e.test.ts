@@ -1,21 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaksIn } from '../../../test/helpers/leaks.js';
+import { freePort } from '../../../test/helpers/listening.js';
 import { startResourceServer } from '../../../test/helpers/mcp-resource-server.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../test/helpers/oauth-server.js';
 import { cli, launchChromium, project, shoot, startUi, type RunningUi } from './harness.js';
 
 const VAULT_ENV = { FACTORLY_VAULT_PASSWORD: 'correct horse battery staple' };
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 let idp: AuthorizationServer;
 let api: { server: Server; url: string };

@@ -1,6 +1,6 @@
 import type { KeyedRegistry, SecretBackend } from 'factorly';
 import { FactorlyError } from '@factorly/error-kit';
-import { parseBundle, type TokenBundle } from './token-bundle.js';
+import { parseBundle, parseRecord, type TokenBundle } from './token-bundle.js';
 
 /** Where one login's secrets live: a writable secret backend and the key of its token bundle. */
 export interface TokenPlace {
@@ -40,15 +40,7 @@ export class TokenStore {
   /** A JSON record the login keeps under `key` in the same backend; undefined when absent or not JSON. */
   async readRecord(place: TokenPlace, key: string): Promise<Record<string, unknown> | undefined> {
     const text = await this.backend(place).resolve(key);
-    if (text === undefined) return undefined;
-    try {
-      const value = JSON.parse(text) as unknown;
-      return typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? (value as Record<string, unknown>)
-        : undefined;
-    } catch {
-      return undefined;
-    }
+    return text === undefined ? undefined : parseRecord(text);
   }
 
   async writeRecord(place: TokenPlace, key: string, record: Record<string, unknown>): Promise<void> {

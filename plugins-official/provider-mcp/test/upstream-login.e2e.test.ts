@@ -1,16 +1,14 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { loginInBackground } from '../../../test/helpers/auth-login.js';
 import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
-import { isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
-import { BIN, tempProject } from '../../../test/helpers/project.js';
+import { freePort, isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
+import { tempProject } from '../../../test/helpers/project.js';
 import { runCliAsync, serveClient } from './serve-client.js';
 
 // The MCP SDK's own OAuth-protected example server: its demo authorization server registers clients
@@ -19,14 +17,6 @@ import { runCliAsync, serveClient } from './serve-client.js';
 const require = createRequire(import.meta.url);
 const EXAMPLE = require.resolve('@modelcontextprotocol/sdk/examples/server/simpleStreamableHttp.js');
 const PRELOAD = fileURLToPath(new URL('./fixtures/oauth-example-loopback.cjs', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** The person at the browser: the demo server logs in at once and redirects to factorly's callback. */
 async function followDemoLogin(authorizationUrl: string): Promise<void> {
@@ -37,31 +27,8 @@ async function followDemoLogin(authorizationUrl: string): Promise<void> {
   if (!landed.ok) throw new Error(`the callback answered ${landed.status}: ${await landed.text()}`);
 }
 
-/** Starts `factorly auth login …` and resolves with the authorization URL it prints, and its end. */
-function loginInBackground(
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ url: string; done: Promise<{ status: number | null; stdout: string; stderr: string }> }> {
-  const child = spawn(process.execPath, [BIN, 'auth', 'login', ...args, '--no-browser'], {
-    cwd,
-    env: isolatedEnv(cwd, env),
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
-  const done = new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('close', (status) => resolve({ status, stdout, stderr })),
-  );
-  return new Promise((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const url = /(http:\/\/localhost:\d+\/authorize\?\S+)/.exec(stderr)?.[1];
-      if (url) resolve({ url, done });
-    });
-    void done.then((run) => reject(new Error(`auth login ended (${run.status}) before printing a URL: ${run.stderr}`)));
-  });
-}
+/** The demo authorization server's authorization URL, as `auth login --no-browser` prints it. */
+const AUTHORIZE = /http:\/\/localhost:\d+\/authorize\?\S+/;
 
 let example: Listening;
 let mcpUrl: string;
@@ -126,7 +93,7 @@ describe('MCP authorization for a remote upstream (the MCP SDK example server, -
         'upstream MCP server "demo" is left out (needs_login): upstream MCP server "demo" answered 401 Unauthorized: it needs a login (run: factorly auth login demo)',
       );
 
-      const login = await loginInBackground(['demo'], root, env);
+      const login = await loginInBackground(['demo'], root, isolatedEnv(root, env), AUTHORIZE);
       const asked = new URL(login.url);
       await followDemoLogin(login.url);
       const ended = await login.done;
@@ -214,7 +181,7 @@ describe('MCP authorization for a remote upstream (the MCP SDK example server, -
       expect(refused).toMatchObject({ status: 1, stdout: '' });
       expect(refused.stderr).toContain(`needs a login (run: factorly auth login --url ${mcpUrl})`);
 
-      const login = await loginInBackground(['--url', mcpUrl], root, env);
+      const login = await loginInBackground(['--url', mcpUrl], root, isolatedEnv(root, env), AUTHORIZE);
       await followDemoLogin(login.url);
       expect((await login.done).status).toBe(0);
       const served = await runCliAsync(['wrap', '--url', mcpUrl], root, initialize, env);

@@ -1,25 +1,16 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { loginInBackground } from '../../../test/helpers/auth-login.js';
 import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
-import { isolatedEnv } from '../../../test/helpers/listening.js';
+import { freePort, isolatedEnv } from '../../../test/helpers/listening.js';
 import { startResourceServer } from '../../../test/helpers/mcp-resource-server.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../test/helpers/oauth-server.js';
-import { BIN, makeProject } from '../../../test/helpers/project.js';
+import { makeProject } from '../../../test/helpers/project.js';
 import { runCliAsync, serveClient } from './serve-client.js';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('an upstream login is refreshed under the cross-process lock (oidc-provider, rotating refresh tokens)', () => {
   let idp: AuthorizationServer;
@@ -60,22 +51,15 @@ describe('an upstream login is refreshed under the cross-process lock (oidc-prov
   });
 
   it('logs in with the configured client through the 401 discovery, then serves', { timeout: 60_000 }, async () => {
-    const login = spawn(process.execPath, [BIN, 'auth', 'login', 'api', '--no-browser'], {
-      cwd: root,
-      env: isolatedEnv(root, env),
-    });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => login.once('exit', resolve));
-    const url = await new Promise<string>((resolve, reject) => {
-      login.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then((code) => reject(new Error(`auth login exited (${code}): ${stderr}`)));
-    });
-    await idp.follow(url);
-    expect(await exited, stderr).toBe(0);
+    const login = await loginInBackground(
+      ['api'],
+      root,
+      isolatedEnv(root, env),
+      /http:\/\/127\.0\.0\.1:\d+\/auth\?\S+/,
+    );
+    await idp.follow(login.url);
+    const ended = await login.done;
+    expect(ended.status, ended.stderr).toBe(0);
     const asked = idp.authorizations.at(-1)!;
     expect(asked.get('code_challenge_method')).toBe('S256');
     expect(asked.get('client_id')).toBe(idp.clientId);
