@@ -25,7 +25,7 @@ beforeAll(async () => {
   idp = await startAuthorizationServer({
     redirectUris: [providerPort, upstreamPort].map((port) => `http://127.0.0.1:${port}/callback`),
     accessTokenSeconds: 600,
-    resourceServer: api.url,
+    resourceServer: { indicator: api.url, audience: api.url, scope: 'openid', accessTokenFormat: 'opaque' },
   });
   proj = project({
     '.factorly/factorly.yaml': `oauth_providers:

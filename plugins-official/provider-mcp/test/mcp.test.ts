@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from 'factorly/testing';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
-import { freePort } from '../../../test/helpers/listening.js';
 import { tempProject } from '../../../test/helpers/project.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
 import { childProcesses } from './processes.js';
+import { freePort } from '../../../test/helpers/listening.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');

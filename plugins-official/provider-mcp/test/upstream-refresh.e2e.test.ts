@@ -28,7 +28,7 @@ describe('an upstream login is refreshed under the cross-process lock (oidc-prov
     idp = await startAuthorizationServer({
       redirectUris: [`http://127.0.0.1:${callbackPort}/callback`],
       accessTokenSeconds: 6,
-      resourceServer: api.url,
+      resourceServer: { indicator: api.url, audience: api.url, scope: 'openid', accessTokenFormat: 'opaque' },
     });
     root = makeProject({
       '.factorly/factorly.yaml': `tools:
