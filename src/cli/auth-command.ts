@@ -89,8 +89,8 @@ export function loginArgument(status: Pick<OAuthProviderStatus, 'name' | 'url' |
 }
 
 function duration(ms: number): string {
-  const minutes = Math.max(0, Math.round(ms / 60_000));
-  if (minutes < 1) return `${Math.max(0, Math.round(ms / 1000))}s`;
+  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))}s`;
+  const minutes = Math.round(ms / 60_000);
   return minutes < 120 ? `${minutes}m` : `${Math.round(minutes / 60)}h`;
 }
 

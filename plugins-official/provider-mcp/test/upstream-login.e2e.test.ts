@@ -215,10 +215,13 @@ tools:
     command: node
     oauth: {client_id: x}
 `;
-      const [run, broken] = await Promise.all([
+      const [run, broken, both] = await Promise.all([
         runCliAsync(['auth', 'status'], tempProject({ '.factorly/factorly.yaml': clash }), '', env),
         runCliAsync(['tools'], tempProject({ '.factorly/factorly.yaml': yaml }), '', env),
+        runCliAsync(['auth', 'login', 'demo', '--url', mcpUrl], tempProject(), '', env),
       ]);
+      expect(both.status).toBe(2);
+      expect(both.stderr).toContain('name a provider or upstream server, or give --url (not both)');
       expect(run.status).not.toBe(0);
       expect(run.stderr).toContain('"demo" names both an OAuth provider (oauth_providers) and an upstream MCP server');
       expect(broken.status).not.toBe(0);

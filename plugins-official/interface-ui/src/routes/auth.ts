@@ -157,7 +157,7 @@ function action(path: string, name: string, label: string, context: PageContext,
 }
 
 /** valid / expiring / expired / not authenticated / invalid, with when it expires. */
-function loginState(status: OAuthProviderStatus, now = Date.now()): Html {
+export function loginState(status: OAuthProviderStatus, now = Date.now()): Html {
   const left = status.expiresAt === undefined ? undefined : status.expiresAt - now;
   switch (status.state) {
     case 'valid':
@@ -189,7 +189,7 @@ function serverState(source: SourceStatus | undefined): Html {
 }
 
 function minutes(ms: number): string {
-  const total = Math.max(0, Math.round(ms / 60_000));
-  if (total < 1) return `${Math.max(0, Math.round(ms / 1000))}s`;
-  return total < 120 ? `${total}m` : `${Math.round(total / 60)}h`;
+  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))}s`;
+  const minutes = Math.round(ms / 60_000);
+  return minutes < 120 ? `${minutes}m` : `${Math.round(minutes / 60)}h`;
 }
