@@ -88,11 +88,8 @@ answer).`;
     const restricted = trusted.length > 0;
     if (checkpoints.length > 0 && verifiers.length === 0)
       throw new FactorlyError('LOG_UNREADABLE', 'no verifier key to check the checkpoints with: pass --key FILE');
-    if ((await projectLogEngine(paths)) !== 'lmdb') {
-      const { views, unloaded } = await this.views(flags.config);
-      const report = await this.readAndVerify(flags.config, { checkpoints, verifiers, restricted, views });
-      return this.print({ ...report, ...(unloaded ? { unloaded } : {}) }, flags.json);
-    }
+    if ((await projectLogEngine(paths)) !== 'lmdb')
+      return this.print(await this.readAndVerify(flags.config, { checkpoints, verifiers, restricted }), flags.json);
     if (!existsSync(paths.logPath)) {
       if (checkpoints.length > 0)
         throw new FactorlyError('LOG_UNREADABLE', `no event log at ${paths.logPath} to check the checkpoints against`);
@@ -123,12 +120,21 @@ answer).`;
     return verificationViews(() => this.kernel(configPath, { expandTools: false }));
   }
 
-  /** A log with no file here (a shared stream): verified from its events as they are read. */
-  private async readAndVerify(configPath: string | undefined, options: VerifyOptions): Promise<LogVerification> {
+  /**
+   * A log with no file here (a shared stream): verified from its events as they are read, and the
+   * snapshots it keeps, when it keeps any, re-folded (the project's plugins loaded to find them).
+   */
+  private async readAndVerify(
+    configPath: string | undefined,
+    options: VerifyOptions,
+  ): Promise<LogVerification & { unloaded?: string }> {
     const { verifyEventLog } = await import('../../events/verify-events.js');
     const log = (await openExistingLog(configPath))!;
     try {
-      return await verifyEventLog(log, options);
+      const stored = (await log.storedSnapshots?.()) ?? [];
+      const { views, unloaded } =
+        stored.length > 0 ? await this.views(configPath) : { views: undefined, unloaded: undefined };
+      return { ...(await verifyEventLog(log, { ...options, views })), ...(unloaded ? { unloaded } : {}) };
     } finally {
       await log.close();
     }
