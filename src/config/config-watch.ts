@@ -20,6 +20,7 @@ const SETTLE_MS = 150;
 export class ConfigWatcher {
   private readonly listeners = new Set<(change: CatalogChange) => void>();
   private watchers: FSWatcher[] = [];
+  private readonly watched = new Set<string>();
   private timer?: NodeJS.Timeout;
   private running = Promise.resolve();
 
@@ -41,17 +42,36 @@ export class ConfigWatcher {
     clearTimeout(this.timer);
     for (const watcher of this.watchers) watcher.close();
     this.watchers = [];
+    this.watched.clear();
   }
 
   private start(): void {
+    this.watchNewDirs();
+  }
+
+  /**
+   * Watches each config folder that exists and is not watched yet. A folder made while serving (the
+   * first `blueprint install` makes `.factorly/blueprints/`) shows up as a change in its parent, so
+   * any change that is not a YAML file looks for new folders, and one found is read at once: its
+   * files may be written before its watcher starts.
+   */
+  private watchNewDirs(): boolean {
+    let added = false;
     for (const dir of new Set(this.dirs())) {
-      if (!existsSync(dir)) continue;
+      if (this.watched.has(dir) || !existsSync(dir)) continue;
       const watcher = watch(dir, { persistent: false }, (_event, file) => {
         if (file === null || YAML.has(extname(file.toString()))) this.schedule();
+        else if (this.watchNewDirs()) this.schedule();
       });
-      watcher.on('error', () => watcher.close());
+      watcher.on('error', () => {
+        watcher.close();
+        this.watched.delete(dir);
+      });
       this.watchers.push(watcher);
+      this.watched.add(dir);
+      added = true;
     }
+    return added;
   }
 
   private schedule(): void {
