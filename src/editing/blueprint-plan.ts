@@ -39,8 +39,10 @@ export async function planBlueprint(
   // Reinstalling is refused as such: the installed file's own tools are no conflict of their own.
   const conflicts = alreadyInstalled ? [] : conflictsOf(kernel, blueprint);
   const missing = missingOf(kernel, blueprint);
-  const problems =
-    alreadyInstalled || conflicts.length > 0 ? [] : await loadProblems(kernel, path, file, yaml, given.shown);
+  const problems = [
+    ...placeholders(blueprint),
+    ...(alreadyInstalled || conflicts.length > 0 ? [] : await loadProblems(kernel, path, file, yaml, given.shown)),
+  ];
   return {
     ...summarize(blueprint, { installed: alreadyInstalled }),
     file,
@@ -139,4 +141,25 @@ export async function vaultKeyStates(kernel: Kernel, keys: readonly string[]): P
     states.push({ key, present });
   }
   return states;
+}
+
+/**
+ * A URL with a `<placeholder>` (`https://<your-site>.atlassian.net/rest/api/3`) is the person's own
+ * host: the blueprint installs once `--set` gives it, never with the placeholder in force.
+ */
+function placeholders(blueprint: Blueprint): string[] {
+  const found = new Map<string, string>();
+  for (const tool of blueprint.tools) {
+    const value = (tool.value ?? {}) as Record<string, unknown>;
+    const key = value.type === 'mcp' ? 'url' : 'base_url';
+    if (typeof value[key] === 'string' && /<[^>]+>/.test(value[key])) found.set(key, value[key]);
+  }
+  for (const provider of Object.values(blueprint.oauthProviders)) {
+    for (const key of ['issuer', 'auth_url', 'token_url']) {
+      if (typeof provider[key] === 'string' && /<[^>]+>/.test(provider[key])) found.set(key, provider[key]);
+    }
+  }
+  return [...found].map(
+    ([key, url]) => `${key} is ${url}: install with --set ${key}=<your own URL> (see the blueprint's auth guide)`,
+  );
 }

@@ -159,6 +159,10 @@ describe('blueprint install', () => {
     await expect(planBlueprint(kernel, { source: 'gihtub' }, where(root))).rejects.toThrow(
       'no bundled blueprint "gihtub"; did you mean "github"?',
     );
+    // A host the person must give: installed only with --set.
+    expect((await planBlueprint(kernel, { source: 'jira' }, where(root))).problems).toEqual([
+      "base_url is https://<your-site>.atlassian.net/rest/api/3: install with --set base_url=<your own URL> (see the blueprint's auth guide)",
+    ]);
     expect(() => parseSets(['token=x'])).toThrow(
       '--set "token=x": the key must be one of base_url, url, auth_url, token_url, issuer',
     );

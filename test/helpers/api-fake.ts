@@ -36,15 +36,35 @@ export interface FakeAnswer {
   headers?: Record<string, string>;
 }
 
+/** An operation as a vendor documents it where it publishes no OpenAPI description. */
+export interface DocumentedRoute {
+  operation: string;
+  method: string;
+  path: RegExp;
+  /** The query keys it takes. */
+  query?: readonly string[];
+  /** Why a body does not fit, or undefined. */
+  body?: (body: unknown) => string | undefined;
+}
+
 export interface VendorFake {
-  /** A dereferenced spec; without one (a GraphQL API) every request goes to the handler unchecked. */
+  /** A dereferenced spec the requests must fit. */
   spec?: Json;
+  /** Without a spec: the routes the vendor documents (GitLab's REST reference, Google's discovery document, Linear's GraphQL). */
+  documented?: readonly DocumentedRoute[];
   /** The path the spec's paths sit under on the fake (`/api` for Slack's `basePath`). */
   prefix?: string;
   /** Checks the request's credentials; a string is why they are refused (answered 401 by `unauthorized`). */
   auth?: (request: FakeRequest) => string | undefined;
   unauthorized?: (why: string) => FakeAnswer;
   answer: (request: FakeRequest) => FakeAnswer;
+  /** Spec parameters a request's credentials stand for (Slack's `token`, sent as a bearer header). */
+  satisfiedByAuth?: readonly string[];
+  /**
+   * The spec marks every field of a body required where the API takes any of them (Sentry's issue
+   * update): a body is checked for its fields' types, not for their presence.
+   */
+  partialBodies?: boolean;
 }
 
 interface Route {
@@ -124,8 +144,8 @@ export class ApiFake {
       pathParams: {},
     };
     this.requests.push(request);
-    if (vendor.spec) {
-      const problem = this.check(vendor, request);
+    if (vendor.spec || vendor.documented) {
+      const problem = vendor.spec ? this.check(vendor, request) : documentedProblem(vendor.documented!, request);
       if (problem) return this.violate(`${vendorName}: ${method} ${path}: ${problem}`);
     }
     const refused = vendor.auth?.(request);
@@ -151,10 +171,12 @@ export class ApiFake {
     route.names.forEach((name, index) => (request.pathParams[name] = decodeURIComponent(match[index + 1])));
     request.operation = String(route.operation.operationId ?? `${route.method} ${route.template}`);
     const parameters = [...route.pathParameters, ...asList(route.operation.parameters)];
-    return this.checkParameters(parameters, request) ?? this.checkBody(route.operation, parameters, request);
+    return (
+      this.checkParameters(parameters, request, vendor) ?? this.checkBody(route.operation, parameters, request, vendor)
+    );
   }
 
-  private checkParameters(parameters: Json[], request: FakeRequest): string | undefined {
+  private checkParameters(parameters: Json[], request: FakeRequest, vendor: VendorFake): string | undefined {
     const query = parameters.filter((p) => p.in === 'query');
     for (const key of new Set(request.query.keys())) {
       if (!query.some((p) => p.name === key)) return `query "${key}" is not a parameter of ${request.operation}`;
@@ -171,7 +193,8 @@ export class ApiFake {
               : [];
       if (p.in === 'body' || p.in === 'formData' || p.in === 'cookie') continue;
       if (values.length === 0) {
-        if (p.required === true) return `${String(p.in)} parameter "${name}" is required`;
+        if (p.required === true && !vendor.satisfiedByAuth?.includes(name))
+          return `${String(p.in)} parameter "${name}" is required`;
         continue;
       }
       const schema = (p.schema ?? p) as Json;
@@ -193,7 +216,7 @@ export class ApiFake {
     return undefined;
   }
 
-  private checkBody(operation: Json, parameters: Json[], request: FakeRequest): string | undefined {
+  private checkBody(operation: Json, parameters: Json[], request: FakeRequest, vendor: VendorFake): string | undefined {
     const expected = bodyOf(operation, parameters);
     if (!expected) return request.raw === '' ? undefined : 'sends a body the operation does not take';
     if (request.raw === '') return expected.required ? 'sends no body, and one is required' : undefined;
@@ -204,12 +227,22 @@ export class ApiFake {
     if (!schema) return `sends ${type || 'no content type'}; the spec takes ${[...expected.types.keys()].join(', ')}`;
     let validate = this.validators.get(schema);
     if (!validate) {
-      validate = ajv.compile(schema);
+      validate = ajv.compile(relaxed(schema, vendor.partialBodies === true) as Json);
       this.validators.set(schema, validate);
     }
     if (validate(type.includes('form') ? coerceForm(request.body, schema) : request.body)) return undefined;
     return `body does not fit the spec: ${ajv.errorsText(validate.errors)}`;
   }
+}
+
+function documentedProblem(routes: readonly DocumentedRoute[], request: FakeRequest): string | undefined {
+  const route = routes.find((r) => r.method === request.method && r.path.test(request.path));
+  if (!route) return 'no such documented operation';
+  request.operation = route.operation;
+  for (const key of request.query.keys()) {
+    if (!(route.query ?? []).includes(key)) return `query "${key}" is not a parameter of ${route.operation}`;
+  }
+  return route.body?.(request.body);
 }
 
 function routesOf(spec: Json): Route[] {
@@ -317,6 +350,25 @@ function coerceForm(value: unknown, schema: Json): unknown {
     );
   }
   return value;
+}
+
+/**
+ * A schema as the check reads it: `oneOf` as `anyOf` (vendors' descriptions often offer overlapping
+ * branches, which no real body could match exactly once), a cycle the dereferencing left as a
+ * `$ref` taken as anything, and with `partial` no field required.
+ */
+function relaxed(schema: unknown, partial: boolean, seen = new Map<object, unknown>()): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => relaxed(item, partial, seen));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  if (seen.has(schema)) return seen.get(schema);
+  if (typeof (schema as Json).$ref === 'string') return {};
+  const out: Json = {};
+  seen.set(schema, out);
+  for (const [key, value] of Object.entries(schema)) {
+    if (partial && key === 'required' && Array.isArray(value)) continue;
+    out[key === 'oneOf' ? 'anyOf' : key] = relaxed(value, partial, seen);
+  }
+  return out;
 }
 
 function asList(value: unknown): Json[] {
