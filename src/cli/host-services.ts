@@ -17,6 +17,7 @@ import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
+import { blueprintServices } from './blueprint-services.js';
 
 const MEMBERS = [
   'recentCalls',
@@ -33,6 +34,12 @@ const MEMBERS = [
   'promote',
   'editableTool',
   'saveToolEdit',
+  'blueprints',
+  'blueprint',
+  'planBlueprint',
+  'installBlueprint',
+  'uninstallBlueprint',
+  'importSpec',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
 const EVERY_MEMBER: Exclude<keyof HostServices, (typeof MEMBERS)[number]> extends never ? true : never = true;
@@ -96,6 +103,7 @@ export function hostServices(kernel: Kernel): HostServices {
       await kernel.reload();
       return saveToolEdit(kernel, name, edit);
     },
+    ...blueprintServices(kernel),
   };
 }
 

@@ -81,7 +81,12 @@ export class SecurityMapper {
   private apiKey(name: string, scheme: Json): ToolAuth | undefined {
     const field = String(scheme.name ?? '');
     if (!field) return undefined;
-    const key = this.key('API_KEY', name, `the API key for ${name} (sent as ${String(scheme.in)} "${field}")`, 'api_key');
+    const key = this.key(
+      'API_KEY',
+      name,
+      `the API key for ${name} (sent as ${String(scheme.in)} "${field}")`,
+      'api_key',
+    );
     const value = `{{vault:${key}}}`;
     if (scheme.in === 'header') return { auth: { type: 'header', header: field, value } };
     if (scheme.in === 'query') return { query: `${encodeURIComponent(field)}=${value}` };
