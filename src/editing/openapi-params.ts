@@ -1,3 +1,5 @@
+import type { ParameterSpec } from '../config/tool-definition.js';
+import { parameterFromSchema } from '../config/schema-parameters.js';
 import type { SpecOperation } from './openapi-operations.js';
 
 type Json = Record<string, unknown>;
@@ -104,48 +106,28 @@ function paramOf(
   if (used.has(name) && clashPrefix) name = safeName(`${clashPrefix}${name}`);
   for (let n = 2; used.has(name); n += 1) name = `${safeName(apiName)}_${n}`;
   used.add(name);
-  const entry: ParamEntry = { name, ...typed(schema) };
-  const about = shortText(description ?? (schema.description as string | undefined));
+  // A value with no declared type is text on the wire (a query or header value).
+  const spec = parameterFromSchema(name, schema, required, 'string');
+  const entry: ParamEntry = { name, type: spec.type };
+  if (spec.enum) entry.enum = spec.enum;
+  if (isScalar(schema.default) && fits(spec, schema.default)) entry.default = schema.default;
+  if (spec.type === 'integer' || spec.type === 'number')
+    Object.assign(entry, defined({ min: spec.min, max: spec.max }));
+  if (spec.type === 'string')
+    Object.assign(entry, defined({ min_length: spec.minLength, max_length: spec.maxLength, pattern: spec.pattern }));
+  const about = shortText(description ?? spec.description);
   if (about) entry.description = about;
   if (required) entry.required = true;
   if (name !== apiName) entry.api_name = apiName;
   return entry;
 }
 
-/** A parameter's type and checks from its JSON Schema. */
-function typed(schema: Json): { type: string } & Json {
-  const out: { type: string } & Json = { type: typeOf(schema) };
-  const values = Array.isArray(schema.enum)
-    ? schema.enum.filter((v) => ['string', 'number', 'boolean'].includes(typeof v))
-    : [];
-  if (values.length > 0 && out.type === 'string') {
-    out.type = 'enum';
-    out.enum = values.map(String);
-  }
-  if (isScalar(schema.default) && fits(out, schema.default)) out.default = schema.default;
-  if (out.type === 'integer' || out.type === 'number') {
-    if (typeof schema.minimum === 'number') out.min = schema.minimum;
-    if (typeof schema.maximum === 'number') out.max = schema.maximum;
-  }
-  if (out.type === 'string') {
-    if (typeof schema.minLength === 'number') out.min_length = schema.minLength;
-    if (typeof schema.maxLength === 'number') out.max_length = schema.maxLength;
-    if (typeof schema.pattern === 'string' && validPattern(schema.pattern)) out.pattern = schema.pattern;
-  }
-  return out;
+function defined(fields: Record<string, unknown>): Json {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
-function typeOf(schema: Json): string {
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
-  if (type === 'integer' || type === 'number' || type === 'boolean') return type;
-  if (type === 'string') return 'string';
-  if (type === 'array' || type === 'object' || schema.properties || schema.allOf || schema.oneOf || schema.anyOf)
-    return 'json';
-  return 'string';
-}
-
-function fits(param: { type: string } & Json, value: unknown): boolean {
-  if (param.type === 'enum') return (param.enum as string[]).includes(String(value));
+function fits(param: ParameterSpec, value: unknown): boolean {
+  if (param.type === 'enum') return (param.enum ?? []).includes(String(value));
   if (param.type === 'integer') return Number.isInteger(value);
   if (param.type === 'number') return typeof value === 'number';
   if (param.type === 'boolean') return typeof value === 'boolean';
@@ -154,15 +136,6 @@ function fits(param: { type: string } & Json, value: unknown): boolean {
 
 function isScalar(value: unknown): value is string | number | boolean {
   return ['string', 'number', 'boolean'].includes(typeof value);
-}
-
-function validPattern(pattern: string): boolean {
-  try {
-    new RegExp(pattern, 'u');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A name an agent can use: unsafe characters become `_` (`statuses[]` → `statuses`, `X-Id` stays). */

@@ -1,23 +1,32 @@
-import type { ParameterSpec, ParamType } from 'factorly';
+import type { ParameterSpec, ParamType } from './tool-definition.js';
 
 type Schema = Record<string, unknown>;
 
 /**
- * Our parameter list for an upstream tool's JSON Schema: one parameter per top-level property
- * with its real type, required flag, enum and limits. Objects, arrays, unions and untyped
- * properties become `json`, so their values are forwarded as JSON, never as text. The full
- * schema is kept on the definition (`inputSchema`) for interfaces to expose as it is.
+ * Our parameter list for a JSON Schema of an object (an upstream MCP tool's `inputSchema`): one
+ * parameter per top-level property (`parameterFromSchema`).
  */
 export function parametersFromSchema(schema: Schema | undefined): ParameterSpec[] {
   const properties = isRecord(schema?.properties) ? schema.properties : {};
   const required = Array.isArray(schema?.required) ? schema.required.map(String) : [];
   return Object.entries(properties).map(([name, raw]) =>
-    toParameter(name, isRecord(raw) ? raw : {}, required.includes(name)),
+    parameterFromSchema(name, isRecord(raw) ? raw : {}, required.includes(name)),
   );
 }
 
-function toParameter(name: string, property: Schema, required: boolean): ParameterSpec {
-  const spec: ParameterSpec = { name, type: typeOf(property), required };
+/**
+ * One parameter from a property's JSON Schema, with its real type, required flag, enum and limits.
+ * Objects, arrays and unions become `json`, so their values are forwarded as JSON, never as text;
+ * a property with no type at all becomes `untyped` (`json` for an MCP tool, which may take anything;
+ * `string` for an OpenAPI query or header value, which is text on the wire).
+ */
+export function parameterFromSchema(
+  name: string,
+  property: Schema,
+  required: boolean,
+  untyped: ParamType = 'json',
+): ParameterSpec {
+  const spec: ParameterSpec = { name, type: typeOf(property, untyped), required };
   if (typeof property.description === 'string') spec.description = property.description;
   const numbers = [
     ['minimum', 'min'],
@@ -38,7 +47,11 @@ function toParameter(name: string, property: Schema, required: boolean): Paramet
   return spec;
 }
 
-function typeOf(property: Schema): ParamType {
+function typeOf(property: Schema, untyped: ParamType): ParamType {
+  if (property.type === undefined) {
+    const structured = ['properties', 'items', 'allOf', 'anyOf', 'oneOf'].some((key) => property[key] !== undefined);
+    return structured ? 'json' : untyped;
+  }
   const declared = Array.isArray(property.type) ? property.type.filter((t) => t !== 'null') : [property.type];
   if (declared.length !== 1) return 'json';
   switch (declared[0]) {
