@@ -217,6 +217,26 @@ describe('charts', () => {
     expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
     expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });
   });
+
+  it('names an agent its token named by that name, with what its client called itself beside it', () => {
+    const agents: AgentDirectory = new Map([
+      [
+        'cursor',
+        {
+          agentId: 'cursor',
+          sessionId: '5a6b7c8d-cccc',
+          iface: 'mcp',
+          openedAt: '',
+          client: { name: 'Cursor', version: '1.4.2' },
+          principal: { kind: 'token', agentId: 'cursor' },
+        },
+      ],
+    ]);
+    expect(agentName('cursor', agents)).toEqual({ name: 'cursor', label: 'Cursor 1.4.2' });
+    expect(agentLabel(agentName('cursor', agents)).text).toBe(
+      '<span class="agent">cursor <span class="muted">Cursor 1.4.2</span></span>',
+    );
+  });
 });
 
 describe('the evidence badge', () => {
