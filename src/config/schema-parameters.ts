@@ -3,28 +3,17 @@ import type { ParameterSpec, ParamType } from './tool-definition.js';
 type Schema = Record<string, unknown>;
 
 /**
- * Our parameter list for a JSON Schema of an object (an upstream MCP tool's `inputSchema`): one
- * parameter per top-level property (`parameterFromSchema`).
- */
-export function parametersFromSchema(schema: Schema | undefined): ParameterSpec[] {
-  const properties = isRecord(schema?.properties) ? schema.properties : {};
-  const required = Array.isArray(schema?.required) ? schema.required.map(String) : [];
-  return Object.entries(properties).map(([name, raw]) =>
-    parameterFromSchema(name, isRecord(raw) ? raw : {}, required.includes(name)),
-  );
-}
-
-/**
- * One parameter from a property's JSON Schema, with its real type, required flag, enum and limits.
+ * One parameter from a property's JSON Schema (an OpenAPI operation's parameter or body field), with its real type, required flag, enum and limits.
  * Objects, arrays and unions become `json`, so their values are forwarded as JSON, never as text;
- * a property with no type at all becomes `untyped` (`json` for an MCP tool, which may take anything;
- * `string` for an OpenAPI query or header value, which is text on the wire).
+ * a property with no type at all becomes `untyped` (`string` for an OpenAPI query or header value,
+ * which is text on the wire). The MCP provider maps an upstream tool's `inputSchema` the same way in
+ * its own `schema-params.ts`: a plugin reaches factorly for types only, so it cannot call this one.
  */
 export function parameterFromSchema(
   name: string,
   property: Schema,
   required: boolean,
-  untyped: ParamType = 'json',
+  untyped: ParamType,
 ): ParameterSpec {
   const spec: ParameterSpec = { name, type: typeOf(property, untyped), required };
   if (typeof property.description === 'string') spec.description = property.description;
@@ -76,8 +65,4 @@ function compiles(pattern: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isRecord(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

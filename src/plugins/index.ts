@@ -101,7 +101,6 @@ export type { CheckpointResult, Finding } from '../events/verify-checkpoints.js'
 export type { EventLog, Unsubscribe } from '../events/log.js';
 export type { EventBus } from '../events/bus.js';
 export type { ProjectPaths } from '../config/paths.js';
-export { parameterFromSchema, parametersFromSchema } from '../config/schema-parameters.js';
 export type { LoadedConfig } from '../config/load.js';
 export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../config/plugin-config.js';
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';

@@ -1,6 +1,7 @@
 import { matchesAnyGlob } from '@factorly/text-kit';
-import { parametersFromSchema, type ToolDefinition } from 'factorly';
+import type { ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { parametersFromSchema } from './schema-params.js';
 
 /** Keys of a server entry its sub-tools inherit, and of its plugin-owned settings (`compress`; the filter stays with the entry, as in the reference). */
 const INHERITED = ['timeoutMs', 'maxOutput', 'shadow', 'hidden'] as const;
