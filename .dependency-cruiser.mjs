@@ -65,9 +65,8 @@ export default {
       from: { path: '^src/(evidence|editing)/' },
       to: {
         path: '^(src/(cli|commands|testing)/|plugins-official/)',
-        // The kits are libraries (the witness's environment comes from process-kit's builder; a
-        // blueprint or spec fetched from a URL goes through net-guard's SSRF guard).
-        pathNot: '^plugins-official/((error|text|process)-kit|net-guard)/',
+        // The kits are libraries (the witness's environment comes from process-kit's builder).
+        pathNot: '^plugins-official/(error|text|process)-kit/',
       },
     },
     {

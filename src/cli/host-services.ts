@@ -17,7 +17,7 @@ import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
-import { blueprintServices } from './blueprint-services.js';
+import { blueprintServices } from './blueprints/services.js';
 
 const MEMBERS = [
   'recentCalls',

@@ -13,7 +13,7 @@ export interface BlueprintRequires {
   tools: string[];
   /** OAuth providers that must exist once it is installed (its own `oauth_providers` count). */
   oauthProviders: string[];
-  /** Vault keys its tools and providers use (`{{vault:KEY}}`): asked for at install. */
+  /** The secret keys its tools and providers use (`requires.vault_keys`): asked for at install. */
   vaultKeys: string[];
 }
 

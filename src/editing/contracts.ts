@@ -78,7 +78,7 @@ export interface BlueprintToolSummary {
   confirm: boolean;
 }
 
-/** A vault key a blueprint uses, and whether the vault holds it already. */
+/** A secret key a blueprint uses, and whether its store holds it already. */
 export interface BlueprintVaultKey {
   key: string;
   present: boolean;
@@ -142,6 +142,55 @@ export interface BlueprintInstallResult {
   plan: BlueprintPlan;
   /** Vault keys stored by this install (names only). */
   stored: string[];
-  /** Vault keys still missing: set them with `factorly vault set`. */
+  /** Keys still missing from the store: the person sets them later. */
   missingKeys: string[];
+}
+
+/** A parameter of an imported tool, as its YAML entry is written. */
+export type ParamEntry = Record<string, unknown> & { name: string; type: string };
+
+export interface ImportOptions {
+  /** Tool names start with `<prefix>.`; the blueprint is named after it. Default: from the spec's title. */
+  prefix?: string;
+  /** Operations to import (operationId, `METHOD /path`, or the tool name); default all. */
+  select?: readonly string[];
+  /** Where the API lives when the spec names no server, or another host than its `servers`. */
+  baseUrl?: string;
+  /** Whether writing operations (POST, PUT, PATCH, DELETE) ask before each call; default true. */
+  confirmWrites?: boolean;
+}
+
+/** One operation as the import shows it: the tool it becomes, and whether it is picked. */
+export interface ImportedOperation {
+  operation: string;
+  tool: string;
+  method: string;
+  path: string;
+  summary?: string;
+  parameters: ParamEntry[];
+  confirm: boolean;
+  selected: boolean;
+}
+
+/** An import worked out: the blueprint text and what went into it. */
+export interface SpecBlueprint {
+  name: string;
+  title: string;
+  version?: string;
+  baseUrl: string;
+  operations: ImportedOperation[];
+  /** Names that clashed, and what each became. */
+  collisions: string[];
+  /** What was left out, with why. */
+  skipped: string[];
+  vaultKeys: string[];
+  oauthProviders: string[];
+  yaml: string;
+}
+
+/** Where the spec is: a file or URL (`spec`), or a text (pasted or uploaded, `label` shown for it). */
+export interface SpecSource {
+  spec?: string;
+  text?: string;
+  label?: string;
 }

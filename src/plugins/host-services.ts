@@ -13,12 +13,14 @@ import type {
   BlueprintSummary,
   BlueprintVaultKey,
   EditableTool,
+  ImportOptions,
   PromoteRequest,
   PromotionPlan,
+  SpecBlueprint,
+  SpecSource,
   ToolEdit,
   ToolEditPlan,
 } from '../editing/contracts.js';
-import type { ImportOptions, SpecBlueprint, SpecSource } from '../editing/openapi-import.js';
 
 /** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
 export interface EvidenceFacts {

@@ -85,7 +85,7 @@ export type {
   BlueprintToolSummary,
   BlueprintVaultKey,
 } from '../editing/contracts.js';
-export type { ImportOptions, ImportedOperation, SpecBlueprint, SpecSource } from '../editing/openapi-import.js';
+export type { ImportOptions, ImportedOperation, SpecBlueprint, SpecSource } from '../editing/contracts.js';
 export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../editing/tool-edit.js';
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';

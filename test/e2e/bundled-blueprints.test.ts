@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundledBlueprints, installBlueprint } from '../../src/editing/blueprint-install.js';
-import { planBlueprint } from '../../src/editing/blueprint-plan.js';
+import { bundledBlueprints, installBlueprint } from '../../src/cli/blueprints/install.js';
+import { planBlueprint } from '../../src/cli/blueprints/plan.js';
 import type { ApiFake } from '../helpers/api-fake.js';
 import { blueprintKernel, type BlueprintKernel } from '../helpers/blueprint-kernel.js';
 import { eventsOf } from '../helpers/kernel.js';

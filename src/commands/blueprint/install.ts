@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
-import { BlueprintCommand } from '../../cli/blueprint-command.js';
+import { BlueprintCommand } from '../../cli/blueprints/command.js';
 import { paragraphs } from '../../cli/help-text.js';
-import { planBlueprint } from '../../editing/blueprint-plan.js';
-import { parseSets, SETTABLE_KEYS } from '../../editing/blueprint-text.js';
+import { planBlueprint } from '../../cli/blueprints/plan.js';
+import { parseSets, SETTABLE_KEYS } from '../../cli/blueprints/text.js';
 
 export default class BlueprintInstall extends BlueprintCommand {
   static summary = 'Install a blueprint: a bundled one, a file or a URL.';

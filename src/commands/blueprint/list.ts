@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { listTable } from '../../cli/blueprint-output.js';
-import { bundledBlueprints, installedBlueprints } from '../../editing/blueprint-install.js';
+import { listTable } from '../../cli/blueprints/output.js';
+import { bundledBlueprints, installedBlueprints } from '../../cli/blueprints/install.js';
 
 export default class BlueprintList extends FactorlyCommand {
   static summary = 'List the installed blueprints (--available: the ones factorly ships).';

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { summaryLines } from '../../cli/blueprint-output.js';
-import { describeBlueprint } from '../../editing/blueprint-install.js';
+import { summaryLines } from '../../cli/blueprints/output.js';
+import { describeBlueprint } from '../../cli/blueprints/install.js';
 
 export default class BlueprintShow extends FactorlyCommand {
   static summary =

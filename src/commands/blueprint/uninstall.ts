@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
-import { uninstallBlueprint } from '../../editing/blueprint-install.js';
+import { uninstallBlueprint } from '../../cli/blueprints/install.js';
 
 export default class BlueprintUninstall extends FactorlyCommand {
   static summary = 'Remove an installed blueprint (its vault keys are kept).';

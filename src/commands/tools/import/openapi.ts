@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
-import { BlueprintCommand } from '../../../cli/blueprint-command.js';
+import { BlueprintCommand } from '../../../cli/blueprints/command.js';
 import { paragraphs } from '../../../cli/help-text.js';
-import { planBlueprint } from '../../../editing/blueprint-plan.js';
-import { importOpenApi } from '../../../editing/openapi-import.js';
+import { planBlueprint } from '../../../cli/blueprints/plan.js';
+import { importOpenApi } from '../../../cli/openapi/import.js';
 
 export default class ToolsImportOpenapi extends BlueprintCommand {
   static summary = 'Turn an OpenAPI 3.x or Swagger 2.0 description into REST tools (installed as a blueprint).';

@@ -1,4 +1,4 @@
-import type { ReadSpec } from './openapi-spec.js';
+import type { ReadSpec } from './spec.js';
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { guardedGet } from '@factorly/net-guard';
 import { parse as parseYaml } from 'yaml';
-import { FactorlyError, messageOf } from '../base/errors.js';
+import { FactorlyError, messageOf } from '../../base/errors.js';
 
 /** A spec read and dereferenced: every `$ref` replaced by what it points at (a cycle stays a `$ref`). */
 export interface ReadSpec {

@@ -1,50 +1,12 @@
 import { Document } from 'yaml';
-import { FactorlyError } from '../base/errors.js';
-import { didYouMean } from '../base/suggest.js';
-import { BLUEPRINT_NAME } from '../config/blueprint-header.js';
-import { SecurityMapper } from './openapi-auth.js';
-import type { SpecOperation } from './openapi-operations.js';
-import { requestShape, shortText, type ParamEntry } from './openapi-params.js';
-import type { ReadSpec } from './openapi-spec.js';
-
-export interface ImportOptions {
-  /** Tool names start with `<prefix>.`; the blueprint is named after it. Default: from the spec's title. */
-  prefix?: string;
-  /** Operations to import (operationId, `METHOD /path`, or the tool name); default all. */
-  select?: readonly string[];
-  /** Where the API lives when the spec names no server, or another host than its `servers`. */
-  baseUrl?: string;
-  /** Whether writing operations (POST, PUT, PATCH, DELETE) ask before each call; default true. */
-  confirmWrites?: boolean;
-}
-
-/** One operation as the import shows it: the tool it becomes, and whether it is picked. */
-export interface ImportedOperation {
-  operation: string;
-  tool: string;
-  method: string;
-  path: string;
-  summary?: string;
-  parameters: ParamEntry[];
-  confirm: boolean;
-  selected: boolean;
-}
-
-/** An import worked out: the blueprint text and what went into it. */
-export interface SpecBlueprint {
-  name: string;
-  title: string;
-  version?: string;
-  baseUrl: string;
-  operations: ImportedOperation[];
-  /** Names that clashed, and what each became. */
-  collisions: string[];
-  /** What was left out, with why. */
-  skipped: string[];
-  vaultKeys: string[];
-  oauthProviders: string[];
-  yaml: string;
-}
+import { FactorlyError } from '../../base/errors.js';
+import { didYouMean } from '../../base/suggest.js';
+import { BLUEPRINT_NAME } from '../../config/blueprint-header.js';
+import { SecurityMapper } from './auth.js';
+import type { SpecOperation } from './operations.js';
+import type { ImportedOperation, ImportOptions, SpecBlueprint } from '../../editing/contracts.js';
+import { requestShape, shortText } from './params.js';
+import type { ReadSpec } from './spec.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

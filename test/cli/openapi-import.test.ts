@@ -2,9 +2,10 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { installBlueprint } from '../../src/editing/blueprint-install.js';
-import { planBlueprint } from '../../src/editing/blueprint-plan.js';
-import { importOpenApi } from '../../src/editing/openapi-import.js';
+import type { Params } from '../../src/events/catalog.js';
+import { installBlueprint } from '../../src/cli/blueprints/install.js';
+import { planBlueprint } from '../../src/cli/blueprints/plan.js';
+import { importOpenApi } from '../../src/cli/openapi/import.js';
 import { ApiFake } from '../helpers/api-fake.js';
 import { blueprintKernel } from '../helpers/blueprint-kernel.js';
 import { REPO, tempProject } from '../helpers/project.js';
@@ -226,7 +227,7 @@ describe('OpenAPI import: a large real spec (GitHub, 600+ operations)', () => {
           ['per_page', 'integer'],
         ]),
       );
-      const calls = [
+      const calls: { tool: string; params: Params }[] = [
         { tool: 'github.issues.list-for-repo', params: { owner: 'octo', repo: 'app', state: 'open', per_page: 5 } },
         { tool: 'github.search.issues-and-pull-requests', params: { q: 'is:open label:bug', per_page: 3 } },
         { tool: 'github.issues.create', params: { owner: 'octo', repo: 'app', title: 'Broken', labels: ['bug'] } },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBlueprint } from '../../src/config/blueprint.js';
+import { readBlueprint } from '../../src/cli/blueprints/format.js';
 
 const KNOWN = ['tools', 'tools_dir', 'log', 'oauth_providers', 'vault_backends', 'defaults'];
 const HEADER = `name: acme

@@ -1,15 +1,7 @@
-import { blueprintFromSpec, type ImportOptions, type SpecBlueprint } from './openapi-blueprint.js';
-import { operationsOf } from './openapi-operations.js';
-import { readSpec, type SpecOptions } from './openapi-spec.js';
-
-export type { ImportOptions, ImportedOperation, SpecBlueprint } from './openapi-blueprint.js';
-
-/** Where the spec is: a file or URL (`spec`), or a text (pasted or uploaded, `label` shown for it). */
-export interface SpecSource {
-  spec?: string;
-  text?: string;
-  label?: string;
-}
+import type { ImportOptions, SpecBlueprint, SpecSource } from '../../editing/contracts.js';
+import { blueprintFromSpec } from './blueprint.js';
+import { operationsOf } from './operations.js';
+import { readSpec, type SpecOptions } from './spec.js';
 
 /**
  * `factorly tools import openapi` and the web UI's Import page: reads an OpenAPI 3.x or Swagger 2.0

@@ -1,14 +1,14 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Flags } from '@oclif/core';
-import { FactorlyError } from '../base/errors.js';
-import { findConfig } from '../config/paths.js';
-import { installBlueprint, refusals } from '../editing/blueprint-install.js';
-import type { BlueprintInstallResult, BlueprintPlan } from '../editing/contracts.js';
-import type { Kernel } from '../kernel/kernel.js';
-import { FactorlyCommand } from './base-command.js';
-import { installedLines, planLines } from './blueprint-output.js';
-import { readHiddenLine } from './hidden-input.js';
+import { FactorlyError } from '../../base/errors.js';
+import { findConfig } from '../../config/paths.js';
+import { installBlueprint, refusals } from './install.js';
+import type { BlueprintInstallResult, BlueprintPlan } from '../../editing/contracts.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import { FactorlyCommand } from '../base-command.js';
+import { installedLines, planLines } from './output.js';
+import { readHiddenLine } from '../hidden-input.js';
 
 export interface InstallFlags {
   'dry-run'?: boolean;

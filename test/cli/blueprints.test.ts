@@ -12,9 +12,9 @@ import {
   installBlueprint,
   installedBlueprints,
   uninstallBlueprint,
-} from '../../src/editing/blueprint-install.js';
-import { planBlueprint } from '../../src/editing/blueprint-plan.js';
-import { parseSets } from '../../src/editing/blueprint-text.js';
+} from '../../src/cli/blueprints/install.js';
+import { planBlueprint } from '../../src/cli/blueprints/plan.js';
+import { parseSets } from '../../src/cli/blueprints/text.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { blueprintKernel, type BlueprintKernel } from '../helpers/blueprint-kernel.js';
 import { eventsOf } from '../helpers/kernel.js';

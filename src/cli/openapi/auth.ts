@@ -1,5 +1,5 @@
-import type { ReadSpec } from './openapi-spec.js';
-import type { SpecOperation } from './openapi-operations.js';
+import type { ReadSpec } from './spec.js';
+import type { SpecOperation } from './operations.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,11 +1,10 @@
-import type { ParameterSpec } from '../config/tool-definition.js';
-import { parameterFromSchema } from '../config/schema-parameters.js';
-import type { SpecOperation } from './openapi-operations.js';
+import type { ParameterSpec } from '../../config/tool-definition.js';
+import { parameterFromSchema } from '../../config/schema-parameters.js';
+import type { SpecOperation } from './operations.js';
 
 type Json = Record<string, unknown>;
 
-/** A parameter of an imported tool, as its YAML entry is written. */
-export type ParamEntry = Record<string, unknown> & { name: string; type: string };
+import type { ParamEntry } from '../../editing/contracts.js';
 
 /** What an imported tool's request needs beside its parameters. */
 export interface RequestShape {

@@ -1,17 +1,22 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { FactorlyError, messageOf } from '../base/errors.js';
-import { didYouMean } from '../base/suggest.js';
-import { writeAtomically } from '../base/write-atomic.js';
-import { readBlueprint } from '../config/blueprint.js';
-import { blueprintsDir } from '../config/files.js';
-import type { Kernel } from '../kernel/kernel.js';
-import { knownSettings, vaultKeyStates } from './blueprint-plan.js';
-import { bundledNames, bundledText } from './blueprint-sources.js';
-import { summarize } from './blueprint-summary.js';
-import { readRecord } from './blueprint-text.js';
-import type { BlueprintInstallResult, BlueprintPlan, BlueprintSummary, BlueprintVaultKey } from './contracts.js';
+import { FactorlyError, messageOf } from '../../base/errors.js';
+import { didYouMean } from '../../base/suggest.js';
+import { writeAtomically } from '../../base/write-atomic.js';
+import { readBlueprint } from './format.js';
+import { blueprintsDir } from '../../config/files.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import { knownSettings, vaultKeyStates } from './plan.js';
+import { bundledNames, bundledText } from './sources.js';
+import { summarize } from './summary.js';
+import { readRecord } from './text.js';
+import type {
+  BlueprintInstallResult,
+  BlueprintPlan,
+  BlueprintSummary,
+  BlueprintVaultKey,
+} from '../../editing/contracts.js';
 
 /** Why a plan cannot be installed, one line each; empty when it can. */
 export function refusals(plan: BlueprintPlan): string[] {

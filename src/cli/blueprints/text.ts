@@ -1,6 +1,6 @@
 import { isMap, isScalar, parseDocument, type Node } from 'yaml';
-import { FactorlyError } from '../base/errors.js';
-import type { Blueprint } from '../config/blueprint.js';
+import { FactorlyError } from '../../base/errors.js';
+import type { Blueprint } from './format.js';
 
 /**
  * What `--set` may point elsewhere (a self-hosted GitLab, a GitHub Enterprise, a test fake): where a

@@ -1,7 +1,7 @@
-import type { Blueprint } from '../config/blueprint.js';
-import { parseParameters } from '../config/parameter-schema.js';
-import { hostsOf } from './blueprint-text.js';
-import type { BlueprintSummary, BlueprintToolSummary } from './contracts.js';
+import type { Blueprint } from './format.js';
+import { parseParameters } from '../../config/parameter-schema.js';
+import { hostsOf } from './text.js';
+import type { BlueprintSummary, BlueprintToolSummary } from '../../editing/contracts.js';
 
 /** A read blueprint as a listing shows it: its header, tools, providers, keys and hosts. */
 export function summarize(

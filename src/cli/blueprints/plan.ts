@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { FactorlyError } from '../base/errors.js';
-import { readBlueprint, type Blueprint } from '../config/blueprint.js';
-import { KERNEL_SETTINGS } from '../config/declared.js';
-import { blueprintsDir } from '../config/files.js';
-import type { Kernel } from '../kernel/kernel.js';
-import { blueprintText, type BlueprintText, type SourceOptions } from './blueprint-sources.js';
-import { summarize } from './blueprint-summary.js';
-import { applySets, withRecord } from './blueprint-text.js';
-import type { BlueprintPlan, BlueprintRequest, BlueprintVaultKey } from './contracts.js';
+import { FactorlyError } from '../../base/errors.js';
+import { readBlueprint, type Blueprint } from './format.js';
+import { KERNEL_SETTINGS } from '../../config/declared.js';
+import { blueprintsDir } from '../../config/files.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import { blueprintText, type BlueprintText, type SourceOptions } from './sources.js';
+import { summarize } from './summary.js';
+import { applySets, withRecord } from './text.js';
+import type { BlueprintPlan, BlueprintRequest, BlueprintVaultKey } from '../../editing/contracts.js';
 
 /**
  * Works out an install without writing anything: finds the blueprint (bundled name, path, URL or

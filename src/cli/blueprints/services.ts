@@ -4,13 +4,13 @@ import {
   installBlueprint,
   installedBlueprints,
   uninstallBlueprint,
-} from '../editing/blueprint-install.js';
-import { planBlueprint } from '../editing/blueprint-plan.js';
-import { parseSets } from '../editing/blueprint-text.js';
-import type { BlueprintRequest } from '../editing/contracts.js';
-import { importOpenApi } from '../editing/openapi-import.js';
-import type { Kernel } from '../kernel/kernel.js';
-import type { HostServices } from '../plugins/host-services.js';
+} from './install.js';
+import { planBlueprint } from './plan.js';
+import { parseSets } from './text.js';
+import type { BlueprintRequest } from '../../editing/contracts.js';
+import { importOpenApi } from '../openapi/import.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { HostServices } from '../../plugins/host-services.js';
 
 type BlueprintMembers = Pick<
   HostServices,

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { guardedGet } from '@factorly/net-guard';
-import { FactorlyError, messageOf } from '../base/errors.js';
-import { didYouMean } from '../base/suggest.js';
+import { FactorlyError, messageOf } from '../../base/errors.js';
+import { didYouMean } from '../../base/suggest.js';
 
 /** Where a blueprint's text came from. */
 export interface BlueprintOrigin {

@@ -1,12 +1,12 @@
-import { printableLine } from '../base/printable.js';
-import { refusals } from '../editing/blueprint-install.js';
+import { printableLine } from '../../base/printable.js';
+import { refusals } from './install.js';
 import type {
   BlueprintInstallResult,
   BlueprintPlan,
   BlueprintSummary,
   BlueprintVaultKey,
-} from '../editing/contracts.js';
-import { table } from './table.js';
+} from '../../editing/contracts.js';
+import { table } from '../table.js';
 
 /** What installing a blueprint would do, for a person: every tool, provider, host and key, then why it cannot be. */
 export function planLines(plan: BlueprintPlan): string[] {

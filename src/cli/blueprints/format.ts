@@ -1,15 +1,15 @@
 import { isMap, type Node, type YAMLMap } from 'yaml';
-import { FactorlyError } from '../base/errors.js';
-import { HEADER_SCHEMA, readHeader, type BlueprintHeader } from './blueprint-header.js';
-import { DESCRIPTIVE_SETTINGS } from './declared.js';
-import { schemaProblems, shownPath } from './json-schema.js';
-import { secretReferences } from './secret-references.js';
-import { BUILTIN_PREFIX } from './tool-schema.js';
-import { toolNameProblem } from './tool-name.js';
-import { nodeAtPath } from './yaml-path.js';
-import { parseConfigSource, type ConfigSource, type RawTool } from './yaml-source.js';
+import { FactorlyError } from '../../base/errors.js';
+import { HEADER_SCHEMA, readHeader, type BlueprintHeader } from '../../config/blueprint-header.js';
+import { DESCRIPTIVE_SETTINGS } from '../../config/declared.js';
+import { schemaProblems, shownPath } from '../../config/json-schema.js';
+import { secretReferences } from '../../config/secret-references.js';
+import { BUILTIN_PREFIX } from '../../config/tool-schema.js';
+import { toolNameProblem } from '../../config/tool-name.js';
+import { nodeAtPath } from '../../config/yaml-path.js';
+import { parseConfigSource, type ConfigSource, type RawTool } from '../../config/yaml-source.js';
 
-export type { BlueprintHeader, BlueprintRequires, AuthType } from './blueprint-header.js';
+export type { BlueprintHeader, BlueprintRequires, AuthType } from '../../config/blueprint-header.js';
 
 /** What a blueprint may hold besides its header: REST tools, remote MCP servers and OAuth providers. */
 const CONTENT_KEYS = ['tools', 'oauth_providers'] as const;
