@@ -18,6 +18,9 @@ import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
 import { blueprintServices } from './blueprints/services.js';
+import { validateAnswer } from '../config/params.js';
+import type { ParameterSpec } from '../config/tool-definition.js';
+import { sealAnswer } from '../contracts/person-seal.js';
 
 const MEMBERS = [
   'recentCalls',
@@ -40,6 +43,7 @@ const MEMBERS = [
   'installBlueprint',
   'uninstallBlueprint',
   'importSpec',
+  'sealAnswer',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
 const EVERY_MEMBER: Exclude<keyof HostServices, (typeof MEMBERS)[number]> extends never ? true : never = true;
@@ -104,6 +108,11 @@ export function hostServices(kernel: Kernel): HostServices {
       return saveToolEdit(kernel, name, edit);
     },
     ...blueprintServices(kernel),
+    sealAnswer: (question, replyKey, given) => {
+      const checked = validateAnswer(question as ParameterSpec, given);
+      if (!checked.ok) return checked;
+      return { ok: true, sealed: sealAnswer(replyKey, JSON.stringify(checked.value ?? null)) };
+    },
   };
 }
 

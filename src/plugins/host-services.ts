@@ -1,4 +1,5 @@
 import type { AuditFilter } from '../events/audit-query.js';
+import type { AskQuestion } from '../events/catalog.js';
 import type { CallTree } from '../events/call-tree.js';
 import type { DashboardFigures } from '../events/dashboard-figures.js';
 import type { AuditEntry } from '../events/projections/audit.js';
@@ -81,4 +82,13 @@ export interface HostServices {
   uninstallBlueprint(name: string): Promise<BlueprintSummary>;
   /** The blueprint an OpenAPI or Swagger text makes, every operation listed (`tools import openapi --dry-run`). */
   importSpec(source: SpecSource, options: ImportOptions): Promise<SpecBlueprint>;
+  /**
+   * A person's answer to a question (`ask.requested`) checked as the asking process will check it and,
+   * when it fits, sealed to the question's `replyKey`: what a page records as `ask.answered`.
+   */
+  sealAnswer(
+    question: AskQuestion,
+    replyKey: string,
+    given: string,
+  ): { ok: true; sealed: string } | { ok: false; message: string };
 }
