@@ -7,6 +7,7 @@ import { registerApprovals } from './routes/approvals.js';
 import { registerAudit } from './routes/audit.js';
 import { registerImport } from './routes/blueprint-import.js';
 import { registerBlueprints } from './routes/blueprints.js';
+import { registerAuth } from './routes/auth.js';
 import { registerCalls } from './routes/calls.js';
 import { registerDashboard } from './routes/dashboard.js';
 import { registerHistory } from './routes/history.js';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   // /blueprints/import before /blueprints/:name, which would take "import" for a name.
   registerImport(app, deps);
   registerBlueprints(app, deps);
+  registerAuth(app, deps);
   registerApprovals(app, deps);
   registerAudit(app, deps);
   registerLive(app, deps);

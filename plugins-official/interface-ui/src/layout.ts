@@ -16,6 +16,7 @@ const NAV = [
   ['/tools', 'Tools'],
   ['/blueprints', 'Blueprints'],
   ['/vault', 'Vault'],
+  ['/auth', 'Auth'],
   ['/audit', 'Audit'],
 ] as const;
 
