@@ -7,7 +7,7 @@ import type { Recorded } from './envelope.js';
 import type { EventCache } from './event-cache.js';
 import type { LogHead } from './log.js';
 import { EMPTY_HEAD } from './append-batch.js';
-import type { StreamTip } from './stream-reader.js';
+import type { StreamTip } from './stream-tip.js';
 
 /**
  * One node's hold on the end of a shared stream: the last position it has taken in (fragments

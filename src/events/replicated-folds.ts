@@ -4,7 +4,8 @@ import type { BatchPlace } from './event-cache.js';
 import { LOG_FOLDS } from './log-folds.js';
 import type { Folded, Projection } from './projection.js';
 import { ProjectionSet, type StoredSnapshot } from './projection-set.js';
-import { SideIndex } from './side-index.js';
+import { CallIndex } from './call-index.js';
+import { IdIndex } from './id-index.js';
 import { sideKey, type SideStore } from './side-store.js';
 import { decodeSnapshot, encodeSnapshot, type SnapshotStore } from './snapshot-store.js';
 import type { StreamReader } from './stream-reader.js';
@@ -13,8 +14,10 @@ import type { StreamReader } from './stream-reader.js';
 const CHUNK = 1_000;
 /** A catch-up this short also keeps the events it read at hand (the tail a node joins on, what others appended). */
 const KEEP_UP_TO = 5_000;
-/** Index entries written out once this many events are folded past the stored coverage (by a node that writes). */
+/** Id entries written out once this many events are folded past their stored coverage (by a node that writes). */
 const FLUSH_EVERY = 256;
+/** Call pages written out once this many events are folded past theirs. */
+const CALLS_EVERY = 4_096;
 /** Past this many, any node writes them out while folding, so a long catch-up (a rebuild) stays in bounded memory. */
 const FLUSH_WHILE_FOLDING = 8 * FLUSH_EVERY;
 
@@ -39,7 +42,8 @@ export class SideSnapshots implements SnapshotStore {
  */
 export class ReplicatedFolds {
   readonly projections = new ProjectionSet();
-  readonly index: SideIndex;
+  readonly ids: IdIndex;
+  readonly calls: CallIndex;
   private readonly snapshots: SideSnapshots;
   private readonly unloaded = new Set<string>();
   private indexLoaded = false;
@@ -50,7 +54,8 @@ export class ReplicatedFolds {
     private readonly side: SideStore,
     private readonly reader: StreamReader,
   ) {
-    this.index = new SideIndex(side);
+    this.ids = new IdIndex(side);
+    this.calls = new CallIndex(side);
     this.snapshots = new SideSnapshots(side);
     for (const fold of LOG_FOLDS) this.register(fold);
   }
@@ -66,7 +71,8 @@ export class ReplicatedFolds {
 
   /** Brings every projection and the index up to `seq` (at least), loading what is not loaded yet. */
   upTo(seq: number): Promise<void> {
-    if (this.unloaded.size === 0 && this.indexLoaded && this.foldedTo >= seq) return this.folding;
+    if (this.unloaded.size === 0 && this.indexLoaded && this.foldedTo >= seq && this.calls.folded >= seq)
+      return this.folding;
     const run = this.folding.then(() => this.foldTo(seq));
     this.folding = run.catch(() => undefined);
     return run;
@@ -81,9 +87,10 @@ export class ReplicatedFolds {
   private async saveNow(atLeast?: number): Promise<void> {
     const due = this.projections.due(atLeast);
     await Promise.all(due.map(({ name, snapshot }) => this.snapshots.saveSnapshot(name, snapshot)));
-    const flush = this.index.tail >= (atLeast ?? FLUSH_EVERY);
-    if (flush) await this.index.flush();
-    await this.places([...due.map(({ snapshot }) => snapshot.seq), ...(flush ? [this.index.coverage] : [])]);
+    const flush = this.ids.tail >= (atLeast ?? FLUSH_EVERY);
+    if (flush) await this.ids.flush();
+    if (this.calls.tail >= Math.max(atLeast ?? CALLS_EVERY, 1)) await this.calls.flush();
+    await this.places([...due.map(({ snapshot }) => snapshot.seq), ...(flush ? [this.ids.coverage] : [])]);
   }
 
   /**
@@ -109,16 +116,31 @@ export class ReplicatedFolds {
     );
   }
 
+  /** Where the events of call `callId` are (the call pages loaded, when they are not yet, and folded up to `head`). */
+  async callSeqs(callId: string, head: number): Promise<number[]> {
+    await this.calls.load();
+    await this.upTo(head);
+    return this.calls.seqsOf(callId);
+  }
+
+  /** On a node that keeps running: the call pages loaded and kept up in the background, so it writes them out as they are due. */
+  async keepCalls(head: number): Promise<void> {
+    if (this.calls.loaded) return;
+    await this.calls.load();
+    await this.upTo(head);
+  }
+
   /** Every fold from seq 1 again (`logs rebuild`), up to `head`, and every snapshot and index entry written anew. */
   async rebuild(head: number, progress?: (done: number, total: number) => void): Promise<string[]> {
     const run = this.folding.then(async () => {
       this.projections.forget();
-      this.index.restart();
+      this.ids.restart();
+      this.calls.restart();
       this.foldedTo = 0;
       await this.foldEvents(1, head, progress);
       await this.saveNow(0);
-      await this.index.flush();
-      this.index.rewriting = false;
+      this.ids.rewriting = false;
+      this.calls.rewriting = false;
     });
     this.folding = run.catch(() => undefined);
     await run;
@@ -127,11 +149,11 @@ export class ReplicatedFolds {
 
   private async foldTo(seq: number): Promise<void> {
     if (!this.indexLoaded) {
-      await this.hints([await this.index.load()]);
+      await this.hints([await this.ids.load()]);
       this.indexLoaded = true;
     }
     if (this.unloaded.size > 0) await this.load(seq);
-    const from = Math.min(this.index.folded, ...this.seqs()) + 1;
+    const from = Math.min(this.ids.folded, this.calls.folded, ...this.seqs()) + 1;
     if (from <= seq) await this.foldEvents(from, seq);
     this.foldedTo = Math.max(this.foldedTo, seq);
   }
@@ -140,10 +162,12 @@ export class ReplicatedFolds {
     let chunk: Recorded[] = [];
     const fold = async (): Promise<void> => {
       this.projections.apply(chunk);
-      this.index.add(chunk);
+      this.ids.add(chunk);
+      this.calls.add(chunk);
       progress?.(chunk.at(-1)!.seq, to);
       chunk = [];
-      if (this.index.tail >= FLUSH_WHILE_FOLDING) await this.index.flush().catch(() => undefined);
+      if (this.ids.tail >= FLUSH_WHILE_FOLDING) await this.ids.flush().catch(() => undefined);
+      if (this.calls.tail >= 2 * CALLS_EVERY) await this.calls.flush().catch(() => undefined);
     };
     for await (const event of this.reader.events(from, to, to - from < KEEP_UP_TO)) {
       chunk.push(event);

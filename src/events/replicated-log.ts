@@ -17,6 +17,7 @@ import { BatchWriter } from './replicated-writes.js';
 import { MemorySideStore, patientSide } from './side-store.js';
 import { StreamReader } from './stream-reader.js';
 import { findTip } from './stream-tip.js';
+import { pastThenLive } from './live-events.js';
 import { EdgeOnlyTree } from './tree-edge.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree } from './transparency-tree.js';
@@ -33,6 +34,8 @@ export interface ReplicatedLogOptions {
 
 /** A projection whose unsaved events number at least this many gets a snapshot when a node that wrote closes. */
 const SAVE_AT_CLOSE_AFTER = 32;
+/** A node keeps the call pages up once it has run this long (ms): a command that records a call and ends never reads them. */
+const KEEP_CALLS_AFTER_MS = 30_000;
 /** A log no longer than this gets a whole tree (proofs and all) from the events at hand, when they all are. */
 const WHOLE_TREE_UP_TO = 4_096;
 
@@ -61,6 +64,7 @@ export class ReplicatedEventLog implements EventLog {
   private upkeep: Promise<unknown> = Promise.resolve();
   private closed = false;
   private wrote = false;
+  private readonly startedAt = Date.now();
 
   constructor(
     private readonly stream: BatchStream,
@@ -188,38 +192,19 @@ export class ReplicatedEventLog implements EventLog {
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {
-    let next = Math.max(fromSeq, 1);
-    let live = true;
-    let held: Recorded[] | undefined = [];
-    const deliver = (event: Recorded): void => {
-      if (!live || event.seq < next) return;
-      next = event.seq + 1;
-      listener(event);
-    };
-    // New events wait while the past is read from the stream, then follow it.
-    const hear = (event: Recorded): void => (held ? void held.push(event) : deliver(event));
-    this.listeners.add(hear);
-    void (async () => {
-      for await (const event of this.read({ from: next })) deliver(event);
-    })()
-      .catch(() => undefined)
-      .finally(() => {
-        for (const event of held ?? []) deliver(event);
-        held = undefined;
-      });
-    return () => {
-      live = false;
-      this.listeners.delete(hear);
-    };
+    return pastThenLive(this.listeners, (from) => this.read({ from }), fromSeq, listener);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.writing;
-    await this.upkeep;
-    // A writer leaves its folds beside the stream, so the next node starts where this one stopped.
-    if (this.wrote) await this.folds.save(SAVE_AT_CLOSE_AFTER).catch(() => undefined);
+    // A writer leaves its folds beside the stream, so the next node starts where this one stopped
+    // (within the timeout: a stream that went away does not hold the process).
+    const saved = this.upkeep.then(() => (this.wrote ? this.folds.save(SAVE_AT_CLOSE_AFTER) : undefined));
+    await within(saved, Date.now() + this.timeoutMs, () => this.unanswered('write beside', 'no answer')).catch(
+      () => undefined,
+    );
     this.stopFollowing?.();
     this.listeners.clear();
     await this.stream.close();
@@ -275,9 +260,16 @@ export class ReplicatedEventLog implements EventLog {
     for (const event of events) for (const listener of this.listeners) listener(event);
   }
 
-  /** After a write, in the background: snapshots and index entries that are due, beside the stream. */
+  /**
+   * After a write, in the background: snapshots and lookups that are due, beside the stream; on a
+   * node that has run a while (serving, not one command), the call pages too.
+   */
   private keepUp(): void {
-    this.upkeep = this.upkeep.then(() => this.folds.save()).catch(() => undefined);
+    const calls = Date.now() - this.startedAt >= KEEP_CALLS_AFTER_MS;
+    this.upkeep = this.upkeep
+      .then(async () => (calls ? this.folds.keepCalls(this.mirror.head().seq) : undefined))
+      .then(() => this.folds.save())
+      .catch(() => undefined);
   }
 
   private unanswered(what: string, error: unknown): FactorlyError {

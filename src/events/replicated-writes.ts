@@ -69,14 +69,14 @@ export class BatchWriter {
 
   /** The event whose writer chose the id `id`, as stored (looked up beside the stream, checked against the event). */
   async named(id: string): Promise<Recorded | undefined> {
-    const seq = await this.parts.folds.index.seqOfId(id);
+    const seq = await this.parts.folds.ids.seqOfId(id);
     const event = seq === undefined ? undefined : await this.parts.reader.eventAt(seq);
     return event?.id === id ? event : undefined;
   }
 
-  /** Every event of call `callId`, in seq order (the folds at the head). */
+  /** Every event of call `callId`, in seq order. */
   async callEvents(callId: string): Promise<Recorded[]> {
-    const seqs = await this.parts.folds.index.seqsOfCall(callId);
+    const seqs = await this.parts.folds.callSeqs(callId, this.parts.mirror.head().seq);
     const events = await Promise.all(seqs.map((seq) => this.parts.reader.eventAt(seq)));
     return events.filter((event): event is Recorded => event !== undefined && callIdOf(event) === callId);
   }

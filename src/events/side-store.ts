@@ -3,10 +3,10 @@ import { retried } from './call-deadlines.js';
 /**
  * What a log over a shared stream keeps beside the stream (a JetStream KV bucket, with its object
  * store for values too big for one message; a Map in tests): values by key, of any size. All of it
- * is derived from the stream and checked against the stream when read (a snapshot by its stamp and
- * chain hash, an index entry against the event it points to), so a value that is lost or stale
- * costs a longer fold, never a wrong answer. Keys are dot-separated tokens of letters, digits, `-`,
- * `_` and `=` (`sideKey` makes a token of anything).
+ * is derived from the stream and checked against the stream when read: a snapshot by its stamp and
+ * chain hash (a lost or stale one costs a longer fold), an index entry against the event it points
+ * to. Keys are dot-separated tokens of letters, digits, `-`, `_` and `=` (`sideKey` makes a token of
+ * anything).
  */
 export interface SideStore {
   get(key: string): Promise<Uint8Array | undefined>;

@@ -8,12 +8,7 @@ import type { ChainBreak } from './chain-check.js';
 import { GENESIS_HASH, type Recorded } from './envelope.js';
 import type { BatchPlace, EventCache } from './event-cache.js';
 import type { LogHead } from './log.js';
-
-/** What the stream holds up to now, as this node knows it: its last position, and the head of the chain there. */
-export interface StreamTip {
-  position: number;
-  head: LogHead;
-}
+import { batchBefore, type StreamTip } from './stream-tip.js';
 
 /** A batch read, with where it sits. */
 export interface PlacedBatch {
@@ -89,20 +84,32 @@ export class StreamReader {
     }
   }
 
-  /** Events from `to` down to `from`, newest first. */
+  /** Events from `to` down to `from`, newest first: the batch holding `to`, then each one before it on the stream. */
   async *backwards(to: number, from: number): AsyncIterable<Recorded> {
-    let place = await this.place(to);
-    while (place) {
-      const batch = await this.batchAt(place);
-      if (!batch) return;
+    const start = await this.place(to);
+    let batch = start && (await this.batchAt(start));
+    while (batch) {
       for (let i = batch.events.length - 1; i >= 0; i -= 1) {
         const event = batch.events[i]!;
         if (event.seq < from) return;
         if (event.seq <= to) yield event;
       }
-      if (place.firstSeq <= from) return;
-      place = await this.place(place.firstSeq - 1);
+      if (batch.place.firstSeq <= from || batch.place.from <= 1) return;
+      batch = await this.batchBefore(batch);
     }
+  }
+
+  /** The batch right before `batch` on the stream (fragments no commit followed passed over), checked as the one it carries on from. */
+  private async batchBefore(batch: PlacedBatch): Promise<PlacedBatch | undefined> {
+    const found = (await batchBefore({ get: (position) => this.get(position) }, batch.place.from - 1)).batch;
+    const checked = found && checkedBatch(found.at, found.payload);
+    if (!checked || 'broken' in checked) return undefined;
+    const { events } = checked;
+    const first = batch.events[0]!;
+    if (events.at(-1)!.seq !== first.seq - 1 || events.at(-1)!.hash !== first.prevHash) return undefined;
+    const place = placeOf(found.from, found.at, events);
+    this.cache.add(place, events, found.payload.length);
+    return { place, events };
   }
 
   /** Where the batch holding `seq` sits, searched by position; undefined past the head or where no batch holds it. */

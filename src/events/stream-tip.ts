@@ -6,7 +6,12 @@ import type { ChainBreak } from './chain-check.js';
 import type { Recorded } from './envelope.js';
 import type { BatchPlace, EventCache } from './event-cache.js';
 import type { LogHead } from './log.js';
-import type { StreamTip } from './stream-reader.js';
+
+/** What the stream holds up to now, as this node knows it: its last position, and the head of the chain there. */
+export interface StreamTip {
+  position: number;
+  head: LogHead;
+}
 
 /** Where a node starts on a stream it has not read (see `findTip`). */
 export interface FoundTip {
@@ -110,7 +115,7 @@ async function trailingRun(stream: TipSource, last: number): Promise<StoredBatch
 }
 
 /** A batch as stored: the positions it spans and its bytes (a fragmented one's put together). */
-interface FoundBatch {
+export interface FoundBatch {
   from: number;
   at: number;
   payload: Uint8Array;
@@ -120,8 +125,8 @@ interface FoundBatch {
  * The last batch at or before `position`, walking back over fragments no commit followed, with the
  * first position after it the stream no longer holds, or the first message after it that is no batch.
  */
-async function batchBefore(
-  stream: TipSource,
+export async function batchBefore(
+  stream: Pick<TipSource, 'get'>,
   position: number,
 ): Promise<{ batch?: FoundBatch; missing?: number; corrupt?: string }> {
   let missing: number | undefined;
@@ -145,7 +150,7 @@ async function batchBefore(
 
 /** The bytes of the batch committed at `position` (its `parts` fragments right before it), or undefined. */
 async function committed(
-  stream: TipSource,
+  stream: Pick<TipSource, 'get'>,
   position: number,
   parts: number,
   commit: StoredBatch,

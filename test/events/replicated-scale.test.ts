@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FactorlyError } from '../../src/base/errors.js';
 import { messageOf } from '../../src/events/batch-fragments.js';
 import type { BatchStream } from '../../src/events/batch-stream.js';
@@ -87,6 +87,24 @@ describe('a batch larger than one stream message', () => {
     expect(await auditor.stoppedShort()).toBeUndefined();
   });
 
+  it("reads newest first across whole batches, fragments and a killed writer's orphans, on a node that never saw them", async () => {
+    const shared = new MemoryBatchStream(2048);
+    const writer = open(shared.node());
+    await writer.append([requested('a')]);
+    await writer.append([large('b')]);
+    await open(killedAfter(shared.node(), 1))
+      .append([large('lost')])
+      .catch(() => undefined);
+    await writer.append([requested('c'), requested('d')]);
+    const reader = open(shared.node());
+    const newest: Recorded[] = [];
+    for await (const event of reader.read({ reverse: true })) newest.push(event);
+    expect(callIds(newest)).toEqual(['d', 'c', 'b', 'a']);
+    const limited: Recorded[] = [];
+    for await (const event of open(shared.node()).read({ reverse: true, to: 3, limit: 2 })) limited.push(event);
+    expect(callIds(limited)).toEqual(['c', 'b']);
+  });
+
   it('is tampering when a fragment is changed or a commit has no fragments before it', async () => {
     const shared = new MemoryBatchStream(2048);
     const writer = open(shared.node());
@@ -139,6 +157,8 @@ async function history(calls: number): Promise<MemoryBatchStream> {
         completed(`c${i + j}`),
       ]).flat(),
     );
+  // Looking a call up loads the call pages (a node that keeps running does it by itself): written out at close.
+  await writer.readCall('c0');
   await writer.close();
   return shared;
 }
@@ -150,6 +170,7 @@ describe('a node joining a long stream', () => {
     const stamp = decodeSnapshot(await shared.side.get(`snapshot.${sideKey('test.counter')}`));
     expect(stamp).toMatchObject({ stamp: expect.stringMatching(/^1:[0-9a-f]{16}$/) });
     expect(stamp!.seq).toBeGreaterThan(2_700);
+    expect((await shared.side.keys('calls.')).length).toBeGreaterThan(1);
     const { stream, read } = countingStream(shared.node());
     const node = open(stream);
     node.project(counter);
@@ -168,11 +189,43 @@ describe('a node joining a long stream', () => {
     expect(shared.batches.length).toBe(head + 1);
   });
 
+  it('keeps the call pages up on a node that has run a while, so a node joining later finds an old call without reading the stream', async () => {
+    const shared = new MemoryBatchStream();
+    const writer = open(shared.node());
+    await writer.append([requested('first')]);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+    try {
+      for (let i = 0; i < 4_200; i += 100)
+        await writer.append(Array.from({ length: 100 }, (_, j) => requested(`k${i + j}`)));
+      await writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await shared.side.keys('calls.')).toEqual(expect.arrayContaining(['calls.covered']));
+    const { stream, read } = countingStream(shared.node());
+    const node = open(stream);
+    expect((await node.readCall('k7')).map((event) => event.seq)).toEqual([9]);
+    expect(read.messages).toBeLessThan(10);
+  });
+
   it('folds a projection whose code changed from seq 1, not from a snapshot of the old code', async () => {
     const shared = await history(200);
     const node = open(shared.node());
     const changed = node.project({ ...counter, version: 2, evolve: (n: number) => n + 2 });
     expect((await changed.current()).state).toBe(2 * 402);
+  });
+});
+
+describe('logs rebuild on a replicated log', () => {
+  it('folds every projection from seq 1 again and keeps the snapshots beside the stream anew', async () => {
+    const shared = await history(300);
+    await shared.side.put(`snapshot.${sideKey('test.counter')}`, Buffer.from('not a snapshot'));
+    const node = open(shared.node());
+    node.project(counter);
+    const report = await node.rebuild();
+    expect(report).toMatchObject({ events: 602, projections: expect.arrayContaining(['test.counter', 'log.latest']) });
+    expect((await node.project(counter).current()).state).toBe(602);
+    expect(decodeSnapshot(await shared.side.get(`snapshot.${sideKey('test.counter')}`))).toMatchObject({ seq: 602 });
   });
 });
 

@@ -190,6 +190,8 @@ describe('the nats log at scale', () => {
     writer.project(large);
     for (let i = 0; i < 30; i += 1)
       await writer.append(Array.from({ length: 20 }, (_, j) => requested(`c${i * 20 + j}`)));
+    // Looking a call up loads the call pages (a node that keeps running does it by itself): written out at close.
+    await writer.readCall('c0');
     await closeAll([writer]);
 
     const kv = await new Kvm(jetstream(nc)).open(`${stream}-derived`);
