@@ -8,7 +8,7 @@ import { EvidenceWatch } from '../src/evidence-watch.js';
 import { agentLabel, agentName } from '../src/agents.js';
 import { niceMax } from '../src/charts/scale.js';
 import { timeChart } from '../src/charts/time-chart.js';
-import { UiConfirmChannel } from '../src/confirm-channel.js';
+import { UiPersonChannel } from '../src/person-channel.js';
 import { html } from '../src/html.js';
 import { historyRow } from '../src/routes/history.js';
 import { toolYaml } from '../src/tool-yaml.js';
@@ -78,7 +78,7 @@ describe('the ui confirm channel', () => {
 
   it('accepts only while a live process holds the project lock', () => {
     const state = dir();
-    const channel = new UiConfirmChannel(state, noLog);
+    const channel = new UiPersonChannel(state, noLog);
     expect(channel.accepts()).toBe(false);
     writeLock(state, { pid: process.pid, url: 'http://127.0.0.1:1/' });
     expect(channel.accepts()).toBe(true);
@@ -216,6 +216,26 @@ describe('charts', () => {
     expect(agentName('9e8d7c6b-bbbb', agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: '9e8d7c6b-bbbb' });
     expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
     expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });
+  });
+
+  it('names an agent its token named by that name, with what its client called itself beside it', () => {
+    const agents: AgentDirectory = new Map([
+      [
+        'cursor',
+        {
+          agentId: 'cursor',
+          sessionId: '5a6b7c8d-cccc',
+          iface: 'mcp',
+          openedAt: '',
+          client: { name: 'Cursor', version: '1.4.2' },
+          principal: { kind: 'token', agentId: 'cursor' },
+        },
+      ],
+    ]);
+    expect(agentName('cursor', agents)).toEqual({ name: 'cursor', label: 'Cursor 1.4.2' });
+    expect(agentLabel(agentName('cursor', agents)).text).toBe(
+      '<span class="agent">cursor <span class="muted">Cursor 1.4.2</span></span>',
+    );
   });
 });
 
