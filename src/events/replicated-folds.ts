@@ -12,6 +12,8 @@ import type { StreamReader } from './stream-reader.js';
 
 /** Events folded per step while catching up (a long catch-up never holds more). */
 const CHUNK = 1_000;
+/** A long fold saves the snapshots due every this many chunks. */
+const SAVE_EVERY_CHUNKS = 20;
 /** A catch-up this short also keeps the events it read at hand (the tail a node joins on, what others appended). */
 const KEEP_UP_TO = 5_000;
 /** Id entries written out once this many events are folded past their stored coverage (by a node that writes). */
@@ -160,12 +162,15 @@ export class ReplicatedFolds {
 
   private async foldEvents(from: number, to: number, progress?: (done: number, total: number) => void): Promise<void> {
     let chunk: Recorded[] = [];
+    let chunks = 0;
     const fold = async (): Promise<void> => {
       this.projections.apply(chunk);
       this.ids.add(chunk);
       this.calls.add(chunk);
       progress?.(chunk.at(-1)!.seq, to);
       chunk = [];
+      // A long fold (a stream written before snapshots were kept) leaves its progress beside the stream as it goes.
+      if ((chunks += 1) % SAVE_EVERY_CHUNKS === 0) await this.saveNow().catch(() => undefined);
       if (this.ids.tail >= FLUSH_WHILE_FOLDING) await this.ids.flush().catch(() => undefined);
       if (this.calls.tail >= 2 * CALLS_EVERY) await this.calls.flush().catch(() => undefined);
     };

@@ -32,7 +32,7 @@ export interface ReplicatedLogOptions {
   timeoutMs?: number;
 }
 
-/** A projection whose unsaved events number at least this many gets a snapshot when a node that wrote closes. */
+/** A projection whose unsaved events number at least this many gets a snapshot when a node closes. */
 const SAVE_AT_CLOSE_AFTER = 32;
 /** A node keeps the call pages up once it has run this long (ms): a command that records a call and ends never reads them. */
 const KEEP_CALLS_AFTER_MS = 30_000;
@@ -63,7 +63,6 @@ export class ReplicatedEventLog implements EventLog {
   private writing: Promise<unknown> = Promise.resolve();
   private upkeep: Promise<unknown> = Promise.resolve();
   private closed = false;
-  private wrote = false;
   private readonly startedAt = Date.now();
 
   constructor(
@@ -99,7 +98,6 @@ export class ReplicatedEventLog implements EventLog {
       if (this.closed)
         throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
       const written = await this.writer.append(events, options, deadline, late);
-      this.wrote = true;
       this.keepUp();
       return written;
     });
@@ -199,9 +197,9 @@ export class ReplicatedEventLog implements EventLog {
     if (this.closed) return;
     this.closed = true;
     await this.writing;
-    // A writer leaves its folds beside the stream, so the next node starts where this one stopped
-    // (within the timeout: a stream that went away does not hold the process).
-    const saved = this.upkeep.then(() => (this.wrote ? this.folds.save(SAVE_AT_CLOSE_AFTER) : undefined));
+    // A node leaves its folds beside the stream, so the next one starts where it stopped (within
+    // the timeout: a stream that went away does not hold the process).
+    const saved = this.upkeep.then(() => this.folds.save(SAVE_AT_CLOSE_AFTER));
     await within(saved, Date.now() + this.timeoutMs, () => this.unanswered('write beside', 'no answer')).catch(
       () => undefined,
     );

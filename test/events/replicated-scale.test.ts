@@ -208,6 +208,22 @@ describe('a node joining a long stream', () => {
     expect(read.messages).toBeLessThan(10);
   });
 
+  it('on a stream written with nothing kept beside it, folds it once and leaves its folds there for the next node', async () => {
+    const shared = new MemoryBatchStream();
+    const bare = { ...shared.node(), side: undefined };
+    const writer = open(bare);
+    for (let i = 0; i < 1_000; i += 50)
+      await writer.append(Array.from({ length: 50 }, (_, j) => requested(`o${i + j}`)));
+    const first = countingStream(shared.node());
+    const reader = open(first.stream);
+    expect((await reader.project(counter).current()).state).toBe(1_000);
+    expect(first.read.messages).toBeGreaterThanOrEqual(20);
+    await reader.close();
+    const next = countingStream(shared.node());
+    expect((await open(next.stream).project(counter).current()).state).toBe(1_000);
+    expect(next.read.messages).toBeLessThan(5);
+  });
+
   it('folds a projection whose code changed from seq 1, not from a snapshot of the old code', async () => {
     const shared = await history(200);
     const node = open(shared.node());

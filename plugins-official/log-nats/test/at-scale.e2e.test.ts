@@ -7,15 +7,16 @@ import { jetstream } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { definePlugin, type PluginDefinition } from 'factorly';
+import type { PluginDefinition } from 'factorly';
 import { type Projection, type Recorded, ReplicatedEventLog } from 'factorly/events';
 import { requested, startTestKernel } from 'factorly/testing';
 import { countingStream } from '../../../test/helpers/counting-stream.js';
+import { answeringProvider } from '../../../test/helpers/instant.js';
 import { runCli, tempProject } from '../../../test/helpers/project.js';
 import { natsSettingsOf } from '../src/nats-settings.js';
 import { NatsBatchStream } from '../src/nats-stream.js';
 import { ECHO, natsLogBlock } from './nats-project.js';
-import { closeAll, freshStream, natsLog } from './open-nats.js';
+import { closeAll, freshStream, natsLog, streamEvents } from './open-nats.js';
 import { pausableProxy, type PausableProxy } from './pausable-proxy.js';
 
 const KILLED_WRITER = fileURLToPath(new URL('fixtures/killed-writer.mjs', import.meta.url));
@@ -28,31 +29,13 @@ afterAll(() => nc?.close());
 
 /** Tool type `scale`: answers `bytes` bytes of output; with `stall`, holds the log's proxy that long first. */
 function scalePlugin(proxy?: PausableProxy): PluginDefinition {
-  return definePlugin({
-    id: 'test-scale',
-    apiVersion: '1',
-    register(reg) {
-      reg.registerInit({
-        deps: { providers: reg.tokens.ToolProviders },
-        init: ({ providers }, ctx) =>
-          providers.add(
-            'scale',
-            {
-              type: 'scale',
-              keys: [],
-              execute: async ({ params }) => {
-                const stall = Number(params.stall ?? 0);
-                if (stall > 0 && proxy) {
-                  proxy.pause();
-                  setTimeout(() => proxy.resume(), stall);
-                }
-                return { output: 'a'.repeat(Number(params.bytes ?? 2)), exitCode: 0 };
-              },
-            },
-            ctx.pluginId,
-          ),
-      });
-    },
+  return answeringProvider('scale', async ({ params }) => {
+    const stall = Number(params.stall ?? 0);
+    if (stall > 0 && proxy) {
+      proxy.pause();
+      setTimeout(() => proxy.resume(), stall);
+    }
+    return { output: 'a'.repeat(Number(params.bytes ?? 2)), exitCode: 0 };
   });
 }
 const SCALE =
@@ -83,14 +66,6 @@ async function kinds(stream: string): Promise<string[]> {
   return out;
 }
 
-async function events(stream: string): Promise<Recorded[]> {
-  const log = natsLog(stream);
-  const out: Recorded[] = [];
-  for await (const event of log.read()) out.push(event);
-  await log.close();
-  return out;
-}
-
 describe('the nats log at scale', () => {
   it(
     'records a 2 MB output (max_output_bytes raised) as fragments and a commit, returns it, and reads it back on a new node',
@@ -107,7 +82,7 @@ describe('the nats log at scale', () => {
       } finally {
         await test.stop();
       }
-      const completed = (await events(stream)).find(
+      const completed = (await streamEvents(stream)).find(
         (event) => event.type === 'call.completed',
       ) as Recorded<'call.completed'>;
       expect(completed.data.output).toMatchObject({ bytes: TWO_MB, truncated: false });
@@ -146,7 +121,7 @@ describe('the nats log at scale', () => {
         status: 0,
         stdout: expect.stringContaining('Chain verified'),
       });
-      const texts = (await events(stream)).flatMap((event) =>
+      const texts = (await streamEvents(stream)).flatMap((event) =>
         event.type === 'call.requested' ? [(event as Recorded<'call.requested'>).data.params.text] : [],
       );
       expect(texts).toEqual(['before', 'after']);
