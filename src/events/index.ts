@@ -45,7 +45,8 @@ export type { Folded, Projection, ProjectionView } from './projection.js';
 export type { EventIndex, IndexLookup } from './event-index.js';
 // A snapshot of a persisted projection as any store keeps it (opaque bytes), its digest and the
 // event that records it: what a log that keeps snapshots elsewhere (a stream's KV store) needs.
-export { decodeSnapshot, encodeSnapshot, savedRecord, snapshotDigest, snapshotProblem } from './snapshot-digest.js';
+export { savedRecord, snapshotDigest, snapshotProblem } from './snapshot-digest.js';
+export { decodeSnapshot, encodeSnapshot } from './snapshot-store.js';
 export type { StoredSnapshot, UnrecordedSnapshot } from './snapshot-digest.js';
 export { auditProjection } from './projections/audit.js';
 export type { AuditEntry, AuditState } from './projections/audit.js';

@@ -1,7 +1,8 @@
 import type { Database, Key, RootDatabase, Transaction } from 'lmdb';
 import type { Recorded } from './envelope.js';
 import { indexStamp, type EventIndex, type IndexLookup } from './event-index.js';
-import { decodeSnapshot, encodeSnapshot, type StoredSnapshot } from './snapshot-digest.js';
+import { decodeSnapshot, encodeSnapshot, type SnapshotStore } from './snapshot-store.js';
+import type { StoredSnapshot } from './snapshot-digest.js';
 
 /** How many events one catch-up write indexes, so a long catch-up never holds the write lock for long. */
 const INDEX_CHUNK = 20_000;
@@ -40,7 +41,7 @@ function none<V, K extends Key>(): Database<V, K> {
  * - `index`: `[index, key]` → seqs (dupSort), the index entries.
  * Everything here can be dropped and rebuilt from the events (`logs rebuild`).
  */
-export class LmdbDerived {
+export class LmdbDerived implements SnapshotStore {
   private readonly derived: Database<Buffer, string>;
   private readonly entries: Database<number, [string, string]>;
   private readonly indexes = new Map<string, { index: EventIndex; stamp: string }>();
@@ -57,8 +58,7 @@ export class LmdbDerived {
 
   loadSnapshot(name: string, transaction?: Transaction): StoredSnapshot | undefined {
     // Copied out of LMDB's memory: a snapshot may be kept after the read (verification compares it later).
-    const bytes = this.derived.get(`state/${name}`, { transaction });
-    return bytes && decodeSnapshot(bytes);
+    return decodeSnapshot(this.derived.get(`state/${name}`, { transaction }));
   }
 
   /** Inside a write. */

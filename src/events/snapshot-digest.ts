@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NewEvent, Recorded } from './envelope.js';
 import { hashEnvelope } from './hash.js';
 
-/** A projection's state as stored beside the log, with what vouches for it. */
+/** A projection's state as stored beside the log, with what vouches for it (as bytes: `encodeSnapshot`, `snapshot-store.ts`). */
 export interface StoredSnapshot {
   /** The fold's code it was made by (`<version>:<digest of init and evolve>`). */
   stamp: string;
@@ -66,46 +66,4 @@ export function snapshotProblem(
   if (listed.digest !== snapshot.digest || listed.seq !== snapshot.seq || listed.stamp !== snapshot.stamp)
     return `its digest is not the one the log recorded at seq ${record.seq}`;
   return undefined;
-}
-
-interface SnapshotHeader {
-  stamp: string;
-  seq: number;
-  hash: string;
-  digest?: string;
-  recorded?: number;
-}
-
-/**
- * A snapshot as the bytes a store keeps (an LMDB value, a KV or object-store entry): a 4-byte
- * little-endian length, that many bytes of JSON header (stamp, seq, hash, digest, recorded), the state.
- */
-export function encodeSnapshot(snapshot: StoredSnapshot): Buffer {
-  const { stamp, seq, hash, digest, recorded } = snapshot;
-  const header = Buffer.from(JSON.stringify({ stamp, seq, hash, digest, recorded } satisfies SnapshotHeader), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(header.length, 0);
-  return Buffer.concat([length, header, snapshot.state]);
-}
-
-/** The snapshot `encodeSnapshot` wrote, or undefined for bytes that are not one. */
-export function decodeSnapshot(bytes: Uint8Array): StoredSnapshot | undefined {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.length < 4) return undefined;
-  try {
-    const length = buffer.readUInt32LE(0);
-    const header = JSON.parse(buffer.subarray(4, 4 + length).toString('utf8')) as SnapshotHeader;
-    if (typeof header.stamp !== 'string' || typeof header.hash !== 'string' || !Number.isSafeInteger(header.seq))
-      return undefined;
-    return {
-      stamp: header.stamp,
-      seq: header.seq,
-      hash: header.hash,
-      digest: header.digest as string,
-      recorded: header.recorded as number,
-      state: buffer.subarray(4 + length),
-    };
-  } catch {
-    return undefined;
-  }
 }

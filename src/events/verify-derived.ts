@@ -29,7 +29,7 @@ export function viewStamp(view: DerivedView): string {
 }
 
 /** Verification's set: the views given (default: factorly's own and those registered in this process), one per name. */
-export function derivedSet(views: readonly DerivedView[] = allViews()): DerivedSet {
+export function derivedSet(views: readonly DerivedView[] = defaultViews()): DerivedSet {
   const unique = [...new Map(views.map((view) => [view.name, view])).values()];
   const refs: DerivedRef[] = [];
   const unloadable: string[] = [];
@@ -47,7 +47,8 @@ export function derivedSet(views: readonly DerivedView[] = allViews()): DerivedS
   };
 }
 
-function allViews(): DerivedView[] {
+/** Factorly's own projections and indexes, and those registered in this process. */
+export function defaultViews(): DerivedView[] {
   const { projections, indexes } = derivedViews();
   return [...projections, ...indexes];
 }

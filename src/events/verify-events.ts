@@ -13,7 +13,8 @@ import {
   type LogFacts,
 } from './verify-checkpoints.js';
 import type { LogVerification, VerifyOptions } from './verify-log.js';
-import { derivedSet } from './verify-derived.js';
+import { defaultViews, derivedSet } from './verify-derived.js';
+import { LOG_FOLDS } from './log-folds.js';
 import { StretchFold } from './verify-fold.js';
 import { derivedFindings, foldTargets, type DerivedCheck } from './verify-log-derived.js';
 
@@ -80,7 +81,8 @@ async function derivedOfEvents(
 ): Promise<{ findings: Finding[]; checks: DerivedCheck[] }> {
   const snapshots = (await log.storedSnapshots?.()) ?? [];
   if (snapshots.length === 0) return { findings: [], checks: [] };
-  const set = options.derived ?? derivedSet(options.views);
+  // The log's own folds too, where it keeps them as snapshots (a stream's: the last of each type, what is open, the tree's edge).
+  const set = options.derived ?? derivedSet([...(options.views ?? defaultViews()), ...LOG_FOLDS]);
   const targets = foldTargets(set, { snapshots });
   const fold = new StretchFold(set.projections, targets);
   for (const event of events.slice(0, verified)) fold.keep(event);
