@@ -99,11 +99,11 @@ export interface EventLog {
    */
   project<S>(projection: Projection<S>): ProjectionView<S>;
   /**
-   * The snapshots of persisted projections as they are stored (undefined: bytes that are not a
-   * snapshot), for `logs verify` to check against the chain's records and the fold of the events.
+   * The snapshots of persisted projections as they are stored (those of `names`, default: the ones
+   * registered), for `logs verify` to check against the chain's records and the fold of the events.
    * A log that keeps snapshots and no file of its own to walk (a stream's KV store) offers it.
    */
-  storedSnapshots?(): Promise<{ name: string; snapshot?: StoredSnapshot }[]>;
+  storedSnapshots?(names?: readonly string[]): Promise<{ name: string; snapshot?: StoredSnapshot }[]>;
   /** Registers an index (see `EventIndex`), kept in the same write as the events. Optional. */
   index?(index: EventIndex): void;
   /** Seqs under `key` of a registered index, newest first (at most `before`), and how far the index reaches. */

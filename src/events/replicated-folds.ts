@@ -2,6 +2,9 @@ import { FactorlyError } from '../base/errors.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import type { BatchPlace } from './event-cache.js';
 import { LOG_FOLDS } from './log-folds.js';
+import { listInflight, type InflightEntry } from './inflight-fold.js';
+import { writerEventId } from './lmdb-inflight.js';
+import type { Inflight } from './writer.js';
 import type { Folded, Projection } from './projection.js';
 import { ProjectionSet, type StoredSnapshot } from './projection-set.js';
 import { CallIndex } from './call-index.js';
@@ -138,9 +141,22 @@ export class ReplicatedFolds {
     );
   }
 
-  /** The snapshot kept beside the stream for every registered projection (for `logs verify`). */
-  async stored(): Promise<{ name: string; snapshot?: StoredSnapshot }[]> {
-    const names = this.projections.names();
+  /** The calls and sessions open now (`log.inflight`), with the record of each writer that opened one. */
+  async inflight(named: (id: string) => Promise<Recorded | undefined>): Promise<Inflight> {
+    const open = [...this.folded<Map<string, InflightEntry>>('log.inflight').state];
+    const writers = new Map<string, Recorded<'writer.started'>>();
+    for (const writer of new Set(open.map(([, entry]) => entry.writer))) {
+      const record = await named(writerEventId(writer));
+      if (record?.type === 'writer.started') writers.set(writer, record as Recorded<'writer.started'>);
+    }
+    return listInflight(
+      open.map(([key, value]) => ({ key, value })),
+      (writer) => writers.get(writer)?.data,
+    );
+  }
+
+  /** The snapshots kept beside the stream for projections `names` (for `logs verify`), found ones only. */
+  async stored(names: readonly string[]): Promise<{ name: string; snapshot?: StoredSnapshot }[]> {
     const snapshots = await Promise.all(names.map((name) => this.snapshots.loadSnapshot(name)));
     return names.flatMap((name, i) => (snapshots[i] ? [{ name, snapshot: snapshots[i] }] : []));
   }

@@ -7,8 +7,6 @@ import type { EventType } from './catalog.js';
 import type { ChainBreak } from './chain-check.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import { EventCache } from './event-cache.js';
-import { listInflight, type InflightEntry } from './inflight-fold.js';
-import { writerEventId } from './lmdb-inflight.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 import type { TreeEdge } from './log-folds.js';
 import type { Projection, ProjectionView } from './projection.js';
@@ -31,6 +29,8 @@ export interface ReplicatedLogOptions {
    * before them), in ms; an append of no call's events has as long of its own.
    */
   timeoutMs?: number;
+  /** A copy's target (`logs migrate`): it keeps no snapshots, so it holds exactly the events copied. */
+  copy?: boolean;
 }
 
 /** A projection whose unsaved events number at least this many gets a snapshot when a node closes. */
@@ -57,6 +57,7 @@ export class ReplicatedEventLog implements EventLog {
   private readonly deadlines: CallDeadlines;
   private readonly listeners = new Set<(event: Recorded) => void>();
   private readonly timeoutMs: number;
+  private readonly copy: boolean;
   private started?: Promise<void>;
   private stopFollowing?: () => void;
   private followFailure?: unknown;
@@ -71,6 +72,7 @@ export class ReplicatedEventLog implements EventLog {
     options: ReplicatedLogOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.copy = options.copy === true;
     this.mirror = new BatchMirror(stream.origin, this.cache);
     this.reader = new StreamReader(stream, this.cache, () => this.mirror.tip(), this.timeoutMs);
     this.folds = new ReplicatedFolds(patientSide(stream.side ?? new MemorySideStore(), this.timeoutMs), this.reader);
@@ -88,9 +90,6 @@ export class ReplicatedEventLog implements EventLog {
       unanswered: (what, error) => this.unanswered(what, error),
       closed: () => this.closed,
     });
-    // The records of its own snapshots go after this node's other appends, also while it closes (with
-    // nothing kept beside the stream, it keeps no snapshots and records none).
-    if (stream.side) this.folds.record = (events) => this.queued(events, {}, Date.now() + this.timeoutMs, false);
   }
 
   append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
@@ -109,11 +108,22 @@ export class ReplicatedEventLog implements EventLog {
       if (ofCaller && this.closed)
         throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
       const written = await this.writer.append(events, options, deadline, late);
+      if (ofCaller) this.keepSnapshots();
       if (ofCaller) this.keepUp();
       return written;
     });
     this.writing = done.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * A node that writes, or whose projections are used, keeps snapshots beside the stream, each after
+   * the record of its digest (appended after its other appends, also while it closes). One that only
+   * reads (`logs verify`, a migration's source) or a copy's target keeps none, so it writes nothing.
+   */
+  private keepSnapshots(): void {
+    if (this.stream.side && !this.copy)
+      this.folds.record ??= (events) => this.queued(events, {}, Date.now() + this.timeoutMs, false);
   }
 
   async *read(range: ReadRange = {}): AsyncIterable<Recorded> {
@@ -157,16 +167,7 @@ export class ReplicatedEventLog implements EventLog {
   /** The calls and sessions open now on every node, with the writer (process, host) that opened each. */
   async inflight(): Promise<Inflight> {
     await this.atHead();
-    const open = [...this.folds.folded<Map<string, InflightEntry>>('log.inflight').state];
-    const writers = new Map<string, Recorded<'writer.started'>>();
-    for (const writer of new Set(open.map(([, entry]) => entry.writer))) {
-      const record = await this.writer.named(writerEventId(writer));
-      if (record?.type === 'writer.started') writers.set(writer, record as Recorded<'writer.started'>);
-    }
-    return listInflight(
-      open.map(([key, value]) => ({ key, value })),
-      (writer) => writers.get(writer)?.data,
-    );
+    return this.folds.inflight((id) => this.writer.named(id));
   }
 
   /** Where this node's reads stop short of the stream: a batch the stream lost, or one that does not carry on the chain. */
@@ -184,6 +185,7 @@ export class ReplicatedEventLog implements EventLog {
 
   project<S>(projection: Projection<S>): ProjectionView<S> {
     this.folds.register(projection as Projection<unknown>);
+    this.keepSnapshots();
     const { name } = projection;
     return {
       name,
@@ -200,10 +202,10 @@ export class ReplicatedEventLog implements EventLog {
     return { events: head, projections, indexes: [] };
   }
 
-  /** The snapshots beside the stream of every projection registered here (the log's own folds included). */
-  async storedSnapshots(): Promise<{ name: string; snapshot?: StoredSnapshot }[]> {
+  /** The snapshots beside the stream of `names` (default: every projection registered here, the log's own folds included). */
+  async storedSnapshots(names?: readonly string[]): Promise<{ name: string; snapshot?: StoredSnapshot }[]> {
     await this.ready();
-    return this.folds.stored();
+    return this.folds.stored(names ?? this.folds.projections.names());
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {

@@ -79,10 +79,10 @@ async function derivedOfEvents(
   verified: number,
   options: VerifyOptions,
 ): Promise<{ findings: Finding[]; checks: DerivedCheck[] }> {
-  const snapshots = (await log.storedSnapshots?.()) ?? [];
-  if (snapshots.length === 0) return { findings: [], checks: [] };
   // The log's own folds too, where it keeps them as snapshots (a stream's: the last of each type, what is open, the tree's edge).
   const set = options.derived ?? derivedSet([...(options.views ?? defaultViews()), ...LOG_FOLDS]);
+  const snapshots = (await log.storedSnapshots?.(set.projections.map((projection) => projection.name))) ?? [];
+  if (snapshots.length === 0) return { findings: [], checks: [] };
   const targets = foldTargets(set, { snapshots });
   const fold = new StretchFold(set.projections, targets);
   for (const event of events.slice(0, verified)) fold.keep(event);

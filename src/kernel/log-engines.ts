@@ -37,8 +37,13 @@ export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
     paths,
     durability: settings.durability,
     secret: parts.secret,
+    // A log opened with a clock of its own is a copy's target (`logs migrate`): it keeps no snapshots.
     replicated: (stream, options) =>
-      new ReplicatedEventLog(stream, { ...options, clock: parts.clock ?? options?.clock }),
+      new ReplicatedEventLog(stream, {
+        ...options,
+        clock: parts.clock ?? options?.clock,
+        copy: parts.clock !== undefined,
+      }),
     warn: writeWarning,
   });
 }

@@ -122,7 +122,8 @@ answer).`;
 
   /**
    * A log with no file here (a shared stream): verified from its events as they are read, and the
-   * snapshots it keeps, when it keeps any, re-folded (the project's plugins loaded to find them).
+   * snapshots it keeps beside them re-folded: those of every projection this project's writers keep
+   * (its plugins loaded to find them). Nothing is registered with the log: verifying writes nothing.
    */
   private async readAndVerify(
     configPath: string | undefined,
@@ -131,9 +132,7 @@ answer).`;
     const { verifyEventLog } = await import('../../events/verify-events.js');
     const log = (await openExistingLog(configPath))!;
     try {
-      const stored = (await log.storedSnapshots?.()) ?? [];
-      const { views, unloaded } =
-        stored.length > 0 ? await this.views(configPath) : { views: undefined, unloaded: undefined };
+      const { views, unloaded } = await this.views(configPath);
       return { ...(await verifyEventLog(log, { ...options, views })), ...(unloaded ? { unloaded } : {}) };
     } finally {
       await log.close();
