@@ -77,6 +77,8 @@ export const HIGHLIGHT_FACT = 'highlight';
 export interface ConfirmRequested {
   callId: string;
   channel: string;
+  /** v2: when the request is declined if nobody answers (ISO time), so a page can show the time left. */
+  expiresAt?: string;
 }
 
 /**

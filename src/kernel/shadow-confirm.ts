@@ -24,6 +24,8 @@ export async function askConfirmation(
 ): Promise<ConfirmOutcome> {
   const name = context.tool.name;
   const params = redact ? await redact.value(context.params) : context.params;
+  const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
+  const expiresAt = new Date(Date.now() + timeoutMs).toISOString();
   const request = {
     callId: context.callId,
     tool: name,
@@ -34,6 +36,7 @@ export async function askConfirmation(
     sessionId: context.sessionId,
     client: context.client,
     reason: verdict.reason,
+    expiresAt,
   };
   const asked = channels.filter((channel) => channel.accepts?.(request) ?? true);
   if (asked.length === 0) {
@@ -48,11 +51,10 @@ export async function askConfirmation(
   pending.push(
     ...asked.map((channel): NewEvent => ({
       type: 'confirm.requested',
-      data: { callId: context.callId, channel: channel.name },
+      data: { callId: context.callId, channel: channel.name, expiresAt },
     })),
   );
   await flush(log, pending);
-  const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
   const answer = await raceChannels(asked, request, timeoutMs, context.signal);
   await log.append([
     {

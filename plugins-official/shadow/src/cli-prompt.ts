@@ -12,9 +12,9 @@ const PREVIEW_CHARS = 300;
 /**
  * Asks on the terminal of `factorly call`: shows the tool and a preview of its params, and reads a
  * line (`y…` approves). End of input or an abort (another channel answered, the wait timed out) is a
- * deny. Without a terminal it cannot ask, so it fails rather than answers: another channel (the web
- * UI) can still answer, and when none can, the race records the call as declined with this reason.
- * Only requests made through the CLI are asked here: an MCP server's stdin is its transport.
+ * deny. Without a terminal it cannot ask, so it does not take the request and says why: another
+ * channel (the web UI) can still answer, and when none can, the call is declined at once with the
+ * reasons. Only requests made through the CLI are asked here: an MCP server's stdin is its transport.
  */
 export class CliPromptChannel implements ConfirmChannel {
   readonly name = 'cli-prompt';
@@ -23,7 +23,11 @@ export class CliPromptChannel implements ConfirmChannel {
   constructor(private readonly io: PromptIo = { input: process.stdin, output: process.stderr }) {}
 
   accepts(request: ConfirmRequest): boolean {
-    return request.iface === 'cli';
+    return request.iface === 'cli' && this.io.input.isTTY === true;
+  }
+
+  whyNot(request: ConfirmRequest): string | undefined {
+    return request.iface === 'cli' && !this.io.input.isTTY ? 'no terminal to ask on (stdin is not a TTY)' : undefined;
   }
 
   async ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {

@@ -107,9 +107,15 @@ describe('deny and confirm', () => {
     const outcome = await kernel.pipeline.call({ tool: 'deploy', params: { env: 'dev' }, iface: 'ui' });
     expect(outcome.status).toBe('success');
     const events = await started.log.readCall(outcome.callId);
-    expect(events.filter((e) => e.type === 'confirm.requested').map((e) => e.data)).toEqual([
-      { callId: outcome.callId, channel: 'slow' },
-      { callId: outcome.callId, channel: 'fast' },
+    const requested = events.filter((e) => e.type === 'confirm.requested');
+    // Both carry the moment an unanswered request is declined: the rule's timeout (1s) after it was asked.
+    const expiresAt = requested[0]?.type === 'confirm.requested' ? requested[0].data.expiresAt : undefined;
+    const left = Date.parse(expiresAt!) - Date.parse(requested[0].at);
+    expect(left).toBeGreaterThan(800);
+    expect(left).toBeLessThanOrEqual(1000);
+    expect(requested.map((e) => e.data)).toEqual([
+      { callId: outcome.callId, channel: 'slow', expiresAt },
+      { callId: outcome.callId, channel: 'fast', expiresAt },
     ]);
     expect(events.find((e) => e.type === 'confirm.resolved')?.data).toMatchObject({ channel: 'fast', approved: true });
     expect(slow.aborted).toBe(1);
