@@ -1,6 +1,6 @@
 import type { ConfirmAnswer, ConfirmChannel, ConfirmRequest, EventLog } from 'factorly';
 import { UI_CHANNEL } from './approvals.js';
-import { uiIsRunning } from './ui-lock.js';
+import { readLock, uiIsRunning } from './ui-lock.js';
 
 /**
  * Asks through the web UI. Registered in every factorly process, it accepts a request only while a
@@ -16,13 +16,21 @@ export class UiConfirmChannel implements ConfirmChannel {
   constructor(
     private readonly stateDir: string,
     private readonly openLog: () => EventLog,
+    /** Where a waiting `factorly call` tells its person where to answer. */
+    private readonly notices: NodeJS.WritableStream = process.stderr,
   ) {}
 
   accepts(): boolean {
     return uiIsRunning(this.stateDir);
   }
 
+  whyNot(): string | undefined {
+    if (this.accepts()) return undefined;
+    return 'no factorly ui is running for this project (start `factorly ui` to approve calls on its Approvals page)';
+  }
+
   async ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {
+    if (!signal.aborted) this.tellWhere(request);
     const log = this.openLog();
     const { seq } = await log.head();
     return new Promise((resolve, reject) => {
@@ -50,5 +58,15 @@ export class UiConfirmChannel implements ConfirmChannel {
       if (signal.aborted) aborted();
       else signal.addEventListener('abort', aborted, { once: true });
     });
+  }
+
+  /** A call made in a terminal says where it waits: otherwise a piped `factorly call` would just hang. */
+  private tellWhere(request: ConfirmRequest): void {
+    const lock = readLock(this.stateDir);
+    if (request.iface !== 'cli' || !lock) return;
+    const until = request.expiresAt ? `; declined at ${request.expiresAt.slice(11, 19)} UTC if nobody answers` : '';
+    this.notices.write(
+      `⏳ Tool "${request.tool}" waits for approval: approve or deny it at ${new URL('/approvals', lock.url).href} (the factorly ui of this project)${until}.\n`,
+    );
   }
 }

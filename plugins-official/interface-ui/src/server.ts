@@ -17,7 +17,7 @@ import type {
   HostServices,
 } from 'factorly';
 import { createApp } from './app.js';
-import { Approvals } from './approvals.js';
+import { Approvals, reapWhilePending } from './approvals.js';
 import { EvidenceWatch } from './evidence-watch.js';
 import { evidenceBadges } from './evidence-view.js';
 import { LiveFeed } from './live-feed.js';
@@ -98,6 +98,9 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
   void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) =>
     writeStderrLine('factorly ui: ', `could not fold the log: ${String(error)}`),
+  );
+  reapWhilePending(approvals, () => services.recoverInterrupted(), closing.signal, (error) =>
+    writeStderrLine('factorly ui: ', `could not look for ended callers: ${String(error)}`),
   );
   announce(server, host, kernel.paths.stateDir, session.token, options.open === true);
   try {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tamper } from '../../../test/helpers/forger.js';
-import { cli, launchChromium, project, shoot, startUi, type RunningUi } from './harness.js';
+import { cli, launchChromium, project, shoot, startUi, type RunningUi , DESKTOP } from './harness.js';
 
 const YAML = `tools:
   say:
@@ -27,7 +27,7 @@ beforeAll(async () => {
   const verified = await cli(['logs', 'verify', '--json'], proj.root);
   verifiedBefore = JSON.parse(verified.stdout).verified;
   [ui, browser] = await Promise.all([startUi(proj.root), launchChromium()]);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
   await page.goto(ui.url);
 }, 120_000);
 

@@ -10,7 +10,7 @@ import { niceMax } from '../src/charts/scale.js';
 import { timeChart } from '../src/charts/time-chart.js';
 import { UiConfirmChannel } from '../src/confirm-channel.js';
 import { html } from '../src/html.js';
-import { historyRow } from '../src/routes/history.js';
+import { historyRow } from '../src/history-view.js';
 import { toolYaml } from '../src/tool-yaml.js';
 import { lockPath, removeLock, writeLock } from '../src/ui-lock.js';
 import { layoutWaterfall } from '../src/waterfall.js';
@@ -196,26 +196,36 @@ describe('charts', () => {
     expect([1, 2, 3, 9, 10, 11, 45, 140].map(niceMax)).toEqual([2, 2, 4, 10, 10, 20, 60, 200]);
   });
 
-  it('names agents by their client, with the short session id beside it', () => {
+  it('names agents by their client, with the short session id beside it, linked to their page', () => {
+    const claude = '3f2a1b0c-aaaa-4bbb-8ccc-000000000001';
+    const bare = '9e8d7c6b-bbbb-4bbb-8ccc-000000000002';
     const agents: AgentDirectory = new Map([
       [
-        '3f2a1b0c-aaaa',
+        claude,
         {
-          agentId: '3f2a1b0c-aaaa',
-          sessionId: '3f2a1b0c-aaaa',
+          agentId: claude,
+          sessionId: claude,
           iface: 'mcp',
           client: { name: 'claude-code', version: '1.0.42' },
           openedAt: '',
         },
       ],
-      ['9e8d7c6b-bbbb', { agentId: '9e8d7c6b-bbbb', sessionId: '9e8d7c6b-bbbb', iface: 'mcp', openedAt: '' }],
+      [bare, { agentId: bare, sessionId: bare, iface: 'mcp', openedAt: '' }],
+      // An agent that signed in: its id is a name (a token's), its session's client a label.
+      ['ci-bot', { agentId: 'ci-bot', sessionId: 's3', iface: 'mcp', client: { name: 'cursor' }, openedAt: '' }],
     ]);
-    expect(agentLabel(agentName('3f2a1b0c-aaaa', agents)).text).toBe(
-      '<span class="agent" title="3f2a1b0c-aaaa">claude-code 1.0.42 <code class="sid">3f2a1b0c</code></span>',
+    expect(agentLabel(agentName(claude, agents)).text).toBe(
+      `<a class="agent" href="/agents/${claude}" title="${claude}"><span class="agent-name">claude-code 1.0.42</span> <code class="sid">3f2a1b0c</code></a>`,
     );
-    expect(agentName('9e8d7c6b-bbbb', agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: '9e8d7c6b-bbbb' });
-    expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
-    expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });
+    expect(agentName(bare, agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: bare });
+    expect(agentName('ci-bot', agents)).toEqual({ name: 'ci-bot · cursor', id: 'ci-bot' });
+    expect(agentName('0a0b0c0d-0000-4000-8000-000000000000', agents)).toMatchObject({ name: 'agent', short: '0a0b0c0d' });
+    expect(agentName('deploy-token', agents)).toEqual({ name: 'deploy-token', id: 'deploy-token' });
+    expect(agentName('iface:cli', agents)).toEqual({ name: 'cli', id: 'iface:cli' });
+    expect(agentName(undefined, agents, 'ui')).toEqual({ name: 'ui', id: 'iface:ui' });
+    expect(agentLabel(agentName('iface:cli', agents)).text).toBe(
+      '<a class="agent" href="/agents/iface%3Acli" title="iface:cli"><span class="agent-name">cli</span></a>',
+    );
   });
 });
 

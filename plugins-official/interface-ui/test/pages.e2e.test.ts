@@ -1,0 +1,197 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addressOf,
+  axeProblems,
+  cli,
+  COLOUR_RULES,
+  describeProblems,
+  DESKTOP,
+  events,
+  launchChromium,
+  mcpAgent,
+  PHONE,
+  project,
+  routerPaths,
+  SCREENSHOTS,
+  spawnCli,
+  startUi,
+  type RunningUi,
+} from './harness.js';
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+
+const YAML = `tools:
+  say:
+    type: cli
+    description: Says what it is told
+    command: echo
+    args: ["{{text}}"]
+    parameters:
+      - name: text
+        required: true
+  deploy:
+    type: cli
+    command: echo
+    args: ["deployed {{env}}"]
+    parameters:
+      - name: env
+        type: enum
+        enum: [staging, prod]
+        required: true
+    shadow: {confirm: true, timeout: 5m}
+  forbidden:
+    type: cli
+    command: echo
+    args: ["never printed"]
+    shadow: {deny: true}
+  triage:
+    type: code
+    description: Looks at an incident with three tools
+    code: |
+      async function run() {
+        const first = await factorly.call("say", { text: "one" });
+        const third = await factorly.call("forbidden", {});
+        return [first.output.trim(), third.isError() ? "blocked" : "ran"].join(" ");
+      }
+`;
+const VAULT_ENV = { FACTORLY_VAULT_PASSWORD: 'correct horse battery staple' };
+
+let ui: RunningUi;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let agent: Client;
+let waiting: ChildProcess;
+const proj = project({ '.factorly/factorly.yaml': YAML });
+/** What each route's params are filled with: real names and ids of this project. */
+const samples: Record<string, string> = { file: 'app.css' };
+/** Query strings a route needs to show its page rather than a usage error. */
+const queries: Record<string, () => string> = {};
+
+beforeAll(async () => {
+  [ui, browser, agent] = await Promise.all([
+    startUi(proj.root, VAULT_ENV),
+    launchChromium(),
+    mcpAgent(proj.root, 'claude-code', '1.0.42'),
+  ]);
+  context = await browser.newContext({ viewport: DESKTOP });
+  page = await context.newPage();
+  await page.goto(`${ui.origin}/approvals?token=${ui.token}`);
+  // A call waiting for approval (so /approvals shows a card), a key in the vault, a script, a code tool.
+  waiting = spawnCli(['call', 'deploy', '--env', 'prod'], proj.root);
+  const code = 'async function run(p) { return `hi ${p.who}`; }';
+  await Promise.all([
+    cli(['vault', 'set', 'GITHUB_TOKEN', 's3cret'], proj.root, VAULT_ENV).then((r) => expect(r.status).toBe(0)),
+    agent.callTool({ name: 'factorly.code', arguments: { code, params: { who: 'x' } } }),
+    agent.callTool({ name: 'triage', arguments: {} }).then(() => agent.callTool({ name: 'say', arguments: { text: 'hi' } })),
+  ]);
+  await page.locator('.approval').waitFor({ timeout: 20_000 });
+  const log = await events(proj.root);
+  const call = (tool: string) => log.find((e) => e.type === 'call.requested' && e.data.tool === tool)!.data as {
+    callId: string;
+    agentId?: string;
+  };
+  samples.callId = call('triage').callId;
+  samples.id = call('triage').agentId!;
+  samples.name = 'deploy';
+  const source = log.find((e) => e.type === 'source.recorded')!.data as { sha: string };
+  queries['/tools/promote'] = () => `?from-sha=${source.sha}`;
+}, 90_000);
+
+afterAll(async () => {
+  if (waiting?.pid) process.kill(-waiting.pid, 'SIGKILL');
+  await agent?.close();
+  await browser?.close();
+  expect(await ui?.stop()).toBe(0);
+  proj.remove();
+});
+
+/** The routes that answer with a page (HTML), as the router lists them, with the address each is shown at. */
+async function htmlPages(): Promise<{ route: string; address: string }[]> {
+  const pages: { route: string; address: string }[] = [];
+  for (const route of routerPaths()) {
+    const address = addressOf(route, samples) + (queries[route]?.() ?? '');
+    const response = await fetch(`${ui.origin}${address}`, {
+      headers: { cookie: `factorly_session=${ui.token}` },
+      redirect: 'manual',
+    });
+    const type = response.headers.get('content-type') ?? '';
+    await response.body?.cancel();
+    // Redirects lead to a page of its own; files and event streams are no pages.
+    if (response.status >= 300 && response.status < 400) continue;
+    if (!type.startsWith('text/html')) continue;
+    expect(response.status, address).toBe(200);
+    pages.push({ route, address });
+  }
+  return pages;
+}
+
+/** A file name for a route: `/tools/:name/edit` → `tools-name-edit`. */
+function slug(route: string): string {
+  return route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'root';
+}
+
+describe('every page the router knows', () => {
+  it('has no serious or critical axe-core finding, light or dark, and is shot at 1280×900 and 390×844', async () => {
+    const pages = await htmlPages();
+    // The pages this UI has today, at least; pages added later are walked the same way.
+    expect(pages.map((p) => p.route)).toEqual(
+      expect.arrayContaining(['/dashboard', '/history', '/calls/:callId', '/agents', '/agents/:id', '/approvals']),
+    );
+    expect(pages.map((p) => p.route)).toEqual(
+      expect.arrayContaining(['/tools', '/tools/:name', '/tools/:name/edit', '/tools/promote', '/vault', '/audit']),
+    );
+    const problems: string[] = [];
+    mkdirSync(join(SCREENSHOTS, 'pages'), { recursive: true });
+    for (const { route, address } of [...pages, { route: '/no-such-page', address: '/no-such-page' }]) {
+      await page.setViewportSize(DESKTOP);
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.goto(`${ui.origin}${address}`);
+      problems.push(...describeProblems(address, await axeProblems(page)));
+      const shot = join(SCREENSHOTS, 'pages', slug(route));
+      await page.screenshot({ path: `${shot}-1280.png`, fullPage: true });
+      await page.setViewportSize(PHONE);
+      await page.screenshot({ path: `${shot}-390.png`, fullPage: true });
+      // Dark mode changes colours only: its pass checks the rules that depend on them.
+      await page.setViewportSize(DESKTOP);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      problems.push(...describeProblems(`${address} (dark)`, await axeProblems(page, COLOUR_RULES)));
+      await page.screenshot({ path: `${shot}-1280-dark.png`, fullPage: true });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('answers an unknown address, and an unknown name or id on every route that takes one, with a 404 page in the same frame', async () => {
+    const unknown = ['/no-such-page', '/tools/deploy/nothing-here'];
+    for (const route of routerPaths())
+      if (route.includes(':') && !route.startsWith('/static/')) {
+        const bogus = Object.fromEntries(Object.keys(samples).map((key) => [key, `no-such-${key}`]));
+        unknown.push(addressOf(route, bogus));
+      }
+    for (const address of unknown) {
+      const response = await page.goto(`${ui.origin}${address}`);
+      expect(response?.status(), address).toBe(404);
+      expect(await page.locator('header.top nav a').count(), address).toBeGreaterThan(5);
+      expect(await page.locator('main h1').count(), address).toBe(1);
+      expect(await page.title(), address).toBe('Not found · factorly');
+    }
+  });
+});
+
+describe('moving around by keyboard', () => {
+  it('skips to the content first, and shows where the focus is', async () => {
+    await page.goto(`${ui.origin}/history`);
+    await page.keyboard.press('Tab');
+    const skip = page.locator(':focus');
+    expect(await skip.innerText()).toBe('Skip to content');
+    expect(await skip.isVisible()).toBe(true);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.keyboard.press('Tab');
+    const outline = await page.locator(':focus').evaluate((element) => getComputedStyle(element).outlineStyle);
+    expect(outline).toBe('solid');
+  });
+});
