@@ -89,7 +89,10 @@ describe('the agent activity projection', () => {
     const writer = new LmdbEventLog({ path });
     registerAuditViews(writer);
     for (let i = 0; i < 50; i += 1)
-      await writer.append([requested(`c${i}`, `t${i % 3}`, { agentId: `agent-${i % 4}` }), completed(`c${i}`, 'success')]);
+      await writer.append([
+        requested(`c${i}`, `t${i % 3}`, { agentId: `agent-${i % 4}` }),
+        completed(`c${i}`, 'success'),
+      ]);
     await writer.close();
     const reader = new LmdbEventLog({ path });
     registerAuditViews(reader);

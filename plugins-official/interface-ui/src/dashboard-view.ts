@@ -62,10 +62,13 @@ function blockedTable(figures: DashboardFigures): Html {
   if (figures.blocked.length === 0) return html`<p class="muted empty-chart">Nothing was blocked in this range.</p>`;
   const top = Math.max(...figures.blocked.map((b) => b.calls));
   const history = rangeHistory(figures, { status: 'blocked' });
-  return html`${scrolling('Blocked calls by rule', html`<table class="blocked-table"><thead><tr><th>Rule</th><th>Most frequent reasons</th><th class="num">Calls</th></tr></thead><tbody>${figures.blocked.map(
-    (b) =>
-      html`<tr><td><span class="badge badge-shadow">${b.rule}</span></td><td class="reason">${reasons(b)}</td><td class="num"><a class="num-bar" href="${history}">${bar(percent(b.calls, top), statusClass('blocked'))}${count(b.calls)}</a></td></tr>`,
-  )}</tbody></table>`)}`;
+  return html`${scrolling(
+    'Blocked calls by rule',
+    html`<table class="blocked-table"><thead><tr><th>Rule</th><th>Most frequent reasons</th><th class="num">Calls</th></tr></thead><tbody>${figures.blocked.map(
+      (b) =>
+        html`<tr><td><span class="badge badge-shadow">${b.rule}</span></td><td class="reason">${reasons(b)}</td><td class="num"><a class="num-bar" href="${history}">${bar(percent(b.calls, top), statusClass('blocked'))}${count(b.calls)}</a></td></tr>`,
+    )}</tbody></table>`,
+  )}`;
 }
 
 /** A rule's most frequent reasons, each with its count when there are several. */
@@ -78,10 +81,13 @@ function reasons(blocked: DashboardFigures['blocked'][number]): Html {
 function durationTable(figures: DashboardFigures): Html {
   if (figures.durations.length === 0) return html`<p class="muted empty-chart">No call ran in this range.</p>`;
   const slowest = Math.max(...figures.durations.map((d) => d.p95));
-  return html`${scrolling('Duration by tool', html`<table class="durations"><thead><tr><th>Tool</th><th class="num">Calls</th><th class="num">p50</th><th class="num">p95</th><th class="spread"><span class="visually-hidden">p50 and p95 drawn to scale</span></th></tr></thead><tbody>${figures.durations.map(
-    (d) =>
-      html`<tr><td class="t-tool"><a href="${rangeHistory(figures, { tool: d.tool })}">${d.tool}</a></td><td class="num">${count(d.calls)}</td><td class="num">${duration(d.p50)}</td><td class="num">${duration(d.p95)}</td><td class="spread">${spread(percent(d.p50, slowest), percent(d.p95, slowest))}</td></tr>`,
-  )}</tbody></table>`)}${legendOfSpread()}`;
+  return html`${scrolling(
+    'Duration by tool',
+    html`<table class="durations"><thead><tr><th>Tool</th><th class="num">Calls</th><th class="num">p50</th><th class="num">p95</th><th class="spread"><span class="visually-hidden">p50 and p95 drawn to scale</span></th></tr></thead><tbody>${figures.durations.map(
+      (d) =>
+        html`<tr><td class="t-tool"><a href="${rangeHistory(figures, { tool: d.tool })}">${d.tool}</a></td><td class="num">${count(d.calls)}</td><td class="num">${duration(d.p50)}</td><td class="num">${duration(d.p95)}</td><td class="spread">${spread(percent(d.p50, slowest), percent(d.p95, slowest))}</td></tr>`,
+    )}</tbody></table>`,
+  )}${legendOfSpread()}`;
 }
 
 /** p50 as the dark bar, p95 as the light one behind it, on one scale for all tools. */

@@ -99,8 +99,11 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) =>
     writeStderrLine('factorly ui: ', `could not fold the log: ${String(error)}`),
   );
-  reapWhilePending(approvals, () => services.recoverInterrupted(), closing.signal, (error) =>
-    writeStderrLine('factorly ui: ', `could not look for ended callers: ${String(error)}`),
+  reapWhilePending(
+    approvals,
+    () => services.recoverInterrupted(),
+    closing.signal,
+    (error) => writeStderrLine('factorly ui: ', `could not look for ended callers: ${String(error)}`),
   );
   announce(server, host, kernel.paths.stateDir, session.token, options.open === true);
   try {

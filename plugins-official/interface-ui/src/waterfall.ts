@@ -80,14 +80,23 @@ export function layoutWaterfall(tree: CallTree, now: number): Waterfall {
  * last (the one the caller was still waiting for), down to a call with none. Only a tree of more
  * than one call has one.
  */
-function criticalPath(rows: readonly Pick<WaterfallRow, 'node' | 'startMs' | 'durationMs'>[]): Set<CallNode> {
+function criticalPath(rows: readonly Pick<WaterfallRow, 'node' | 'durationMs'>[]): Set<CallNode> {
   const path = new Set<CallNode>();
   if (rows.length < 2) return path;
-  const end = new Map(rows.map((row) => [row.node, row.startMs + row.durationMs]));
-  for (let node: CallNode | undefined = rows[0].node; node; ) {
+  // When each call ended as recorded (its completion), else as its duration says; a tie goes to the later call.
+  const end = new Map(
+    rows.map((row) => {
+      const completed = row.node.entry.completedAt ? Date.parse(row.node.entry.completedAt) : Number.NaN;
+      return [
+        row.node,
+        Number.isFinite(completed) ? completed : Date.parse(row.node.entry.requestedAt) + row.durationMs,
+      ];
+    }),
+  );
+  for (let node: CallNode | undefined = rows[0].node; node;) {
     path.add(node);
     node = node.children.reduce<CallNode | undefined>(
-      (last, child) => (last === undefined || end.get(child)! > end.get(last)! ? child : last),
+      (last, child) => (last === undefined || end.get(child)! >= end.get(last)! ? child : last),
       undefined,
     );
   }

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmdbEventLog } from 'factorly/events';
-import { cli, launchChromium, mcpAgent, project, shoot, startUi, type RunningUi , DESKTOP } from './harness.js';
+import { cli, launchChromium, mcpAgent, project, shoot, startUi, type RunningUi, DESKTOP } from './harness.js';
 
 const YAML = `tools:
   say:
@@ -105,7 +105,14 @@ describe('the dashboard', () => {
     await page.selectOption('select[name="agent"]', (await option.getAttribute('value'))!);
     await page.click('form.filters button');
     await page.waitForURL(/agent=/);
-    expect(await cells('#history-rows .t-tool a:not(.inner)')).toEqual(['forbidden', 'say', 'say', 'triage', 'say', 'say']);
+    expect(await cells('#history-rows .t-tool a:not(.inner)')).toEqual([
+      'forbidden',
+      'say',
+      'say',
+      'triage',
+      'say',
+      'say',
+    ]);
   });
 });
 

@@ -181,6 +181,7 @@ export async function axeProblems(page: Page, rules?: readonly string[]): Promis
       const scope = globalThis as unknown as {
         axe?: { run: (context: unknown, options: unknown) => Promise<{ violations: unknown[] }> };
       };
+      const { document } = globalThis as unknown as { document: unknown };
       if (!scope.axe) (0, eval)(source);
       const options = only ? { resultTypes: ['violations'], runOnly: only } : { resultTypes: ['violations'] };
       return (await scope.axe!.run(document, options)).violations;
@@ -193,7 +194,9 @@ export async function axeProblems(page: Page, rules?: readonly string[]): Promis
 /** Findings as lines a failing test prints: rule, impact, where, and why. */
 export function describeProblems(url: string, violations: readonly AxeViolation[]): string[] {
   return violations.flatMap((v) =>
-    v.nodes.map((node) => `${url}: ${v.id} (${v.impact}) at ${node.target.join(' ')}: ${node.failureSummary ?? v.help}`),
+    v.nodes.map(
+      (node) => `${url}: ${v.id} (${v.impact}) at ${node.target.join(' ')}: ${node.failureSummary ?? v.help}`,
+    ),
   );
 }
 

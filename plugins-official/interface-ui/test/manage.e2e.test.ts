@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, events, launchChromium, project, shoot, startUi, type RunningUi , DESKTOP } from './harness.js';
+import { cli, events, launchChromium, project, shoot, startUi, type RunningUi, DESKTOP } from './harness.js';
 
 const MAIN = `# Project tools. This comment must survive every edit.
 tools:
@@ -119,7 +119,7 @@ describe('the vault page', () => {
     });
     expect(response.status).toBe(403);
     await page.goto(`${ui.origin}/vault`);
-    const csrf = await page.evaluate(() => document.body.dataset.csrf!);
+    const csrf = (await page.locator('body').getAttribute('data-csrf'))!;
     const unasked = await page.request.post(`${ui.origin}/vault/delete`, {
       form: { _csrf: csrf, key: 'GITHUB_TOKEN', tier: 'project' },
       headers: { origin: ui.origin },

@@ -86,14 +86,17 @@ beforeAll(async () => {
   await Promise.all([
     cli(['vault', 'set', 'GITHUB_TOKEN', 's3cret'], proj.root, VAULT_ENV).then((r) => expect(r.status).toBe(0)),
     agent.callTool({ name: 'factorly.code', arguments: { code, params: { who: 'x' } } }),
-    agent.callTool({ name: 'triage', arguments: {} }).then(() => agent.callTool({ name: 'say', arguments: { text: 'hi' } })),
+    agent
+      .callTool({ name: 'triage', arguments: {} })
+      .then(() => agent.callTool({ name: 'say', arguments: { text: 'hi' } })),
   ]);
   await page.locator('.approval').waitFor({ timeout: 20_000 });
   const log = await events(proj.root);
-  const call = (tool: string) => log.find((e) => e.type === 'call.requested' && e.data.tool === tool)!.data as {
-    callId: string;
-    agentId?: string;
-  };
+  const call = (tool: string) =>
+    log.find((e) => e.type === 'call.requested' && e.data.tool === tool)!.data as {
+      callId: string;
+      agentId?: string;
+    };
   samples.callId = call('triage').callId;
   samples.id = call('triage').agentId!;
   samples.name = 'deploy';
@@ -189,9 +192,50 @@ describe('moving around by keyboard', () => {
     expect(await skip.innerText()).toBe('Skip to content');
     expect(await skip.isVisible()).toBe(true);
     await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.locator(':focus').getAttribute('id')).toBe('main');
     await page.keyboard.press('Tab');
-    const outline = await page.locator(':focus').evaluate((element) => getComputedStyle(element).outlineStyle);
+    type Styles = { getComputedStyle: (element: unknown) => { outlineStyle: string } };
+    const outline = await page
+      .locator(':focus')
+      .evaluate((element) => (globalThis as unknown as Styles).getComputedStyle(element).outlineStyle);
     expect(outline).toBe('solid');
+  });
+});
+
+describe('forms that say what they need', () => {
+  it('offers an enum param as a required choice, and warns before trying a denied tool', async () => {
+    await page.goto(`${ui.origin}/tools/deploy`);
+    const env = page.locator('form.try select[name="param.env"]');
+    expect(await env.locator('option').allInnerTexts()).toEqual(['choose…', 'staging', 'prod']);
+    expect(await env.getAttribute('required')).toBe('');
+    expect(await page.locator('form.try input[name="param.env"]').count()).toBe(0);
+    // The browser will not send the form without a choice.
+    await page.click('form.try button[type="submit"]');
+    const missing = (select: unknown) => (select as { validity: { valueMissing: boolean } }).validity.valueMissing;
+    expect(await env.evaluate(missing)).toBe(true);
+    expect(page.url()).toBe(`${ui.origin}/tools/deploy`);
+
+    await page.goto(`${ui.origin}/tools/forbidden`);
+    expect(await page.locator('section', { hasText: 'Try it' }).locator('.notice-warn').innerText()).toBe(
+      'Every call of this tool is denied by its shadow rules: Run records a blocked call and runs nothing.',
+    );
+    await page.goto(`${ui.origin}/tools/say`);
+    expect(await page.locator('.notice-warn').count()).toBe(0);
+  });
+
+  it('shows the whole YAML error of a shadow block, with the lines it points at', async () => {
+    await page.goto(`${ui.origin}/tools/say/edit`);
+    await page.fill('textarea[name="shadow"]', 'deny: [\nconfirm: true');
+    const [saved] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('form.edit button[type="submit"]'),
+    ]);
+    expect(saved.status()).toBe(400);
+    const alert = page.getByRole('alert');
+    expect(await alert.locator('p').allInnerTexts()).toEqual([
+      'Nothing was written:',
+      'shadow: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1:',
+    ]);
+    expect(await alert.locator('pre').innerText()).toBe('deny: [\nconfirm: true\n^');
   });
 });

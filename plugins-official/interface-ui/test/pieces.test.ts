@@ -149,6 +149,14 @@ describe('the waterfall layout', () => {
       ['late', 1, 60, 20],
     ]);
     expect(rows[3].markers).toEqual([{ at: 50, decision: 'deny', rule: 'deny', reason: 'no' }]);
+    // The critical path follows the inner call that ended last at each level; folding counts what is below.
+    expect(rows.filter((r) => r.critical).map((r) => r.node.entry.callId)).toEqual(['root', 'late']);
+    expect(rows.map((r) => r.descendants)).toEqual([4, 1, 0, 0, 0]);
+  });
+
+  it('has no critical path for a single call', () => {
+    const { rows } = layoutWaterfall({ root: node(entry('alone', '2026-01-01T00:00:00.000Z', 5)), sources: {} }, 0);
+    expect(rows.map((r) => r.critical)).toEqual([false]);
   });
 
   it('extends a call still running to now', () => {
@@ -219,7 +227,10 @@ describe('charts', () => {
     );
     expect(agentName(bare, agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: bare });
     expect(agentName('ci-bot', agents)).toEqual({ name: 'ci-bot · cursor', id: 'ci-bot' });
-    expect(agentName('0a0b0c0d-0000-4000-8000-000000000000', agents)).toMatchObject({ name: 'agent', short: '0a0b0c0d' });
+    expect(agentName('0a0b0c0d-0000-4000-8000-000000000000', agents)).toMatchObject({
+      name: 'agent',
+      short: '0a0b0c0d',
+    });
     expect(agentName('deploy-token', agents)).toEqual({ name: 'deploy-token', id: 'deploy-token' });
     expect(agentName('iface:cli', agents)).toEqual({ name: 'cli', id: 'iface:cli' });
     expect(agentName(undefined, agents, 'ui')).toEqual({ name: 'ui', id: 'iface:ui' });

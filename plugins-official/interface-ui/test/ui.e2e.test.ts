@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmdbEventLog } from 'factorly/events';
-import { cli, events, launchChromium, project, shoot as shootPage, startUi, type RunningUi , DESKTOP } from './harness.js';
+import {
+  cli,
+  events,
+  launchChromium,
+  project,
+  shoot as shootPage,
+  startUi,
+  type RunningUi,
+  DESKTOP,
+} from './harness.js';
 
 const YAML = `tools:
   deploy:

@@ -41,9 +41,12 @@ export function registerAgents(app: Hono, deps: AppDeps): void {
 ${
   shown.length === 0
     ? html`<p class="empty">No agent has called a tool yet.</p>`
-    : html`${scrolling('Agents', html`<table class="agents">
+    : html`${scrolling(
+        'Agents',
+        html`<table class="agents">
 <thead><tr><th>Agent</th><th class="num">Sessions</th><th class="num">Calls</th><th class="num">Errors</th><th class="num">Blocked</th><th>Last seen</th><th>Tools</th></tr></thead>
-<tbody>${shown.map((a) => agentRow(a, agentName(a.agent, agents)))}</tbody></table>`)}
+<tbody>${shown.map((a) => agentRow(a, agentName(a.agent, agents)))}</tbody></table>`,
+      )}
 ${all.length > shown.length ? html`<p class="muted">The ${count(shown.length)} seen most recently of ${count(all.length)}.</p>` : ''}`
 }`;
     return c.html(layout('Agents', '/agents', body, deps.page(), '').text);
@@ -64,7 +67,9 @@ ${all.length > shown.length ? html`<p class="muted">The ${count(shown.length)} s
         404,
       );
     const calls = await deps.services.recentCalls(filterOf(id), RECENT_CALLS);
-    return c.html(layout(agentName(id, agents).name, '/agents', agentPage(found, agents, calls.reverse()), deps.page(), '').text);
+    return c.html(
+      layout(agentName(id, agents).name, '/agents', agentPage(found, agents, calls.reverse()), deps.page(), '').text,
+    );
   });
 }
 
@@ -112,11 +117,13 @@ function agentPage(activity: AgentActivity, agents: AgentDirectory, calls: Param
 
 function toolsTable(activity: AgentActivity, name: AgentName): Html {
   if (activity.tools.size === 0) return html`<p class="muted">It has called no tool yet.</p>`;
-  return html`${scrolling('Tools it called', html`<table class="agent-tools"><thead><tr><th>Tool</th><th class="num">Calls</th><th><span class="visually-hidden">Its calls</span></th></tr></thead><tbody>${byCalls(
-    activity.tools,
-  ).map(
-    ([tool, n]) =>
-      html`<tr><td><a href="/tools/${encodeURIComponent(tool)}">${tool}</a></td><td class="num">${count(n)}</td><td><a href="${agentHistory(name.id, { tool })}">its calls</a></td></tr>`,
-  )}</tbody></table>`)}`;
+  return html`${scrolling(
+    'Tools it called',
+    html`<table class="agent-tools"><thead><tr><th>Tool</th><th class="num">Calls</th><th><span class="visually-hidden">Its calls</span></th></tr></thead><tbody>${byCalls(
+      activity.tools,
+    ).map(
+      ([tool, n]) =>
+        html`<tr><td><a href="/tools/${encodeURIComponent(tool)}">${tool}</a></td><td class="num">${count(n)}</td><td><a href="${agentHistory(name.id, { tool })}">its calls</a></td></tr>`,
+    )}</tbody></table>`,
+  )}`;
 }
-

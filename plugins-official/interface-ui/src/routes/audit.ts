@@ -83,7 +83,9 @@ async function callsAt(log: EventLog, chain: LogVerification): Promise<Map<numbe
 
 function seqLink(seq: number, calls: Map<number, string>): Html {
   const callId = calls.get(seq);
-  return callId ? html`<a class="finding-call" href="${callHref(callId)}" title="The call this event belongs to">seq ${seq}</a>` : html`seq ${seq}`;
+  return callId
+    ? html`<a class="finding-call" href="${callHref(callId)}" title="The call this event belongs to">seq ${seq}</a>`
+    : html`seq ${seq}`;
 }
 
 function chainSection(chain: LogVerification, calls: Map<number, string>): Html {

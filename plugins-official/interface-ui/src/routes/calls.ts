@@ -53,7 +53,9 @@ function waterfall(tree: CallTree, agents: AgentDirectory): Html {
   return html`<section class="panel wf-panel"><h2>Call tree <small>${plural(rows.length, 'call')} · select a bar for its details</small></h2>
 <div class="wf-scale" aria-hidden="true"><span></span><span class="wf-ticks"><span>0</span><span>${duration(spanMs / 2)}</span><span>${duration(spanMs)}</span></span><span></span></div>
 <ol class="waterfall">${rows.map(
-    (row) => html`<li class="wf-item depth-${Math.min(row.depth, MAX_DEPTH_CLASS)}${row.critical ? ' critical' : ''}" data-depth="${row.depth}">
+    (
+      row,
+    ) => html`<li class="wf-item depth-${Math.min(row.depth, MAX_DEPTH_CLASS)}${row.critical ? ' critical' : ''}" data-depth="${row.depth}">
   <div class="wf-line">${row.descendants > 0 ? html`<button type="button" class="wf-toggle" aria-expanded="true" hidden title="Fold or unfold its ${plural(row.descendants, 'inner call')}"><span class="visually-hidden">Fold ${row.node.entry.tool}'s inner calls</span></button>` : html`<span class="wf-slot"></span>`}<a class="wf-row" href="#detail-${row.node.entry.callId}"${rowTitle(row)}>
     <span class="wf-name">${row.node.entry.tool}</span>${row.critical ? html`<span class="visually-hidden">on the critical path</span>` : ''}
     ${track(row)}

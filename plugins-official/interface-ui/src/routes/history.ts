@@ -39,7 +39,8 @@ function windowOf(query: Record<string, string>, filter: AuditFilter): string[] 
   const before = query.before?.trim();
   if (before) {
     const at = Date.parse(before);
-    if (Number.isNaN(at)) problems.push(`before: expected a time (2026-11-30T10:00:00.000Z), got ${JSON.stringify(before)}`);
+    if (Number.isNaN(at))
+      problems.push(`before: expected a time (2026-11-30T10:00:00.000Z), got ${JSON.stringify(before)}`);
     else if (!filter.until || ('time' in filter.until && filter.until.time.getTime() >= at))
       filter.until = { time: new Date(at - 1) };
   }
@@ -127,10 +128,13 @@ export function registerHistory(app: Hono, deps: AppDeps): void {
     const body = html`<h1>History</h1>
 ${filtersForm(query, filter, agents)}
 ${notice('error', problems)}
-${scrolling('Calls', html`<table class="history">
+${scrolling(
+  'Calls',
+  html`<table class="history">
 ${HISTORY_HEAD}
 <tbody id="history-rows">${entries.map((entry) => historyRow(entry, agents))}</tbody>
-</table>`)}
+</table>`,
+)}
 ${entries.length === 0 ? emptyState(Object.keys(filter).length > 0, problems) : ''}
 ${pager(query, entries)}`;
     return c.html(layout('History', '/history', body, deps.page(), live).text, problems.length > 0 ? 400 : 200);

@@ -128,10 +128,13 @@ ${
   ${
     planned.parameters.length === 0
       ? html`<p class="muted">None: the run had no params.</p>`
-      : html`${scrolling('Parameters', html`<table class="params"><thead><tr><th>Name</th><th>Type</th><th>Default</th></tr></thead><tbody>${planned.parameters.map(
-          (p) =>
-            html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td></tr>`,
-        )}</tbody></table>`)}`
+      : html`${scrolling(
+          'Parameters',
+          html`<table class="params"><thead><tr><th>Name</th><th>Type</th><th>Default</th></tr></thead><tbody>${planned.parameters.map(
+            (p) =>
+              html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td></tr>`,
+          )}</tbody></table>`,
+        )}`
   }
   <h2>Source</h2><pre class="code" tabindex="0">${planned.run.source.source}</pre>`
       : ''

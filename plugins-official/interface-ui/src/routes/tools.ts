@@ -69,8 +69,12 @@ async function toolPage(
   const tool = deps.gateway.tools().find((t) => t.name === name);
   if (!tool) {
     return c.html(
-      notFound('No such tool', html`No tool is named <code>${name}</code>. <a href="/tools">All tools</a>`, '/tools', deps.page())
-        .text,
+      notFound(
+        'No such tool',
+        html`No tool is named <code>${name}</code>. <a href="/tools">All tools</a>`,
+        '/tools',
+        deps.page(),
+      ).text,
       404,
     );
   }
@@ -139,10 +143,13 @@ ${outcome.error ? html`<p class="error-text">${outcome.error}</p>` : ''}
 
 function parameters(tool: ToolDefinition): Html {
   if (tool.parameters.length === 0) return html`<p class="muted">None.</p>`;
-  return html`${scrolling('Parameters', html`<table class="params"><thead><tr><th>Name</th><th>Type</th><th>Required</th><th>Default</th><th>Description</th></tr></thead><tbody>${tool.parameters.map(
-    (p) =>
-      html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td><td>${p.description ?? ''}</td></tr>`,
-  )}</tbody></table>`)}`;
+  return html`${scrolling(
+    'Parameters',
+    html`<table class="params"><thead><tr><th>Name</th><th>Type</th><th>Required</th><th>Default</th><th>Description</th></tr></thead><tbody>${tool.parameters.map(
+      (p) =>
+        html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td><td>${p.description ?? ''}</td></tr>`,
+    )}</tbody></table>`,
+  )}`;
 }
 
 function shadow(tool: ToolDefinition): Html {

@@ -65,7 +65,9 @@ export function registerVault(app: Hono, deps: AppDeps): void {
     const tier = tierOf(body.tier);
     // The row's Delete asks first; a post that skipped that step deletes nothing.
     if (body.confirmed !== 'yes')
-      return vaultPage(c, deps, 400, { errors: [`deleting ${key || 'a key'} needs its confirmation: use Delete… on its row`] });
+      return vaultPage(c, deps, 400, {
+        errors: [`deleting ${key || 'a key'} needs its confirmation: use Delete… on its row`],
+      });
     try {
       const removed = await backend.remove!(key, { tier });
       await deps.log.append([{ type: 'vault.accessed', data: { op: 'delete', key, tier: removed.tier } }]);
@@ -156,9 +158,12 @@ function tierSection(tier: TierKeys, uses: Map<string, string[]>, context: PageC
 ${
   keys.length === 0
     ? html`<p class="muted">No keys yet.</p>`
-    : html`${scrolling(`${title} keys`, html`<table class="keys"><thead><tr><th>Key</th><th>Used by</th><th class="t-act"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${keys.map(
-        (key) => keyRow(key, tier.tier, uses.get(`vault:${key}`) ?? [], context),
-      )}</tbody></table>`)}`
+    : html`${scrolling(
+        `${title} keys`,
+        html`<table class="keys"><thead><tr><th>Key</th><th>Used by</th><th class="t-act"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${keys.map(
+          (key) => keyRow(key, tier.tier, uses.get(`vault:${key}`) ?? [], context),
+        )}</tbody></table>`,
+      )}`
 }</section>`;
 }
 
