@@ -1,17 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DESKTOP,
-  events,
-  launchChromium,
-  mcpAgent,
-  project,
-  shoot,
-  spawnCli,
-  startUi,
-  type RunningUi,
-} from './harness.js';
+import { events, openUi, project, shoot, spawnCli, type OpenUi, type RunningUi } from './harness.js';
 
 const YAML = `tools:
   deploy:
@@ -29,28 +19,20 @@ const YAML = `tools:
     shadow: {confirm: true, timeout: 2s}
 `;
 
+let opened: OpenUi;
+const proj = project({ '.factorly/factorly.yaml': YAML });
 let ui: RunningUi;
-let browser: Browser;
 let page: Page;
 let agent: Client;
-const proj = project({ '.factorly/factorly.yaml': YAML });
 
 beforeAll(async () => {
-  [ui, browser, agent] = await Promise.all([
-    startUi(proj.root),
-    launchChromium(),
-    mcpAgent(proj.root, 'claude-code', '1.0.42'),
-  ]);
-  page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
-  await page.goto(`${ui.origin}/approvals?token=${ui.token}`);
+  opened = await openUi(proj, { agents: [['claude-code', '1.0.42']] });
+  ({ ui, page } = opened);
+  [agent] = opened.agents;
+  await page.goto(`${ui.origin}/approvals`);
 }, 60_000);
 
-afterAll(async () => {
-  await agent?.close();
-  await browser?.close();
-  expect(await ui?.stop()).toBe(0);
-  proj.remove();
-});
+afterAll(async () => expect(await opened?.close()).toBe(0));
 
 const cards = () => page.locator('#approvals-list .approval');
 const pending = () => page.locator('#pending-count').innerText();

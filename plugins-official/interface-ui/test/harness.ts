@@ -125,6 +125,66 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
+/** Tools the UI tests share, as entries of a `tools:` block. */
+export const TOOLS = {
+  say: `  say:
+    type: cli
+    command: echo
+    args: ["{{text}}"]
+`,
+  forbidden: `  forbidden:
+    type: cli
+    command: echo
+    args: ["never printed"]
+    shadow: {deny: true}
+`,
+  /** A script calling `say` twice and the denied `forbidden`: a tree with a blocked inner call. */
+  triage: `  triage:
+    type: code
+    description: Looks at an incident with three tools
+    code: |
+      async function run() {
+        const first = await factorly.call("say", { text: "one" });
+        const second = await factorly.call("say", { text: "two" });
+        const third = await factorly.call("forbidden", {});
+        return [first.output.trim(), second.output.trim(), third.isError() ? "blocked" : "ran"].join(" ");
+      }
+`,
+} as const;
+
+export interface OpenUi {
+  ui: RunningUi;
+  browser: Browser;
+  /** A page at 1280×900 that has the session (it opened the printed address). */
+  page: Page;
+  /** MCP clients talking to `factorly serve` in the project, in the order asked for. */
+  agents: Client[];
+  /** Closes the agents and the browser, stops the UI (resolving to its exit code) and removes the project. */
+  close: () => Promise<number | null>;
+}
+
+/** The UI of a project, a browser on it and MCP agents, started side by side: one of each per test file. */
+export async function openUi(
+  proj: { root: string; remove: () => void },
+  { env: extraEnv = {}, agents = [] }: { env?: NodeJS.ProcessEnv; agents?: [name: string, version: string][] } = {},
+): Promise<OpenUi> {
+  const [ui, browser, clients] = await Promise.all([
+    startUi(proj.root, extraEnv),
+    launchChromium(),
+    Promise.all(agents.map(([name, version]) => mcpAgent(proj.root, name, version))),
+  ]);
+  const page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+  await page.goto(ui.url);
+  const close = async (): Promise<number | null> => {
+    for (const client of clients) await client.close();
+    await browser.close();
+    const code = await ui.stop();
+    proj.remove();
+    return code;
+  };
+  return { ui, browser, page, agents: clients, close };
+}
+
 /** The desktop size every UI test opens pages at; `shoot` adds a phone's. */
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 390, height: 844 };

@@ -1,54 +1,36 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, launchChromium, mcpAgent, project, shoot, startUi, type RunningUi } from './harness.js';
+import { openUi, project, shoot, TOOLS, type OpenUi, type RunningUi } from './harness.js';
 
 const YAML = `tools:
-  say:
-    type: cli
-    command: echo
-    args: ["{{text}}"]
-  fail:
+${TOOLS.say}${TOOLS.forbidden}${TOOLS.triage}  fail:
     type: cli
     command: sh
     args: ["-c", "echo broken pipe >&2; exit 3"]
-  forbidden:
-    type: cli
-    command: echo
-    args: ["never printed"]
-    shadow: {deny: true}
   limited:
     type: cli
     command: echo
     args: ["ok"]
     shadow: {rate_limit: 1/min}
-  triage:
-    type: code
-    code: |
-      async function run() {
-        const first = await factorly.call("say", { text: "one" });
-        const second = await factorly.call("say", { text: "two" });
-        const third = await factorly.call("forbidden", {});
-        return [first.output.trim(), second.output.trim(), third.isError() ? "blocked" : "ran"].join(" ");
-      }
 `;
 
+let opened: OpenUi;
+const proj = project({ '.factorly/factorly.yaml': YAML });
 let ui: RunningUi;
-let browser: Browser;
 let page: Page;
 let claude: Client;
 let cursor: Client;
-const proj = project({ '.factorly/factorly.yaml': YAML });
 
 beforeAll(async () => {
-  [ui, browser, claude, cursor] = await Promise.all([
-    startUi(proj.root),
-    launchChromium(),
-    mcpAgent(proj.root, 'claude-code', '1.0.42'),
-    mcpAgent(proj.root, 'cursor', '0.50.1'),
-  ]);
-  page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
-  await page.goto(ui.url);
+  opened = await openUi(proj, {
+    agents: [
+      ['claude-code', '1.0.42'],
+      ['cursor', '0.50.1'],
+    ],
+  });
+  ({ ui, page } = opened);
+  [claude, cursor] = opened.agents;
   await Promise.all([
     claude.callTool({ name: 'triage', arguments: {} }).then(() => claude.callTool({ name: 'fail', arguments: {} })),
     (async () => {
@@ -58,13 +40,7 @@ beforeAll(async () => {
   ]);
 }, 60_000);
 
-afterAll(async () => {
-  await claude?.close();
-  await cursor?.close();
-  await browser?.close();
-  expect(await ui?.stop()).toBe(0);
-  proj.remove();
-});
+afterAll(async () => expect(await opened?.close()).toBe(0));
 
 const texts = (selector: string) => page.locator(selector).allInnerTexts();
 

@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addressOf,
@@ -10,29 +9,22 @@ import {
   describeProblems,
   DESKTOP,
   events,
-  launchChromium,
-  mcpAgent,
+  openUi,
   PHONE,
   project,
   routerPaths,
   SCREENSHOTS,
   spawnCli,
-  startUi,
+  TOOLS,
+  type OpenUi,
   type RunningUi,
 } from './harness.js';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 
+// `say` without a description, `deploy` with an enum param that waits for approval, a denied tool, a script.
 const YAML = `tools:
-  say:
-    type: cli
-    description: Says what it is told
-    command: echo
-    args: ["{{text}}"]
-    parameters:
-      - name: text
-        required: true
-  deploy:
+${TOOLS.say}  deploy:
     type: cli
     command: echo
     args: ["deployed {{env}}"]
@@ -42,44 +34,27 @@ const YAML = `tools:
         enum: [staging, prod]
         required: true
     shadow: {confirm: true, timeout: 5m}
-  forbidden:
-    type: cli
-    command: echo
-    args: ["never printed"]
-    shadow: {deny: true}
-  triage:
-    type: code
-    description: Looks at an incident with three tools
-    code: |
-      async function run() {
-        const first = await factorly.call("say", { text: "one" });
-        const third = await factorly.call("forbidden", {});
-        return [first.output.trim(), third.isError() ? "blocked" : "ran"].join(" ");
-      }
-`;
+${TOOLS.forbidden}${TOOLS.triage}`;
 const VAULT_ENV = { FACTORLY_VAULT_PASSWORD: 'correct horse battery staple' };
 
-let ui: RunningUi;
-let browser: Browser;
-let context: BrowserContext;
-let page: Page;
-let agent: Client;
-let waiting: ChildProcess;
+let opened: OpenUi;
 const proj = project({ '.factorly/factorly.yaml': YAML });
+let ui: RunningUi;
+let page: Page;
+let waiting: ChildProcess;
 /** What each route's params are filled with: real names and ids of this project. */
 const samples: Record<string, string> = { file: 'app.css' };
 /** Query strings a route needs to show its page rather than a usage error. */
 const queries: Record<string, () => string> = {};
 
 beforeAll(async () => {
-  [ui, browser, agent] = await Promise.all([
-    startUi(proj.root, VAULT_ENV),
-    launchChromium(),
-    mcpAgent(proj.root, 'claude-code', '1.0.42'),
-  ]);
-  context = await browser.newContext({ viewport: DESKTOP });
-  page = await context.newPage();
-  await page.goto(`${ui.origin}/approvals?token=${ui.token}`);
+  opened = await openUi(proj, {
+    env: VAULT_ENV,
+    agents: [['claude-code', '1.0.42']],
+  });
+  ({ ui, page } = opened);
+  const [agent] = opened.agents;
+  await page.goto(`${ui.origin}/approvals`);
   // A call waiting for approval (so /approvals shows a card), a key in the vault, a script, a code tool.
   waiting = spawnCli(['call', 'deploy', '--env', 'prod'], proj.root);
   const code = 'async function run(p) { return `hi ${p.who}`; }';
@@ -106,10 +81,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (waiting?.pid) process.kill(-waiting.pid, 'SIGKILL');
-  await agent?.close();
-  await browser?.close();
-  expect(await ui?.stop()).toBe(0);
-  proj.remove();
+  expect(await opened?.close()).toBe(0);
 });
 
 /** The routes that answer with a page (HTML), as the router lists them, with the address each is shown at. */
@@ -162,10 +134,10 @@ describe('every page the router knows', () => {
       await page.setViewportSize(DESKTOP);
       await page.emulateMedia({ colorScheme: 'dark' });
       problems.push(...describeProblems(`${address} (dark)`, await axeProblems(page, COLOUR_RULES)));
-      await page.screenshot({ path: `${shot}-1280-dark.png`, fullPage: true });
+      await page.screenshot({ path: `${shot}-1280-dark.png` });
     }
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 
   it('answers an unknown address, and an unknown name or id on every route that takes one, with a 404 page in the same frame', async () => {
     const unknown = ['/no-such-page', '/tools/deploy/nothing-here'];
