@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LmdbEventLog } from 'factorly/events';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openUi, project, shoot, TOOLS, type OpenUi, type RunningUi } from './harness.js';
@@ -154,5 +156,35 @@ describe('every object links to its neighbours', () => {
     expect(await page.locator('#history-empty').innerText()).toBe('No calls match these filters. Show all calls');
     await page.goto(`${ui.origin}/history?until=2000-01-01`);
     expect(await page.locator('#history-empty').innerText()).toBe('No calls match these filters. Show all calls');
+  });
+
+  it('pages through older calls without losing or repeating one, calls of the same millisecond included', async () => {
+    // 150 calls written in one batch: most share their time to the millisecond.
+    const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });
+    const output = { text: '', bytes: 0, sha256: '', truncated: false };
+    await log.append(
+      Array.from({ length: 150 }, (_, i) => [
+        {
+          type: 'call.requested' as const,
+          data: { callId: `bulk-${i}`, rootId: `bulk-${i}`, tool: 'bulk', params: { i }, iface: 'cli' as const },
+        },
+        {
+          type: 'call.completed' as const,
+          data: { callId: `bulk-${i}`, status: 'success' as const, exitCode: 0, output, durationMs: 1 },
+        },
+      ]).flat(),
+    );
+    await log.close();
+    const ids = () => page.locator('#history-rows tr').evaluateAll((rows) => rows.map((row) => row.id));
+    await page.goto(`${ui.origin}/history?tool=bulk`);
+    const first = await ids();
+    expect(first).toHaveLength(100);
+    await page.getByRole('link', { name: 'Older' }).click();
+    const second = await ids();
+    expect(second).toHaveLength(50);
+    expect(await page.getByRole('link', { name: 'Older' }).count()).toBe(0);
+    expect([...first, ...second]).toEqual(Array.from({ length: 150 }, (_, i) => `call-bulk-${149 - i}`));
+    await page.getByRole('link', { name: 'Newest' }).click();
+    expect(await ids()).toEqual(first);
   });
 });

@@ -8,6 +8,8 @@ import { html, type Html } from '../html.js';
 import { layout, notice, scrolling } from '../layout.js';
 
 const PAGE_SIZE = 100;
+/** Rows read beyond a page when it starts at a boundary: the calls of the boundary's millisecond already shown. */
+const SAME_TIME_SLACK = 50;
 const STATUSES = ['success', 'error', 'blocked', 'cancelled', 'timeout', 'interrupted', 'running'];
 const IFACES = ['cli', 'mcp', 'code', 'ui'];
 /** Agents offered in the filter: the most recent sessions. */
@@ -24,8 +26,8 @@ export function filterOf(query: Record<string, string>): AuditFilter {
 
 /**
  * The time window of /history: `since`/`until` as `factorly logs` reads them (a seq, a duration
- * ago, a time) and `before`, the time of the oldest row of the page before (the "Older" link).
- * A value none of those is a problem named on the page, never a filter silently dropped.
+ * ago, a time) and `before`, where the page before ended (the "Older" link): its oldest row, as
+ * `<time>~<call id>`. A value none of those is a problem named on the page, never a filter dropped.
  */
 function windowOf(query: Record<string, string>, filter: AuditFilter): string[] {
   const problems: string[] = [];
@@ -36,15 +38,40 @@ function windowOf(query: Record<string, string>, filter: AuditFilter): string[] 
     if (bound) filter[key] = bound;
     else problems.push(`${key}: expected ${TIME_BOUND_FORMS}, got ${JSON.stringify(query[key])}`);
   }
-  const before = query.before?.trim();
-  if (before) {
-    const at = Date.parse(before);
-    if (Number.isNaN(at))
-      problems.push(`before: expected a time (2026-11-30T10:00:00.000Z), got ${JSON.stringify(before)}`);
-    else if (!filter.until || ('time' in filter.until && filter.until.time.getTime() >= at))
-      filter.until = { time: new Date(at - 1) };
-  }
+  const before = boundaryOf(query.before);
+  if (before === null)
+    problems.push(`before: expected where a page ended (<time>~<call id>), got ${JSON.stringify(query.before)}`);
+  else if (before && (!filter.until || ('time' in filter.until && filter.until.time >= before.time)))
+    filter.until = { time: before.time };
   return problems;
+}
+
+interface Boundary {
+  time: Date;
+  callId: string;
+}
+
+/** `before=<time>~<call id>`; null when it is not one, undefined when there is none. */
+function boundaryOf(value: string | undefined): Boundary | null | undefined {
+  if (!value?.trim()) return undefined;
+  const at = value.lastIndexOf('~');
+  const time = at > 0 ? Date.parse(value.slice(0, at)) : Number.NaN;
+  return Number.isNaN(time) || at === value.length - 1 ? null : { time: new Date(time), callId: value.slice(at + 1) };
+}
+
+/**
+ * One page of calls, newest first. Past a boundary the window ends at its time, inclusive (calls
+ * recorded in the same millisecond are not lost), and the rows up to the boundary's call, which the
+ * page before showed, are dropped.
+ */
+async function pageOf(deps: AppDeps, filter: AuditFilter, query: Record<string, string>): Promise<AuditEntry[]> {
+  const before = boundaryOf(query.before);
+  const entries = (await deps.services.recentCalls(filter, PAGE_SIZE + (before ? SAME_TIME_SLACK : 0))).reverse();
+  if (!before) return entries;
+  const shown = entries.findIndex((entry) => entry.callId === before.callId);
+  const rest =
+    shown >= 0 ? entries.slice(shown + 1) : entries.filter((e) => Date.parse(e.requestedAt) < before.time.getTime());
+  return rest.slice(0, PAGE_SIZE);
 }
 
 function select(
@@ -98,7 +125,9 @@ function withQuery(query: Record<string, string>, changes: Record<string, string
 }
 
 function pager(query: Record<string, string>, entries: readonly AuditEntry[]): Html {
-  const older = entries.length === PAGE_SIZE ? withQuery(query, { before: entries.at(-1)!.requestedAt }) : undefined;
+  const last = entries.at(-1);
+  const older =
+    entries.length === PAGE_SIZE ? withQuery(query, { before: `${last!.requestedAt}~${last!.callId}` }) : undefined;
   if (!older && !query.before) return html``;
   return html`<nav class="pager" aria-label="Pages">${query.before ? html`<a href="${withQuery(query, { before: '' })}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older</a>` : ''}</nav>`;
 }
@@ -119,10 +148,9 @@ export function registerHistory(app: Hono, deps: AppDeps): void {
     const values = { ...filter } as Record<string, string>;
     const problems = windowOf(query, filter);
     const [entries, agents] = await Promise.all([
-      problems.length > 0 ? Promise.resolve([]) : deps.services.recentCalls(filter, PAGE_SIZE),
+      problems.length > 0 ? Promise.resolve([]) : pageOf(deps, filter, query),
       deps.services.agents(),
     ]);
-    entries.reverse();
     // A window that ends in the past gets no new rows; any other view follows the log.
     const live = filter.until ? '' : `/events?${new URLSearchParams(values).toString()}`;
     const body = html`<h1>History</h1>
