@@ -18,6 +18,8 @@ export class UiConfirmChannel implements ConfirmChannel {
     private readonly openLog: () => EventLog,
     /** Where a waiting `factorly call` tells its person where to answer. */
     private readonly notices: NodeJS.WritableStream = process.stderr,
+    /** Whether the process has a terminal, where the CLI prompt asks instead (a line here would cut into it). */
+    private readonly terminal: () => boolean = () => process.stdin.isTTY === true,
   ) {}
 
   accepts(): boolean {
@@ -60,10 +62,10 @@ export class UiConfirmChannel implements ConfirmChannel {
     });
   }
 
-  /** A call made in a terminal says where it waits: otherwise a piped `factorly call` would just hang. */
+  /** A `factorly call` without a terminal says where it waits: otherwise it would just hang. */
   private tellWhere(request: ConfirmRequest): void {
     const lock = readLock(this.stateDir);
-    if (request.iface !== 'cli' || !lock) return;
+    if (request.iface !== 'cli' || !lock || this.terminal()) return;
     const until = request.expiresAt ? `; declined at ${request.expiresAt.slice(11, 19)} UTC if nobody answers` : '';
     this.notices.write(
       `⏳ Tool "${request.tool}" waits for approval: approve or deny it at ${new URL('/approvals', lock.url).href} (the factorly ui of this project)${until}.\n`,

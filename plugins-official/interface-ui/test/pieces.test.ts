@@ -89,6 +89,49 @@ describe('the ui confirm channel', () => {
     expect(channel.accepts()).toBe(false);
   });
 
+  it('says why it cannot ask, and tells a piped factorly call where it waits (not one with a terminal)', async () => {
+    const state = dir();
+    const said: string[] = [];
+    const notices = { write: (text: string) => said.push(text) } as unknown as NodeJS.WritableStream;
+    const { MemoryEventLog } = await import('factorly/events');
+    const log = new MemoryEventLog();
+    let terminal = false;
+    const channel = new UiConfirmChannel(
+      state,
+      () => log,
+      notices,
+      () => terminal,
+    );
+    expect(channel.whyNot()).toBe(
+      'no factorly ui is running for this project (start `factorly ui` to approve calls on its Approvals page)',
+    );
+    writeLock(state, { pid: process.pid, url: 'http://127.0.0.1:4711/' });
+    expect(channel.whyNot()).toBeUndefined();
+    const request = {
+      callId: 'c1',
+      tool: 'deploy',
+      params: {},
+      fingerprint: 'f',
+      reason: 'tool "deploy" requires confirmation',
+      expiresAt: '2026-11-30T10:01:00.000Z',
+    };
+    for (const iface of ['cli', 'mcp'] as const) {
+      const stop = new AbortController();
+      const asked = channel.ask({ ...request, iface }, stop.signal);
+      stop.abort();
+      await asked.catch(() => undefined);
+    }
+    terminal = true;
+    const stop = new AbortController();
+    const asked = channel.ask({ ...request, iface: 'cli' }, stop.signal);
+    stop.abort();
+    await asked.catch(() => undefined);
+    expect(said).toEqual([
+      '⏳ Tool "deploy" waits for approval: approve or deny it at http://127.0.0.1:4711/approvals (the factorly ui of this project); declined at 10:01:00 UTC if nobody answers.\n',
+    ]);
+    removeLock(state);
+  });
+
   it('leaves another process’s lock in place', () => {
     const state = dir();
     writeLock(state, { pid: process.pid + 1, url: 'x' });
