@@ -50,6 +50,8 @@ function neighbours(entry: AuditEntry): Html {
 function waterfall(tree: CallTree, agents: AgentDirectory): Html {
   const { rows, spanMs } = layoutWaterfall(tree, Date.now());
   const critical = rows.some((row) => row.critical);
+  // Tool names by call id, so a call names the call that made it.
+  const tools = new Map(rows.map((row) => [row.node.entry.callId, row.node.entry.tool]));
   return html`<section class="panel wf-panel"><h2>Call tree <small>${plural(rows.length, 'call')} · select a bar for its details</small></h2>
 <div class="wf-scale" aria-hidden="true"><span></span><span class="wf-ticks"><span>0</span><span>${duration(spanMs / 2)}</span><span>${duration(spanMs)}</span></span><span></span></div>
 <ol class="waterfall">${rows.map(
@@ -61,7 +63,7 @@ function waterfall(tree: CallTree, agents: AgentDirectory): Html {
     ${track(row)}
     <span class="wf-dur">${row.running ? 'running' : duration(row.durationMs)}</span>
   </a></div>
-  ${detail(row, tree, agents)}
+  ${detail(row, tree, agents, tools)}
 </li>`,
   )}</ol>
 <ul class="legend">${[...new Set(rows.map((r) => r.node.entry.status ?? 'running'))].map((s) => html`<li><span class="swatch ${statusClass(s)}"></span>${s}</li>`)}<li><span class="swatch marker-swatch"></span>shadow decision</li>${critical ? html`<li><span class="swatch critical-swatch"></span>critical path</li>` : ''}</ul>
@@ -83,7 +85,7 @@ function track(row: WaterfallRow): Html {
   </svg>`;
 }
 
-function detail(row: WaterfallRow, tree: CallTree, agents: AgentDirectory): Html {
+function detail(row: WaterfallRow, tree: CallTree, agents: AgentDirectory, tools: Map<string, string>): Html {
   const { node } = row;
   const { entry } = node;
   const source = entry.sourceSha ? tree.sources[entry.sourceSha] : undefined;
@@ -94,7 +96,7 @@ function detail(row: WaterfallRow, tree: CallTree, agents: AgentDirectory): Html
     <dt>Duration</dt><dd>${row.running ? 'running' : duration(entry.durationMs)}${entry.exitCode === undefined ? '' : ` · exit ${entry.exitCode}`}</dd>
     <dt>Tool</dt><dd><a href="${toolHref(entry.tool)}">${entry.tool}</a></dd>
     <dt>Via</dt><dd>${entry.iface}${entry.agentId ? html` · ${agentLabel(agentName(entry.agentId, agents))}` : ''}</dd>
-    ${entry.parentId ? html`<dt>Called by</dt><dd><a href="${callHref(entry.parentId)}">its parent call</a></dd>` : ''}
+    ${entry.parentId ? html`<dt>Called by</dt><dd><a href="${callHref(entry.parentId)}">${tools.get(entry.parentId) ?? 'its parent call'}</a></dd>` : ''}
     ${node.children.length > 0 ? html`<dt>Calls</dt><dd>${node.children.map((child, i) => html`${i > 0 ? ', ' : ''}<a href="#detail-${child.entry.callId}">${child.entry.tool}</a>`)}</dd>` : ''}
     ${entry.engine ? html`<dt>Engine</dt><dd><code>${entry.engine.name} ${entry.engine.version}</code></dd>` : ''}
     ${entry.highlightParams ? html`<dt>Highlight</dt><dd>${highlights(entry.highlightParams)}</dd>` : ''}
