@@ -84,7 +84,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'config.recorded': 1,
   'plugin.loaded': 1,
   'plugin.failed': 1,
-  'session.opened': 2,
+  'session.opened': 3,
   'session.closed': 2,
   'mcp.forwarded': 1,
   'tool.edited': 1,

@@ -108,6 +108,8 @@ export type {
   JsonValue,
   McpForwarded,
   Params,
+  SessionOpened,
+  SessionPrincipal,
   ShadowDecided,
   StoredText,
 } from '../events/catalog.js';

@@ -85,7 +85,7 @@ describe('factorly serve --port (Streamable HTTP)', () => {
   it('warns loudly when serving without a token', async () => {
     const { serve: s } = await serve([]);
     expect(s.stderr()).toContain(
-      'WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.',
+      'WARNING: HTTP server has no authentication. Use --http-token (or FACTORLY_HTTP_TOKEN), serve.tokens or serve.oauth for production.',
     );
     expect((await post(s.url, {})).status).toBe(200);
   });

@@ -262,14 +262,14 @@ describe('charts', () => {
         },
       ],
       [bare, { agentId: bare, sessionId: bare, iface: 'mcp', openedAt: '' }],
-      // An agent that signed in: its id is a name (a token's), its session's client a label.
-      ['ci-bot', { agentId: 'ci-bot', sessionId: 's3', iface: 'mcp', client: { name: 'cursor' }, openedAt: '' }],
+      // An id that names nobody's session (recorded without one): shown as it is.
+      ['ci-bot', { agentId: 'ci-bot', sessionId: 's3', iface: 'mcp', openedAt: '' }],
     ]);
     expect(agentLabel(agentName(claude, agents)).text).toBe(
       `<a class="agent" href="/agents/${claude}" title="${claude}"><span class="agent-name">claude-code 1.0.42</span> <code class="sid">3f2a1b0c</code></a>`,
     );
     expect(agentName(bare, agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: bare });
-    expect(agentName('ci-bot', agents)).toEqual({ name: 'ci-bot · cursor', id: 'ci-bot' });
+    expect(agentName('ci-bot', agents)).toEqual({ name: 'ci-bot', id: 'ci-bot' });
     expect(agentName('0a0b0c0d-0000-4000-8000-000000000000', agents)).toMatchObject({
       name: 'agent',
       short: '0a0b0c0d',
@@ -279,6 +279,26 @@ describe('charts', () => {
     expect(agentName(undefined, agents, 'ui')).toEqual({ name: 'ui', id: 'iface:ui' });
     expect(agentLabel(agentName('iface:cli', agents)).text).toBe(
       '<a class="agent" href="/agents/iface%3Acli" title="iface:cli"><span class="agent-name">cli</span></a>',
+    );
+  });
+
+  it('names an agent its token named by that name, with what its client called itself beside it', () => {
+    const agents: AgentDirectory = new Map([
+      [
+        'cursor',
+        {
+          agentId: 'cursor',
+          sessionId: '5a6b7c8d-cccc',
+          iface: 'mcp',
+          openedAt: '',
+          client: { name: 'Cursor', version: '1.4.2' },
+          principal: { kind: 'token', agentId: 'cursor' },
+        },
+      ],
+    ]);
+    expect(agentName('cursor', agents)).toEqual({ name: 'cursor', id: 'cursor', label: 'Cursor 1.4.2' });
+    expect(agentLabel(agentName('cursor', agents)).text).toBe(
+      '<a class="agent" href="/agents/cursor" title="cursor"><span class="agent-name">cursor</span> <span class="muted">Cursor 1.4.2</span></a>',
     );
   });
 });

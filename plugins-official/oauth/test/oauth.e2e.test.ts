@@ -7,18 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
 import { runAsync } from '../../../test/helpers/installed.js';
-import { isolatedEnv } from '../../../test/helpers/listening.js';
+import { freePort, isolatedEnv } from '../../../test/helpers/listening.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../test/helpers/oauth-server.js';
 import { BIN, makeProject, runCli, tempProject, type CliRun } from '../../../test/helpers/project.js';
-
-/** A port nothing listens on now, for the login's callback (the client must register it exactly). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** An API that accepts only live access tokens of the authorization server, answering who they belong to. */
 async function startApi(idp: AuthorizationServer, seen: string[]): Promise<{ server: Server; url: string }> {

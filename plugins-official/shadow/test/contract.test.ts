@@ -24,6 +24,18 @@ shadowRuleContract(test, {
   ],
   invalid: { shadow: { deny: 'yes' }, message: /shadow\.deny/ },
 });
+// The rules per agent say nothing of a call no agent made (the contract calls from the CLI); their
+// decisions for agents are in agents.test.ts.
+shadowRuleContract(test, {
+  plugin,
+  rule: 'agent-access',
+  cases: [{ name: 'a call without an agent', expect: undefined }],
+});
+shadowRuleContract(test, {
+  plugin,
+  rule: 'agent-rate-limit',
+  cases: [{ name: 'a call without an agent', expect: undefined }],
+});
 shadowRuleContract(test, {
   plugin,
   rule: 'confirm',
