@@ -19,6 +19,9 @@ import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
+import { validateAnswer } from '../config/params.js';
+import type { ParameterSpec } from '../config/tool-definition.js';
+import { sealAnswer } from '../contracts/person-seal.js';
 
 const MEMBERS = [
   'recentCalls',
@@ -37,6 +40,7 @@ const MEMBERS = [
   'promote',
   'editableTool',
   'saveToolEdit',
+  'sealAnswer',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
 const EVERY_MEMBER: Exclude<keyof HostServices, (typeof MEMBERS)[number]> extends never ? true : never = true;
@@ -101,6 +105,11 @@ export function hostServices(kernel: Kernel): HostServices {
     saveToolEdit: async (name, edit) => {
       await kernel.reload();
       return saveToolEdit(kernel, name, edit);
+    },
+    sealAnswer: (question, replyKey, given) => {
+      const checked = validateAnswer(question as ParameterSpec, given);
+      if (!checked.ok) return checked;
+      return { ok: true, sealed: sealAnswer(replyKey, JSON.stringify(checked.value ?? null)) };
     },
   };
 }

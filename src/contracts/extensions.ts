@@ -98,8 +98,8 @@ export interface ConfirmRequest {
   /** That session's live channel, on which a channel can ask (MCP elicitation) within the call's own stream. */
   client?: ClientLink;
   reason: string;
-  /** When an unanswered request is declined (ISO time), so a channel can tell the person how long they have. */
-  expiresAt?: string;
+  /** When an unanswered request is declined (epoch ms, as a question's `expiresAt`), so a channel can tell the person how long they have. */
+  expiresAt?: number;
 }
 
 export interface ConfirmAnswer {

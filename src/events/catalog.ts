@@ -12,6 +12,9 @@ import type {
   ConfirmRequested,
   ConfirmAnswered,
   ConfirmResolved,
+  AskRequested,
+  AskAnswered,
+  AskResolved,
   CallCompleted,
   SourceRecorded,
   CallInterrupted,
@@ -48,6 +51,9 @@ export interface EventMap {
   'confirm.requested': ConfirmRequested;
   'confirm.answered': ConfirmAnswered;
   'confirm.resolved': ConfirmResolved;
+  'ask.requested': AskRequested;
+  'ask.answered': AskAnswered;
+  'ask.resolved': AskResolved;
   'call.completed': CallCompleted;
   'source.recorded': SourceRecorded;
   'tool.promoted': ToolPromoted;
@@ -76,6 +82,9 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'confirm.requested': 2,
   'confirm.answered': 1,
   'confirm.resolved': 1,
+  'ask.requested': 1,
+  'ask.answered': 1,
+  'ask.resolved': 1,
   'call.completed': 1,
   'source.recorded': 1,
   'tool.promoted': 1,

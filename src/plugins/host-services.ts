@@ -1,4 +1,5 @@
 import type { AuditFilter } from '../events/audit-query.js';
+import type { AskQuestion } from '../events/catalog.js';
 import type { CallTree } from '../events/call-tree.js';
 import type { DashboardFigures } from '../events/dashboard-figures.js';
 import type { AuditEntry } from '../events/projections/audit.js';
@@ -63,4 +64,13 @@ export interface HostServices {
   editableTool(name: string): Promise<EditableTool>;
   /** Re-reads the config, then writes an edit into the tool's YAML file when it has no problems, and serves it at once. */
   saveToolEdit(name: string, edit: ToolEdit): Promise<ToolEditPlan>;
+  /**
+   * A person's answer to a question (`ask.requested`) checked as the asking process will check it and,
+   * when it fits, sealed to the question's `replyKey`: what a page records as `ask.answered`.
+   */
+  sealAnswer(
+    question: AskQuestion,
+    replyKey: string,
+    given: string,
+  ): { ok: true; sealed: string } | { ok: false; message: string };
 }

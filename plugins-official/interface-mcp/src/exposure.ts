@@ -3,8 +3,12 @@ import type { ToolDefinition } from 'factorly';
 
 export type ExposureMode = 'local' | 'remote';
 
-/** The built-ins an HTTP (remote) client may see: the seed allows fetch only. */
-const REMOTE_BUILTINS = new Set(['factorly.fetch']);
+/**
+ * The built-ins an HTTP (remote) client may see: the ones that act on nothing of this machine
+ * (`factorly.fetch`, guarded against local and private addresses; `factorly.help`, read-only;
+ * `factorly.ask`, which only puts a question to the person).
+ */
+const REMOTE_BUILTINS = new Set(['factorly.fetch', 'factorly.help', 'factorly.ask']);
 
 /**
  * The tools an MCP client is shown: visible ones, minus those the shadow policy denies outright, for

@@ -20,7 +20,7 @@ const warn = (message: string): void => writeStderrLine('factorly: ', message);
 
 /**
  * Registers the `mcp` interface (`factorly serve` runs it over stdio or HTTP, `factorly wrap` over
- * stdio) and the elicitation confirm channel that asks its clients. Provides `McpTokens.Passthroughs`,
+ * stdio) and the elicitation person channel that asks its clients (confirmations and questions). Provides `McpTokens.Passthroughs`,
  * where providers of upstream servers put what those serve besides tools; reads the shadow plugin's
  * policies, when it is installed, to leave denied tools out of the list and mark governed ones, and
  * hands it each named token's own rules. Its config: the `serve:` block (named tokens, OAuth).
@@ -36,7 +36,7 @@ export const plugin: PluginDefinition = {
       deps: {
         interfaces: registrar.tokens.Interfaces,
         gateway: registrar.tokens.CallGateway,
-        channels: registrar.tokens.ConfirmChannels,
+        channels: registrar.tokens.PersonChannels,
         openLog: registrar.tokens.LazyEventLog,
         connectionSecrets: registrar.tokens.ConnectionSecrets,
         policies: registrar.optional(ShadowTokens.Policies),

@@ -193,6 +193,7 @@ export class McpSession {
         isError: true,
       };
     }
-    return toMcpResult(await this.callGateway(name, args, client, signal));
+    const offering: ClientLink = { ...client, offers: (candidate) => availableOver(candidate, this.context.mode) };
+    return toMcpResult(await this.callGateway(name, args, offering, signal));
   }
 }

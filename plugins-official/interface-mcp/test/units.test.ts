@@ -108,6 +108,8 @@ describe('exposedTools', () => {
     tool('gh.list', { expandedFrom: 'gh', shadow: { deny: ['delete_repo'] } }),
     tool('factorly.fetch'),
     tool('factorly.shell'),
+    tool('factorly.help'),
+    tool('factorly.ask'),
     tool('factorly.code', { spec: { localOnly: true } }),
     tool('scripts.local', { spec: { localOnly: true } }),
   ];
@@ -118,16 +120,20 @@ describe('exposedTools', () => {
       'gh.list',
       'factorly.fetch',
       'factorly.shell',
+      'factorly.help',
+      'factorly.ask',
       'factorly.code',
       'scripts.local',
     ]);
   });
 
-  it('shows remote clients factorly.fetch as the only built-in and no local-only tool', async () => {
+  it('shows remote clients only the built-ins that act on nothing of this machine, and no local-only tool', async () => {
     expect(exposedTools(tools, 'remote', await shadowPolicies()).map((t) => t.name)).toEqual([
       'a',
       'gh.list',
       'factorly.fetch',
+      'factorly.help',
+      'factorly.ask',
     ]);
   });
 });

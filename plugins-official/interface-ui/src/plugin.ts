@@ -1,10 +1,10 @@
 import { ShadowTokens } from '@factorly/plugin-shadow/api';
 import type { InterfaceOptions, PluginDefinition } from 'factorly';
-import { UiConfirmChannel } from './confirm-channel.js';
+import { UiPersonChannel } from './person-channel.js';
 
 /**
- * Registers the `ui` interface that `factorly ui` runs, and the `ui` confirm channel, which every
- * factorly process has so that its confirmations can be answered in a running UI.
+ * Registers the `ui` interface that `factorly ui` runs, and the `ui` person channel, which every
+ * factorly process has so that its confirmations and questions can be answered in a running UI.
  */
 export const plugin: PluginDefinition = {
   id: 'interface-ui',
@@ -13,7 +13,7 @@ export const plugin: PluginDefinition = {
     registrar.registerInit({
       deps: {
         interfaces: registrar.tokens.Interfaces,
-        channels: registrar.tokens.ConfirmChannels,
+        channels: registrar.tokens.PersonChannels,
         gateway: registrar.tokens.CallGateway,
         paths: registrar.tokens.ProjectPaths,
         backends: registrar.tokens.SecretBackends,
@@ -22,7 +22,7 @@ export const plugin: PluginDefinition = {
         policies: registrar.optional(ShadowTokens.Policies),
       },
       init({ interfaces, channels, gateway, paths, backends, openLog, services, policies }, context) {
-        channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
+        channels.add(new UiPersonChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add(
           'ui',
           {

@@ -4,7 +4,7 @@ import type { NewEvent, Recorded } from 'factorly/events';
 import { Approvals } from '../src/approvals.js';
 
 const OUTPUT = { text: '', bytes: 0, sha256: '', truncated: false };
-const DEADLINE = '2099-01-01T00:00:00.000Z';
+const WAITS_MS = 120_000;
 
 function asked(callId: string, agentId?: string): NewEvent[] {
   return [
@@ -22,7 +22,7 @@ function asked(callId: string, agentId?: string): NewEvent[] {
         reason: 'tool "deploy" requires confirmation',
       },
     },
-    { type: 'confirm.requested', data: { callId, channel: 'ui', expiresAt: DEADLINE } },
+    { type: 'confirm.requested', data: { callId, channel: 'ui', timeoutMs: WAITS_MS } },
   ];
 }
 
@@ -46,10 +46,10 @@ async function folded(log: MemoryEventLog, approvals: Approvals, events: NewEven
 }
 
 describe('the approvals the UI shows', () => {
-  it('holds a request with its agent, params and deadline', async () => {
+  it('holds a request with its agent, params and deadline (when it was asked, plus how long it waits)', async () => {
     const log = new MemoryEventLog();
     const approvals = new Approvals(log);
-    await folded(log, approvals, asked('c1', 'agent-1'));
+    const [, , request] = await folded(log, approvals, asked('c1', 'agent-1'));
     expect(approvals.list()).toEqual([
       expect.objectContaining({
         callId: 'c1',
@@ -57,7 +57,7 @@ describe('the approvals the UI shows', () => {
         params: { env: 'c1' },
         agentId: 'agent-1',
         reason: 'tool "deploy" requires confirmation',
-        expiresAt: DEADLINE,
+        expiresAt: new Date(Date.parse(request.at) + WAITS_MS).toISOString(),
       }),
     ]);
   });

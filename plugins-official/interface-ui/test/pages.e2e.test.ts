@@ -41,7 +41,7 @@ let opened: OpenUi;
 const proj = project({ '.factorly/factorly.yaml': YAML });
 let ui: RunningUi;
 let page: Page;
-let waiting: ChildProcess;
+let waiting: ChildProcess[] = [];
 /** What each route's params are filled with: real names and ids of this project. */
 const samples: Record<string, string> = { file: 'app.css' };
 /** Query strings a route needs to show its page rather than a usage error. */
@@ -55,8 +55,11 @@ beforeAll(async () => {
   ({ ui, page } = opened);
   const [agent] = opened.agents;
   await page.goto(`${ui.origin}/approvals`);
-  // A call waiting for approval (so /approvals shows a card), a key in the vault, a script, a code tool.
-  waiting = spawnCli(['call', 'deploy', '--env', 'prod'], proj.root);
+  // A call waiting for approval and a question (so /approvals shows both cards), a key in the vault, a script, a code tool.
+  waiting = [
+    spawnCli(['call', 'deploy', '--env', 'prod'], proj.root),
+    spawnCli(['call', 'factorly.ask', '--name', 'region', '--description', 'Where?', '--choices', 'eu,us'], proj.root),
+  ];
   const code = 'async function run(p) { return `hi ${p.who}`; }';
   await Promise.all([
     cli(['vault', 'set', 'GITHUB_TOKEN', 's3cret'], proj.root, VAULT_ENV).then((r) => expect(r.status).toBe(0)),
@@ -65,7 +68,7 @@ beforeAll(async () => {
       .callTool({ name: 'triage', arguments: {} })
       .then(() => agent.callTool({ name: 'say', arguments: { text: 'hi' } })),
   ]);
-  await page.locator('.approval').waitFor({ timeout: 20_000 });
+  await page.locator('.approval:nth-child(2)').waitFor({ timeout: 20_000 });
   const log = await events(proj.root);
   const call = (tool: string) =>
     log.find((e) => e.type === 'call.requested' && e.data.tool === tool)!.data as {
@@ -80,7 +83,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (waiting?.pid) process.kill(-waiting.pid, 'SIGKILL');
+  for (const child of waiting) if (child.pid) process.kill(-child.pid, 'SIGKILL');
   expect(await opened?.close()).toBe(0);
 });
 

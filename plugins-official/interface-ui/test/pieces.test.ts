@@ -8,7 +8,7 @@ import { EvidenceWatch } from '../src/evidence-watch.js';
 import { agentLabel, agentName } from '../src/agents.js';
 import { niceMax } from '../src/charts/scale.js';
 import { timeChart } from '../src/charts/time-chart.js';
-import { UiConfirmChannel } from '../src/confirm-channel.js';
+import { UiPersonChannel } from '../src/person-channel.js';
 import { html } from '../src/html.js';
 import { historyRow } from '../src/history-view.js';
 import { toolYaml } from '../src/tool-yaml.js';
@@ -78,7 +78,7 @@ describe('the ui confirm channel', () => {
 
   it('accepts only while a live process holds the project lock', () => {
     const state = dir();
-    const channel = new UiConfirmChannel(state, noLog);
+    const channel = new UiPersonChannel(state, noLog);
     expect(channel.accepts()).toBe(false);
     writeLock(state, { pid: process.pid, url: 'http://127.0.0.1:1/' });
     expect(channel.accepts()).toBe(true);
@@ -96,7 +96,7 @@ describe('the ui confirm channel', () => {
     const { MemoryEventLog } = await import('factorly/events');
     const log = new MemoryEventLog();
     let terminal = false;
-    const channel = new UiConfirmChannel(
+    const channel = new UiPersonChannel(
       state,
       () => log,
       notices,
@@ -108,12 +108,13 @@ describe('the ui confirm channel', () => {
     writeLock(state, { pid: process.pid, url: 'http://127.0.0.1:4711/' });
     expect(channel.whyNot()).toBeUndefined();
     const request = {
+      kind: 'confirm' as const,
       callId: 'c1',
       tool: 'deploy',
       params: {},
       fingerprint: 'f',
       reason: 'tool "deploy" requires confirmation',
-      expiresAt: '2026-11-30T10:01:00.000Z',
+      expiresAt: Date.parse('2026-11-30T10:01:00.000Z'),
     };
     for (const iface of ['cli', 'mcp'] as const) {
       const stop = new AbortController();

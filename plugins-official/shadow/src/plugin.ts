@@ -17,7 +17,7 @@ import { SHADOW_KEYS } from './shadow-keys.js';
 /**
  * The official shadow rules, in the order the design fixes (log params 5, deny 10, agent access 15,
  * confirm 20, rate limit 30, agent rate limit 32, max inner calls 35, loop detection 40), and the
- * CLI confirm prompt. One package: the rules share the policy lookup and message helpers, and a
+ * terminal prompt (a person channel: confirmations and questions). One package: the rules share the policy lookup and message helpers, and a
  * user tunes them in the config rather than by (un)installing.
  */
 export const plugin: PluginDefinition = {
@@ -41,7 +41,7 @@ export const plugin: PluginDefinition = {
     registrar.provide(ShadowTokens.Policies, policies);
     registrar.provide(ShadowTokens.AgentRules, { contribute: (source, agents) => book.contribute(source, agents) });
     registrar.registerInit({
-      deps: { rules: registrar.tokens.ShadowRules, channels: registrar.tokens.ConfirmChannels },
+      deps: { rules: registrar.tokens.ShadowRules, channels: registrar.tokens.PersonChannels },
       init({ rules, channels }, context) {
         book.configure(context.config);
         context.onConfig((block) => book.configure(block));

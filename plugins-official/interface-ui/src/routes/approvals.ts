@@ -1,13 +1,14 @@
 import type { AgentDirectory } from 'factorly';
-import type { Hono } from 'hono';
-import { agentLabel, agentName } from '../agents.js';
-import type { PendingApproval } from '../approvals.js';
+import type { Context, Hono } from 'hono';
+import type { PendingApproval, PendingConfirm } from '../approvals.js';
 import type { AppDeps } from '../app-deps.js';
-import { callHref, toolHref } from '../history-view.js';
-import { html, pretty, waited, when, type Html } from '../html.js';
+import { toolHref } from '../history-view.js';
+import { html, pretty, type Html } from '../html.js';
 import { csrfField, layout, notice, type PageContext } from '../layout.js';
+import { questionCard } from '../question-card.js';
+import { waitingHead } from '../waiting-view.js';
 
-/** The list of pending confirmations; the live stream sends the same markup when it changes. */
+/** The list of what waits for a person (confirmations, questions); the live stream sends the same markup when it changes. */
 export function approvalsList(
   pending: readonly PendingApproval[],
   context: PageContext,
@@ -15,24 +16,16 @@ export function approvalsList(
   now = Date.now(),
 ): Html {
   if (pending.length === 0) return html`<p class="empty">Nothing is waiting for an answer.</p>`;
-  return html`${pending.map((p) => card(p, context, agents, now))}`;
+  return html`${pending.map((p) =>
+    p.kind === 'question'
+      ? questionCard(p, waitingHead(p, html`${p.question.description ?? p.question.name}`, agents, now), context)
+      : confirmCard(p, agents, context, now),
+  )}`;
 }
 
-function card(p: PendingApproval, context: PageContext, agents: AgentDirectory, now: number): Html {
-  const left = p.expiresAt === undefined ? undefined : Date.parse(p.expiresAt) - now;
+function confirmCard(p: PendingConfirm, agents: AgentDirectory, context: PageContext, now: number): Html {
   return html`<article class="approval" id="approval-${p.callId}" aria-labelledby="approval-${p.callId}-title">
-  <div class="approval-head"><h2 id="approval-${p.callId}-title"><a href="${toolHref(p.tool)}">${p.tool}</a></h2>
-  <p class="clock"><span>waiting <time class="elapsed" datetime="${p.requestedAt}" data-since="${p.requestedAt}">${waited(now - Date.parse(p.requestedAt))}</time></span>${
-    left === undefined
-      ? ''
-      : html`<span class="deadline">declined in <time class="countdown" datetime="${p.expiresAt}" data-until="${p.expiresAt}">${waited(left)}</time> unless answered</span>`
-  }</p></div>
-  <dl class="facts">
-    <dt>Agent</dt><dd>${agentLabel(agentName(p.agentId, agents, p.iface))}</dd>
-    <dt>Via</dt><dd>${p.iface}</dd>
-    <dt>Asked at</dt><dd><time datetime="${p.requestedAt}">${when(p.requestedAt)} UTC</time></dd>
-    <dt>Call</dt><dd><a href="${callHref(p.callId)}"><code>${p.callId}</code></a></dd>
-  </dl>
+  ${waitingHead(p, html`<a href="${toolHref(p.tool)}">${p.tool}</a>`, agents, now)}
   <p>${p.reason}</p>
   <h3>Params</h3><pre tabindex="0">${pretty(p.params)}</pre>
   <div class="actions">
@@ -42,21 +35,47 @@ function card(p: PendingApproval, context: PageContext, agents: AgentDirectory, 
 </article>`;
 }
 
-export function registerApprovals(app: Hono, deps: AppDeps): void {
-  app.get('/approvals', async (c) => {
-    const context = deps.page();
-    const agents = await deps.services.agents();
-    const answered = c.req.query('answered');
-    const body = html`<h1>Approvals</h1>
-<p class="muted lede">Calls to tools with <code>shadow: {confirm: true}</code> wait here while this UI runs, whichever way they came in. The first answer from any channel wins; a call nobody answers in time is declined, and a card goes away as soon as its call ends.</p>
-${answered ? notice('ok', [answered === 'gone' ? 'That request was already answered elsewhere or has timed out.' : `Answered: ${answered}.`]) : ''}
+const ANSWERED: Record<string, string> = {
+  gone: 'That request was already answered elsewhere or has timed out.',
+  approved: 'Answered: approved.',
+  denied: 'Answered: denied.',
+  replied: 'Answered.',
+  dismissed: 'Dismissed: the agent is told you cancelled the question.',
+};
+
+async function page(c: Context, deps: AppDeps, notices: Html = html``, status: 200 | 400 = 200): Promise<Response> {
+  const context = deps.page();
+  const agents = await deps.services.agents();
+  const answered = ANSWERED[c.req.query('answered') ?? ''];
+  const body = html`<h1>Approvals</h1>
+<p class="muted lede">Calls to tools with <code>shadow: {confirm: true}</code>, and questions agents ask with <code>factorly.ask</code>, wait here while this UI runs, whichever way they came in. The first answer from any channel wins; what nobody answers in time is declined, and a card goes away as soon as its call ends.</p>
+${answered ? notice('ok', [answered]) : ''}${notices}
 <div id="approvals-list">${approvalsList(deps.approvals.list(), context, agents)}</div>`;
-    return c.html(layout('Approvals', '/approvals', body, context).text);
-  });
+  return c.html(layout('Approvals', '/approvals', body, context).text, status);
+}
+
+export function registerApprovals(app: Hono, deps: AppDeps): void {
+  app.get('/approvals', (c) => page(c, deps));
 
   app.post('/approvals/:callId/:answer{approve|deny}', async (c) => {
     const approved = c.req.param('answer') === 'approve';
     const done = await deps.approvals.answer(c.req.param('callId'), approved);
     return c.redirect(`/approvals?answered=${done ? (approved ? 'approved' : 'denied') : 'gone'}`, 303);
+  });
+
+  // A question's answer is checked as the asking process will check it; one that does not fit keeps the question waiting.
+  app.post('/approvals/:callId/:reply{reply|dismiss}', async (c) => {
+    const callId = c.req.param('callId');
+    const answer = (await c.req.parseBody()).answer;
+    const reply =
+      c.req.param('reply') === 'reply'
+        ? { action: 'accept' as const, given: typeof answer === 'string' ? answer : '' }
+        : { action: 'cancel' as const };
+    const result = await deps.approvals.reply(callId, reply, (question, key, given) =>
+      deps.services.sealAnswer(question, key, given),
+    );
+    if ('problem' in result) return page(c, deps, notice('error', [`Not answered: ${result.problem}.`]), 400);
+    const shown = 'gone' in result ? 'gone' : reply.action === 'accept' ? 'replied' : 'dismissed';
+    return c.redirect(`/approvals?answered=${shown}`, 303);
   });
 }
