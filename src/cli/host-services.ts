@@ -16,6 +16,7 @@ import { FactorlyError } from '../base/errors.js';
 import { projectVerifierKey } from '../evidence/evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
+import type { SourceStatus } from '../contracts/tool.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
@@ -34,6 +35,7 @@ const MEMBERS = [
   'agentActivity',
   'recoverInterrupted',
   'secretUses',
+  'sources',
   'verify',
   'evidence',
   'planPromotion',
@@ -65,6 +67,11 @@ export function lateHostServices(): { services: HostServices; bind(kernel: Kerne
   return { services, bind: (ready) => void (kernel = ready) };
 }
 
+/** Where each tool source stands (an upstream MCP server), from every provider that expands entries. */
+export function sourceStatuses(kernel: Kernel): SourceStatus[] {
+  return kernel.providers.values().flatMap((provider) => provider.sourceStatuses?.() ?? []);
+}
+
 /** The kernel's audit queries, promotion and tool editing, bound for an interface (the same functions the CLI runs). */
 export function hostServices(kernel: Kernel): HostServices {
   const log = () => kernel.log();
@@ -88,6 +95,7 @@ export function hostServices(kernel: Kernel): HostServices {
       }
       return uses;
     },
+    sources: () => sourceStatuses(kernel),
     verify: (options) => verifyProject(kernel, options?.background === true),
     evidence: () => evidenceFacts(kernel),
     planPromotion: (request) => planPromotion(kernel, request),

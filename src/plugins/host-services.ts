@@ -9,6 +9,7 @@ import type { AgentDirectory } from '../events/projections/sessions.js';
 import type { LogStats } from '../events/projections/stats.js';
 import type { LogVerification } from '../events/verify-log.js';
 import type { EditableTool, PromoteRequest, PromotionPlan, ToolEdit, ToolEditPlan } from '../editing/contracts.js';
+import type { SourceStatus } from '../contracts/tool.js';
 
 /** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
 export interface EvidenceFacts {
@@ -46,6 +47,8 @@ export interface HostServices {
   recoverInterrupted(): Promise<number>;
   /** Which config entries refer to each secret (`vault:KEY` → tool names). */
   secretUses(): Map<string, string[]>;
+  /** Where each tool source a provider expands stands (an upstream MCP server: connected, needs_login, …), as `factorly tools` shows. */
+  sources(): SourceStatus[];
   /**
    * Verifies the log as `factorly logs verify` does (chain, indexes, Merkle tree, its own
    * checkpoints), off the server's thread; `background`: a check nobody waits for, on fewer cores.

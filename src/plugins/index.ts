@@ -89,7 +89,13 @@ export { validateAnswer } from '../config/params.js';
 export type { CheckedAnswer } from '../config/params.js';
 export type { EvidenceFacts, HostServices } from './host-services.js';
 export { OAuthTokens } from '../contracts/oauth.js';
-export type { OAuthClient, OAuthLoginOptions, OAuthProviderStatus, OAuthState } from '../contracts/oauth.js';
+export type {
+  OAuthClient,
+  OAuthLoginKind,
+  OAuthLoginOptions,
+  OAuthProviderStatus,
+  OAuthState,
+} from '../contracts/oauth.js';
 export { HostTokens } from './plugin-tokens.js';
 export type { PluginTokens } from './plugin-tokens.js';
 export type { PromoteRequest, PromotionPlan } from '../editing/promote.js';

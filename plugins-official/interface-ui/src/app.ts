@@ -8,6 +8,7 @@ import { notFound } from './layout.js';
 import { registerAgents } from './routes/agents.js';
 import { registerApprovals } from './routes/approvals.js';
 import { registerAudit } from './routes/audit.js';
+import { registerAuth } from './routes/auth.js';
 import { registerCalls } from './routes/calls.js';
 import { registerDashboard } from './routes/dashboard.js';
 import { registerHistory } from './routes/history.js';
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   registerToolEdit(app, deps);
   registerTools(app, deps);
   registerVault(app, deps);
+  registerAuth(app, deps);
   registerApprovals(app, deps);
   registerAudit(app, deps);
   registerLive(app, deps);

@@ -20,6 +20,7 @@ export const NAV: readonly (readonly [href: string, label: string])[] = [
   ['/approvals', 'Approvals'],
   ['/tools', 'Tools'],
   ['/vault', 'Vault'],
+  ['/auth', 'Auth'],
   ['/audit', 'Audit'],
 ];
 

@@ -251,6 +251,32 @@ export async function axeProblems(page: Page, rules?: readonly string[]): Promis
   return (violations as AxeViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/**
+ * What makes the page wider than its viewport (on a phone: a page that scrolls sideways), as
+ * `tag.class` of the outermost elements that stick out; scrolling regions (tables, code) may hold
+ * wider content. Empty when the page fits.
+ */
+export async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    type Box = { right: number };
+    type Element = {
+      tagName: string;
+      className: unknown;
+      parentElement: Element | null;
+      getBoundingClientRect(): Box;
+      closest(selector: string): unknown;
+    };
+    const { document } = globalThis as unknown as {
+      document: { documentElement: { clientWidth: number }; querySelectorAll(s: string): Element[] };
+    };
+    const width = document.documentElement.clientWidth;
+    const out = (e: Element | null) => e !== null && e.getBoundingClientRect().right > width + 1;
+    return [...document.querySelectorAll('body *')]
+      .filter((e) => out(e) && !out(e.parentElement) && !e.parentElement?.closest('.table-wrap, pre'))
+      .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).replace(/ /g, '.')}`);
+  });
+}
+
 /** Findings as lines a failing test prints: rule, impact, where, and why. */
 export function describeProblems(url: string, violations: readonly AxeViolation[]): string[] {
   return violations.flatMap((v) =>

@@ -10,6 +10,7 @@ import {
   DESKTOP,
   events,
   openUi,
+  overflowing,
   PHONE,
   project,
   routerPaths,
@@ -22,8 +23,10 @@ import {
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 
-// `say` without a description, `deploy` with an enum param that waits for approval, a denied tool, a script.
-const YAML = `tools:
+// A login to show on /auth; `say` without a description, `deploy` with an enum param that waits for approval, a denied tool, a script.
+const YAML = `oauth_providers:
+  github: {client_id: gh-client, auth_url: https://github.invalid/login/oauth/authorize, token_url: https://github.invalid/login/oauth/access_token, scopes: [repo]}
+tools:
 ${TOOLS.say}  deploy:
     type: cli
     command: echo
@@ -113,7 +116,7 @@ function slug(route: string): string {
 }
 
 describe('every page the router knows', () => {
-  it('has no serious or critical axe-core finding, light or dark, and is shot at 1280×900 and 390×844', async () => {
+  it('has no serious or critical axe-core finding, light or dark, fits a phone, and is shot at 1280×900 and 390×844', async () => {
     const pages = await htmlPages();
     // The pages this UI has today, at least; pages added later are walked the same way.
     expect(pages.map((p) => p.route)).toEqual(
@@ -132,6 +135,7 @@ describe('every page the router knows', () => {
       const shot = join(SCREENSHOTS, 'pages', slug(route));
       await page.screenshot({ path: `${shot}-1280.png`, fullPage: true });
       await page.setViewportSize(PHONE);
+      problems.push(...(await overflowing(page)).map((what) => `${address}: ${what} is wider than a 390 px phone`));
       await page.screenshot({ path: `${shot}-390.png`, fullPage: true });
       // Dark mode changes colours only: its pass checks the rules that depend on them.
       await page.setViewportSize(DESKTOP);

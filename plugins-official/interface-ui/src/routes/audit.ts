@@ -95,7 +95,7 @@ function chainSection(chain: LogVerification, calls: Map<number, string>): Html 
   return html`<section class="chain ${chain.ok ? 'chain-ok' : 'chain-bad'}" id="chain"><h2>Hash chain ${badge(chain.ok ? 'intact' : 'broken', chain.ok ? 'success' : 'error')}</h2>
 <p>${summary}</p>
 ${chain.findings.length > 1 ? html`<ul class="findings">${chain.findings.map((finding) => html`<li>${finding.kind}${finding.seq === undefined ? '' : html` at ${seqLink(finding.seq, calls)}`}: ${finding.reason}</li>`)}</ul>` : ''}
-${chain.tree.size > 0 ? html`<p class="muted">Merkle tree over ${chain.tree.size} events, root <code>${chain.tree.rootHash}</code>.</p>` : ''}
+${chain.tree.size > 0 ? html`<p class="muted">Merkle tree over ${count(chain.tree.size)} events, root <code>${chain.tree.rootHash}</code>.</p>` : ''}
 <p><a class="button" href="/audit/export" download>Export the log (JSONL)</a></p></section>`;
 }
 
