@@ -140,3 +140,4 @@ export type {
 export type { LogEngine, LogEngineContext, LogOptionProblem } from '../contracts/log-engine.js';
 export type { BatchAppended, BatchStream, StoredBatch } from '../events/batch-stream.js';
 export type { ReplicatedLogOptions } from '../events/replicated-log.js';
+export type { SideStore } from '../events/side-store.js';
