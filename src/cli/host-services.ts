@@ -20,6 +20,7 @@ import type { SourceStatus } from '../contracts/tool.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
+import { blueprintServices } from './blueprints/services.js';
 import { validateAnswer } from '../config/params.js';
 import type { ParameterSpec } from '../config/tool-definition.js';
 import { sealAnswer } from '../contracts/person-seal.js';
@@ -42,6 +43,12 @@ const MEMBERS = [
   'promote',
   'editableTool',
   'saveToolEdit',
+  'blueprints',
+  'blueprint',
+  'planBlueprint',
+  'installBlueprint',
+  'uninstallBlueprint',
+  'importSpec',
   'sealAnswer',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
@@ -114,6 +121,7 @@ export function hostServices(kernel: Kernel): HostServices {
       await kernel.reload();
       return saveToolEdit(kernel, name, edit);
     },
+    ...blueprintServices(kernel),
     sealAnswer: (question, replyKey, given) => {
       const checked = validateAnswer(question as ParameterSpec, given);
       if (!checked.ok) return checked;

@@ -99,6 +99,15 @@ export type {
 export { HostTokens } from './plugin-tokens.js';
 export type { PluginTokens } from './plugin-tokens.js';
 export type { PromoteRequest, PromotionPlan } from '../editing/promote.js';
+export type {
+  BlueprintInstallResult,
+  BlueprintPlan,
+  BlueprintRequest,
+  BlueprintSummary,
+  BlueprintToolSummary,
+  BlueprintVaultKey,
+} from '../editing/contracts.js';
+export type { ImportOptions, ImportedOperation, SpecBlueprint, SpecSource } from '../editing/contracts.js';
 export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../editing/tool-edit.js';
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';

@@ -19,6 +19,7 @@ export const NAV: readonly (readonly [href: string, label: string])[] = [
   ['/agents', 'Agents'],
   ['/approvals', 'Approvals'],
   ['/tools', 'Tools'],
+  ['/blueprints', 'Blueprints'],
   ['/vault', 'Vault'],
   ['/auth', 'Auth'],
   ['/audit', 'Audit'],

@@ -230,6 +230,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 
 /** The rules whose outcome depends on the colours alone: what a second colour scheme is checked for. */
 export const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+/** The rules whose outcome depends on the width: what a phone's viewport is checked for (a table that scrolls there). */
+export const WIDTH_RULES = ['scrollable-region-focusable'];
 
 /**
  * axe-core's serious and critical findings on the page as it is now (injected directly: CDP ignores

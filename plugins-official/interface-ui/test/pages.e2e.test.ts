@@ -6,6 +6,7 @@ import {
   axeProblems,
   cli,
   COLOUR_RULES,
+  WIDTH_RULES,
   describeProblems,
   DESKTOP,
   events,
@@ -47,6 +48,8 @@ let page: Page;
 let waiting: ChildProcess[] = [];
 /** What each route's params are filled with: real names and ids of this project. */
 const samples: Record<string, string> = { file: 'app.css' };
+/** Values for a route whose param means something else than the same name elsewhere. */
+const routeSamples: Record<string, Record<string, string>> = { '/blueprints/:name': { name: 'github' } };
 /** Query strings a route needs to show its page rather than a usage error. */
 const queries: Record<string, () => string> = {};
 
@@ -94,7 +97,7 @@ afterAll(async () => {
 async function htmlPages(): Promise<{ route: string; address: string }[]> {
   const pages: { route: string; address: string }[] = [];
   for (const route of routerPaths()) {
-    const address = addressOf(route, samples) + (queries[route]?.() ?? '');
+    const address = addressOf(route, { ...samples, ...routeSamples[route] }) + (queries[route]?.() ?? '');
     const response = await fetch(`${ui.origin}${address}`, {
       headers: { cookie: `factorly_session=${ui.token}` },
       redirect: 'manual',
@@ -125,6 +128,10 @@ describe('every page the router knows', () => {
     expect(pages.map((p) => p.route)).toEqual(
       expect.arrayContaining(['/tools', '/tools/:name', '/tools/:name/edit', '/tools/promote', '/vault', '/audit']),
     );
+    // Pages other features added, walked the same way without being listed here.
+    expect(pages.map((p) => p.route)).toEqual(
+      expect.arrayContaining(['/auth', '/blueprints', '/blueprints/:name', '/blueprints/import']),
+    );
     const problems: string[] = [];
     mkdirSync(join(SCREENSHOTS, 'pages'), { recursive: true });
     for (const { route, address } of [...pages, { route: '/no-such-page', address: '/no-such-page' }]) {
@@ -136,6 +143,7 @@ describe('every page the router knows', () => {
       await page.screenshot({ path: `${shot}-1280.png`, fullPage: true });
       await page.setViewportSize(PHONE);
       problems.push(...(await overflowing(page)).map((what) => `${address}: ${what} is wider than a 390 px phone`));
+      problems.push(...describeProblems(`${address} (phone)`, await axeProblems(page, WIDTH_RULES)));
       await page.screenshot({ path: `${shot}-390.png`, fullPage: true });
       // Dark mode changes colours only: its pass checks the rules that depend on them.
       await page.setViewportSize(DESKTOP);
