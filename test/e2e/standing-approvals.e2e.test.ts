@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, type PersonAnswer, type PersonChannel, type PersonRequest } from 'factorly';
+import type { PersonAnswer, PersonChannel, PersonRequest } from 'factorly';
 import { plugin as cliPlugin } from '@factorly/plugin-provider-cli';
 import { plugin as shadow } from '@factorly/plugin-shadow';
 import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
 import { inline } from '../helpers/kernel.js';
 import { runCli, tempProject } from '../helpers/project.js';
+import { contribute } from '../helpers/shadow.js';
 
 const CONFIG = `tools:
   deploy:
@@ -33,20 +34,10 @@ describe('standing approvals across processes', () => {
   it('hold in another process (`factorly call`), are listed by `factorly approvals`, and a revocation there reaches the running one', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': CONFIG });
     const person = new Person();
-    const channel = definePlugin({
-      id: 'test-person',
-      apiVersion: '1',
-      register(reg) {
-        reg.registerInit({
-          deps: { channels: reg.tokens.PersonChannels },
-          init: ({ channels }, ctx) => channels.add(person, ctx.pluginId),
-        });
-      },
-    });
     kernel = await createKernel({
       cwd: root,
       globalDir: `${root}/no-global`,
-      inlinePlugins: [cliPlugin, shadow, channel].map(inline),
+      inlinePlugins: [cliPlugin, shadow, contribute('test-person', { people: [person] })].map(inline),
     });
     const call = () => kernel!.pipeline.call({ tool: 'deploy', params: {}, iface: 'cli' });
     expect((await call()).status).toBe('success');

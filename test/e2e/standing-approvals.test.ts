@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, type PersonAnswer, type PersonChannel, type PersonRequest } from 'factorly';
+import type { PersonAnswer, PersonChannel, PersonRequest } from 'factorly';
 import { MemoryEventLog } from 'factorly/events';
 import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
 import { plugin as code } from '@factorly/plugin-provider-code';
@@ -9,7 +9,7 @@ import type { CallOutcome } from '../../src/contracts/gateway.js';
 import { recheckDecisions } from '../../src/evidence/shadow-recheck.js';
 import { instantProvider } from '../helpers/instant.js';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
-import { decisions } from '../helpers/shadow.js';
+import { contribute, decisions } from '../helpers/shadow.js';
 
 const CONFIG = `tools:
   deploy: {type: instant, parameters: [{name: env}], shadow: {confirm: {for: 30m, per: agent}}}
@@ -38,18 +38,6 @@ class Person implements PersonChannel {
   }
 }
 
-const channel = (person: Person) =>
-  definePlugin({
-    id: 'test-person',
-    apiVersion: '1',
-    register(reg) {
-      reg.registerInit({
-        deps: { channels: reg.tokens.PersonChannels },
-        init: ({ channels }, ctx) => channels.add(person, ctx.pluginId),
-      });
-    },
-  });
-
 let kernel: Kernel | undefined;
 afterEach(async () => kernel?.stop());
 
@@ -58,7 +46,7 @@ async function start(person: Person, offset: { ms: number }) {
   const log = new MemoryEventLog(() => new Date(Date.now() + offset.ms));
   const started = await startTestKernel(
     CONFIG,
-    [instantProvider, shadow, quickjs, code, channel(person)],
+    [instantProvider, shadow, quickjs, code, contribute('test-person', { people: [person] })],
     undefined,
     log,
   );

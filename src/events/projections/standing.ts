@@ -1,27 +1,10 @@
-import {
-  STANDING_FACT,
-  type ApprovalGranted,
-  type JsonValue,
-  type StandingKind,
-  type StandingOffer,
-} from '../catalog.js';
+import { STANDING_FACT, type ApprovalGranted, type JsonValue, type StandingOffer } from '../catalog.js';
 import type { Recorded } from '../envelope.js';
 import type { EventLog } from '../log.js';
 import type { Projection } from '../projection.js';
 
-/** A standing approval in force: what it covers, who gave it, until when. */
-export interface StandingApproval {
-  approvalId: string;
-  callId: string;
-  rule: string;
-  tool: string;
-  agentId?: string;
-  kind: StandingKind;
-  scope: string;
-  label: string;
-  sha?: string;
-  channel: string;
-  by?: string;
+/** A standing approval in force: the grant, when the person answered, and until when it covers calls. */
+export interface StandingApproval extends Omit<ApprovalGranted, 'forMs'> {
   /** When the person answered (the `approval.granted` event's time). */
   grantedAt: string;
   /** Epoch milliseconds it stops covering calls: `grantedAt + forMs`. */
@@ -89,15 +72,8 @@ function granted(state: StandingState, event: Recorded<'approval.granted'>): Sta
   const at = Date.parse(event.at);
   for (const [id, approval] of state.approvals) if (approval.untilMs <= at) state.approvals.delete(id);
   if (!asked?.approved || !answers(asked.offer, data)) return state;
-  const { approvalId, callId, rule, tool, agentId, kind, scope, label, sha, channel, by } = data;
-  state.approvals.set(approvalId, {
-    ...{ approvalId, callId, rule, tool, kind, scope, label, channel },
-    ...(agentId === undefined ? {} : { agentId }),
-    ...(sha === undefined ? {} : { sha }),
-    ...(by === undefined ? {} : { by }),
-    grantedAt: event.at,
-    untilMs: at + data.forMs,
-  });
+  const { forMs, ...grant } = data;
+  state.approvals.set(data.approvalId, { ...grant, grantedAt: event.at, untilMs: at + forMs });
   return state;
 }
 
