@@ -15,9 +15,11 @@ import { FactorlyError } from '../base/errors.js';
 import { projectVerifierKey } from '../evidence/evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
+import type { SourceStatus } from '../contracts/tool.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
+import { blueprintServices } from './blueprints/services.js';
 import { validateAnswer } from '../config/params.js';
 import type { ParameterSpec } from '../config/tool-definition.js';
 import { sealAnswer } from '../contracts/person-seal.js';
@@ -33,12 +35,19 @@ const MEMBERS = [
   'standingApprovals',
   'revokeApproval',
   'secretUses',
+  'sources',
   'verify',
   'evidence',
   'planPromotion',
   'promote',
   'editableTool',
   'saveToolEdit',
+  'blueprints',
+  'blueprint',
+  'planBlueprint',
+  'installBlueprint',
+  'uninstallBlueprint',
+  'importSpec',
   'sealAnswer',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
@@ -64,6 +73,11 @@ export function lateHostServices(): { services: HostServices; bind(kernel: Kerne
   return { services, bind: (ready) => void (kernel = ready) };
 }
 
+/** Where each tool source stands (an upstream MCP server), from every provider that expands entries. */
+export function sourceStatuses(kernel: Kernel): SourceStatus[] {
+  return kernel.providers.values().flatMap((provider) => provider.sourceStatuses?.() ?? []);
+}
+
 /** The kernel's audit queries, promotion and tool editing, bound for an interface (the same functions the CLI runs). */
 export function hostServices(kernel: Kernel): HostServices {
   const log = () => kernel.log();
@@ -87,6 +101,7 @@ export function hostServices(kernel: Kernel): HostServices {
       }
       return uses;
     },
+    sources: () => sourceStatuses(kernel),
     verify: (options) => verifyProject(kernel, options?.background === true),
     evidence: () => evidenceFacts(kernel),
     planPromotion: (request) => planPromotion(kernel, request),
@@ -105,6 +120,7 @@ export function hostServices(kernel: Kernel): HostServices {
       await kernel.reload();
       return saveToolEdit(kernel, name, edit);
     },
+    ...blueprintServices(kernel),
     sealAnswer: (question, replyKey, given) => {
       const checked = validateAnswer(question as ParameterSpec, given);
       if (!checked.ok) return checked;

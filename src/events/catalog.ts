@@ -25,6 +25,8 @@ import type {
 import type {
   ToolPromoted,
   ToolEdited,
+  BlueprintInstalled,
+  BlueprintUninstalled,
   VaultAccessed,
   ConfigLoaded,
   ConfigRecorded,
@@ -70,6 +72,8 @@ export interface EventMap {
   'session.closed': SessionClosed;
   'mcp.forwarded': McpForwarded;
   'tool.edited': ToolEdited;
+  'blueprint.installed': BlueprintInstalled;
+  'blueprint.uninstalled': BlueprintUninstalled;
   'log.checkpointed': LogCheckpointed;
   'writer.started': WriterStarted;
   'call.interrupted': CallInterrupted;
@@ -103,6 +107,8 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'session.closed': 2,
   'mcp.forwarded': 1,
   'tool.edited': 1,
+  'blueprint.installed': 1,
+  'blueprint.uninstalled': 1,
   'log.checkpointed': 1,
   'writer.started': 2,
   'call.interrupted': 1,

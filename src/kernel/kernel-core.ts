@@ -9,6 +9,7 @@ import { Checkpointer } from '../evidence/checkpointer.js';
 import { DEFAULT_CHECKPOINT_SETTINGS } from '../config/checkpoint-settings.js';
 import type { LogSettings } from '../config/log-settings.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from '../config/paths.js';
+import { blueprintsDir } from '../config/files.js';
 import { createRootScope, type Scope } from './container.js';
 import type {
   ConfigListener,
@@ -135,9 +136,9 @@ function reportingBus(): EventBus {
   return bus;
 }
 
-/** Where config files live: the main file's directory, the state dir and its tools/ folder. */
+/** Where config files live: the main file's directory, the state dir, its tools/ and blueprints/ folders. */
 export function watchedDirs(paths: ProjectPaths): string[] {
-  return [dirname(paths.mainFile), paths.stateDir, join(paths.stateDir, 'tools')];
+  return [dirname(paths.mainFile), paths.stateDir, join(paths.stateDir, 'tools'), blueprintsDir(paths)];
 }
 
 /**

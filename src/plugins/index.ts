@@ -90,10 +90,25 @@ export { validateAnswer } from '../config/params.js';
 export type { CheckedAnswer } from '../config/params.js';
 export type { EvidenceFacts, HostServices } from './host-services.js';
 export { OAuthTokens } from '../contracts/oauth.js';
-export type { OAuthClient, OAuthLoginOptions, OAuthProviderStatus, OAuthState } from '../contracts/oauth.js';
+export type {
+  OAuthClient,
+  OAuthLoginKind,
+  OAuthLoginOptions,
+  OAuthProviderStatus,
+  OAuthState,
+} from '../contracts/oauth.js';
 export { HostTokens } from './plugin-tokens.js';
 export type { PluginTokens } from './plugin-tokens.js';
 export type { PromoteRequest, PromotionPlan } from '../editing/promote.js';
+export type {
+  BlueprintInstallResult,
+  BlueprintPlan,
+  BlueprintRequest,
+  BlueprintSummary,
+  BlueprintToolSummary,
+  BlueprintVaultKey,
+} from '../editing/contracts.js';
+export type { ImportOptions, ImportedOperation, SpecBlueprint, SpecSource } from '../editing/contracts.js';
 export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../editing/tool-edit.js';
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';
@@ -139,3 +154,4 @@ export type {
 export type { LogEngine, LogEngineContext, LogOptionProblem } from '../contracts/log-engine.js';
 export type { BatchAppended, BatchStream, StoredBatch } from '../events/batch-stream.js';
 export type { ReplicatedLogOptions } from '../events/replicated-log.js';
+export type { SideStore } from '../events/side-store.js';

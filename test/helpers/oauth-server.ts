@@ -41,6 +41,8 @@ export interface ResourceServerOptions {
   indicator: string;
   audience: string;
   scope: string;
+  /** `opaque`: tokens the server keeps, so `subjectOf` and `revoke` work on them (default `jwt`). */
+  accessTokenFormat?: 'jwt' | 'opaque';
 }
 
 interface ServerOptions {
@@ -130,8 +132,9 @@ function resourceIndicators(resource: ResourceServerOptions): object {
       return {
         scope: resource.scope,
         audience: resource.audience,
-        accessTokenFormat: 'jwt',
-        jwt: { sign: { alg: 'RS256' } },
+        ...(resource.accessTokenFormat === 'opaque'
+          ? { accessTokenFormat: 'opaque' }
+          : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
       };
     },
   };

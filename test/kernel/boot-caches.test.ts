@@ -155,12 +155,14 @@ describe('the launch cache', () => {
     delete process.env.FACTORLY_CACHE_DIR;
     const sources = [source('p', join(root, 'plug'))];
     writeLaunchCache(sources, launchCacheDir(), join(root, 'data'), join(root, 'pkg'));
-    expect(readLaunchCache()).toEqual(sources);
+    expect(readLaunchCache(join(root, 'pkg'))).toEqual(sources);
     writeFileSync(join(root, 'plug', 'package.json'), '{"name":"p","version":"2.0.0"}');
-    expect(readLaunchCache()).toBeUndefined();
+    expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
     writeLaunchCache(sources, launchCacheDir(), join(root, 'data'), join(root, 'pkg'));
-    expect(readLaunchCache()).toEqual(sources);
+    expect(readLaunchCache(join(root, 'pkg'))).toEqual(sources);
+    // Another installation of factorly under the same home (a checkout beside a global install).
+    expect(readLaunchCache(join(root, 'other-install'))).toBeUndefined();
     process.env.XDG_DATA_HOME = join(root, 'elsewhere');
-    expect(readLaunchCache()).toBeUndefined();
+    expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
   });
 });

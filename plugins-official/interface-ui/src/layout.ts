@@ -14,7 +14,9 @@ const NAV = [
   ['/history', 'History'],
   ['/approvals', 'Approvals'],
   ['/tools', 'Tools'],
+  ['/blueprints', 'Blueprints'],
   ['/vault', 'Vault'],
+  ['/auth', 'Auth'],
   ['/audit', 'Audit'],
 ] as const;
 

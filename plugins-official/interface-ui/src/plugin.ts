@@ -1,4 +1,5 @@
 import { ShadowTokens } from '@factorly/plugin-shadow/api';
+import { OAuthTokens } from '@factorly/plugin-oauth/api';
 import type { InterfaceOptions, PluginDefinition } from 'factorly';
 import { UiPersonChannel } from './person-channel.js';
 
@@ -20,8 +21,9 @@ export const plugin: PluginDefinition = {
         openLog: registrar.tokens.LazyEventLog,
         services: registrar.optional(registrar.tokens.HostServices),
         policies: registrar.optional(ShadowTokens.Policies),
+        oauth: registrar.optional(OAuthTokens.Client),
       },
-      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies }, context) {
+      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies, oauth }, context) {
         channels.add(new UiPersonChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add(
           'ui',
@@ -30,7 +32,7 @@ export const plugin: PluginDefinition = {
             // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
             serve: async (options: InterfaceOptions, signal: AbortSignal) => {
               const { serveUi } = await import('./server.js');
-              await serveUi(options, { services, policies, gateway, paths, backends, openLog }, signal);
+              await serveUi(options, { services, policies, gateway, paths, backends, openLog, oauth }, signal);
             },
           },
           context.pluginId,

@@ -12,6 +12,7 @@ import type {
   EventLog,
   InterfaceOptions,
   KeyedRegistry,
+  OAuthClient,
   ProjectPaths,
   SecretBackend,
   HostServices,
@@ -21,6 +22,7 @@ import { Approvals } from './approvals.js';
 import { EvidenceWatch } from './evidence-watch.js';
 import { evidenceBadges } from './evidence-view.js';
 import { LiveFeed } from './live-feed.js';
+import { PendingLogins } from './logins.js';
 import { newSession } from './security.js';
 import { removeLock, writeLock } from './ui-lock.js';
 
@@ -32,6 +34,8 @@ export interface UiKernel {
   paths: ProjectPaths;
   backends: KeyedRegistry<SecretBackend>;
   openLog: () => EventLog;
+  /** The oauth plugin's client, for the Auth page. */
+  oauth?: OAuthClient;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -58,6 +62,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   await evidence.start();
   const session = newSession(randomBytes(16).toString('hex'));
   const closing = new AbortController();
+  const logins = kernel.oauth ? new PendingLogins(kernel.oauth) : undefined;
   const page = () => ({
     csrf: session.csrf,
     pending: approvals.list().length,
@@ -72,6 +77,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
       log,
       paths: kernel.paths,
       backends: kernel.backends,
+      ...(kernel.oauth ? { oauth: kernel.oauth, logins } : {}),
       approvals,
       live,
       evidence,
@@ -107,6 +113,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   } finally {
     removeLock(kernel.paths.stateDir);
     closing.abort();
+    logins?.cancelAll();
     evidence.stop();
     await live.stop();
     await new Promise<void>((resolve) => {
