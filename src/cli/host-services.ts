@@ -7,6 +7,7 @@ import { auditProjection } from '../events/projections/audit.js';
 import { dashboardProjection } from '../events/projections/dashboard.js';
 import { sessionsProjection } from '../events/projections/sessions.js';
 import { statsProjection } from '../events/projections/stats.js';
+import { listApprovals, revokeApproval } from '../events/projections/standing.js';
 import { availableParallelism } from 'node:os';
 import type { LogVerification } from '../events/verify-log.js';
 import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
@@ -31,6 +32,8 @@ const MEMBERS = [
   'stats',
   'dashboard',
   'agents',
+  'standingApprovals',
+  'revokeApproval',
   'secretUses',
   'sources',
   'verify',
@@ -89,6 +92,8 @@ export function hostServices(kernel: Kernel): HostServices {
     dashboard: async (range) =>
       dashboardFigures((await log().project(dashboardProjection).current()).state, range, Date.now()),
     agents: async () => structuredClone((await log().project(sessionsProjection).current()).state),
+    standingApprovals: () => listApprovals(log()),
+    revokeApproval: (approvalId, by) => revokeApproval(log(), approvalId, by),
     secretUses: () => {
       const uses = new Map<string, string[]>();
       for (const tool of kernel.config.tools) {
