@@ -9,6 +9,7 @@ import { agentActivityProjection } from '../events/projections/agent-activity.js
 import { sessionsProjection } from '../events/projections/sessions.js';
 import { recoverInterrupted } from '../events/recovery.js';
 import { statsProjection } from '../events/projections/stats.js';
+import { listApprovals, revokeApproval } from '../events/projections/standing.js';
 import { availableParallelism } from 'node:os';
 import type { LogVerification } from '../events/verify-log.js';
 import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
@@ -35,6 +36,8 @@ const MEMBERS = [
   'agents',
   'agentActivity',
   'recoverInterrupted',
+  'standingApprovals',
+  'revokeApproval',
   'secretUses',
   'sources',
   'verify',
@@ -95,6 +98,8 @@ export function hostServices(kernel: Kernel): HostServices {
     agents: async () => structuredClone((await log().project(sessionsProjection).current()).state),
     agentActivity: async () => structuredClone((await log().project(agentActivityProjection).current()).state.agents),
     recoverInterrupted: () => recoverInterrupted(log()),
+    standingApprovals: () => listApprovals(log()),
+    revokeApproval: (approvalId, by) => revokeApproval(log(), approvalId, by),
     secretUses: () => {
       const uses = new Map<string, string[]>();
       for (const tool of kernel.config.tools) {

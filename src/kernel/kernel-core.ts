@@ -24,6 +24,7 @@ import type { ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { AskPerson, PersonChannel } from '../contracts/person.js';
 import { personChannels } from '../contracts/person-race.js';
 import { askQuestion } from '../contracts/person-question.js';
+import { standingApprovals } from '../events/projections/standing.js';
 import { CallContext } from './call-context.js';
 import { Redactor } from './redact.js';
 import type { KernelOptions } from './kernel-api.js';
@@ -183,6 +184,7 @@ export function bindCore(
   scope.registerValue(KernelTokens.ConfirmChannels, registries.channels);
   scope.registerValue(KernelTokens.PersonChannels, registries.personChannels);
   scope.registerValue(KernelTokens.AskPerson, askPersonService(registries.processors, askable, log));
+  scope.registerValue(KernelTokens.StandingApprovals, standingApprovals);
   scope.registerValue(KernelTokens.SecretBackends, registries.backends);
   scope.registerValue(KernelTokens.Interfaces, registries.interfaces);
   scope.registerValue(KernelTokens.ToolSources, registries.sources);

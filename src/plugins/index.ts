@@ -81,6 +81,7 @@ export type {
   PersonRequest,
   PersonRequestKind,
   QuestionPrompt,
+  StandingChoice,
 } from '../contracts/person.js';
 export { personChannelOf } from '../contracts/person-race.js';
 export { DEFAULT_QUESTION_TIMEOUT_MS } from '../contracts/person-question.js';
@@ -113,6 +114,7 @@ export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';
 export type { AgentDirectory, AgentIdentity } from '../events/projections/sessions.js';
 export type { AgentActivity } from '../events/projections/agent-activity.js';
+export type { StandingApproval, StandingApprovals, StandingState } from '../events/projections/standing.js';
 export type { RecordedRun } from '../editing/recorded-run.js';
 export type { AuditFilter } from '../events/audit-query.js';
 export type { AuditEntry } from '../events/projections/audit.js';
@@ -129,8 +131,10 @@ export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../co
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { NewEvent, PluginEventType, PluginNewEvent, Recorded } from '../events/envelope.js';
-export { HIGHLIGHT_FACT } from '../events/catalog.js';
+export { HIGHLIGHT_FACT, STANDING_FACT } from '../events/catalog.js';
 export type {
+  ApprovalGranted,
+  ApprovalRevoked,
   AskAction,
   AskQuestion,
   CallStatus,
@@ -144,6 +148,8 @@ export type {
   SessionOpened,
   SessionPrincipal,
   ShadowDecided,
+  StandingKind,
+  StandingOffer,
   StoredText,
 } from '../events/catalog.js';
 export type { LogEngine, LogEngineContext, LogOptionProblem } from '../contracts/log-engine.js';
