@@ -16,11 +16,16 @@ export type {
   JsonValue,
   Params,
   PluginFailed,
+  PinnedDefinition,
   PluginLoaded,
   ShadowDecided,
   SourceRecorded,
   StoredText,
+  ToolHeld,
+  ToolPinned,
+  ToolPinRejected,
   ToolPromoted,
+  ToolReleased,
   VaultAccessed,
 } from './catalog.js';
 export { GENESIS_HASH, isNewOfType, isType } from './envelope.js';

@@ -20,6 +20,7 @@ import type {
 } from '../contracts/extensions.js';
 import type { SandboxEngine } from '../contracts/sandbox.js';
 import type { ToolProvider, ToolSource } from '../contracts/tool.js';
+import type { CatalogFilter } from '../contracts/gateway.js';
 import type { KernelOptions } from './kernel-api.js';
 import { DeferredGateway } from './deferred-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
@@ -157,6 +158,7 @@ export function bindCore(
     engines: new KeyedRegistry<SandboxEngine>('sandbox engine'),
     gateway: new DeferredGateway(),
     catalog: new LiveCatalog(),
+    filters: new OrderedRegistry<CatalogFilter>(),
     logEngines: bindLogEngines(scope),
   };
   const connectionSecrets = new CallSecretScope(registries.backends);
@@ -180,6 +182,7 @@ export function bindCore(
   scope.registerValue(KernelTokens.SandboxEngines, registries.engines);
   scope.registerValue(KernelTokens.CallGateway, registries.gateway);
   scope.registerValue(KernelTokens.ToolCatalog, registries.catalog);
+  scope.registerValue(KernelTokens.CatalogFilters, registries.filters);
   return { ...registries, connectionSecrets, log };
 }
 
