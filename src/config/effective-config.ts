@@ -1,4 +1,5 @@
 import type { JsonValue } from '../events/catalog.js';
+import { withSecretReferences } from '@factorly/text-kit';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { LoadedConfig } from './load.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -34,17 +35,6 @@ export function effectiveConfig(
   };
   const text = withSecretReferences(canonicalJson(effective), secrets);
   return { sha: sha256Hex(text), config: JSON.parse(text) as JsonValue };
-}
-
-/**
- * JSON `text` with every secret value in it (as JSON escapes it) put back as its `{{reference}}`,
- * so what is recorded names a secret and never holds it. Values shorter than 4 characters are left.
- */
-export function withSecretReferences(text: string, secrets: ReadonlyMap<string, string>): string {
-  let out = text;
-  for (const [reference, value] of secrets)
-    if (value.length >= 4) out = out.split(JSON.stringify(value).slice(1, -1)).join(`{{${reference}}}`);
-  return out;
 }
 
 /** The top-level settings of a recorded configuration (the plugins' blocks among them), for the rules to decide with again. */
