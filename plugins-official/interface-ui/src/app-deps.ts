@@ -1,3 +1,4 @@
+import type { ToolPins } from '@factorly/plugin-pins/api';
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type { CallGateway, EventLog, KeyedRegistry, ProjectPaths, SecretBackend, HostServices } from 'factorly';
 import type { Approvals } from './approvals.js';
@@ -15,6 +16,8 @@ export interface AppDeps {
   backends: KeyedRegistry<SecretBackend>;
   /** The shadow rules' policies, when the shadow plugin is installed (a tool page says when calls wait for approval). */
   policies?: ShadowPolicies;
+  /** The tools' pins, when the pins plugin is installed (the Pins page: held tools, their diffs, the decisions). */
+  pins?: ToolPins;
   approvals: Approvals;
   live: LiveFeed;
   /** The chain status and newest checkpoint the header shows. */

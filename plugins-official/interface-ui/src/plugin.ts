@@ -1,3 +1,4 @@
+import { PinTokens } from '@factorly/plugin-pins/api';
 import { ShadowTokens } from '@factorly/plugin-shadow/api';
 import type { InterfaceOptions, PluginDefinition } from 'factorly';
 import { UiConfirmChannel } from './confirm-channel.js';
@@ -20,8 +21,9 @@ export const plugin: PluginDefinition = {
         openLog: registrar.tokens.LazyEventLog,
         services: registrar.optional(registrar.tokens.HostServices),
         policies: registrar.optional(ShadowTokens.Policies),
+        pins: registrar.optional(PinTokens.Pins),
       },
-      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies }, context) {
+      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies, pins }, context) {
         channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add(
           'ui',
@@ -30,7 +32,7 @@ export const plugin: PluginDefinition = {
             // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
             serve: async (options: InterfaceOptions, signal: AbortSignal) => {
               const { serveUi } = await import('./server.js');
-              await serveUi(options, { services, policies, gateway, paths, backends, openLog }, signal);
+              await serveUi(options, { services, policies, pins, gateway, paths, backends, openLog }, signal);
             },
           },
           context.pluginId,
