@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../../../test/helpers/project.js';
 import { echo, heldIn, known, listed, listing, start, upstream, type Listed, type PinKernel } from './kit.js';
 
 // One kernel for the file, one drifting server per test (each test changes its own server's listing).
@@ -11,6 +12,7 @@ const servers = {
   script: listing([echo()]),
   strict: listing([echo()]),
   off: listing([echo()]),
+  remote: listing([echo()]),
 };
 const EXTRA: Partial<Record<keyof typeof servers, string>> = { strict: ', pin: strict', off: ', pin: false' };
 
@@ -149,6 +151,23 @@ describe('a tool whose definition changes after it was pinned', () => {
   });
 });
 
+describe('pins across processes', () => {
+  it('reach served agents: an approval made in another process releases the tool and tells them their list changed', async () => {
+    await listed(k, 'remote', ['remote.echo'], 'agent');
+    servers.remote.set([echo({ description: 'Changed.' })]);
+    await heldIn(k, 'remote.echo');
+    k.changes.length = 0;
+    const approved = runCli(['tools', 'pins', 'approve', 'remote.echo'], k.root);
+    expect(approved).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/^Pinned the new definition of remote\.echo/),
+    });
+    await vi.waitFor(() => expect(k.changes).toContainEqual({ changed: true }));
+    expect(k.names('agent')).toContain('remote.echo');
+    expect((await k.call('remote.echo', { text: 'x' })).status).toBe('success');
+  });
+});
+
 describe('a source that pins strictly', () => {
   it('trusts its first listing, then holds a new tool and a renamed one until approved', async () => {
     await listed(k, 'strict', ['strict.echo']);
@@ -212,6 +231,11 @@ describe('one server telling one agent session something else', () => {
 });
 
 describe("the project's own config", () => {
+  it('refuses a pin: setting that is not true, false or strict, naming its line', async () => {
+    const bad = start(upstream('up', listing([echo()]).file, ', pin: maybe'));
+    await expect(bad).rejects.toThrow(/pin.*(true|false|strict).*factorly\.yaml:2/s);
+  });
+
   it('pins its tools again when the owner edits them, without holding them', async () => {
     const tool = (description: string) =>
       `  hello: {type: cli, command: echo, args: [hi], description: "${description}"}\n`;
