@@ -1,10 +1,11 @@
+import { paragraphs } from '../../../cli/help-text.js';
 import { table } from '../../../cli/table.js';
 import { PinsCommand } from '../../../cli/pins-command.js';
 import type { ToolPinStatus } from '../../../contracts/pins.js';
 
 export default class ToolsPins extends PinsCommand {
   static summary = "List the tools' pinned definitions and the tools held because a definition changed.";
-  static description = `The first time factorly sees a tool it pins a digest of what agents are told about it (name, title,
+  static description = paragraphs`The first time factorly sees a tool it pins a digest of what agents are told about it (name, title,
 description, schemas, annotations). A listing that differs holds the tool: agents do not see it and its
 calls are refused (definition_changed) until a person approves the change (tools pins approve) or rejects
 it (tools pins reject). Tools the project's own config defines are pinned again when the file changes.`;
