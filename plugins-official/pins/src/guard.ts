@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { writeStderrLine } from '@factorly/text-kit';
 import type {
   CallGateway,
@@ -65,12 +66,14 @@ export class PinGuard implements CatalogFilter {
     const read = this.folded(this.view()) !== undefined;
     const next = this.queue.then(async () => {
       const { state } = await this.view().current();
-      const events = observations(sightings, state);
-      if (events.length > 0) {
-        const recorded = await this.parts.log().append(events);
-        if (this.following) for (const event of recorded) this.ours.add(event.id);
-      }
-      if (events.length > 0 || !read) this.parts.catalog.changed(sessionId);
+      // Ids are chosen before the append: the poll that follows the log may see it committed before the append returns.
+      const events = observations(sightings, state).map((event) => ({ ...event, id: randomUUID() }));
+      if (this.following) for (const event of events) this.ours.add(event.id);
+      if (events.length > 0) await this.parts.log().append(events);
+      // A first pin changes no listing; a hold or a release may (a call saw it first), and so does a
+      // listing made before the pins were read, which held back every guarded tool.
+      if (!read || events.some((event) => event.type === 'tool.held' || event.type === 'tool.released'))
+        this.parts.catalog.changed(sessionId);
     });
     this.queue = next.catch(() => undefined);
     return next;
