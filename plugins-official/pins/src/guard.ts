@@ -33,7 +33,7 @@ export class PinGuard implements CatalogFilter {
   readonly name = 'pins';
   private queue: Promise<void> = Promise.resolve();
   private following?: Unsubscribe;
-  /** Ids of the pin events this process appended: another process's tell the agents their list changed. */
+  /** Ids of the pin events this process appended; another process's tell the agents their list changed. */
   private readonly ours = new Set<string>();
 
   constructor(private readonly parts: GuardParts) {}
@@ -113,12 +113,18 @@ export class PinGuard implements CatalogFilter {
   private follow(view: ProjectionView<PinState>): void {
     if (this.following) return;
     const log = this.parts.log();
+    let telling = false;
     this.following = log.subscribe(view.folded().seq + 1, (event) => {
-      if (!PIN_EVENTS.has(event.type) || this.ours.delete(event.id)) return;
-      void view.current().then(
-        () => this.parts.catalog.changed(),
-        () => undefined,
-      );
+      if (!PIN_EVENTS.has(event.type) || this.ours.delete(event.id) || telling) return;
+      // One telling for a burst of them (a person approving several tools at once).
+      telling = true;
+      void view
+        .current()
+        .catch(() => undefined)
+        .then(() => {
+          telling = false;
+          this.parts.catalog.changed();
+        });
     });
   }
 }
