@@ -14,9 +14,13 @@ import { FactorlyError } from '../base/errors.js';
 import { projectVerifierKey } from '../evidence/evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { EvidenceFacts, HostServices } from '../plugins/host-services.js';
+import type { SourceStatus } from '../contracts/tool.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
+import { validateAnswer } from '../config/params.js';
+import type { ParameterSpec } from '../config/tool-definition.js';
+import { sealAnswer } from '../contracts/person-seal.js';
 
 const MEMBERS = [
   'recentCalls',
@@ -27,12 +31,14 @@ const MEMBERS = [
   'dashboard',
   'agents',
   'secretUses',
+  'sources',
   'verify',
   'evidence',
   'planPromotion',
   'promote',
   'editableTool',
   'saveToolEdit',
+  'sealAnswer',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
 const EVERY_MEMBER: Exclude<keyof HostServices, (typeof MEMBERS)[number]> extends never ? true : never = true;
@@ -57,6 +63,11 @@ export function lateHostServices(): { services: HostServices; bind(kernel: Kerne
   return { services, bind: (ready) => void (kernel = ready) };
 }
 
+/** Where each tool source stands (an upstream MCP server), from every provider that expands entries. */
+export function sourceStatuses(kernel: Kernel): SourceStatus[] {
+  return kernel.providers.values().flatMap((provider) => provider.sourceStatuses?.() ?? []);
+}
+
 /** The kernel's audit queries, promotion and tool editing, bound for an interface (the same functions the CLI runs). */
 export function hostServices(kernel: Kernel): HostServices {
   const log = () => kernel.log();
@@ -78,6 +89,7 @@ export function hostServices(kernel: Kernel): HostServices {
       }
       return uses;
     },
+    sources: () => sourceStatuses(kernel),
     verify: (options) => verifyProject(kernel, options?.background === true),
     evidence: () => evidenceFacts(kernel),
     planPromotion: (request) => planPromotion(kernel, request),
@@ -95,6 +107,11 @@ export function hostServices(kernel: Kernel): HostServices {
     saveToolEdit: async (name, edit) => {
       await kernel.reload();
       return saveToolEdit(kernel, name, edit);
+    },
+    sealAnswer: (question, replyKey, given) => {
+      const checked = validateAnswer(question as ParameterSpec, given);
+      if (!checked.ok) return checked;
+      return { ok: true, sealed: sealAnswer(replyKey, JSON.stringify(checked.value ?? null)) };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { PluginSource } from '../plugins/manifest.js';
 
 /**
@@ -12,7 +12,9 @@ import type { PluginSource } from '../plugins/manifest.js';
  */
 export interface LaunchCache {
   /** Bumped when the shape changes. */
-  schema: 1;
+  schema: 2;
+  /** The factorly installation that wrote it: two installs under one home must not share a list. */
+  root: string;
   env: Record<string, string | null>;
   /** path → `<mtimeMs>:<size>`, or `missing`. */
   files: Record<string, string>;
@@ -42,15 +44,15 @@ export function launchCacheDir(): string {
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'factorly');
 }
 
-/** The plugin list, when the cache is there and still describes this installation. */
-export function readLaunchCache(): PluginSource[] | undefined {
+/** The plugin list, when the cache is there and still describes this installation (`root`). */
+export function readLaunchCache(root: string): PluginSource[] | undefined {
   let cache: LaunchCache;
   try {
     cache = JSON.parse(readFileSync(join(launchCacheDir(), FILE), 'utf8')) as LaunchCache;
   } catch {
     return undefined;
   }
-  if (cache.schema !== 1 || !Array.isArray(cache.sources)) return undefined;
+  if (cache.schema !== 2 || cache.root !== resolve(root) || !Array.isArray(cache.sources)) return undefined;
   for (const key of ENV_KEYS) if ((process.env[key] ?? null) !== (cache.env?.[key] ?? null)) return undefined;
   for (const [path, stamp] of Object.entries(cache.files ?? {})) if (fileStamp(path) !== stamp) return undefined;
   return cache.sources;
@@ -69,7 +71,8 @@ export function writeLaunchCache(sources: PluginSource[], cacheDir: string, data
     ...sources.map((source) => join(source.root, 'package.json')),
   ];
   const cache: LaunchCache = {
-    schema: 1,
+    schema: 2,
+    root: resolve(root),
     env: Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key] ?? null])),
     files: Object.fromEntries(files.map((path) => [path, fileStamp(path)])),
     sources,

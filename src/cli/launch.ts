@@ -18,7 +18,7 @@ export async function launch(argv: readonly string[], root: string): Promise<boo
     return true;
   }
   if (argv[0] !== 'call' || argv.includes('--help') || argv.includes('-h')) return false;
-  const sources = readLaunchCache();
+  const sources = readLaunchCache(root);
   if (!sources) return false;
   const { runCall } = await import('./call-run.js');
   process.exitCode = await runCall(argv.slice(1), sources);

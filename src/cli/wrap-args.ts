@@ -6,7 +6,7 @@ import { parseSizeFlag } from './bounds.js';
 export const WRAP_SYNOPSIS =
   'wrap [--name NAME] [--env K=V]... [--env-passthrough NAME]... [--rate-limit N/unit] [--max-output BYTES] [--compress all|json|logs|none] ' +
   '[--passthrough] [--timeout 30s] [--max-message-size 4MiB] [--port N [--host H] [--http-token T]] ' +
-  '(--url <http-mcp-url> [--transport http|sse] | [--] <command> [args...])';
+  "(--url <http-mcp-url> [--transport http|sse] [--header 'Name: value']... | [--] <command> [args...])";
 
 export const WRAP_USAGE = `usage: factorly ${WRAP_SYNOPSIS}`;
 
@@ -38,6 +38,8 @@ interface Parsed extends Omit<WrapArgs, 'name' | 'entry' | 'command' | 'args'> {
   env: Record<string, string>;
   /** `--env-passthrough NAME`: variables the server gets from factorly's environment besides the base. */
   envPassthrough: string[];
+  /** `--header 'Name: value'`: sent with every request to a `--url` server (secret references allowed). */
+  headers: Record<string, string>;
   settings: Record<string, unknown>;
   passthrough: boolean;
 }
@@ -54,6 +56,7 @@ const FLAGS: Record<string, Setter> = {
   '--http-token': (v, p) => void (p.token = v),
   '--env': (v, p) => void Object.assign(p.env, envPair(v)),
   '--env-passthrough': (v, p) => void p.envPassthrough.push(v),
+  '--header': (v, p) => void Object.assign(p.headers, headerPair(v)),
   '--rate-limit': (v, p) => void (p.settings.shadow = { rate_limit: v, scope: 'server' }),
   '--max-output': (v, p) => void (p.settings.max_output = /^\d+$/.test(v) ? Number(v) : v),
   '--compress': (v, p) => void (p.settings.compress = v),
@@ -77,6 +80,7 @@ export function parseWrapArgs(argv: readonly string[]): WrapArgs {
     token: process.env.FACTORLY_HTTP_TOKEN,
     env: {},
     envPassthrough: [],
+    headers: {},
     settings: {},
     passthrough: false,
   };
@@ -95,15 +99,23 @@ export function parseWrapArgs(argv: readonly string[]): WrapArgs {
       'USAGE',
       `--env and --env-passthrough apply to a command started over stdio, not to --url\n${WRAP_USAGE}`,
     );
+  if (Object.keys(parsed.headers).length > 0 && parsed.url === undefined)
+    throw new FactorlyError('USAGE', `--header applies to --url, not to a command started over stdio\n${WRAP_USAGE}`);
   if (parsed.transport !== undefined && parsed.url === undefined)
     throw new FactorlyError(
       'USAGE',
       `--transport applies to --url, not to a command started over stdio\n${WRAP_USAGE}`,
     );
-  const { name, env, envPassthrough, settings, passthrough, transport, ...rest } = parsed;
+  const { name, env, envPassthrough, headers, settings, passthrough, transport, ...rest } = parsed;
   const upstream =
     parsed.url !== undefined
-      ? { url: parsed.url, ...(transport === undefined ? {} : { transport }) }
+      ? {
+          url: parsed.url,
+          ...(transport === undefined ? {} : { transport }),
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+          // Its login is kept by URL (`factorly auth login --url` writes it), whatever --name says.
+          oauth: { token_key: wrapTokenKey(parsed.url) },
+        }
       : {
           command,
           args,
@@ -161,6 +173,38 @@ function portOf(text: string): number {
       `--port takes a port number from 0 to 65535, not ${JSON.stringify(text)}\n${WRAP_USAGE}`,
     );
   return port;
+}
+
+/** `Name: value` (the value may hold secret references, resolved at connect time and scrubbed). */
+function headerPair(text: string): Record<string, string> {
+  const at = text.indexOf(':');
+  const name = text.slice(0, Math.max(at, 0)).trim();
+  if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw new FactorlyError('USAGE', `--header takes 'Name: value', not ${JSON.stringify(text)}\n${WRAP_USAGE}`);
+  return { [name]: text.slice(at + 1).trim() };
+}
+
+/**
+ * Where `wrap --url` keeps the server's OAuth login in the vault: by URL (host, port and path), so
+ * `factorly auth login --url <url>` and every later `wrap --url <url>` find the same one.
+ */
+export function wrapTokenKey(url: string): string {
+  let where = url;
+  try {
+    const parsed = new URL(url);
+    where = `${parsed.host}${parsed.pathname}`;
+  } catch {
+    // Not a URL: the mcp provider refuses it at load, naming it.
+  }
+  return `wrap_${where
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/_+$/, '')
+    .slice(0, 100)}_oauth`;
+}
+
+/** Whether a token key is one `wrapTokenKey` made (`<backend>:<key>` accepted). */
+export function isWrapTokenKey(storedAs: string): boolean {
+  return /(^|:)wrap_[A-Za-z0-9_.-]*_oauth$/.test(storedAs);
 }
 
 function envPair(text: string): Record<string, string> {

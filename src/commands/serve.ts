@@ -12,7 +12,9 @@ export default class Serve extends FactorlyCommand {
   static description = paragraphs`Without --port, factorly speaks MCP on stdin/stdout (what an agent's MCP config launches).
 With --port, it serves Streamable HTTP at http://<host>:<port>/mcp, bound to 127.0.0.1 unless --host
 says otherwise; with a token (--http-token or FACTORLY_HTTP_TOKEN) every request needs
-"Authorization: Bearer <token>". Any other --host needs a token. Requests must be addressed (Host,
+"Authorization: Bearer <token>". The config's serve.tokens (one named token per agent) and serve.oauth
+(OAuth access tokens from an issuer) name the agent a request comes from; each may be combined with
+--http-token. Any other --host needs a token. Requests must be addressed (Host,
 name and port) to a loopback name, the bound address or, off loopback, this machine's names, or an
 --allowed-host. Every call is validated, governed and recorded; SIGINT/SIGTERM let
 in-flight calls finish before the log is closed.

@@ -18,7 +18,11 @@ redacted).
 
 The command line starts at the first word that is not a flag, or after "--". A --url server is spoken
 to over Streamable HTTP, or over the legacy HTTP+SSE transport when it refuses that with a 4xx other
-than 401 (a 401 is a login); --transport http or --transport sse says which, with no probe.
+than 401 (a 401 is a login); --transport http or --transport sse says which, with no probe. Each
+--header 'Name: value' is sent with every request to it (a value may hold secret references,
+{{vault:KEY}}, resolved at connect time and scrubbed from every output). A server that needs an OAuth
+login is logged in to with \`factorly auth login --url <url>\` (kept in the vault by URL); without one,
+wrap says so and exits 1 before it answers the agent.
 --env values may be secret references ({{vault:KEY}}), resolved when the server starts. The server's
 environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, SHELL and TERM, each
 --env-passthrough NAME, and --env; never factorly's own FACTORLY_* secrets.`;
@@ -32,6 +36,7 @@ environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, S
     '<%= config.bin %> wrap --env-passthrough AWS_PROFILE -- node server.js',
     '<%= config.bin %> wrap --url http://127.0.0.1:3001/mcp',
     '<%= config.bin %> wrap --url http://127.0.0.1:3000/sse --transport sse',
+    "<%= config.bin %> wrap --url https://mcp.example.com/mcp --header 'Authorization: Bearer {{vault:EXAMPLE_TOKEN}}'",
   ];
   static strict = false;
 
@@ -44,10 +49,13 @@ environment is built as a tool's: PATH, HOME, LANG, TZ, TMPDIR, USER, LOGNAME, S
     const kernel = await this.kernel(args.configPath, { inlineConfig: { name: `wrap:${args.name}`, yaml } });
     // wrap mirrors one server: one that is not connected (it needs a login, it failed) cannot fail
     // alone, so wrap says why and exits before it answers an agent's initialize.
-    const down = kernel.providers
-      .get('mcp')
-      ?.sourceStatuses?.()
-      .find((source) => source.state !== 'connected');
+    const { sourceStatuses } = await import('../cli/host-services.js');
+    const down = sourceStatuses(kernel).find((source) => source.state !== 'connected');
+    if (down?.state === 'needs_login' && args.url !== undefined)
+      throw new FactorlyError(
+        'AUTH_REQUIRED',
+        `wrap serves nothing: the MCP server at ${args.url} answered 401 Unauthorized: it needs a login (run: factorly auth login --url ${args.url})`,
+      );
     if (down)
       throw new FactorlyError(
         'UPSTREAM_FAILED',

@@ -7,11 +7,11 @@ import type { LoadedConfig } from './load.js';
 import type { ProjectPaths } from './paths.js';
 
 interface Entry {
-  schema: 1;
+  schema: 2;
   /** The plugins (and their code) that validated it. */
   key: string;
   toolsDir?: string;
-  /** Every file read, in load order, with the sha256 of its text. */
+  /** Every file read, in load order, with the sha256 of its text: config files, then the files entries named (`code_file`). */
   files: [string, string][];
   config: Omit<LoadedConfig, 'paths'>;
 }
@@ -48,8 +48,8 @@ export class ConfigCache {
     } catch {
       return undefined;
     }
-    if (entry?.schema !== 1 || entry.key !== this.key) return undefined;
-    const files = configFiles(paths, entry.toolsDir);
+    if (entry?.schema !== 2 || entry.key !== this.key) return undefined;
+    const files = [...configFiles(paths, entry.toolsDir), ...entry.config.included];
     if (files.length !== entry.files.length) return undefined;
     for (const [i, file] of files.entries()) {
       const [cached, digest] = entry.files[i];
@@ -63,8 +63,9 @@ export class ConfigCache {
     const toolsDir = typeof config.settings.tools_dir === 'string' ? config.settings.tools_dir : undefined;
     const { paths: _paths, ...rest } = config;
     try {
-      const files = configFiles(paths, toolsDir).map((file): [string, string] => [file, digestOf(file)]);
-      const bytes = serialize({ schema: 1, key: this.key, toolsDir, files, config: rest } satisfies Entry);
+      const read = [...configFiles(paths, toolsDir), ...config.included];
+      const files = read.map((file): [string, string] => [file, digestOf(file)]);
+      const bytes = serialize({ schema: 2, key: this.key, toolsDir, files, config: rest } satisfies Entry);
       const target = this.fileOf(paths);
       mkdirSync(join(this.dir, 'config'), { recursive: true });
       const temp = `${target}.${process.pid}.tmp`;

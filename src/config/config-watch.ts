@@ -1,5 +1,5 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
-import { extname } from 'node:path';
+import { basename, dirname, extname } from 'node:path';
 import { messageOf } from '../base/errors.js';
 
 /**
@@ -13,9 +13,10 @@ const SETTLE_MS = 150;
 
 /**
  * Watches the directories config files live in and reloads the catalogue when a YAML file in
- * them changes. Editors write in bursts (truncate, write, rename), so changes settle for a moment
- * before one reload; a reload that finds the same config text reports nothing. Watching starts
- * with the first listener and stops with the last.
+ * them changes, or a file an entry names (`code_file`, `included`). Editors write in bursts
+ * (truncate, write, rename), so changes settle for a moment before one reload; a reload that finds
+ * the same config text reports nothing. Watching starts with the first listener and stops with the
+ * last; after a reload it follows the files the config now names.
  */
 export class ConfigWatcher {
   private readonly listeners = new Set<(change: CatalogChange) => void>();
@@ -26,6 +27,7 @@ export class ConfigWatcher {
   constructor(
     private readonly dirs: () => string[],
     private readonly reload: () => Promise<boolean>,
+    private readonly included: () => readonly string[] = () => [],
   ) {}
 
   subscribe(listener: (change: CatalogChange) => void): () => void {
@@ -39,15 +41,23 @@ export class ConfigWatcher {
 
   close(): void {
     clearTimeout(this.timer);
+    this.unwatch();
+  }
+
+  private unwatch(): void {
     for (const watcher of this.watchers) watcher.close();
     this.watchers = [];
   }
 
   private start(): void {
-    for (const dir of new Set(this.dirs())) {
+    const included = this.included();
+    const names = new Map<string, Set<string>>();
+    for (const file of included) names.set(dirname(file), (names.get(dirname(file)) ?? new Set()).add(basename(file)));
+    for (const dir of new Set([...this.dirs(), ...names.keys()])) {
       if (!existsSync(dir)) continue;
       const watcher = watch(dir, { persistent: false }, (_event, file) => {
-        if (file === null || YAML.has(extname(file.toString()))) this.schedule();
+        const name = file?.toString();
+        if (name === undefined || YAML.has(extname(name)) || names.get(dir)?.has(name)) this.schedule();
       });
       watcher.on('error', () => watcher.close());
       this.watchers.push(watcher);
@@ -68,6 +78,11 @@ export class ConfigWatcher {
       if (await this.reload()) change = { changed: true };
     } catch (error) {
       change = { error: messageOf(error) };
+    }
+    if (change && 'changed' in change && this.listeners.size > 0) {
+      // The files the config names may have changed with it (a change that came meanwhile stays scheduled).
+      this.unwatch();
+      this.start();
     }
     if (change) for (const listener of this.listeners) listener(change);
   }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { relative } from 'node:path';
 import { FactorlyError } from '../base/errors.js';
 import type { ToolDefinition, ToolOverlay } from './tool-definition.js';
 import { ConfigDeclarations } from './declared.js';
 import { configFiles } from './files.js';
+import { includedFiles } from './included-files.js';
 import { shownPath } from './json-schema.js';
 import { parseLogSettings, type LogSettings } from './log-settings.js';
 import type { ProjectPaths } from './paths.js';
@@ -19,7 +21,9 @@ export interface LoadedConfig {
   tools: ToolDefinition[];
   /** Entries that adjust built-in tools, laid over them once the built-ins are known. */
   overlays: ToolOverlay[];
-  /** sha256 over every file's name and content: changes whenever the config does. */
+  /** Files entries name for a key (`code_file`), absolute, read with the config and followed like its files. */
+  included: string[];
+  /** sha256 over every file's name and content, included files too: changes whenever the config does. */
   sha: string;
   /** The `log:` block: durability, how much of each param and output the log keeps, checkpoints. */
   log: LogSettings;
@@ -91,7 +95,9 @@ export function buildConfig(
   const digest = createHash('sha256');
   for (const source of sources) digest.update(`${source.shown}\0${source.text}\0`);
   const overlays: ToolOverlay[] = [];
-  const tools = buildTools(sources, providers, declared, overlays);
+  const included = includedFiles(paths.baseDir);
+  const tools = buildTools(sources, providers, declared, overlays, included);
+  included.paths.forEach((path, i) => digest.update(`${relative(paths.baseDir, path)}\0${included.texts[i]}\0`));
   const logSource = sources.find((source) => Object.hasOwn(source.settings, 'log'));
   return {
     paths,
@@ -99,6 +105,7 @@ export function buildConfig(
     settings,
     tools,
     overlays,
+    included: included.paths,
     sha: digest.digest('hex'),
     log: parseLogSettings(logSource?.settings.log, logSource?.shown ?? 'config', paths.baseDir, logLines(logSource)),
   };

@@ -171,3 +171,22 @@ function shownName(name: string): string {
 function setParam(params: Params, name: string, value: JsonValue): void {
   Object.defineProperty(params, name, { value, writable: true, enumerable: true, configurable: true });
 }
+
+/** A person's answer as `validateAnswer` leaves it: coerced (absent when nothing was given and nothing is needed), or refused. */
+export type CheckedAnswer = { ok: true; value?: JsonValue } | { ok: false; message: string };
+
+/**
+ * A person's answer to a question declared like a parameter (`factorly.ask`), checked and coerced as
+ * that param would be: nothing given (no value, `null`, blank text) takes the question's default, and
+ * is refused when the question is required and has none.
+ */
+export function validateAnswer(question: ParameterSpec, given: JsonValue | undefined): CheckedAnswer {
+  const blank = given === undefined || given === null || (typeof given === 'string' && given.trim() === '');
+  if (blank) {
+    if (question.default !== undefined) return coerceValue(question, question.default);
+    return question.required ? { ok: false, message: 'an answer is required' } : { ok: true };
+  }
+  if (nestsDeeperThan(given, MAX_PARAM_DEPTH))
+    return { ok: false, message: `nests deeper than ${MAX_PARAM_DEPTH} levels` };
+  return coerceValue(question, given);
+}

@@ -107,6 +107,12 @@ export interface PreparedDefinition {
 export interface DefinitionPreparer {
   readonly keys: readonly string[];
   readonly adjustsOnly?: boolean;
+  /**
+   * Keys (among `keys`) whose value names a file holding another key's value, file key → key
+   * (`code_file` → `code`): the loader reads the file, relative to the entry's config file and never
+   * outside the project, into the other key before `prepare`, and watches it like a config file.
+   */
+  readonly fileKeys?: Readonly<Record<string, string>>;
   prepare?(definition: ToolDefinition): PreparedDefinition;
 }
 

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import ms from 'ms';
 import { isMap, type Node, type YAMLMap } from 'yaml';
 import { FactorlyError } from '../base/errors.js';
@@ -5,6 +6,7 @@ import { didYouMean } from '../base/suggest.js';
 import type { JsonValue } from '../events/catalog.js';
 import type { DefinitionPreparer, ToolDefinition, ToolOverlay } from './tool-definition.js';
 import { COMMON_TOOL_KEYS, type ConfigDeclarations } from './declared.js';
+import { readFileKeys, type IncludedFiles } from './included-files.js';
 import { shownPath } from './json-schema.js';
 import { parseParameters } from './parameter-schema.js';
 import { checkShadowBlock } from './shadow-block.js';
@@ -27,13 +29,14 @@ export const BUILTIN_PREFIX = 'factorly.';
  * Turns the raw entries of every config file into tool definitions, or throws one
  * `CONFIG_INVALID` error listing every problem, each with its tool, file and line. Keys beyond the
  * common ones are the provider's (`keys`) or a plugin's (`declared`). Entries that adjust a built-in
- * tool are collected into `overlays`.
+ * tool are collected into `overlays`; files entries name for a provider's `fileKeys` into `included`.
  */
 export function buildTools(
   sources: readonly ConfigSource[],
   providers: ProviderLookup,
   declared: ConfigDeclarations,
   overlays: ToolOverlay[] = [],
+  included?: IncludedFiles,
 ): ToolDefinition[] {
   const problems: string[] = [];
   const tools = new Map<string, ToolDefinition>();
@@ -62,7 +65,7 @@ export function buildTools(
       if (overlay) overlays.push(overlay);
       continue;
     }
-    const tool = buildTool(raw, providers, declared, problem);
+    const tool = buildTool(raw, providers, declared, problem, included);
     if (tool) tools.set(tool.name, tool);
   }
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
@@ -117,6 +120,7 @@ function buildTool(
   providers: ProviderLookup,
   declared: ConfigDeclarations,
   problem: Problem,
+  included?: IncludedFiles,
 ): ToolDefinition | undefined {
   if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
     problem('must be a mapping of keys such as type and description');
@@ -170,6 +174,8 @@ function buildTool(
     spec,
     source: { file: raw.file, line: raw.line },
   };
+  if (included)
+    readFileKeys(tool, provider, resolve(included.root, raw.path), included, (m, key) => problem(m, at(key)));
   return applyProvider(tool, provider, problem);
 }
 

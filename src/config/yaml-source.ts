@@ -10,7 +10,10 @@ export interface RawTool {
   value: unknown;
   /** The YAML node of the entry, so validators can point at nested lines. */
   node: Node | null;
+  /** The file as shown in messages (relative to the project). */
   file: string;
+  /** The file's path as read. */
+  path: string;
   line: number;
   lineOf(node: Node | null | undefined): number;
 }
@@ -108,6 +111,7 @@ function toolEntries(map: YAMLMap, source: ConfigSource, lineOf: RawTool['lineOf
       value: node === null ? null : node.toJSON(),
       node,
       file: source.shown,
+      path: source.file,
       line: lineOf(pair.key as Node),
       lineOf,
     };

@@ -55,8 +55,9 @@ export interface ShadowVerdict {
 }
 
 /**
- * A governance rule. Rules run in ascending `order` (official ones: log params 5, deny 10, confirm 20, rate limit
- * 30, max calls 35, loop detection 40; third-party rules should use 100 or more). A rule that throws
+ * A governance rule. Rules run in ascending `order` (official ones: log params 5, deny 10, agent access 15,
+ * confirm 20, rate limit 30, agent rate limit 32, max calls 35, loop detection 40; third-party rules should
+ * use 100 or more). A rule that throws
  * or runs past `timeoutMs` denies the call (fail closed) unless it declares `failOpen`; a malformed
  * verdict denies it whatever the rule declares.
  *

@@ -2,13 +2,19 @@ import { createToken } from '../base/token.js';
 
 // OAuth logins for tool sources, as the host's commands and the web UI use them (`factorly auth`):
 // the oauth plugin provides the client under `OAuthTokens.Client`; tools reach its tokens as the
-// `oauth` secret backend.
+// `oauth` secret backend, upstream MCP servers through the MCP SDK's `authProvider`.
 
 /** Where a provider's login stands. */
 export type OAuthState = 'valid' | 'expired' | 'not_authenticated' | 'invalid';
 
+/** What a login is for: a provider of `oauth_providers`, or an upstream MCP server reached over HTTP. */
+export type OAuthLoginKind = 'provider' | 'upstream';
+
 export interface OAuthProviderStatus {
   name: string;
+  kind: OAuthLoginKind;
+  /** An upstream's URL (the MCP server the login is for). */
+  url?: string;
   state: OAuthState;
   /** When the access token expires (ms since the epoch); absent when it has no lifetime. */
   expiresAt?: number;
@@ -24,11 +30,16 @@ export interface OAuthLoginOptions {
   open(url: string): void | Promise<void>;
   /** How long to wait for the callback (2 minutes). */
   timeoutMs?: number;
+  /**
+   * Where the browser goes once the authorization server's redirect has reached factorly (a page of
+   * the web UI), instead of a page telling the person to close the tab.
+   */
+  returnTo?: string;
   signal?: AbortSignal;
 }
 
 export interface OAuthClient {
-  /** The configured providers, by name. */
+  /** Every login the config makes possible, by name: the providers, then the upstream MCP servers reached over HTTP. */
   names(): string[];
   status(name: string): Promise<OAuthProviderStatus>;
   /** PKCE login through a loopback callback; stores the tokens. */

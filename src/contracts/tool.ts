@@ -34,6 +34,12 @@ export interface ClientLink {
   readonly progressToken?: string | number;
   /** What the client declared it can do (MCP client capabilities: sampling, elicitation, roots). */
   readonly capabilities: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the client may call `tool` over its interface (an HTTP client is not served the built-ins
+   * that act on this machine), for a tool that describes the catalogue to it (`factorly.help`).
+   * Absent: every tool.
+   */
+  offers?(tool: ToolDefinition): boolean;
   /** Sends a notification (`notifications/progress`, `notifications/message`) related to this call. */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /**
@@ -216,6 +222,13 @@ export interface ToolProvider {
    * page edits it, and `diagnose` checks it before the file is written.
    */
   readonly scriptKey?: string;
+  /**
+   * Keys (among `keys`) whose value names a file holding another key's value, file key → key
+   * (`code_file` → `code`): the loader reads it, relative to the entry's config file and confined to
+   * the project, before `prepare` sees the definition; the config watcher follows the file, and
+   * `tools promote --to-file` writes a promoted script that way.
+   */
+  readonly fileKeys?: Readonly<Record<string, string>>;
   /** Releases processes and connections; called once when the kernel stops. */
   stop?(): Promise<void>;
 }

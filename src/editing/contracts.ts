@@ -12,6 +12,8 @@ export interface PromoteRequest {
   overwrite?: boolean;
   /** Whether the tool should ask before each call (the default; the provider writes how). */
   confirm?: boolean;
+  /** Write the script as a file of its own beside the YAML (`code_file:`), for a type whose provider has `fileKeys`. */
+  toFile?: boolean;
 }
 
 /** What a promotion would write; the web form shows it before anything is written. */
@@ -23,6 +25,8 @@ export interface PromotionPlan {
   /** Project-relative path of the YAML file. */
   file: string;
   yaml: string;
+  /** With `toFile`: the script's own file (project-relative) and its text, written beside the YAML. */
+  script?: { file: string; text: string };
   /** Why the run cannot be promoted as it is (compile errors, a taken name); empty when it can. */
   problems: string[];
 }

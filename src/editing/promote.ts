@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Document, Scalar, visit } from 'yaml';
 import { FactorlyError, messageOf } from '../base/errors.js';
@@ -42,21 +43,53 @@ export async function planPromotion(kernel: Kernel, request: PromoteRequest): Pr
     source: { file: shown, line: 1 },
   };
   const problems = [...compileProblems(kernel, definition), ...nameProblems(kernel, request, shown)];
+  const script = request.toFile ? scriptFile(kernel, request, promoted, run, problems) : undefined;
   return {
     run,
     name: request.name,
     description,
     parameters: promoted.parameters,
     file: shown,
-    yaml: render(definition, promoted, run),
+    yaml: render(definition, script ? script.promoted : promoted, run),
+    ...(script ? { script: script.written } : {}),
     problems,
   };
+}
+
+const EXTENSIONS: Record<string, string> = { javascript: 'js' };
+
+/**
+ * `--to-file`: the script moves out of the entry into `<name>.<ext>` beside the YAML, named by the
+ * provider's file key (`code_file`). A type without one, or a file already there (unless
+ * `overwrite`), is a problem.
+ */
+function scriptFile(
+  kernel: Kernel,
+  request: PromoteRequest,
+  promoted: PromotedTool,
+  run: RecordedRun,
+  problems: string[],
+): { promoted: PromotedTool; written: { file: string; text: string } } | undefined {
+  const fileKeys = Object.entries(kernel.providers.get(promoted.type)?.fileKeys ?? {});
+  const [fileKey, key] = fileKeys.find(([, target]) => typeof promoted.spec[target] === 'string') ?? [];
+  if (!fileKey || !key) {
+    problems.push(`tools of type "${promoted.type}" cannot keep their script in a file of its own`);
+    return undefined;
+  }
+  const name = `${request.name}.${EXTENSIONS[run.source.language] ?? 'txt'}`;
+  const file = relative(kernel.paths.baseDir, join(kernel.paths.stateDir, name));
+  if (existsSync(join(kernel.paths.baseDir, file)) && !request.overwrite)
+    problems.push(`${file} already exists; pass --overwrite to replace it`);
+  const { [key]: text, ...spec } = promoted.spec;
+  return { promoted: { ...promoted, spec: { ...spec, [fileKey]: name } }, written: { file, text: String(text) } };
 }
 
 /** Writes the planned tool (atomically) and records `tool.promoted`. */
 export async function promote(kernel: Kernel, request: PromoteRequest): Promise<PromotionPlan> {
   const plan = await planPromotion(kernel, request);
   if (plan.problems.length > 0) throw new FactorlyError('PROMOTE_FAILED', plan.problems.join('; '));
+  // The script first: the entry naming it is written once it is there.
+  if (plan.script) writeAtomically(join(kernel.paths.baseDir, plan.script.file), plan.script.text, 0o644);
   writeAtomically(join(kernel.paths.baseDir, plan.file), plan.yaml, 0o644);
   await kernel.log().append([
     {

@@ -76,6 +76,8 @@ interface Target {
   kind: EditableTool['kind'];
   path: string;
   file: string;
+  /** The tool's provider's `fileKeys` (a script kept in a file of its own). */
+  fileKeys?: Readonly<Record<string, string>>;
 }
 
 function targetOf(kernel: Kernel, name: string): Target {
@@ -83,7 +85,10 @@ function targetOf(kernel: Kernel, name: string): Target {
   if (!tool) throw new FactorlyError('TOOL_NOT_FOUND', `tool "${name}" is not configured`);
   const { baseDir } = kernel.paths;
   const entry = kernel.config.tools.find((t) => t.name === name);
-  if (entry) return { tool, kind: 'definition', path: resolve(baseDir, entry.source.file), file: entry.source.file };
+  if (entry) {
+    const { fileKeys } = kernel.providers.get(tool.type) ?? {};
+    return { tool, kind: 'definition', path: resolve(baseDir, entry.source.file), file: entry.source.file, fileKeys };
+  }
   if (!name.startsWith(BUILTIN_PREFIX) || tool.source.line > 0) {
     throw new FactorlyError(
       'USAGE',
@@ -125,7 +130,7 @@ function applyEdit(
     if (edit.description !== undefined)
       editor.set(entry, 'description', edit.description.trim() || undefined, 'description', 'type');
     if (edit.parameters) applyParameters(editor, entry, edit.parameters, target.tool.parameters, problems);
-    if (edit.code !== undefined && scriptKey) editor.setScript(entry, scriptKey, lines(edit.code), scriptKey);
+    if (edit.code !== undefined && scriptKey) editScript(editor, entry, target, lines(edit.code), scriptKey, problems);
   } else {
     if (edit.timeout !== undefined) editor.set(entry, 'timeout', numberOrText(edit.timeout), 'timeout');
     if (edit.maxOutput !== undefined) editor.set(entry, 'max_output', numberOrText(edit.maxOutput), 'max_output');
@@ -136,6 +141,25 @@ function applyEdit(
     if (parsed.errors.length > 0) problems.push(`shadow: ${parsed.errors[0].message.split('\n')[0]}`);
     else editor.setNode(entry, 'shadow', parsed.contents as Node | null, 'shadow');
   }
+}
+
+/**
+ * Sets the entry's script; for one whose script lives in a file of its own (`code_file:`) a changed
+ * script is refused, naming the file to edit (the entry keeps pointing at it).
+ */
+function editScript(
+  editor: YamlEditor,
+  entry: YAMLMap,
+  target: Target,
+  code: string,
+  scriptKey: string,
+  problems: string[],
+): void {
+  const fileKey = Object.entries(target.fileKeys ?? {}).find(([, key]) => key === scriptKey)?.[0];
+  const file = fileKey === undefined ? undefined : entry.get(fileKey);
+  if (file === undefined) editor.setScript(entry, scriptKey, code, scriptKey);
+  else if (code !== lines(String(target.tool.spec[scriptKey] ?? '')))
+    problems.push(`the script of "${target.tool.name}" is kept in ${String(file)} (${fileKey}): edit that file`);
 }
 
 /** The provider key holding the tool's script, when its type has one. */

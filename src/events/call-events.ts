@@ -1,4 +1,4 @@
-// The events of one call: its request, the rules' decisions, confirmations, its outcome, its source,
+// The events of one call: its request, the rules' decisions, confirmations and questions to a person, its outcome, its source,
 // and what MCP forwarding did on its behalf.
 import type { CallOrigin, CallStatus, Decision, JsonValue, Params } from './event-values.js';
 
@@ -95,6 +95,65 @@ export interface ConfirmResolved {
   callId: string;
   channel: string;
   approved: boolean;
+  by?: string;
+}
+
+/**
+ * A question put to a person on behalf of a call (`factorly.ask`), declared like a tool parameter:
+ * the answer is checked against it as a param would be.
+ */
+export interface AskQuestion {
+  name: string;
+  type: string;
+  description?: string;
+  required: boolean;
+  default?: JsonValue;
+  enum?: string[];
+  min?: number;
+  max?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+}
+
+/**
+ * A call asked a person a question (scrubbed of the call tree's secrets), through `channels` (none:
+ * no channel could ask). `replyKey` is the public key a channel answering from another process seals
+ * the answer to, so the answer never crosses the log in the clear.
+ */
+export interface AskRequested {
+  callId: string;
+  channels: string[];
+  question: AskQuestion;
+  timeoutMs: number;
+  replyKey: string;
+}
+
+/** How a person dealt with a question: answered it, declined to, or dismissed it. */
+export type AskAction = 'accept' | 'decline' | 'cancel';
+
+/**
+ * A person's answer given through a channel in another process than the call (the web UI): the
+ * answer sealed to the question's `replyKey`, which only the asking process can open.
+ */
+export interface AskAnswered {
+  callId: string;
+  channel: string;
+  action: AskAction;
+  sealed?: string;
+  by?: string;
+}
+
+/**
+ * How a question ended: a person's `accept` (with the answer as validated, scrubbed), `decline` or
+ * `cancel`; `timeout`; `stopped` (the call stopped while waiting); `failed` (every channel failed,
+ * `by` says why); `unreachable` (no channel could ask, `by` says why).
+ */
+export interface AskResolved {
+  callId: string;
+  channel: string;
+  action: AskAction | 'timeout' | 'stopped' | 'failed' | 'unreachable';
+  answer?: JsonValue;
   by?: string;
 }
 

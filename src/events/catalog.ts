@@ -12,6 +12,9 @@ import type {
   ConfirmRequested,
   ConfirmAnswered,
   ConfirmResolved,
+  AskRequested,
+  AskAnswered,
+  AskResolved,
   CallCompleted,
   SourceRecorded,
   CallInterrupted,
@@ -52,6 +55,9 @@ export interface EventMap {
   'confirm.requested': ConfirmRequested;
   'confirm.answered': ConfirmAnswered;
   'confirm.resolved': ConfirmResolved;
+  'ask.requested': AskRequested;
+  'ask.answered': AskAnswered;
+  'ask.resolved': AskResolved;
   'call.completed': CallCompleted;
   'source.recorded': SourceRecorded;
   'tool.promoted': ToolPromoted;
@@ -84,6 +90,9 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'confirm.requested': 1,
   'confirm.answered': 1,
   'confirm.resolved': 1,
+  'ask.requested': 1,
+  'ask.answered': 1,
+  'ask.resolved': 1,
   'call.completed': 1,
   'source.recorded': 1,
   'tool.promoted': 1,
@@ -92,7 +101,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'config.recorded': 1,
   'plugin.loaded': 1,
   'plugin.failed': 1,
-  'session.opened': 2,
+  'session.opened': 3,
   'session.closed': 2,
   'mcp.forwarded': 1,
   'tool.edited': 1,

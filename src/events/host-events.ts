@@ -64,13 +64,31 @@ export interface PluginFailed {
 export interface SessionOpened {
   sessionId: string;
   iface: CallOrigin;
-  /** The agent id its calls are recorded under. */
+  /**
+   * The agent id its calls are recorded under: the principal its credentials named (a named token's
+   * name, an OAuth token's subject), else the session id.
+   */
   agentId: string;
-  /** Who the client says it is (MCP `clientInfo`). */
+  /** Who the client says it is (MCP `clientInfo`): a label shown beside the agent, never its identity. */
   client?: { name: string; version?: string };
   transport?: string;
   /** v2: the process serving the session (its `writer.started`). */
   writer?: string;
+  /** v3: what authenticated the session, when something did (never the credential itself). */
+  principal?: SessionPrincipal;
+}
+
+/** How a session's agent was authenticated (`session.opened`). */
+export interface SessionPrincipal {
+  /** `token`: a named token (`serve.tokens`); `oauth`: an access token (`serve.oauth`); `http-token`: the unnamed `--http-token`. */
+  kind: 'token' | 'oauth' | 'http-token';
+  /** The agent the credential names (absent for the unnamed token: the session is the agent). */
+  agentId?: string;
+  /** For OAuth: the token's subject, client, issuer and scopes. */
+  subject?: string;
+  clientId?: string;
+  issuer?: string;
+  scope?: string;
 }
 
 export interface SessionClosed {

@@ -1,6 +1,11 @@
 // Public surface of factorly's event layer (the `factorly/events` subpath). Named exports only.
 export { EVENT_VERSIONS, isEventType } from './catalog.js';
 export type {
+  AskAction,
+  AskAnswered,
+  AskQuestion,
+  AskRequested,
+  AskResolved,
   CallCompleted,
   CallParamsCoerced,
   CallRequested,

@@ -15,6 +15,8 @@ export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   'call.requested@2': (data) => data,
   // v2 added the optional `writer` (and `reason` on session.closed, `configSha` on config.loaded); a v1 event has none.
   'session.opened@1': (data) => data,
+  // session.opened v3 added the optional `principal`; an older session had none (no token named its agent).
+  'session.opened@2': (data) => data,
   'session.closed@1': (data) => data,
   'config.loaded@1': (data) => data,
   // v2 added the optional `verifierKey`; a v1 writer announced none.

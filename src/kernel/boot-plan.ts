@@ -35,7 +35,15 @@ type Registry = KeyedRegistry<unknown> | OrderedRegistry<{ order?: number }>;
 
 /** The registries a plan records, by the name used in `owns`. */
 export type PlanRegistries = Record<
-  'rules' | 'processors' | 'channels' | 'backends' | 'listeners' | 'sources' | 'interfaces' | 'engines',
+  | 'rules'
+  | 'processors'
+  | 'channels'
+  | 'personChannels'
+  | 'backends'
+  | 'listeners'
+  | 'sources'
+  | 'interfaces'
+  | 'engines',
   Registry
 > & {
   providers: KeyedRegistry<unknown>;
@@ -107,7 +115,8 @@ export function pluginsForCall(
   const needed = (plugin: PlannedPlugin): boolean => {
     if (plugin === provider || plugin.owns.includes('rules')) return true;
     if (plugin.owns.includes('backends') || plugin.owns.includes('listeners')) return secrets;
-    return plugin.owns.includes('processors') || (confirm && plugin.owns.includes('channels'));
+    const asks = plugin.owns.includes('channels') || plugin.owns.includes('personChannels');
+    return plugin.owns.includes('processors') || (confirm && asks);
   };
   const chosen = new Set<PlannedPlugin>();
   for (const source of sources) {

@@ -21,6 +21,11 @@ import type {
 import type { SandboxEngine } from '../contracts/sandbox.js';
 import type { ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { CatalogFilter } from '../contracts/gateway.js';
+import type { AskPerson, PersonChannel } from '../contracts/person.js';
+import { personChannels } from '../contracts/person-race.js';
+import { askQuestion } from '../contracts/person-question.js';
+import { CallContext } from './call-context.js';
+import { Redactor } from './redact.js';
 import type { KernelOptions } from './kernel-api.js';
 import { DeferredGateway } from './deferred-gateway.js';
 import { KernelPhase, Lifecycle } from './lifecycle.js';
@@ -151,6 +156,7 @@ export function bindCore(
     rules: new OrderedRegistry<ShadowRule>(),
     processors: new OrderedRegistry<OutputProcessor>(),
     channels: new OrderedRegistry<ConfirmChannel>(),
+    personChannels: new OrderedRegistry<PersonChannel>(),
     backends: new KeyedRegistry<SecretBackend>('secret backend'),
     interfaces: new KeyedRegistry<FactorlyInterface>('interface'),
     sources: new OrderedRegistry<ToolSource>(),
@@ -162,6 +168,8 @@ export function bindCore(
     logEngines: bindLogEngines(scope),
   };
   const connectionSecrets = new CallSecretScope(registries.backends);
+  // Every way to reach a person, in order: the person channels and the confirm-only ones (plugin API 1).
+  const askable = { list: () => personChannels(registries.personChannels.list(), registries.channels.list()) };
   scope.registerValue(KernelTokens.EventBus, bus);
   scope.registerValue(KernelTokens.ProjectPaths, paths);
   scope.registerFactory(KernelTokens.EventLog, openLog);
@@ -174,6 +182,8 @@ export function bindCore(
   scope.registerValue(KernelTokens.ShadowRules, registries.rules);
   scope.registerValue(KernelTokens.OutputProcessors, registries.processors);
   scope.registerValue(KernelTokens.ConfirmChannels, registries.channels);
+  scope.registerValue(KernelTokens.PersonChannels, registries.personChannels);
+  scope.registerValue(KernelTokens.AskPerson, askPersonService(registries.processors, askable, log));
   scope.registerValue(KernelTokens.SecretBackends, registries.backends);
   scope.registerValue(KernelTokens.Interfaces, registries.interfaces);
   scope.registerValue(KernelTokens.ToolSources, registries.sources);
@@ -183,7 +193,27 @@ export function bindCore(
   scope.registerValue(KernelTokens.CallGateway, registries.gateway);
   scope.registerValue(KernelTokens.ToolCatalog, registries.catalog);
   scope.registerValue(KernelTokens.CatalogFilters, registries.filters);
-  return { ...registries, connectionSecrets, log };
+  return { ...registries, connectionSecrets, log, askable };
+}
+
+/** `KernelTokens.AskPerson`: a question on behalf of a call, scrubbed of its call tree's secrets like its events. */
+function askPersonService(
+  processors: OrderedRegistry<OutputProcessor>,
+  channels: { list(): PersonChannel[] },
+  log: () => EventLog,
+): AskPerson {
+  return {
+    async ask(call, question, options) {
+      const context = CallContext.adopt(call.context);
+      const redactor = new Redactor(
+        () => processors.list(),
+        () => context.scrubList(),
+        call.tool,
+      );
+      const parts = { log: log(), channels: channels.list(), scrub: redactor.value.bind(redactor) };
+      return askQuestion(parts, call, question, options);
+    },
+  };
 }
 
 /** The project's paths when there is a project, else the global config dir's (no config file needed). */

@@ -36,7 +36,7 @@ export interface Wired extends Loaded {
 /** The shadow gate, the boot record and the call pipeline over the collected tools. */
 export function wirePipeline(loaded: Loaded): Wired {
   const { registries, registry } = loaded;
-  const shadow = new ShadowGate(registries.rules, registries.channels);
+  const shadow = new ShadowGate(registries.rules, registries.askable);
   const parts: PipelineParts = {
     log: registries.log,
     registry,
@@ -101,7 +101,11 @@ function configChecker({ paths, options, registries, plugins }: Wired): (texts: 
  */
 export function bindGateway(wired: Wired, reload: () => Promise<boolean>): void {
   const { registries, registry } = wired;
-  const watcher = new ConfigWatcher(() => watchedDirs(wired.paths), reload);
+  const watcher = new ConfigWatcher(
+    () => watchedDirs(wired.paths),
+    reload,
+    () => wired.config.included,
+  );
   wired.lifecycle.onStop('config watcher', () => watcher.close());
   registries.catalog.bind(registry, (name) => wired.config.tools.find((tool) => tool.name === name));
   const watchTools = (listener: Parameters<ConfigWatcher['subscribe']>[0]): (() => void) => {
@@ -119,8 +123,8 @@ export function bindGateway(wired: Wired, reload: () => Promise<boolean>): void 
 /** A full boot with a cache dir leaves its plan, which narrows the next start that needs one tool. */
 export function writeBootPlan({ plan, plugins, registries, options, parts }: Wired): void {
   if (!plan.cache || plan.partial) return;
-  const { providers, rules, processors, channels, backends, sources, interfaces, engines } = registries;
-  const planned = { providers, rules, processors, channels, backends, sources, interfaces, engines };
+  const { providers, rules, processors, channels, personChannels, backends, sources, interfaces, engines } = registries;
+  const planned = { providers, rules, processors, channels, personChannels, backends, sources, interfaces, engines };
   const record = parts.boot.record();
   writePlan(
     options.cacheDir!,

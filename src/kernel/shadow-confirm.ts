@@ -1,7 +1,8 @@
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
-import { raceChannels, STOPPED } from './confirm-race.js';
-import type { ConfirmChannel, ShadowContext, ShadowVerdict } from '../contracts/extensions.js';
+import type { ShadowContext, ShadowVerdict } from '../contracts/extensions.js';
+import type { ConfirmPrompt, PersonChannel, PersonOutcome } from '../contracts/person.js';
+import { askPerson, STOPPED } from '../contracts/person-race.js';
 import type { Redactor } from './redact.js';
 
 /** How long a confirmation waits for a person when the rule that asked for it named no time. */
@@ -11,23 +12,24 @@ export const DEFAULT_CONFIRM_TIMEOUT_MS = 60_000;
 export type ConfirmOutcome = { approved: true } | { approved: false; reason: string };
 
 /**
- * Asks a person to approve a call every rule let through: the channels that accept it race (first
- * answer wins, no answer in time is a decline). `pending` (the call's events not yet written) is
- * written with `confirm.requested` before anyone is asked, and `confirm.resolved` once answered.
- * A person is shown the call as the log records it: with the tree's secrets scrubbed.
+ * Asks a person to approve a call every rule let through, through the ask-a-person race
+ * (`askPerson`: first answer wins, no answer in time is a decline). `pending` (the call's events not
+ * yet written) is written with one `confirm.requested` per channel before anyone is asked, and
+ * `confirm.resolved` once answered. A person is shown the call as the log records it: with the tree's
+ * secrets scrubbed.
  */
 export async function askConfirmation(
   log: EventLog,
-  channels: readonly ConfirmChannel[],
+  channels: readonly PersonChannel[],
   { context, pending, redact }: { context: ShadowContext; pending: NewEvent[]; redact?: Redactor },
   verdict: ShadowVerdict,
 ): Promise<ConfirmOutcome> {
-  const name = context.tool.name;
-  const params = redact ? await redact.value(context.params) : context.params;
-  const request = {
-    callId: context.callId,
-    tool: name,
-    params,
+  const { callId, tool } = context;
+  const request: ConfirmPrompt = {
+    kind: 'confirm',
+    callId,
+    tool: tool.name,
+    params: redact ? await redact.value(context.params) : context.params,
     fingerprint: context.fingerprint,
     iface: context.iface,
     agentId: context.agentId,
@@ -35,36 +37,32 @@ export async function askConfirmation(
     client: context.client,
     reason: verdict.reason,
   };
-  const asked = channels.filter((channel) => channel.accepts?.(request) ?? true);
-  if (asked.length === 0) {
-    await flush(log, pending);
-    const why = channels.map((channel) => channel.whyNot?.(request)).filter((reason) => reason !== undefined);
-    const detail = why.length > 0 ? `: ${why.join('; ')}` : '';
-    return {
-      approved: false,
-      reason: `tool "${name}" requires confirmation but no confirm channel is available${detail}`,
-    };
-  }
-  pending.push(
-    ...asked.map((channel): NewEvent => ({
-      type: 'confirm.requested',
-      data: { callId: context.callId, channel: channel.name },
-    })),
-  );
-  await flush(log, pending);
   const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
-  const answer = await raceChannels(asked, request, timeoutMs, context.signal);
-  await log.append([
-    {
-      type: 'confirm.resolved',
-      data: { callId: context.callId, channel: answer.channel, approved: answer.approved, by: answer.by },
+  const answer = await askPerson(channels, request, {
+    timeoutMs,
+    signal: context.signal,
+    record: {
+      asked: async (names) => {
+        pending.push(...names.map((channel): NewEvent => ({ type: 'confirm.requested', data: { callId, channel } })));
+        await flush(log, pending);
+      },
+      resolved: async ({ channel, action, by }) => {
+        if (action === 'unreachable') return;
+        await log.append([{ type: 'confirm.resolved', data: { callId, channel, approved: action === 'accept', by } }]);
+      },
     },
-  ]);
-  if (answer.approved) return { approved: true };
-  const reason = answer.timedOut
-    ? `tool "${name}": confirmation timed out after ${Math.round(timeoutMs / 1000)}s (no answer counts as declined)`
-    : `tool "${name}": confirmation ${answer.channel === STOPPED ? 'abandoned: the call was stopped' : 'declined'}`;
-  return { approved: false, reason };
+  });
+  return answer.action === 'accept'
+    ? { approved: true }
+    : { approved: false, reason: refusal(tool.name, answer, timeoutMs) };
+}
+
+function refusal(name: string, answer: PersonOutcome, timeoutMs: number): string {
+  if (answer.action === 'unreachable')
+    return `tool "${name}" requires confirmation but no confirm channel is available${answer.by ? `: ${answer.by}` : ''}`;
+  if (answer.action === 'timeout')
+    return `tool "${name}": confirmation timed out after ${Math.round(timeoutMs / 1000)}s (no answer counts as declined)`;
+  return `tool "${name}": confirmation ${answer.channel === STOPPED ? 'abandoned: the call was stopped' : 'declined'}`;
 }
 
 /** Writes the call's events not written yet (emptying `pending`). */

@@ -1,7 +1,8 @@
 import type { NewEvent } from '../events/envelope.js';
 import type { EventLog } from '../events/log.js';
 import { FactorlyError, messageOf } from '../base/errors.js';
-import type { ConfirmChannel, ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
+import type { ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
+import type { PersonChannel } from '../contracts/person.js';
 import type { Redactor } from './redact.js';
 import { BLOCKING, decideChain, decideChainNow, fingerprintOf, type Decided, type RuleStates } from './rule-chain.js';
 import { askConfirmation, flush } from './shadow-confirm.js';
@@ -38,7 +39,8 @@ export class ShadowGate {
 
   constructor(
     private readonly rules: OrderedRegistry<ShadowRule>,
-    private readonly channels: OrderedRegistry<ConfirmChannel>,
+    /** Every channel a person can be reached on (`personChannels`), asked when a rule wants confirmation. */
+    private readonly channels: { list(): readonly PersonChannel[] },
     private readonly clock: () => number = Date.now,
   ) {
     this.histories = new RuleHistories(() => this.rules.list());

@@ -10,6 +10,7 @@ import type {
   ShadowRule,
 } from '../contracts/extensions.js';
 import type { SecretScope, ToolProvider, ToolSource } from '../contracts/tool.js';
+import type { AskPerson, PersonChannel } from '../contracts/person.js';
 import type { CallGateway, CatalogFilter, ToolCatalog } from '../contracts/gateway.js';
 import type { SandboxEngine } from '../contracts/sandbox.js';
 import type { LogEngine } from '../contracts/log-engine.js';
@@ -30,7 +31,12 @@ export const KernelTokens = {
   ToolProviders: createToken<KeyedRegistry<ToolProvider>>('kernel.toolProviders'),
   ShadowRules: createToken<OrderedRegistry<ShadowRule>>('kernel.shadowRules'),
   OutputProcessors: createToken<OrderedRegistry<OutputProcessor>>('kernel.outputProcessors'),
+  /** Channels that only confirm calls (plugin API 1): asked as `PersonChannels` of kind `confirm`. */
   ConfirmChannels: createToken<OrderedRegistry<ConfirmChannel>>('kernel.confirmChannels'),
+  /** Ways to reach a person (the ask-a-person contract): asked to confirm calls and answer questions. */
+  PersonChannels: createToken<OrderedRegistry<PersonChannel>>('kernel.personChannels'),
+  /** Asks a person a question on behalf of a call (`factorly.ask`), over the person channels, recorded. */
+  AskPerson: createToken<AskPerson>('kernel.askPerson'),
   SecretBackends: createToken<KeyedRegistry<SecretBackend>>('kernel.secretBackends'),
   /** Ways in by name (`mcp`, `ui`); the command that serves one looks it up here. */
   Interfaces: createToken<KeyedRegistry<FactorlyInterface>>('kernel.interfaces'),
@@ -63,6 +69,7 @@ export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
   KernelTokens.ShadowRules,
   KernelTokens.OutputProcessors,
   KernelTokens.ConfirmChannels,
+  KernelTokens.PersonChannels,
   KernelTokens.SecretBackends,
   KernelTokens.Interfaces,
   KernelTokens.ToolSources,

@@ -1,4 +1,5 @@
 import type { AuditFilter } from '../events/audit-query.js';
+import type { AskQuestion } from '../events/catalog.js';
 import type { CallTree } from '../events/call-tree.js';
 import type { DashboardFigures } from '../events/dashboard-figures.js';
 import type { AuditEntry } from '../events/projections/audit.js';
@@ -7,6 +8,7 @@ import type { AgentDirectory } from '../events/projections/sessions.js';
 import type { LogStats } from '../events/projections/stats.js';
 import type { LogVerification } from '../events/verify-log.js';
 import type { EditableTool, PromoteRequest, PromotionPlan, ToolEdit, ToolEditPlan } from '../editing/contracts.js';
+import type { SourceStatus } from '../contracts/tool.js';
 
 /** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
 export interface EvidenceFacts {
@@ -37,6 +39,8 @@ export interface HostServices {
   agents(): Promise<AgentDirectory>;
   /** Which config entries refer to each secret (`vault:KEY` → tool names). */
   secretUses(): Map<string, string[]>;
+  /** Where each tool source a provider expands stands (an upstream MCP server: connected, needs_login, …), as `factorly tools` shows. */
+  sources(): SourceStatus[];
   /**
    * Verifies the log as `factorly logs verify` does (chain, indexes, Merkle tree, its own
    * checkpoints), off the server's thread; `background`: a check nobody waits for, on fewer cores.
@@ -55,4 +59,13 @@ export interface HostServices {
   editableTool(name: string): Promise<EditableTool>;
   /** Re-reads the config, then writes an edit into the tool's YAML file when it has no problems, and serves it at once. */
   saveToolEdit(name: string, edit: ToolEdit): Promise<ToolEditPlan>;
+  /**
+   * A person's answer to a question (`ask.requested`) checked as the asking process will check it and,
+   * when it fits, sealed to the question's `replyKey`: what a page records as `ask.answered`.
+   */
+  sealAnswer(
+    question: AskQuestion,
+    replyKey: string,
+    given: string,
+  ): { ok: true; sealed: string } | { ok: false; message: string };
 }

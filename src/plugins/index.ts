@@ -74,9 +74,31 @@ export type {
   ShadowRule,
   ShadowVerdict,
 } from '../contracts/extensions.js';
+export type {
+  AskPerson,
+  AskPersonOptions,
+  ConfirmPrompt,
+  PersonAnswer,
+  PersonChannel,
+  PersonOutcome,
+  PersonRequest,
+  PersonRequestKind,
+  QuestionPrompt,
+} from '../contracts/person.js';
+export { personChannelOf } from '../contracts/person-race.js';
+export { DEFAULT_QUESTION_TIMEOUT_MS } from '../contracts/person-question.js';
+export { sealAnswer } from '../contracts/person-seal.js';
+export { validateAnswer } from '../config/params.js';
+export type { CheckedAnswer } from '../config/params.js';
 export type { EvidenceFacts, HostServices } from './host-services.js';
 export { OAuthTokens } from '../contracts/oauth.js';
-export type { OAuthClient, OAuthLoginOptions, OAuthProviderStatus, OAuthState } from '../contracts/oauth.js';
+export type {
+  OAuthClient,
+  OAuthLoginKind,
+  OAuthLoginOptions,
+  OAuthProviderStatus,
+  OAuthState,
+} from '../contracts/oauth.js';
 export { HostTokens } from './plugin-tokens.js';
 export type { PluginTokens } from './plugin-tokens.js';
 export type { PromoteRequest, PromotionPlan } from '../editing/promote.js';
@@ -102,6 +124,8 @@ export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { NewEvent, PluginEventType, PluginNewEvent, Recorded } from '../events/envelope.js';
 export { HIGHLIGHT_FACT } from '../events/catalog.js';
 export type {
+  AskAction,
+  AskQuestion,
   CallStatus,
   Decision,
   EventMap,
@@ -111,6 +135,8 @@ export type {
   McpForwarded,
   Params,
   PinnedDefinition,
+  SessionOpened,
+  SessionPrincipal,
   ShadowDecided,
   StoredText,
 } from '../events/catalog.js';

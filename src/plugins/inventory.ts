@@ -31,6 +31,7 @@ export interface InventoryRegistries {
   rules: OrderedRegistry<Named>;
   processors: OrderedRegistry<Named>;
   channels: OrderedRegistry<Named>;
+  personChannels: OrderedRegistry<Named>;
   backends: KeyedRegistry<unknown>;
   interfaces: KeyedRegistry<unknown>;
   engines: KeyedRegistry<unknown>;
@@ -44,6 +45,7 @@ const POINTS: Record<keyof InventoryRegistries, string> = {
   rules: 'rules',
   processors: 'outputProcessors',
   channels: 'confirmChannels',
+  personChannels: 'personChannels',
   backends: 'secretBackends',
   interfaces: 'interfaces',
   engines: 'engines',

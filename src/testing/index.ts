@@ -20,6 +20,8 @@ export { shadowRuleContract } from './contracts/shadow-rule.js';
 export type { ShadowRuleCase, ShadowRuleSubject } from './contracts/shadow-rule.js';
 export { confirmChannelContract } from './contracts/confirm-channel.js';
 export type { ConfirmChannelSubject } from './contracts/confirm-channel.js';
+export { personChannelContract } from './contracts/person-channel.js';
+export type { PersonChannelSubject, PersonReply } from './contracts/person-channel.js';
 export { secretBackendContract } from './contracts/secret-backend.js';
 export type { SecretBackendSubject } from './contracts/secret-backend.js';
 export { interfaceContract } from './contracts/interface.js';

@@ -75,4 +75,16 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
+/** Settles `promise` (its value or its error) or fails after `ms`: a contract method that never lets go would hang its caller. */
+export function settled<T>(promise: Promise<T>, ms: number, what: string): Promise<{ value?: T; error?: unknown }> {
+  return within(
+    promise.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    ms,
+    what,
+  );
+}
+
 export { assert };

@@ -5,35 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rebuildTimeline } from '../../src/events/timeline.js';
 import type { Kernel } from '../../src/kernel/kernel.js';
 import { recheckDecisions } from '../../src/evidence/shadow-recheck.js';
-import { definePlugin } from '../../src/plugins/define-plugin.js';
 import { plugin as quickjs } from '@factorly/plugin-engine-quickjs';
 import { plugin as code } from '@factorly/plugin-provider-code';
 import { plugin as shadow } from '@factorly/plugin-shadow';
 import type { Recorded } from '../../src/events/envelope.js';
 import type { Params } from '../../src/events/catalog.js';
+import { instantProvider } from '../helpers/instant.js';
 import { startTestKernel } from '../helpers/kernel.js';
 import { runCli, tempProject } from '../helpers/project.js';
-
-/** A provider that answers at once, so a thousand calls measure governance, not process spawns. */
-const instant = definePlugin({
-  id: 'test-instant',
-  apiVersion: '1',
-  register(reg) {
-    reg.registerInit({
-      deps: { providers: reg.tokens.ToolProviders },
-      init: ({ providers }, ctx) =>
-        providers.add(
-          'instant',
-          {
-            type: 'instant',
-            keys: [],
-            execute: async (call) => ({ output: JSON.stringify(call.params), exitCode: 0 }),
-          },
-          ctx.pluginId,
-        ),
-    });
-  },
-});
 
 const SESSION = `tools:
   ok: {type: instant, parameters: [{name: n, type: integer}]}
@@ -53,7 +32,7 @@ describe('logs replay --check and --until against a live session', () => {
     're-derives every decision of ~1,000 calls (rate limits, loops, denials, code runs) without a mismatch',
     { timeout: 240_000 },
     async () => {
-      const started = await startTestKernel(SESSION, [instant, shadow, quickjs, code]);
+      const started = await startTestKernel(SESSION, [instantProvider, shadow, quickjs, code]);
       kernel = started.kernel;
       const snapshots: { seq: number; calls: [string, string][] }[] = [];
       const live: [string, string][] = [];

@@ -207,6 +207,27 @@ describe('factorly wrap', () => {
     expect(() => parseWrapArgs(['--url', 'http://x/mcp', '--', 'srv'])).toThrow('usage: factorly wrap');
   });
 
+  it("takes --header 'Name: value' (repeatable) for --url, and keeps the server's login by its URL", () => {
+    const args = parseWrapArgs([
+      '--url',
+      'https://mcp.example.com/mcp',
+      '--header',
+      'A: 1',
+      '--header=X-Key: {{vault:K}}',
+    ]);
+    expect(args.entry).toMatchObject({
+      url: 'https://mcp.example.com/mcp',
+      headers: { A: '1', 'X-Key': '{{vault:K}}' },
+      oauth: { token_key: 'wrap_mcp.example.com_mcp_oauth' },
+    });
+    expect(() => parseWrapArgs(['--url', 'http://x/mcp', '--header', 'no colon'])).toThrow(
+      `--header takes 'Name: value', not "no colon"`,
+    );
+    expect(() => parseWrapArgs(['--header', 'A: b', '--', 'node', 'x.js'])).toThrow(
+      '--header applies to --url, not to a command started over stdio',
+    );
+  });
+
   it('passes --env to the server, enforces --rate-limit across its tools, and fronts another server by --url', async () => {
     const root = tempProject({ '.factorly/.keep': '' });
     const env = isolatedEnv(root);

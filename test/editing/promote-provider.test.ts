@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolProvider } from '../../src/contracts/tool.js';
@@ -11,10 +11,11 @@ import { startTestKernel } from '../helpers/kernel.js';
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A provider of another kind of script (a "recipe": lines echoed back), which knows how to promote its runs, or not. */
-function recipes(promotes: boolean) {
+function recipes(promotes: boolean, fileKeys?: Record<string, string>) {
   const provider: ToolProvider = {
     type: 'recipe',
-    keys: ['steps'],
+    keys: ['steps', ...Object.keys(fileKeys ?? {})],
+    fileKeys,
     sourceOf: (_tool, params) =>
       typeof params.steps === 'string'
         ? { sha: sha(params.steps), language: 'recipe', source: params.steps }
@@ -56,6 +57,33 @@ describe("promotion asks the provider of the run's tool", () => {
     );
     expect(await kernel.reload()).toBe(true);
     expect((await kernel.pipeline.call({ tool: 'dinner', params: {}, iface: 'cli' })).output).toBe(steps);
+  });
+
+  it("with toFile, writes the script into a file of its own beside the YAML, named by the provider's file key", async () => {
+    kernel = (await startTestKernel(YAML, [recipes(true, { steps_file: 'steps' })])).kernel;
+    const steps = 'chop\nfry\n';
+    await kernel.pipeline.call({ tool: 'cook', params: { steps }, iface: 'cli' });
+    const request = { fromSha: sha(steps).slice(0, 8), name: 'dinner', toFile: true };
+    const plan = await promote(kernel, request);
+    expect(plan.script).toEqual({ file: '.factorly/dinner.txt', text: steps });
+    expect(readFileSync(join(kernel.paths.baseDir, '.factorly', 'dinner.txt'), 'utf8')).toBe(steps);
+    const yaml = readFileSync(join(kernel.paths.baseDir, plan.file), 'utf8');
+    expect(yaml).toContain('  steps_file: dinner.txt\n');
+    expect(yaml).not.toContain('chop');
+    expect(await kernel.reload()).toBe(true);
+    expect((await kernel.pipeline.call({ tool: 'dinner', params: {}, iface: 'cli' })).output).toBe(steps);
+    await expect(promote(kernel, request)).rejects.toThrow(
+      'tool "dinner" already exists; pass --overwrite to replace it; .factorly/dinner.txt already exists; pass --overwrite to replace it',
+    );
+  });
+
+  it('refuses toFile for a type whose provider keeps no script in a file, writing nothing', async () => {
+    kernel = (await startTestKernel(YAML, [recipes(true)])).kernel;
+    await kernel.pipeline.call({ tool: 'cook', params: { steps: 'boil' }, iface: 'cli' });
+    await expect(promote(kernel, { fromSha: sha('boil').slice(0, 8), name: 'tea', toFile: true })).rejects.toThrow(
+      'tools of type "recipe" cannot keep their script in a file of its own',
+    );
+    expect(existsSync(join(kernel.paths.baseDir, '.factorly', 'tea.yaml'))).toBe(false);
   });
 
   it('says so when the provider does not promote its runs', async () => {

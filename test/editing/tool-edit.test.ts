@@ -182,6 +182,22 @@ describe('editing a tool in its YAML file', () => {
     );
   });
 
+  it('keeps a script kept in a file (code_file) there: other edits save, a changed script is refused naming the file', async () => {
+    const file = '.factorly/tools/greet.yaml';
+    const script = 'async function run() {\n  return "hi";\n}\n';
+    const { kernel, read } = await kernelWith({
+      main: MAIN,
+      [file]: 'greet:\n  type: code\n  code_file: greet.js\n',
+      '.factorly/tools/greet.js': script,
+    });
+    // The edit page sends the script back as shown: unchanged, it is left where it is.
+    await saveToolEdit(kernel, 'greet', { description: 'Says hi', code: script.replace(/\n/g, '\r\n') });
+    expect(read(file)).toBe('greet:\n  type: code\n  description: Says hi\n  code_file: greet.js\n');
+    const plan = await saveToolEdit(kernel, 'greet', { code: 'async function run() { return "yo"; }' });
+    expect(plan.problems).toEqual(['the script of "greet" is kept in greet.js (code_file): edit that file']);
+    expect(read('.factorly/tools/greet.js')).toBe(script);
+  });
+
   it('edits a built-in through its overlay entry, adding one to the main file when there is none', async () => {
     const { kernel, read } = await kernelWith({ main: MAIN });
     expect(editableTool(kernel, 'factorly.code')).toMatchObject({

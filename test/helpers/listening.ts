@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 /** A process serving MCP over HTTP, started by a test. */
@@ -46,4 +47,13 @@ export function spawnListening(
     });
     void exited.then((code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening: ${stderr}`)));
   });
+}
+
+/** A loopback port nothing listens on now (one a server or a redirect URI must name before it starts). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CryptoKey } from 'jose';
 
 /**
  * A real OAuth 2.0 / OpenID Connect authorization server for the tests: panva's `oidc-provider` on
@@ -27,7 +28,27 @@ export interface AuthorizationServer {
   holdTokenRequests(count: number, maxMs: number): void;
   /** Follows an authorization URL like a browser whose user logs in and consents, up to the redirect back. */
   follow(authorizationUrl: string): Promise<void>;
+  /** With `resourceServer`: the key the server signs its JWT access tokens with, for a test to mint its own. */
+  signingKey?: { privateKey: CryptoKey; kid: string };
   close(): Promise<void>;
+}
+
+/**
+ * A resource server the authorization server issues RFC 9068 JWT access tokens for (RFC 8707
+ * resource indicators): a client that asks for `indicator` gets a token for `audience` with `scope`.
+ */
+export interface ResourceServerOptions {
+  indicator: string;
+  audience: string;
+  scope: string;
+  /** `opaque`: tokens the server keeps, so `subjectOf` and `revoke` work on them (default `jwt`). */
+  accessTokenFormat?: 'jwt' | 'opaque';
+}
+
+interface ServerOptions {
+  redirectUris: string[];
+  accessTokenSeconds?: number;
+  resourceServer?: ResourceServerOptions;
 }
 
 interface ProviderLike {
@@ -45,24 +66,26 @@ interface ProviderLike {
 }
 
 interface InteractionDetails {
-  prompt: { name: string; details: { missingOIDCScope?: string[] } };
+  prompt: {
+    name: string;
+    details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+  };
   params: { client_id: string };
   session?: { accountId: string };
 }
 
 interface GrantLike {
   addOIDCScope(scope: string): void;
+  addResourceScope(indicator: string, scope: string): void;
   save(): Promise<string>;
 }
 
-export async function startAuthorizationServer(options: {
-  redirectUris: string[];
-  accessTokenSeconds?: number;
-}): Promise<AuthorizationServer> {
+export async function startAuthorizationServer(options: ServerOptions): Promise<AuthorizationServer> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const provider = await makeProvider(issuer, options);
+  const keys = options.resourceServer ? await signingKeys() : undefined;
+  const provider = await makeProvider(issuer, options, keys?.jwk);
   const fixture = { authorizations: [] as URLSearchParams[], grants: [] as string[], grantErrors: [] as string[] };
   provider.on('grant.success', ((ctx: { oidc: { params: { grant_type: string } } }) =>
     fixture.grants.push(ctx.oidc.params.grant_type)) as never);
@@ -85,14 +108,39 @@ export async function startAuthorizationServer(options: {
     revoke: async (token) => (await provider.AccessToken.find(token))?.destroy(),
     holdTokenRequests: (count, maxMs) => gate.hold(count, maxMs),
     follow: (url) => followLikeABrowser(url),
+    ...(keys ? { signingKey: keys.signing } : {}),
     close: () => closeServer(server),
   };
 }
 
-async function makeProvider(
-  issuer: string,
-  options: { redirectUris: string[]; accessTokenSeconds?: number },
-): Promise<ProviderLike> {
+/** An RS256 key pair: its private JWK for the provider's `jwks`, and the key itself for a test to sign with. */
+async function signingKeys(): Promise<{ jwk: object; signing: { privateKey: CryptoKey; kid: string } }> {
+  const { exportJWK, generateKeyPair } = await import('jose');
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const kid = 'fixture-rs256';
+  return { jwk: { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' }, signing: { privateKey, kid } };
+}
+
+/** RFC 8707 resource indicators issuing RFC 9068 JWT access tokens for one resource server; any other indicator is refused. */
+function resourceIndicators(resource: ResourceServerOptions): object {
+  return {
+    enabled: true,
+    defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf ?? resource.indicator,
+    useGrantedResource: () => true,
+    getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+      if (indicator !== resource.indicator) throw new Error(`unknown resource ${indicator}`);
+      return {
+        scope: resource.scope,
+        audience: resource.audience,
+        ...(resource.accessTokenFormat === 'opaque'
+          ? { accessTokenFormat: 'opaque' }
+          : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+      };
+    },
+  };
+}
+
+async function makeProvider(issuer: string, options: ServerOptions, jwk?: object): Promise<ProviderLike> {
   // oidc-provider 9 warns once that it prefers Node 22 ("Unsupported runtime"): it works on 20, so the warning is dropped.
   const warn = console.warn;
   console.warn = (...args: unknown[]) => (String(args[0]).includes('Unsupported runtime') ? undefined : warn(...args));
@@ -126,7 +174,11 @@ async function makeProvider(
     issueRefreshToken: () => true,
     scopes: ['openid'],
     findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      ...(options.resourceServer ? { resourceIndicators: resourceIndicators(options.resourceServer) } : {}),
+    },
+    ...(jwk ? { jwks: { keys: [jwk] } } : {}),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['factorly-test-cookie-key'] },
   });
@@ -173,6 +225,8 @@ async function consent(provider: ProviderLike, request: IncomingMessage, respons
     clientId: details.params.client_id,
   });
   grant.addOIDCScope((details.prompt.details.missingOIDCScope ?? ['openid']).join(' '));
+  for (const [indicator, scopes] of Object.entries(details.prompt.details.missingResourceScopes ?? {}))
+    grant.addResourceScope(indicator, scopes.join(' '));
   await provider.interactionFinished(
     request,
     response,

@@ -66,6 +66,14 @@ describe('the plugins a call needs', () => {
     expect(
       names(pluginsForCall(PLAN, SOURCES, tool({ shadow: { confirm: true } as ToolDefinition['shadow'] }), 0)),
     ).toEqual(['provider-cli', 'shadow', 'output', 'interface-ui']);
+    // Person channels (the ask-a-person contract) load for a confirmation as confirm channels do.
+    const people = {
+      ...PLAN,
+      plugins: PLAN.plugins.map((p) => ({ ...p, owns: p.owns.map((o) => (o === 'channels' ? 'personChannels' : o)) })),
+    };
+    expect(
+      names(pluginsForCall(people, SOURCES, tool({ shadow: { confirm: true } as ToolDefinition['shadow'] }), 0)),
+    ).toEqual(['provider-cli', 'shadow', 'output', 'interface-ui']);
   });
 
   it('everything when the plan cannot tell: a provider that also serves more, an unknown plugin, no such config entry, overlays', () => {
@@ -107,6 +115,25 @@ describe('the normalised config cache', () => {
     expect(cache.read(paths)).toBeUndefined();
     expect(new ConfigCache(join(root, 'cache'), [source('provider-cli'), source('other')]).read(paths)).toBeUndefined();
   });
+
+  it('follows the files entries name for a key (code_file) as it follows config files', () => {
+    const scripts = new KeyedRegistry<ToolProvider>('tool type');
+    const code = { type: 'code', keys: ['code', 'code_file'], fileKeys: { code_file: 'code' } };
+    scripts.add('code', code as unknown as ToolProvider, 'test');
+    const root = tempProject({
+      'factorly.yaml': 'tools:\n  s: {type: code, code_file: s.js}\n',
+      's.js': 'one',
+    });
+    const paths = findConfig({ cwd: root });
+    const cache = new ConfigCache(join(root, 'cache'), [source('provider-code')]);
+    cache.write(paths, loadConfig(paths, scripts));
+    expect(cache.read(paths)?.tools[0].spec.code).toBe('one');
+    writeFileSync(join(root, 's.js'), 'two');
+    expect(cache.read(paths)).toBeUndefined();
+    const reloaded = loadConfig(paths, scripts);
+    expect(reloaded.tools[0].spec.code).toBe('two');
+    expect(reloaded.included).toEqual([join(root, 's.js')]);
+  });
 });
 
 describe('the launch cache', () => {
@@ -128,12 +155,14 @@ describe('the launch cache', () => {
     delete process.env.FACTORLY_CACHE_DIR;
     const sources = [source('p', join(root, 'plug'))];
     writeLaunchCache(sources, launchCacheDir(), join(root, 'data'), join(root, 'pkg'));
-    expect(readLaunchCache()).toEqual(sources);
+    expect(readLaunchCache(join(root, 'pkg'))).toEqual(sources);
     writeFileSync(join(root, 'plug', 'package.json'), '{"name":"p","version":"2.0.0"}');
-    expect(readLaunchCache()).toBeUndefined();
+    expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
     writeLaunchCache(sources, launchCacheDir(), join(root, 'data'), join(root, 'pkg'));
-    expect(readLaunchCache()).toEqual(sources);
+    expect(readLaunchCache(join(root, 'pkg'))).toEqual(sources);
+    // Another installation of factorly under the same home (a checkout beside a global install).
+    expect(readLaunchCache(join(root, 'other-install'))).toBeUndefined();
     process.env.XDG_DATA_HOME = join(root, 'elsewhere');
-    expect(readLaunchCache()).toBeUndefined();
+    expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
   });
 });

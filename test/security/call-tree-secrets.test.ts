@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import type { Projection } from '../../src/events/projection.js';
-import type { ConfirmChannel, ShadowRule } from '../../src/contracts/extensions.js';
+import type { ShadowRule } from '../../src/contracts/extensions.js';
+import type { PersonChannel } from '../../src/contracts/person.js';
 import { Redactor } from '../../src/kernel/redact.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
 import { OrderedRegistry } from '../../src/kernel/registries.js';
@@ -156,7 +157,7 @@ describe('a call tree shares one secret scope', () => {
     };
     const rules = new OrderedRegistry<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
-    const gate = new ShadowGate(rules, new OrderedRegistry<ConfirmChannel>());
+    const gate = new ShadowGate(rules, new OrderedRegistry<PersonChannel>());
     const tool = toolDefinition();
     const redact = new Redactor(
       () => [new SecretScrubber()],

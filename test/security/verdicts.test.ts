@@ -5,7 +5,7 @@ import type { Kernel } from '../../src/kernel/kernel.js';
 import { MemoryEventLog } from '../../src/events/memory-log.js';
 import { ShadowGate } from '../../src/kernel/shadow-gate.js';
 import { OrderedRegistry } from '../../src/kernel/registries.js';
-import type { ConfirmChannel } from '../../src/contracts/extensions.js';
+import type { PersonChannel } from '../../src/contracts/person.js';
 import { plugin as shadow } from '@factorly/plugin-shadow';
 import { eventsOf, startTestKernel } from '../helpers/kernel.js';
 import { contribute, decisions } from '../helpers/shadow.js';
@@ -122,7 +122,7 @@ describe('every verdict is validated at the boundary', () => {
     };
     const rules = new OrderedRegistry<ShadowRule>();
     rules.add(rule as ShadowRule, 'third-party');
-    const gate = new ShadowGate(rules, new OrderedRegistry<ConfirmChannel>());
+    const gate = new ShadowGate(rules, new OrderedRegistry<PersonChannel>());
     const tool = toolDefinition();
     const append = log.append.bind(log);
     let moved = false;

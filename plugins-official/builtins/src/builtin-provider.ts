@@ -1,4 +1,5 @@
 import type {
+  AskPerson,
   PreparedDefinition,
   ProjectPaths,
   ToolCall,
@@ -8,7 +9,9 @@ import type {
   ToolSource,
 } from 'factorly';
 import { envPassthroughProblems } from '@factorly/process-kit';
+import { ASK_TOOL, askTool } from './ask-tool.js';
 import { builtinDefinitions } from './definitions.js';
+import { HELP_TOOL, helpTool, type HelpSources } from './help-tool.js';
 import { fetchTool } from './fetch-tool.js';
 import { readTool, writeTool } from './file-tools.js';
 import { shellTool } from './shell-tool.js';
@@ -25,7 +28,11 @@ export class BuiltinProvider implements ToolProvider, ToolSource {
   /** `factorly.shell: {type: builtin, …}` adjusts the built-in, as an entry without a type does. */
   readonly adjustsOnly = true;
 
-  constructor(private readonly paths: ProjectPaths) {}
+  constructor(
+    private readonly paths: ProjectPaths,
+    /** What factorly.ask and factorly.help reach: the kernel's AskPerson, the live catalogue and rules. */
+    private readonly services: { people: AskPerson; help: HelpSources },
+  ) {}
 
   /** Every built-in, minus `disable_builtins: true` (all) or `disabled_builtins: [names]`. */
   tools(context?: { settings: Record<string, unknown> }): ToolDefinition[] {
@@ -62,6 +69,10 @@ export class BuiltinProvider implements ToolProvider, ToolSource {
         return readTool(call, files, allowed('allow_paths'));
       case 'factorly.file.write':
         return writeTool(call, files, allowed('allow_paths'));
+      case HELP_TOOL:
+        return helpTool(call, this.services.help);
+      case ASK_TOOL:
+        return askTool(call, this.services.people);
       default:
         return { output: '', error: `builtin: unknown tool "${call.tool.name}"`, exitCode: 1 };
     }

@@ -1,4 +1,6 @@
 import type { ParameterSpec, ToolDefinition } from 'factorly';
+import { ASK_PARAMETERS, ASK_TOOL, ASK_TOOL_TIMEOUT_MS } from './ask-tool.js';
+import { HELP_TOOL, HELP_TOPICS } from './help-tool.js';
 
 const SOURCE = { file: 'built-in', line: 0 };
 const SHAPED = { maxOutput: 50_000, settings: { compress: 'all' } };
@@ -46,6 +48,22 @@ export function builtinDefinitions(): ToolDefinition[] {
         { name: 'content', type: 'text', required: true },
       ],
       { shadow: { confirm: true } },
+    ),
+    tool(
+      HELP_TOOL,
+      'How factorly works and how to work with it: what it is, how your calls are governed (confirmation, limits, denials), your tools by namespace.\n' +
+        'Call it first. With `topic` (tools, code, shadow, vault, blueprints) it explains one subject; with `tool` it documents one tool: its parameters and the rules in force for it. Read-only.',
+      [
+        { name: 'topic', type: 'enum', enum: [...HELP_TOPICS], required: false, description: 'one subject in depth' },
+        { name: 'tool', type: 'string', required: false, description: "a tool's name: its documentation" },
+      ],
+    ),
+    tool(
+      ASK_TOOL,
+      'Ask the person a question and wait for the answer (5 minutes by default).\n' +
+        'They answer in their MCP client, the factorly web UI or the terminal; the answer comes back as text, checked against `type` (and `choices`). Use it when you need a decision or a fact only they have; never for a secret.',
+      ASK_PARAMETERS,
+      { timeoutMs: ASK_TOOL_TIMEOUT_MS },
     ),
   ];
 }

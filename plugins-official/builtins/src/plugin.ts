@@ -1,3 +1,4 @@
+import { ShadowTokens } from '@factorly/plugin-shadow/api';
 import type { ConfigBlock, PluginDefinition } from 'factorly';
 import { BuiltinProvider } from './builtin-provider.js';
 
@@ -6,7 +7,8 @@ const names = (what: string): ConfigBlock => ({
 });
 
 /**
- * Registers the `builtin` tool type and the `factorly.*` tools as a tool source. Its config: the
+ * Registers the `builtin` tool type and the `factorly.*` tools as a tool source (`factorly.help` reads
+ * the live catalogue and the shadow policies; `factorly.ask` asks through the kernel's AskPerson). Its config: the
  * top-level `disable_builtins: true` / `disabled_builtins: [names]`, and per tool the guards'
  * exceptions `shadow.allow_urls` (factorly.fetch), `allow_patterns` (shell) and `allow_paths` (file).
  */
@@ -23,9 +25,13 @@ export const plugin: PluginDefinition = {
         providers: registrar.tokens.ToolProviders,
         sources: registrar.tokens.ToolSources,
         paths: registrar.tokens.ProjectPaths,
+        people: registrar.tokens.AskPerson,
+        gateway: registrar.tokens.CallGateway,
+        policies: registrar.optional(ShadowTokens.Policies),
       },
-      init({ providers, sources, paths }, context) {
-        const builtins = new BuiltinProvider(paths);
+      init({ providers, sources, paths, people, gateway, policies }, context) {
+        const help = { tools: (sessionId?: string) => gateway.tools(sessionId), policies };
+        const builtins = new BuiltinProvider(paths, { people, help });
         providers.add('builtin', builtins, context.pluginId);
         sources.add(builtins, context.pluginId);
       },

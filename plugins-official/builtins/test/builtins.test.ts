@@ -213,7 +213,7 @@ describe('factorly.file.read / write', () => {
     await expect(
       startTestKernel('tools:\n  factorly.nope: {type: builtin, timeout: 5s}\n', [builtinsPlugin]),
     ).rejects.toThrow(
-      'config: tool "factorly.nope" adjusts a built-in tool, but no built-in tool has that name (.factorly/factorly.yaml:2; built-in tools: factorly.fetch, factorly.shell, factorly.file.read, factorly.file.write)',
+      'config: tool "factorly.nope" adjusts a built-in tool, but no built-in tool has that name (.factorly/factorly.yaml:2; built-in tools: factorly.fetch, factorly.shell, factorly.file.read, factorly.file.write, factorly.help, factorly.ask)',
     );
   });
 });
@@ -224,7 +224,7 @@ describe('disabling built-ins', () => {
     expect(none.registry.all().map((t) => t.name)).toEqual([]);
     await none.stop();
     kernel = undefined;
-    const some = await start('disabled_builtins: [factorly.shell, factorly.file.write]\ntools: {}\n');
-    expect(some.registry.all().map((t) => t.name)).toEqual(['factorly.fetch', 'factorly.file.read']);
+    const some = await start('disabled_builtins: [factorly.shell, factorly.file.write, factorly.ask]\ntools: {}\n');
+    expect(some.registry.all().map((t) => t.name)).toEqual(['factorly.fetch', 'factorly.file.read', 'factorly.help']);
   });
 });

@@ -18,7 +18,7 @@ const DECLARES_RUN = /\basync\s+function\s+run\s*\(/;
  */
 export function codeModeTools(gateway: CallGateway, policies?: ShadowPolicies): CodeModeTools {
   return {
-    list: () => entries(gateway, policies),
+    list: (agentId) => entries(gateway, policies, agentId),
     call: (name, args, session, client, signal) => callCodeMode(name, args, session, client, signal),
   };
 }
@@ -55,11 +55,11 @@ function refused(text: string): McpCallResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-function entries(gateway: CallGateway, policies?: ShadowPolicies): McpToolEntry[] {
+function entries(gateway: CallGateway, policies?: ShadowPolicies, agentId?: string): McpToolEntry[] {
   return [
     {
       name: 'execute',
-      description: executeDescription(gateway, policies),
+      description: executeDescription(gateway, policies, agentId),
       inputSchema: {
         type: 'object',
         properties: {
@@ -101,8 +101,8 @@ function entries(gateway: CallGateway, policies?: ShadowPolicies): McpToolEntry[
 }
 
 /** How to write a program, then as much of the catalogue as fits a small budget (search finds the rest). */
-function executeDescription(gateway: CallGateway, policies?: ShadowPolicies): string {
-  const names = exposedTools(gateway.tools(), 'local', policies)
+function executeDescription(gateway: CallGateway, policies?: ShadowPolicies, agentId?: string): string {
+  const names = exposedTools(gateway.tools(), 'local', policies, agentId)
     .map((tool) => tool.name)
     .filter((name) => name !== CODE_TOOL);
   let catalog = '';

@@ -1,62 +1,102 @@
-import type { ConfirmAnswer, ConfirmChannel, ConfirmRequest } from 'factorly';
+import type {
+  ConfirmRequest,
+  JsonValue,
+  ParameterSpec,
+  PersonAnswer,
+  PersonChannel,
+  PersonRequest,
+  QuestionPrompt,
+} from 'factorly';
 import type { SessionRegistry } from './session-registry.js';
 
 const PREVIEW_CHARS = 500;
 /** The race in the kernel times the question out; the SDK's own 60 s request timeout must not cut it first. */
 const NO_SDK_TIMEOUT_MS = 24 * 3_600_000;
+const ACTIONS = new Set<unknown>(['accept', 'decline', 'cancel']);
 
 /**
- * Asks the person behind an MCP client, by elicitation on the call's own stream, to allow a call
- * that session made. Approved only when the client accepts and `approve` is true (the reference
- * takes any accept as a yes). A call from a client that cannot elicit is not taken, and the reason
- * says so.
+ * Asks the person behind an MCP client, by elicitation (form mode) on the call's own stream, about a
+ * call that session made: to allow it (approved only when the client accepts and `approve` is true;
+ * the reference takes any accept as a yes), or to answer its question (one field, typed as the
+ * question is). A call from a client that cannot elicit is not taken, and the reason says so.
  */
-export class ElicitationChannel implements ConfirmChannel {
+export class ElicitationChannel implements PersonChannel {
   readonly name = 'mcp-elicitation';
   readonly order = 20;
+  readonly kinds = ['confirm', 'question'] as const;
 
   constructor(private readonly sessions: SessionRegistry) {}
 
-  accepts(request: ConfirmRequest): boolean {
+  accepts(request: PersonRequest): boolean {
     return this.ours(request) && request.client?.capabilities.elicitation !== undefined;
   }
 
-  whyNot(request: ConfirmRequest): string | undefined {
+  whyNot(request: PersonRequest): string | undefined {
     if (!this.ours(request) || this.accepts(request)) return undefined;
     const client = this.sessions.get(request.sessionId)?.client;
     return `the MCP client ${client ? `"${client.name}"` : 'of this session'} does not support elicitation, so it cannot be asked`;
   }
 
-  async ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {
-    const params = {
-      mode: 'form',
-      message: messageFor(request),
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          approve: {
-            type: 'boolean',
-            title: 'Allow this call',
-            description: `Run ${request.tool} with the parameters shown`,
-            default: false,
-          },
-        },
-        required: ['approve'],
-      },
-    };
+  async ask(request: PersonRequest, signal: AbortSignal): Promise<PersonAnswer> {
+    const [field, params] = request.kind === 'confirm' ? confirmForm(request) : questionForm(request);
     const result = await request.client!.request('elicitation/create', params, signal, NO_SDK_TIMEOUT_MS);
-    const content = result.content as { approve?: unknown } | undefined;
-    const approved = result.action === 'accept' && content?.approve === true;
+    const content = result.content as Record<string, unknown> | undefined;
+    const action = ACTIONS.has(result.action) ? (result.action as PersonAnswer['action']) : 'cancel';
     const client = this.sessions.get(request.sessionId)?.client?.name ?? 'mcp client';
-    const detail = result.action === 'accept' ? `, approve=${String(content?.approve)}` : '';
-    return { approved, by: `${client} (elicitation: ${String(result.action)}${detail})` };
+    const detail = action === 'accept' && request.kind === 'confirm' ? `, approve=${String(content?.approve)}` : '';
+    const by = `${client} (elicitation: ${String(result.action)}${detail})`;
+    if (request.kind === 'confirm')
+      return { action: action === 'accept' && content?.approve === true ? 'accept' : 'decline', by };
+    return action === 'accept' ? { action, value: (content?.[field] ?? null) as JsonValue, by } : { action, by };
   }
 
-  private ours(request: ConfirmRequest): boolean {
+  private ours(request: PersonRequest): boolean {
     return (
       request.iface === 'mcp' && this.sessions.get(request.sessionId) !== undefined && request.client !== undefined
     );
   }
+}
+
+type Form = [field: string, params: Record<string, unknown>];
+
+function confirmForm(request: ConfirmRequest): Form {
+  const approve = {
+    type: 'boolean',
+    title: 'Allow this call',
+    description: `Run ${request.tool} with the parameters shown`,
+    default: false,
+  };
+  const requestedSchema = { type: 'object', properties: { approve }, required: ['approve'] };
+  return ['approve', { mode: 'form', message: messageFor(request), requestedSchema }];
+}
+
+function questionForm({ question }: QuestionPrompt): Form {
+  const required = question.required && question.default === undefined ? [question.name] : [];
+  const requestedSchema = { type: 'object', properties: { [question.name]: schemaOf(question) }, required };
+  return [question.name, { mode: 'form', message: question.description ?? question.name, requestedSchema }];
+}
+
+/** The question as one field of an elicitation form (MCP's primitive schemas: string, number, integer, boolean, enum). */
+export function schemaOf(question: ParameterSpec): Record<string, unknown> {
+  const { name, description, min, max, minLength, maxLength } = question;
+  const shown = { title: name, ...(description ? { description } : {}) };
+  // MCP's primitive schemas take a primitive default only (a JSON question's object default stays the question's).
+  const fallback = ['string', 'number', 'boolean'].includes(typeof question.default)
+    ? { default: question.default }
+    : {};
+  if (question.type === 'boolean') return { type: 'boolean', ...shown, ...fallback };
+  if (question.type === 'integer' || question.type === 'number')
+    return { type: question.type, ...shown, ...defined({ minimum: min, maximum: max }), ...fallback };
+  const choices = question.enum ? { enum: question.enum } : {};
+  const hint = question.type === 'json' ? { description: `${description ?? name} (JSON)` } : {};
+  return { type: 'string', ...shown, ...hint, ...choices, ...defined({ minLength, maxLength }), ...fallback };
+}
+
+function defined(values: Record<string, number | undefined>): Record<string, number> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Record<
+    string,
+    number
+  >;
 }
 
 /** Names the tool and why it needs a person, and shows the params (cut to a preview). */

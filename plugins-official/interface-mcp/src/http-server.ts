@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { FactorlyError, type ErrorCode } from '@factorly/error-kit';
+import { FactorlyError } from '@factorly/error-kit';
 import { bindProblem } from '@factorly/net-guard';
 import { checkText, errorReply, type ErrorReply } from './framing.js';
-import { HttpGuard, type GuardOptions, type Refusal } from './http-guard.js';
+import type { Authenticator } from './http-auth.js';
+import type { Principal } from './principal.js';
+import { HttpGuard, type GuardOptions } from './http-guard.js';
+import { jsonRpcError, jsonRpcReply, MCP_PATH, plain, refuseToken, serveMetadata } from './http-replies.js';
 import { loadSdk } from './sdk.js';
 import { McpSession, type SessionContext } from './session.js';
 
 export interface HttpOptions extends GuardOptions {
+  /** Who a request's bearer token says made it: the authenticator in force (a config reload may replace it). */
+  auth(): Authenticator;
   /** Told the address once listening (the port is real even when 0 was asked for). */
   listening(url: string): void;
   /** A session with no request and no open stream for this long is closed (0: never). */
@@ -18,8 +23,12 @@ export interface HttpOptions extends GuardOptions {
   warn(message: string): void;
 }
 
+const NO_SESSION = 'Bad Request: no mcp-session-id header and not an initialize request';
+
 interface Live {
   session: McpSession;
+  /** Who opened the session: every later request of it must come from the same agent. */
+  principal?: Principal;
   transport: StreamableHTTPServerTransport;
   /** Requests (and SSE streams) of this session whose response is still open. */
   open: number;
@@ -28,11 +37,17 @@ interface Live {
 
 /**
  * Streamable HTTP at `/mcp`, one SDK transport and session per client session (`mcp-session-id`).
- * Every request passes the guard (Host, Origin, bearer token) first. On `signal`: new requests
- * get 503, calls in flight finish and are answered, then sessions and connections close.
+ * Every request passes the guard (Host, Origin) and then the authenticator (its bearer token) first;
+ * a session belongs to the agent that opened it. With `serve.oauth`, the RFC 9728 metadata is served
+ * at its well-known places. On `signal`: new requests get 503, calls in flight finish and are
+ * answered, then sessions and connections close.
  */
 export async function serveHttp(context: SessionContext, options: HttpOptions, signal: AbortSignal): Promise<void> {
-  const exposed = bindProblem(options.host, Boolean(options.token), 'pass --http-token (or set FACTORLY_HTTP_TOKEN)');
+  const exposed = bindProblem(
+    options.host,
+    options.auth().required,
+    'pass --http-token (or set FACTORLY_HTTP_TOKEN), or configure serve.tokens or serve.oauth',
+  );
   if (exposed) throw new FactorlyError('USAGE', exposed);
   const sdk = await loadSdk();
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
@@ -40,15 +55,15 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   let draining = false;
   let guard: HttpGuard | undefined;
 
-  const open = async (): Promise<Live> => {
+  const open = async (principal: Principal | undefined): Promise<Live> => {
     const id = randomUUID();
-    const session = new McpSession(id, context, sdk);
+    const session = new McpSession(id, context, sdk, principal);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => void live.set(id, entry),
       onsessionclosed: () => void forget(entry),
     });
-    const entry: Live = { session, transport, open: 0, lastSeen: Date.now() };
+    const entry: Live = { session, transport, principal, open: 0, lastSeen: Date.now() };
     transport.onclose = () => void forget(entry);
     await session.server.connect(transport);
     return entry;
@@ -60,29 +75,20 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (draining) return plain(response, 503, 'factorly is shutting down');
-    const refusal = guard!.check(request);
-    if (refusal) return refuse(response, refusal);
-    if (new URL(request.url ?? '/', 'http://x').pathname !== '/mcp')
+    const who = await admit(request, response, guard!, options.auth());
+    if (!who) return;
+    if (new URL(request.url ?? '/', 'http://x').pathname !== MCP_PATH)
       return plain(response, 404, 'not found: MCP is served at /mcp');
     const body = request.method === 'POST' ? await readMessage(request, options) : undefined;
     if (body && 'reply' in body) return jsonRpcReply(response, body.status, body.reply);
     const sessionId = header(request, 'mcp-session-id');
     const known = sessionId === undefined ? undefined : live.get(sessionId);
     if (sessionId !== undefined && !known) return jsonRpcError(response, 404, 'SESSION_NOT_FOUND', 'Session not found');
-    const entry = known ?? (isInitialize(body?.value) ? await open() : undefined);
-    if (!entry)
-      return jsonRpcError(
-        response,
-        400,
-        'REQUEST_INVALID',
-        'Bad Request: no mcp-session-id header and not an initialize request',
-      );
-    entry.open += 1;
-    entry.lastSeen = Date.now();
-    response.once('close', () => {
-      entry.open -= 1;
-      entry.lastSeen = Date.now();
-    });
+    if (known && keyOf(known.principal) !== keyOf(who.principal))
+      return plain(response, 403, 'this session belongs to another agent');
+    const entry = known ?? (isInitialize(body?.value) ? await open(who.principal) : undefined);
+    if (!entry) return jsonRpcError(response, 400, 'REQUEST_INVALID', NO_SESSION);
+    busyUntilClosed(entry, response);
     await entry.transport.handleRequest(request, response, body?.value);
   };
 
@@ -110,6 +116,34 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   await context.sessions.drain();
   await Promise.allSettled([...live.values()].map((entry) => entry.transport.close()));
   server.closeAllConnections();
+}
+
+/**
+ * The front door: Host and Origin, then the well-known metadata (which needs no token), then the
+ * bearer token. Who made the request, or undefined once it has been answered.
+ */
+async function admit(
+  request: IncomingMessage,
+  response: ServerResponse,
+  guard: HttpGuard,
+  auth: Authenticator,
+): Promise<{ principal?: Principal } | undefined> {
+  const refusal = guard.check(request);
+  if (refusal) return void plain(response, refusal.status, refusal.message);
+  if (serveMetadata(request, response, auth.oauth)) return undefined;
+  const who = await auth.authenticate(request.headers.authorization);
+  if ('refusal' in who) return void refuseToken(request, response, who.refusal, auth.oauth);
+  return who;
+}
+
+/** A session is in use while any of its responses (or SSE streams) is open. */
+function busyUntilClosed(entry: Live, response: ServerResponse): void {
+  entry.open += 1;
+  entry.lastSeen = Date.now();
+  response.once('close', () => {
+    entry.open -= 1;
+    entry.lastSeen = Date.now();
+  });
 }
 
 /**
@@ -194,19 +228,7 @@ function header(request: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The guard's refusal as the answer: a 401 also says how to authenticate. */
-function refuse(response: ServerResponse, refusal: Refusal): void {
-  plain(response, refusal.status, refusal.message, refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
-}
-
-function plain(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(`${message}\n`);
-}
-
-function jsonRpcError(response: ServerResponse, status: number, code: ErrorCode, message: string): void {
-  jsonRpcReply(response, status, errorReply(null, code, message));
-}
-
-function jsonRpcReply(response: ServerResponse, status: number, reply: ErrorReply): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+/** A principal as a session remembers it: the kind of token and the agent it names. */
+function keyOf(principal: Principal | undefined): string {
+  return principal ? `${principal.kind}:${principal.agentId ?? ''}` : '';
 }

@@ -1,8 +1,12 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Principal } from './principal.js';
 
 /** What the registry needs of a session (an McpSession is one), so that it need not import the session. */
 export interface LiveSession {
   readonly id: string;
+  /** The agent its calls are recorded under (see McpSession.agentId). */
+  readonly agentId: string;
+  readonly principal?: Principal;
   readonly client: { name: string; version?: string } | undefined;
   readonly transport: string;
   readonly server: Pick<Server, 'sendToolListChanged'>;
@@ -16,7 +20,8 @@ export interface SessionLog {
 /**
  * The live sessions of one `serve`: who to ask for a confirmation, who to tell that the tool list
  * changed, and the calls still running, so a shutdown can wait for them. Opening and closing a
- * session are events (`session.opened` records the client's name and version).
+ * session are events (`session.opened` records the agent id, the principal its token named and the
+ * client's name and version, a label).
  */
 export class SessionRegistry {
   private readonly live = new Map<string, LiveSession>();
@@ -38,13 +43,14 @@ export class SessionRegistry {
 
   async opened(session: LiveSession): Promise<void> {
     this.live.set(session.id, session);
-    const client = session.client;
+    const { client, principal } = session;
     await this.record('session.opened', {
       sessionId: session.id,
       iface: 'mcp',
-      agentId: session.id,
+      agentId: session.agentId,
       transport: session.transport,
       ...(client ? { client } : {}),
+      ...(principal ? { principal: { ...principal } } : {}),
     });
   }
 

@@ -6,6 +6,7 @@ import type { McpPassthrough } from './api.js';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { readCallParams, type CallParams } from './call-params.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
+import type { Principal } from './principal.js';
 import { requestLink, sessionLink, taskLink, type Extra } from './links.js';
 import { attachPassthrough } from './passthrough.js';
 import type { Introduction, Sdk } from './sdk.js';
@@ -34,7 +35,8 @@ export interface SessionContext {
 
 /** The tools code mode shows instead of the catalogue, and how it answers a call to one. */
 export interface CodeModeTools {
-  list(): McpToolEntry[];
+  /** The tools shown, the catalogue in `execute`'s description as `agentId` may call it. */
+  list(agentId?: string): McpToolEntry[];
   call(
     name: string,
     args: Params,
@@ -45,9 +47,9 @@ export interface CodeModeTools {
 }
 
 /**
- * One MCP connection: an SDK `Server` whose `tools/list` shows the catalogue as this session sees
- * it (an upstream lists more tools to a client that can sample) and whose `tools/call` goes through
- * the call gateway as this session's agent (the session id is the `agentId`), carrying a
+ * One MCP connection: an SDK `Server` whose `tools/list` shows the catalogue as this session's agent
+ * sees it (an upstream lists more tools to a client that can sample; the agent's rules leave out
+ * what it may not call) and whose `tools/call` goes through the call gateway as that agent, carrying a
  * `ClientLink` so upstream progress, logs and requests reach this client on the call's own stream.
  * A task-augmented call is answered with a task and runs on (see TaskCalls).
  */
@@ -65,6 +67,8 @@ export class McpSession {
     readonly id: string,
     private readonly context: SessionContext,
     sdk: Sdk,
+    /** Who the session's bearer token says it is (HTTP); none over stdio or without a token. */
+    readonly principal?: Principal,
   ) {
     const takesTasks = context.introduction.capabilities.tasks !== undefined;
     this.server = sdk.newServer(context.introduction, takesTasks ? this.tasks.watch(sdk.newTaskStore()) : undefined);
@@ -78,7 +82,7 @@ export class McpSession {
       this.onRequest(request as { method: string; params?: unknown }, extra as unknown as Extra);
     attachPassthrough(server, context.passthrough, id);
     server.oninitialized = () => {
-      const link = sessionLink(server, id, id);
+      const link = sessionLink(server, id, this.agentId);
       this.passedThrough = context.passthrough !== undefined;
       this.opened = context.passthrough?.openSession(link) ?? Promise.resolve();
       void this.context.sessions.opened(this);
@@ -109,7 +113,15 @@ export class McpSession {
     }
   }
 
-  /** The client's name and version as it introduced itself. */
+  /**
+   * The agent its calls are recorded under: the principal its token names (a named token's name, an
+   * OAuth token's subject), else the session itself. The client's own name is a label, never this.
+   */
+  get agentId(): string {
+    return this.principal?.agentId ?? this.id;
+  }
+
+  /** The client's name and version as it introduced itself: a label shown beside the agent, never an identity. */
   get client(): { name: string; version?: string } | undefined {
     const info = this.server.getClientVersion();
     return info ? { name: info.name, version: info.version } : undefined;
@@ -130,17 +142,17 @@ export class McpSession {
       params,
       iface: 'mcp',
       sessionId: this.id,
-      agentId: this.id,
+      agentId: this.agentId,
       client,
       signal,
     });
   }
 
   private async tools(): Promise<McpToolEntry[]> {
-    if (this.context.codeMode) return this.context.codeMode.list();
+    if (this.context.codeMode) return this.context.codeMode.list(this.agentId);
     await this.opened;
     const { policies } = this.context;
-    return exposedTools(this.context.gateway.tools(this.id), this.context.mode, policies).map((tool) =>
+    return exposedTools(this.context.gateway.tools(this.id), this.context.mode, policies, this.agentId).map((tool) =>
       toolEntry(tool, policies),
     );
   }
@@ -181,6 +193,7 @@ export class McpSession {
         isError: true,
       };
     }
-    return toMcpResult(await this.callGateway(name, args, client, signal));
+    const offering: ClientLink = { ...client, offers: (candidate) => availableOver(candidate, this.context.mode) };
+    return toMcpResult(await this.callGateway(name, args, offering, signal));
   }
 }

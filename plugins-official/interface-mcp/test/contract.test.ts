@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { confirmChannelContract, eventually, interfaceContract } from 'factorly/testing';
+import { eventually, interfaceContract, personChannelContract } from 'factorly/testing';
 import type { ClientLink } from 'factorly';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ElicitationChannel } from '../src/elicit-channel.js';
@@ -60,8 +60,10 @@ const client: ClientLink = {
       );
     }),
 };
-confirmChannelContract(test, {
+personChannelContract(test, {
   name: 'mcp-elicitation',
+  kinds: ['confirm', 'question'],
+  questionActions: ['accept', 'decline', 'cancel'],
   create: () =>
     new ElicitationChannel(
       new SessionRegistry(
@@ -71,11 +73,13 @@ confirmChannelContract(test, {
         () => undefined,
       ),
     ),
-  request: { iface: 'mcp', sessionId: 'S', client },
-  answer: (_request, approved) =>
+  confirm: { iface: 'mcp', sessionId: 'S', client },
+  question: { iface: 'mcp', sessionId: 'S', client },
+  answer: (request, { action, value }) =>
     eventually(() => {
       const reply = asked.shift();
       if (!reply) throw new Error('not asked yet');
-      reply({ action: 'accept', content: { approve: approved } });
+      if (request.kind === 'confirm') reply({ action: 'accept', content: { approve: action === 'accept' } });
+      else reply({ action, ...(action === 'accept' ? { content: { [request.question.name]: value } } : {}) });
     }),
 });

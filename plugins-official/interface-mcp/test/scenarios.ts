@@ -47,6 +47,55 @@ export async function confirmsByElicitation(root: string, connect: Connect): Pro
   );
 }
 
+/**
+ * factorly.ask by elicitation: the question reaches the agent's client as a one-field form typed as
+ * asked, the answer comes back checked (one that does not fit is refused), a dismissal is told as
+ * such, and every question and answer is recorded.
+ */
+export async function asksByElicitation(root: string, connect: Connect): Promise<void> {
+  const client = await connect({ elicitation: {} });
+  const answers = [
+    { action: 'accept', content: { region: 'us' } },
+    { action: 'cancel' },
+    { action: 'accept', content: { region: 'mars' } },
+  ];
+  const forms: unknown[] = [];
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    forms.push(request.params);
+    return answers.shift() as never;
+  });
+  const ask = { name: 'region', description: 'Where should it run?', choices: 'eu,us', default: 'eu' };
+  expect(await client.callTool({ name: 'factorly.ask', arguments: ask })).toEqual({
+    content: [{ type: 'text', text: 'us' }],
+  });
+  expect(forms[0]).toMatchObject({
+    mode: 'form',
+    message: 'Where should it run?',
+    requestedSchema: {
+      type: 'object',
+      properties: { region: { type: 'string', title: 'region', enum: ['eu', 'us'], default: 'eu' } },
+      required: [],
+    },
+  });
+  expect(text(await client.callTool({ name: 'factorly.ask', arguments: ask }))).toBe(
+    'factorly.ask: user cancelled the prompt',
+  );
+  expect(text(await client.callTool({ name: 'factorly.ask', arguments: ask }))).toBe(
+    'factorly.ask: "region" could not be asked: failed: the answer was refused: must be one of: eu, us',
+  );
+  const events = await projectEvents(root);
+  expect(events.filter((e) => e.type === 'ask.requested').map((e) => e.data)).toEqual(
+    Array(3).fill(
+      expect.objectContaining({ channels: ['mcp-elicitation'], question: expect.objectContaining({ name: 'region' }) }),
+    ),
+  );
+  expect(events.filter((e) => e.type === 'ask.resolved').map((e) => e.data)).toEqual([
+    expect.objectContaining({ action: 'accept', answer: 'us', by: expect.stringMatching(/\(elicitation: accept\)$/) }),
+    expect.objectContaining({ action: 'cancel' }),
+    expect.objectContaining({ action: 'failed' }),
+  ]);
+}
+
 /** A client without elicitation gets a denial that says why. */
 export async function deniesWithoutElicitation(connect: Connect, clientName: string): Promise<void> {
   const client = await connect({});
@@ -54,6 +103,11 @@ export async function deniesWithoutElicitation(connect: Connect, clientName: str
   expect(result).toMatchObject({ isError: true });
   expect(text(result)).toBe(
     `tool "guarded" requires confirmation but no confirm channel is available: the MCP client "${clientName}" does not support elicitation, so it cannot be asked`,
+  );
+  const asked = await client.callTool({ name: 'factorly.ask', arguments: { name: 'region' } });
+  expect(asked).toMatchObject({ isError: true });
+  expect(text(asked)).toBe(
+    `factorly.ask: nobody can be asked "region" (the MCP client "${clientName}" does not support elicitation, so it cannot be asked): run \`factorly ui\` for this project and answer on its Approvals page, or call from an MCP client that supports elicitation, or from \`factorly call\` in a terminal`,
   );
 }
 

@@ -3,7 +3,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { announcesConfigChanges, confirmsByElicitation, deniesWithoutElicitation } from './scenarios.js';
+import {
+  announcesConfigChanges,
+  asksByElicitation,
+  confirmsByElicitation,
+  deniesWithoutElicitation,
+  text,
+} from './scenarios.js';
 import { tempProject } from '../../../test/helpers/project.js';
 import { SERVE_CONFIG } from './fixture-config.js';
 import { eventually, httpClient, projectEvents, startHttpServe, type HttpServe } from './serve-process.js';
@@ -43,14 +49,22 @@ const post = (url: string, headers: Record<string, string>): Promise<Response> =
   });
 
 describe('factorly serve --port (Streamable HTTP)', () => {
-  it('binds loopback by default and serves the catalogue with factorly.fetch as the only built-in', async () => {
+  it('binds loopback by default and serves the catalogue with the built-ins that act on nothing local', async () => {
     const { serve: s } = await serve();
     expect(new URL(s.url).hostname).toBe('127.0.0.1');
     const client = await httpClient(s.url, TOKEN);
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(expect.arrayContaining(['repeat', 'stats', 'factorly.fetch']));
-      expect(names.filter((name) => name.startsWith('factorly.'))).toEqual(['factorly.fetch']);
+      expect(names.filter((name) => name.startsWith('factorly.'))).toEqual([
+        'factorly.fetch',
+        'factorly.help',
+        'factorly.ask',
+      ]);
+      // factorly.help tells an HTTP client of the tools it is served, and of no other.
+      const help = text(await client.callTool({ name: 'factorly.help', arguments: {} }));
+      expect(help).toContain('- `factorly` (3): factorly.fetch, factorly.help, factorly.ask');
+      expect(help).toContain('**Confirmation**: guarded ask a person before each call');
       expect(await client.callTool({ name: 'repeat', arguments: { word: 'ok', times: 2 } })).toEqual({
         content: [{ type: 'text', text: 'okok' }],
       });
@@ -85,7 +99,7 @@ describe('factorly serve --port (Streamable HTTP)', () => {
   it('warns loudly when serving without a token', async () => {
     const { serve: s } = await serve([]);
     expect(s.stderr()).toContain(
-      'WARNING: HTTP server has no authentication. Use --http-token or FACTORLY_HTTP_TOKEN for production.',
+      'WARNING: HTTP server has no authentication. Use --http-token (or FACTORLY_HTTP_TOKEN), serve.tokens or serve.oauth for production.',
     );
     expect((await post(s.url, {})).status).toBe(200);
   });
@@ -156,7 +170,12 @@ describe('factorly serve --port (Streamable HTTP)', () => {
     await confirmsByElicitation(root, (capabilities) => connectHttp(s, capabilities));
   });
 
-  it('denies a confirmable call from a client without elicitation, saying why', async () => {
+  it('puts factorly.ask questions to the agent by elicitation: answered, dismissed, refused when it does not fit', async () => {
+    const { serve: s, root } = await serve();
+    await asksByElicitation(root, (capabilities) => connectHttp(s, capabilities));
+  });
+
+  it('denies a confirmable call and refuses a question from a client without elicitation, saying why', async () => {
     const { serve: s } = await serve();
     await deniesWithoutElicitation((capabilities) => connectHttp(s, capabilities), 'http-test');
   });

@@ -35,6 +35,8 @@ describe('factorly serve (stdio)', () => {
         'guarded',
         'factorly.fetch',
         'factorly.shell',
+        'factorly.help',
+        'factorly.ask',
         'factorly.code',
       ]),
     );

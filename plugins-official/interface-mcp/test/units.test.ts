@@ -6,48 +6,27 @@ import { asScript } from '../src/code-mode.js';
 import { messageFor } from '../src/elicit-channel.js';
 import { exposedTools } from '../src/exposure.js';
 import { shadowPolicies } from './policies.js';
+import { Authenticator } from '../src/http-auth.js';
 import { HttpGuard } from '../src/http-guard.js';
 
 const request = (headers: Record<string, string>): IncomingMessage => ({ headers }) as unknown as IncomingMessage;
 
 describe('HttpGuard', () => {
-  const guard = new HttpGuard({
-    host: '127.0.0.1',
-    port: 4100,
-    token: 's3cret',
-    allowedOrigins: ['https://app.example'],
-  });
-  const ok = { host: '127.0.0.1:4100', authorization: 'Bearer s3cret' };
+  const guard = new HttpGuard({ host: '127.0.0.1', port: 4100, allowedOrigins: ['https://app.example'] });
+  const ok = { host: '127.0.0.1:4100' };
 
-  it('lets through the right token from a loopback Host with no Origin, its own origin or an allowed one', () => {
+  it('lets through a loopback Host with no Origin, its own origin or an allowed one', () => {
     expect(guard.check(request(ok))).toBeUndefined();
-    expect(guard.check(request({ ...ok, host: 'localhost:4100', origin: 'http://localhost:4100' }))).toBeUndefined();
+    expect(guard.check(request({ host: 'localhost:4100', origin: 'http://localhost:4100' }))).toBeUndefined();
     expect(guard.check(request({ ...ok, origin: 'https://APP.example' }))).toBeUndefined();
   });
 
-  it('refuses a missing, wrong, differently cased or unprefixed token with 401', () => {
-    for (const authorization of [
-      undefined,
-      'Bearer s3cre',
-      'Bearer S3CRET',
-      's3cret',
-      'Basic s3cret',
-      'Bearer s3cret ',
-    ]) {
-      const headers: Record<string, string> = {
-        host: ok.host,
-        ...(authorization === undefined ? {} : { authorization }),
-      };
-      expect(guard.check(request(headers))).toEqual({ status: 401, message: 'missing or wrong bearer token' });
-    }
-  });
-
-  it('refuses another Host (DNS rebinding) or port, and a foreign Origin, with 403 before looking at the token', () => {
-    expect(guard.check(request({ ...ok, host: 'attacker.example:4100' }))).toEqual({
+  it('refuses another Host (DNS rebinding) or port, and a foreign Origin, with 403', () => {
+    expect(guard.check(request({ host: 'attacker.example:4100' }))).toEqual({
       status: 403,
       message: 'Host "attacker.example:4100" is not allowed',
     });
-    expect(guard.check(request({ ...ok, host: '127.0.0.1:80' }))?.status).toBe(403);
+    expect(guard.check(request({ host: '127.0.0.1:80' }))?.status).toBe(403);
     expect(guard.check(request({ host: ok.host, origin: 'http://127.0.0.1.attacker.example' }))).toEqual({
       status: 403,
       message: 'Origin "http://127.0.0.1.attacker.example" is not allowed',
@@ -63,6 +42,48 @@ describe('HttpGuard', () => {
       message: 'Host "192.0.2.77:4100" is not allowed',
     });
     expect(open.check(request({ host: `${hostname()}:4100`, origin: 'https://evil.example' }))?.status).toBe(403);
+  });
+});
+
+describe('Authenticator', () => {
+  const named = [
+    { name: 'cursor', value: 'c-0d9f7e1a' },
+    { name: 'claude-code', value: 'k-55b2c9e3' },
+  ];
+  const both = new Authenticator(named, 's3cret');
+
+  it('names the agent of a named token, and no agent for --http-token (the session is the agent)', async () => {
+    expect(await both.authenticate('Bearer c-0d9f7e1a')).toEqual({ principal: { kind: 'token', agentId: 'cursor' } });
+    expect(await both.authenticate('Bearer k-55b2c9e3')).toEqual({
+      principal: { kind: 'token', agentId: 'claude-code' },
+    });
+    expect(await both.authenticate('Bearer s3cret')).toEqual({ principal: { kind: 'http-token' } });
+    // A named token wins over --http-token when both are the same value.
+    expect(await new Authenticator([{ name: 'ci', value: 's3cret' }], 's3cret').authenticate('Bearer s3cret')).toEqual({
+      principal: { kind: 'token', agentId: 'ci' },
+    });
+  });
+
+  it('refuses a missing, wrong, differently cased or unprefixed token with 401', async () => {
+    for (const authorization of [
+      undefined,
+      'Bearer s3cre',
+      'Bearer S3CRET',
+      's3cret',
+      'Basic s3cret',
+      'Bearer s3cret ',
+      'Bearer ',
+    ]) {
+      expect(await both.authenticate(authorization)).toEqual({
+        refusal: { status: 401, message: 'missing or wrong bearer token' },
+      });
+    }
+  });
+
+  it('lets every request through when no token is configured', async () => {
+    const none = new Authenticator([], undefined);
+    expect(none.required).toBe(false);
+    expect(await none.authenticate(undefined)).toEqual({});
   });
 });
 
@@ -87,6 +108,8 @@ describe('exposedTools', () => {
     tool('gh.list', { expandedFrom: 'gh', shadow: { deny: ['delete_repo'] } }),
     tool('factorly.fetch'),
     tool('factorly.shell'),
+    tool('factorly.help'),
+    tool('factorly.ask'),
     tool('factorly.code', { spec: { localOnly: true } }),
     tool('scripts.local', { spec: { localOnly: true } }),
   ];
@@ -97,16 +120,20 @@ describe('exposedTools', () => {
       'gh.list',
       'factorly.fetch',
       'factorly.shell',
+      'factorly.help',
+      'factorly.ask',
       'factorly.code',
       'scripts.local',
     ]);
   });
 
-  it('shows remote clients factorly.fetch as the only built-in and no local-only tool', async () => {
+  it('shows remote clients only the built-ins that act on nothing of this machine, and no local-only tool', async () => {
     expect(exposedTools(tools, 'remote', await shadowPolicies()).map((t) => t.name)).toEqual([
       'a',
       'gh.list',
       'factorly.fetch',
+      'factorly.help',
+      'factorly.ask',
     ]);
   });
 });

@@ -1,9 +1,18 @@
 import type { ToolPins } from '@factorly/plugin-pins/api';
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
-import type { CallGateway, EventLog, KeyedRegistry, ProjectPaths, SecretBackend, HostServices } from 'factorly';
+import type {
+  CallGateway,
+  EventLog,
+  KeyedRegistry,
+  OAuthClient,
+  ProjectPaths,
+  SecretBackend,
+  HostServices,
+} from 'factorly';
 import type { Approvals } from './approvals.js';
 import type { EvidenceWatch } from './evidence-watch.js';
 import type { LiveFeed } from './live-feed.js';
+import type { PendingLogins } from './logins.js';
 import type { PageContext } from './layout.js';
 
 /** What the routes share: the kernel's services and the UI's own state. */
@@ -16,6 +25,9 @@ export interface AppDeps {
   backends: KeyedRegistry<SecretBackend>;
   /** The shadow rules' policies, when the shadow plugin is installed (a tool page says when calls wait for approval). */
   policies?: ShadowPolicies;
+  /** The oauth plugin's client (the Auth page), when it is installed, and the logins that page started. */
+  oauth?: OAuthClient;
+  logins?: PendingLogins;
   /** The tools' pins, when the pins plugin is installed (the Pins page: held tools, their diffs, the decisions). */
   pins?: ToolPins;
   approvals: Approvals;

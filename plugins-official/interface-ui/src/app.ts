@@ -5,6 +5,7 @@ import type { AppDeps } from './app-deps.js';
 import { csrfCheck, hostCheck, securityHeaders, sessionCheck, type Session } from './security.js';
 import { registerApprovals } from './routes/approvals.js';
 import { registerAudit } from './routes/audit.js';
+import { registerAuth } from './routes/auth.js';
 import { registerCalls } from './routes/calls.js';
 import { registerDashboard } from './routes/dashboard.js';
 import { registerHistory } from './routes/history.js';
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   registerTools(app, deps);
   registerPins(app, deps);
   registerVault(app, deps);
+  registerAuth(app, deps);
   registerApprovals(app, deps);
   registerAudit(app, deps);
   registerLive(app, deps);

@@ -1,26 +1,52 @@
-import type { EventLog, JsonValue, Params, Recorded } from 'factorly';
+import type { AskQuestion, EventLog, JsonValue, Params, Recorded } from 'factorly';
 
-/** A confirmation a UI channel was asked for and nobody has answered yet. */
-export interface PendingApproval {
+/** What every request waiting on the page shows: the call that asks, who made it, when. */
+interface Waiting {
   callId: string;
   tool: string;
-  params: Params;
   iface: string;
   agentId?: string;
-  reason: string;
   requestedAt: string;
 }
+
+/** A call a UI channel was asked to confirm and nobody has answered yet. */
+export interface PendingConfirm extends Waiting {
+  kind: 'confirm';
+  params: Params;
+  reason: string;
+}
+
+/** A question (`factorly.ask`) the UI channel was asked and nobody has answered yet. */
+export interface PendingQuestion extends Waiting {
+  kind: 'question';
+  question: AskQuestion;
+  /** The key the answer is sealed to: only the asking process opens it. */
+  replyKey: string;
+  /** When the question stops waiting. */
+  expiresAt: string;
+}
+
+export type PendingApproval = PendingConfirm | PendingQuestion;
+
+/** Checks a typed answer against its question and seals it to the question's key (`HostServices.sealAnswer`). */
+export type AnswerSealer = (
+  question: AskQuestion,
+  replyKey: string,
+  given: string,
+) => { ok: true; sealed: string } | { ok: false; message: string };
 
 /** Requests older than this are not shown after a restart (their caller has long given up). */
 const RECOVER_WINDOW_MS = 15 * 60_000;
 
 export const UI_CHANNEL = 'ui';
 
+const ENDS = new Set(['confirm.answered', 'confirm.resolved', 'ask.answered', 'ask.resolved']);
+
 /**
- * The confirmations waiting for the UI, kept from the log: a `confirm.requested` for the `ui`
- * channel adds one (from this process or any other writing the same log), a `confirm.answered` or
- * `confirm.resolved` removes it. Answering appends `confirm.answered`, which the asking process's
- * channel is waiting for.
+ * What waits for the UI, kept from the log: a `confirm.requested` for the `ui` channel, or an
+ * `ask.requested` naming it, adds one (from this process or any other writing the same log); its
+ * answer (`confirm.answered`, `ask.answered`) or outcome (`confirm.resolved`, `ask.resolved`) removes
+ * it. Answering appends the answer, which the asking process's channel is waiting for.
  */
 export class Approvals {
   private readonly pending = new Map<string, PendingApproval>();
@@ -47,51 +73,90 @@ export class Approvals {
     const asked: Recorded[] = [];
     for await (const event of this.log.read({ reverse: true })) {
       if (now - Date.parse(event.at) > RECOVER_WINDOW_MS) break;
-      if (event.type === 'confirm.resolved' || event.type === 'confirm.answered') answered.add(event.data.callId);
-      else if (
-        event.type === 'confirm.requested' &&
-        event.data.channel === UI_CHANNEL &&
-        !answered.has(event.data.callId)
-      )
-        asked.push(event);
+      if (ENDS.has(event.type)) answered.add((event.data as { callId: string }).callId);
+      else if (asksUi(event) && !answered.has((event.data as { callId: string }).callId)) asked.push(event);
     }
     for (const event of asked.reverse()) await this.apply(event);
   }
 
   /** Folds one event in; true when the pending set changed. */
   async apply(event: Recorded): Promise<boolean> {
-    if (event.type === 'confirm.requested' && event.data.channel === UI_CHANNEL) {
-      const pending = await this.describe(event.data.callId, event.at);
+    if (asksUi(event)) {
+      const pending = await this.describe(event);
       if (!pending) return false;
       this.pending.set(pending.callId, pending);
-    } else if (event.type === 'confirm.resolved' || event.type === 'confirm.answered') {
-      if (!this.pending.delete(event.data.callId)) return false;
+    } else if (ENDS.has(event.type)) {
+      if (!this.pending.delete((event.data as { callId: string }).callId)) return false;
     } else {
       return false;
     }
-    for (const listener of this.listeners) listener();
+    this.changed();
     return true;
   }
 
-  /** Records a person's answer; false when the request was already answered or never pending. */
+  /** Records a person's answer to a confirmation; false when it was already answered or never pending. */
   async answer(callId: string, approved: boolean): Promise<boolean> {
-    if (!this.pending.has(callId)) return false;
+    if (this.pending.get(callId)?.kind !== 'confirm') return false;
     await this.log.append([{ type: 'confirm.answered', data: { callId, channel: UI_CHANNEL, approved, by: 'ui' } }]);
-    // Gone at once for the page this answer redirects to; the event, when the feed reads it, changes nothing.
-    this.pending.delete(callId);
-    for (const listener of this.listeners) listener();
+    this.settled(callId);
     return true;
   }
 
-  private async describe(callId: string, at: string): Promise<PendingApproval | undefined> {
-    const events = await this.log.readCall(callId);
-    const requested = events.find((event) => event.type === 'call.requested');
-    if (!requested || requested.type !== 'call.requested') return undefined;
-    if (events.some((event) => event.type === 'confirm.resolved' || event.type === 'confirm.answered'))
-      return undefined;
-    const confirm = events.find((event) => event.type === 'shadow.decided' && event.data.decision === 'confirm');
-    const reason = confirm?.type === 'shadow.decided' ? confirm.data.reason : 'the tool asks before each call';
-    const { tool, params, iface, agentId } = requested.data;
-    return { callId, tool, params: params as Record<string, JsonValue>, iface, agentId, reason, requestedAt: at };
+  /**
+   * Records a person's reply to a question: the answer typed (`accept`), checked and sealed first, or
+   * the question dismissed (`cancel`). `gone` when nothing waits under `callId`; `problem` when the
+   * answer does not fit (the question stays, to be answered again).
+   */
+  async reply(
+    callId: string,
+    reply: { action: 'accept'; given: string } | { action: 'cancel' },
+    seal: AnswerSealer,
+  ): Promise<{ done: true } | { gone: true } | { problem: string }> {
+    const pending = this.pending.get(callId);
+    if (pending?.kind !== 'question') return { gone: true };
+    let sealed: string | undefined;
+    if (reply.action === 'accept') {
+      const checked = seal(pending.question, pending.replyKey, reply.given);
+      if (!checked.ok) return { problem: checked.message };
+      sealed = checked.sealed;
+    }
+    const data = { callId, channel: UI_CHANNEL, action: reply.action, sealed, by: 'ui' };
+    await this.log.append([{ type: 'ask.answered', data }]);
+    this.settled(callId);
+    return { done: true };
   }
+
+  /** Gone at once for the page the answer redirects to; the event, when the feed reads it, changes nothing. */
+  private settled(callId: string): void {
+    this.pending.delete(callId);
+    this.changed();
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  private async describe(event: Recorded): Promise<PendingApproval | undefined> {
+    const { callId } = event.data as { callId: string };
+    const events = await this.log.readCall(callId);
+    const requested = events.find((e) => e.type === 'call.requested');
+    if (!requested || requested.type !== 'call.requested') return undefined;
+    if (events.some((e) => ENDS.has(e.type) && e.seq > event.seq)) return undefined;
+    const { tool, params, iface, agentId } = requested.data;
+    const waiting = { callId, tool, iface, agentId, requestedAt: event.at };
+    if (event.type === 'ask.requested') {
+      const { question, replyKey, timeoutMs } = event.data;
+      const expiresAt = new Date(Date.parse(event.at) + timeoutMs).toISOString();
+      return { kind: 'question', ...waiting, question, replyKey, expiresAt };
+    }
+    const confirm = events.find((e) => e.type === 'shadow.decided' && e.data.decision === 'confirm');
+    const reason = confirm?.type === 'shadow.decided' ? confirm.data.reason : 'the tool asks before each call';
+    return { kind: 'confirm', ...waiting, params: params as Record<string, JsonValue>, reason };
+  }
+}
+
+/** A request the UI channel was asked (a confirmation recorded for it, a question naming it). */
+function asksUi(event: Recorded): boolean {
+  if (event.type === 'confirm.requested') return event.data.channel === UI_CHANNEL;
+  return event.type === 'ask.requested' && event.data.channels.includes(UI_CHANNEL);
 }

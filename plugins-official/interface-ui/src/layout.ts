@@ -15,6 +15,7 @@ const NAV = [
   ['/approvals', 'Approvals'],
   ['/tools', 'Tools'],
   ['/vault', 'Vault'],
+  ['/auth', 'Auth'],
   ['/audit', 'Audit'],
 ] as const;
 

@@ -1,11 +1,12 @@
 import { PinTokens } from '@factorly/plugin-pins/api';
 import { ShadowTokens } from '@factorly/plugin-shadow/api';
+import { OAuthTokens } from '@factorly/plugin-oauth/api';
 import type { InterfaceOptions, PluginDefinition } from 'factorly';
-import { UiConfirmChannel } from './confirm-channel.js';
+import { UiPersonChannel } from './person-channel.js';
 
 /**
- * Registers the `ui` interface that `factorly ui` runs, and the `ui` confirm channel, which every
- * factorly process has so that its confirmations can be answered in a running UI.
+ * Registers the `ui` interface that `factorly ui` runs, and the `ui` person channel, which every
+ * factorly process has so that its confirmations and questions can be answered in a running UI.
  */
 export const plugin: PluginDefinition = {
   id: 'interface-ui',
@@ -14,17 +15,18 @@ export const plugin: PluginDefinition = {
     registrar.registerInit({
       deps: {
         interfaces: registrar.tokens.Interfaces,
-        channels: registrar.tokens.ConfirmChannels,
+        channels: registrar.tokens.PersonChannels,
         gateway: registrar.tokens.CallGateway,
         paths: registrar.tokens.ProjectPaths,
         backends: registrar.tokens.SecretBackends,
         openLog: registrar.tokens.LazyEventLog,
         services: registrar.optional(registrar.tokens.HostServices),
         policies: registrar.optional(ShadowTokens.Policies),
+        oauth: registrar.optional(OAuthTokens.Client),
         pins: registrar.optional(PinTokens.Pins),
       },
-      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies, pins }, context) {
-        channels.add(new UiConfirmChannel(paths.stateDir, openLog), context.pluginId);
+      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies, oauth, pins }, context) {
+        channels.add(new UiPersonChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add(
           'ui',
           {
@@ -32,7 +34,7 @@ export const plugin: PluginDefinition = {
             // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
             serve: async (options: InterfaceOptions, signal: AbortSignal) => {
               const { serveUi } = await import('./server.js');
-              await serveUi(options, { services, policies, pins, gateway, paths, backends, openLog }, signal);
+              await serveUi(options, { services, policies, pins, gateway, paths, backends, openLog, oauth }, signal);
             },
           },
           context.pluginId,

@@ -13,6 +13,7 @@ import type {
   EventLog,
   InterfaceOptions,
   KeyedRegistry,
+  OAuthClient,
   ProjectPaths,
   SecretBackend,
   HostServices,
@@ -22,6 +23,7 @@ import { Approvals } from './approvals.js';
 import { EvidenceWatch } from './evidence-watch.js';
 import { evidenceBadges } from './evidence-view.js';
 import { LiveFeed } from './live-feed.js';
+import { PendingLogins } from './logins.js';
 import { newSession } from './security.js';
 import { removeLock, writeLock } from './ui-lock.js';
 
@@ -34,6 +36,8 @@ export interface UiKernel {
   paths: ProjectPaths;
   backends: KeyedRegistry<SecretBackend>;
   openLog: () => EventLog;
+  /** The oauth plugin's client, for the Auth page. */
+  oauth?: OAuthClient;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -60,6 +64,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   await evidence.start();
   const session = newSession(randomBytes(16).toString('hex'));
   const closing = new AbortController();
+  const logins = kernel.oauth ? new PendingLogins(kernel.oauth) : undefined;
   const page = () => ({
     csrf: session.csrf,
     pending: approvals.list().length,
@@ -75,6 +80,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
       log,
       paths: kernel.paths,
       backends: kernel.backends,
+      ...(kernel.oauth ? { oauth: kernel.oauth, logins } : {}),
       approvals,
       live,
       evidence,
@@ -110,6 +116,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
   } finally {
     removeLock(kernel.paths.stateDir);
     closing.abort();
+    logins?.cancelAll();
     evidence.stop();
     await live.stop();
     await new Promise<void>((resolve) => {

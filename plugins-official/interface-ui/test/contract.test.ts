@@ -3,10 +3,11 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { confirmChannelContract, eventually, interfaceContract } from 'factorly/testing';
+import { eventually, interfaceContract, personChannelContract } from 'factorly/testing';
+import { sealAnswer } from 'factorly';
 import { MemoryEventLog } from 'factorly/events';
 import { beforeAll, describe, it } from 'vitest';
-import { UiConfirmChannel } from '../src/confirm-channel.js';
+import { UiPersonChannel } from '../src/person-channel.js';
 // The built plugin: its pages are served from the package's static/ beside dist/.
 import { plugin } from '@factorly/plugin-interface-ui';
 
@@ -31,13 +32,22 @@ interfaceContract(test, {
     eventually(async () => void (await fetch(`http://127.0.0.1:${String(options.port)}/`)), 10_000),
 });
 
-// A person answers in the UI: the UI records `confirm.answered`, which the waiting channel follows.
+// A person answers in the UI: the UI records `confirm.answered` (or `ask.answered`, the answer
+// sealed to the question's key), which the waiting channel follows.
 const log = new MemoryEventLog();
-confirmChannelContract(test, {
+personChannelContract(test, {
   name: 'ui',
-  create: () => new UiConfirmChannel(mkdtempSync(join(tmpdir(), 'factorly-ui-contract-')), () => log),
-  answer: async (request, approved) =>
-    void (await log.append([
-      { type: 'confirm.answered', data: { callId: request.callId, channel: 'ui', approved, by: 'contract' } },
-    ])),
+  kinds: ['confirm', 'question'],
+  questionActions: ['accept', 'cancel'],
+  create: () => new UiPersonChannel(mkdtempSync(join(tmpdir(), 'factorly-ui-contract-')), () => log),
+  answer: async (request, { action, value }) => {
+    const { callId } = request;
+    if (request.kind === 'confirm') {
+      const approved = action === 'accept';
+      await log.append([{ type: 'confirm.answered', data: { callId, channel: 'ui', approved, by: 'contract' } }]);
+      return;
+    }
+    const sealed = action === 'accept' ? sealAnswer(request.replyKey, JSON.stringify(value)) : undefined;
+    await log.append([{ type: 'ask.answered', data: { callId, channel: 'ui', action, sealed, by: 'contract' } }]);
+  },
 });

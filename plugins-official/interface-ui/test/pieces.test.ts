@@ -8,8 +8,9 @@ import { EvidenceWatch } from '../src/evidence-watch.js';
 import { agentLabel, agentName } from '../src/agents.js';
 import { niceMax } from '../src/charts/scale.js';
 import { timeChart } from '../src/charts/time-chart.js';
-import { UiConfirmChannel } from '../src/confirm-channel.js';
+import { UiPersonChannel } from '../src/person-channel.js';
 import { html } from '../src/html.js';
+import { loginState } from '../src/routes/auth.js';
 import { historyRow } from '../src/routes/history.js';
 import { toolYaml } from '../src/tool-yaml.js';
 import { lockPath, removeLock, writeLock } from '../src/ui-lock.js';
@@ -78,7 +79,7 @@ describe('the ui confirm channel', () => {
 
   it('accepts only while a live process holds the project lock', () => {
     const state = dir();
-    const channel = new UiConfirmChannel(state, noLog);
+    const channel = new UiPersonChannel(state, noLog);
     expect(channel.accepts()).toBe(false);
     writeLock(state, { pid: process.pid, url: 'http://127.0.0.1:1/' });
     expect(channel.accepts()).toBe(true);
@@ -217,6 +218,26 @@ describe('charts', () => {
     expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
     expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });
   });
+
+  it('names an agent its token named by that name, with what its client called itself beside it', () => {
+    const agents: AgentDirectory = new Map([
+      [
+        'cursor',
+        {
+          agentId: 'cursor',
+          sessionId: '5a6b7c8d-cccc',
+          iface: 'mcp',
+          openedAt: '',
+          client: { name: 'Cursor', version: '1.4.2' },
+          principal: { kind: 'token', agentId: 'cursor' },
+        },
+      ],
+    ]);
+    expect(agentName('cursor', agents)).toEqual({ name: 'cursor', label: 'Cursor 1.4.2' });
+    expect(agentLabel(agentName('cursor', agents)).text).toBe(
+      '<span class="agent">cursor <span class="muted">Cursor 1.4.2</span></span>',
+    );
+  });
 });
 
 describe('the evidence badge', () => {
@@ -248,5 +269,22 @@ describe('the evidence badge', () => {
     await watch.verifyNow();
     expect(evidenceBadges(watch.current())[0]!.text).toContain('Chain verified to seq 0');
     watch.stop();
+  });
+});
+
+describe('the Auth page', () => {
+  it('names where a login stands: valid, expiring (within 5 minutes), expired, not authenticated, invalid', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    const base = { name: 'gh', kind: 'provider' as const, storedAs: 'vault:gh_oauth', scopes: [], refreshable: true };
+    const text = (status: Parameters<typeof loginState>[0]): string =>
+      loginState(status, now).text.replace(/<[^>]+>/g, '');
+    expect(text({ ...base, state: 'valid', expiresAt: now + 47 * 60_000 })).toBe('valid expires in 47m');
+    expect(text({ ...base, state: 'valid', expiresAt: now + 90_000 })).toBe('expiring in 2m, refreshed on use');
+    expect(text({ ...base, state: 'valid', refreshable: false, expiresAt: now + 30_000 })).toBe('expiring in 30s');
+    expect(text({ ...base, state: 'valid' })).toBe('valid no expiry');
+    expect(text({ ...base, state: 'expired' })).toBe('expired refreshed on next use');
+    expect(text({ ...base, state: 'expired', refreshable: false })).toBe('expired log in again');
+    expect(text({ ...base, state: 'not_authenticated', refreshable: false })).toBe('not authenticated');
+    expect(text({ ...base, state: 'invalid' })).toBe('invalid the stored vault:gh_oauth is not a token bundle');
   });
 });

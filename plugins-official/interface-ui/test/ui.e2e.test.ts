@@ -141,6 +141,55 @@ describe('factorly ui in a browser', () => {
     ]);
   }, 60_000);
 
+  it('answers factorly.ask questions: an answer that does not fit keeps the question, one that fits reaches the caller sealed; dismiss cancels', async () => {
+    await page.goto(ui.url);
+    await page.goto(`${ui.origin}/approvals`);
+    const asked = cli(
+      ['call', 'factorly.ask', '--name', 'replicas', '--description', 'How many replicas?', '--type', 'integer'],
+      proj.root,
+    );
+    const card = page.locator('#approvals-list .approval', { hasText: 'How many replicas?' });
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.locator('label').innerText()).toMatch(/^replicas\s+integer · required$/);
+    await shoot('ask');
+    await card.locator('input[name="answer"]').fill('many');
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      card.getByRole('button', { name: 'Answer' }).click(),
+    ]);
+    expect(refused.status()).toBe(400);
+    expect(await page.getByRole('alert').innerText()).toBe('Not answered: expected integer, got "many".');
+    await card.locator('input[name="answer"]').fill('3');
+    await card.getByRole('button', { name: 'Answer' }).click();
+    await page.waitForURL(/answered=replied/);
+    expect(await asked).toMatchObject({ status: 0, stdout: '3' });
+
+    const dismissed = cli(['call', 'factorly.ask', '--name', 'region', '--choices', 'eu,us'], proj.root);
+    const choice = page.locator('#approvals-list .approval', { hasText: 'region' });
+    await choice.waitFor({ timeout: 30_000 });
+    expect(await choice.locator('select[name="answer"] option').allInnerTexts()).toEqual(['eu', 'us']);
+    await choice.getByRole('button', { name: 'Dismiss' }).click();
+    await page.waitForURL(/answered=dismissed/);
+    expect(await dismissed).toMatchObject({ status: 1, stderr: 'factorly.ask: user cancelled the prompt\n' });
+
+    const all = await events(proj.root);
+    const answered = all.filter((e) => e.type === 'ask.answered').map((e) => e.data);
+    expect(answered).toEqual([
+      {
+        callId: expect.any(String),
+        channel: 'ui',
+        action: 'accept',
+        sealed: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+$/),
+        by: 'ui',
+      },
+      expect.objectContaining({ channel: 'ui', action: 'cancel' }),
+    ]);
+    expect(all.filter((e) => e.type === 'ask.resolved').map((e) => e.data)).toEqual([
+      expect.objectContaining({ channel: 'ui', action: 'accept', answer: 3, by: 'ui' }),
+      expect.objectContaining({ channel: 'ui', action: 'cancel', by: 'ui' }),
+    ]);
+  }, 60_000);
+
   it('shows why a recorded script cannot be saved and disables the form', async () => {
     // A run recorded with a script the code provider cannot compile (written to the log directly).
     const broken = 'async function run( { return 1; }';

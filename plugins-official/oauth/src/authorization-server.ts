@@ -4,11 +4,18 @@ import type { OAuthProviderSpec } from './providers.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** Plain HTTP to this machine (a local authorization server, a test): allowed beside HTTPS. */
+export function isLoopbackHttp(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
+}
+
 /** Plain HTTP only to this machine (a local authorization server, a test): everything else must be HTTPS. */
 export function requestOptions(url: string): { [oauth.allowInsecureRequests]?: boolean; signal: AbortSignal } {
-  const parsed = new URL(url);
-  const insecureAllowed = parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
-  return { ...(insecureAllowed ? { [oauth.allowInsecureRequests]: true } : {}), signal: AbortSignal.timeout(10_000) };
+  return {
+    ...(isLoopbackHttp(url) ? { [oauth.allowInsecureRequests]: true } : {}),
+    signal: AbortSignal.timeout(10_000),
+  };
 }
 
 /**

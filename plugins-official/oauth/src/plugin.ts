@@ -1,15 +1,17 @@
 import type { PluginDefinition } from 'factorly';
-import { OAuthTokens } from './api.js';
+import { OAuthTokens, type OAuthUpstreams } from './api.js';
 import { OAuthBackend } from './oauth-backend.js';
 import { PluginOAuthClient } from './oauth-client.js';
 import { PROVIDERS_SCHEMA } from './providers.js';
 import { TokenStore } from './token-store.js';
+import { upstreamOAuthProblems } from './upstream-spec.js';
 
 /**
  * OAuth 2.0 for tools: the config's `oauth_providers`, PKCE login on a loopback callback
  * (`factorly auth login`), tokens kept as one secret in a writable backend and refreshed under a
  * cross-process lock, served as the `oauth` secret backend (`{{oauth:github}}`; a rest tool's
- * `auth: {type: oauth, provider: github}`).
+ * `auth: {type: oauth, provider: github}`), and the same logins for upstream MCP servers reached
+ * over HTTP, through the MCP SDK's `authProvider` (`OAuthTokens.Upstreams`).
  */
 export const plugin: PluginDefinition = {
   id: 'oauth',
@@ -18,6 +20,13 @@ export const plugin: PluginDefinition = {
   register(registrar) {
     const client = new PluginOAuthClient();
     registrar.provide(OAuthTokens.Client, client);
+    const upstreams: OAuthUpstreams = {
+      check: (block) => upstreamOAuthProblems(block),
+      declare: (declared) => client.declareUpstreams(declared),
+      authProvider: (name) => client.upstreams.authProvider(name),
+      login: (name, options) => client.upstreams.login(name, options),
+    };
+    registrar.provide(OAuthTokens.Upstreams, upstreams);
     const { tokens } = registrar;
     registrar.registerInit({
       deps: {
@@ -29,8 +38,13 @@ export const plugin: PluginDefinition = {
       init({ backends, secrets, paths, listeners }, context) {
         client.attach({ store: new TokenStore(backends), secrets, stateDir: paths.stateDir });
         backends.add('oauth', new OAuthBackend(client), context.pluginId);
+        // Before the provider of `type: mcp` declares its upstreams (its listener's order is later).
         listeners.add(
-          { name: 'oauth.providers', configLoaded: (config) => client.configure(config.settings.oauth_providers) },
+          {
+            name: 'oauth.providers',
+            order: -10,
+            configLoaded: (config) => client.configure(config.settings.oauth_providers),
+          },
           context.pluginId,
         );
       },

@@ -10,6 +10,8 @@ export interface TokenBundle {
   /** When the token endpoint answered (ms since the epoch): the token's lifetime sets how early it is renewed. */
   obtained_at?: number;
   scope?: string;
+  /** The authorization server that issued them (upstream MCP servers: the MCP SDK binds tokens to it). */
+  issuer?: string;
 }
 
 /** A token this close to its expiry is refreshed before use (the reference's 30 s; half its lifetime when shorter). */
@@ -29,16 +31,22 @@ export function bundleOf(response: TokenEndpointResponse, previous?: TokenBundle
   return bundle;
 }
 
-/** The stored text read back; undefined when it is not a bundle (damaged, or written by hand). */
-export function parseBundle(text: string): TokenBundle | undefined {
-  let value: unknown;
+/** A stored JSON object read back; undefined when the text is not one (damaged, or written by hand). */
+export function parseRecord(text: string): Record<string, unknown> | undefined {
   try {
-    value = JSON.parse(text);
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const bundle = value as Partial<TokenBundle>;
+}
+
+/** The stored text read back; undefined when it is not a bundle (damaged, or written by hand). */
+export function parseBundle(text: string): TokenBundle | undefined {
+  const bundle = parseRecord(text) as Partial<TokenBundle> | undefined;
+  if (!bundle) return undefined;
   if (typeof bundle.access_token !== 'string' || bundle.access_token === '') return undefined;
   if (bundle.expires_at !== undefined && typeof bundle.expires_at !== 'number') return undefined;
   if (bundle.refresh_token !== undefined && typeof bundle.refresh_token !== 'string') return undefined;

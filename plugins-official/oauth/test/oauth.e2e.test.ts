@@ -1,24 +1,15 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginInBackground } from '../../../test/helpers/auth-login.js';
 import { leaksIn, leaksUnder } from '../../../test/helpers/leaks.js';
 import { runAsync } from '../../../test/helpers/installed.js';
-import { isolatedEnv } from '../../../test/helpers/listening.js';
+import { freePort, isolatedEnv } from '../../../test/helpers/listening.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../test/helpers/oauth-server.js';
 import { BIN, makeProject, runCli, tempProject, type CliRun } from '../../../test/helpers/project.js';
-
-/** A port nothing listens on now, for the login's callback (the client must register it exactly). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** An API that accepts only live access tokens of the authorization server, answering who they belong to. */
 async function startApi(idp: AuthorizationServer, seen: string[]): Promise<{ server: Server; url: string }> {
@@ -88,22 +79,11 @@ describe('OAuth for rest tools, against a real authorization server (oidc-provid
   });
 
   it('logs in with PKCE S256 through the loopback callback, then the tool is called with the token', async () => {
-    const login = spawn(process.execPath, [BIN, 'auth', 'login', 'idp', '--no-browser'], { cwd: project, env });
-    let stderr = '';
-    let stdout = '';
-    login.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => login.once('exit', resolve));
-    const url = await new Promise<string>((resolve, reject) => {
-      login.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then((code) => reject(new Error(`auth login exited (${code}): ${stderr}`)));
-    });
-    await idp.follow(url);
-    expect(await exited).toBe(0);
-    expect(stdout).toContain('Authenticated with idp: ✓ valid');
+    const login = await loginInBackground(['idp'], project, env, /http:\/\/127\.0\.0\.1:\d+\/auth\?\S+/);
+    await idp.follow(login.url);
+    const ended = await login.done;
+    expect(ended.status, ended.stderr).toBe(0);
+    expect(ended.stdout).toContain('Authenticated with idp: ✓ valid');
 
     const asked = idp.authorizations.at(-1)!;
     expect(asked.get('code_challenge_method')).toBe('S256');
@@ -160,7 +140,9 @@ describe('OAuth for rest tools, against a real authorization server (oidc-provid
   });
 
   it('an unknown provider and a provider without client_id are errors that name them', () => {
-    expect(cli('auth', 'login', 'nope').stderr).toContain('no OAuth provider "nope" in oauth_providers (idp)');
+    expect(cli('auth', 'login', 'nope').stderr).toContain(
+      'no OAuth provider "nope" in oauth_providers, nor an upstream MCP server of that name with a url in tools (known: idp)',
+    );
     const broken = tempProject({
       'factorly.yaml': 'oauth_providers:\n  x:\n    issuer: https://example.invalid\ntools: {}\n',
     });

@@ -15,7 +15,7 @@ import type {
 import { CODE_TOOL } from './api.js';
 import { promoteRun } from './promotion.js';
 import { CodeHost } from './code-host.js';
-import { checkCodeSpec, CODE_KEYS, DEFAULT_ENGINE, readCodeSpec } from './code-spec.js';
+import { checkCodeSpec, CODE_FILE_KEYS, CODE_KEYS, DEFAULT_ENGINE, readCodeSpec } from './code-spec.js';
 import { MAX_SCRIPT_DEPTH, ScriptNesting } from './nesting.js';
 import { capOutput, outputOf } from './output.js';
 
@@ -31,6 +31,7 @@ const DEFAULT_OUTPUT_BUDGET = 65_536;
 export class CodeProvider implements ToolProvider {
   readonly type = 'code';
   readonly keys = CODE_KEYS;
+  readonly fileKeys = CODE_FILE_KEYS;
   readonly scriptKey = 'code';
   /** A script may call any tool: the kernel learns their secrets before the script's params are recorded. */
   readonly callsOtherTools = true;

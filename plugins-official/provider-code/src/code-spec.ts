@@ -1,7 +1,9 @@
 import { FactorlyError } from '@factorly/error-kit';
 import type { PreparedDefinition, ToolDefinition } from 'factorly';
 
-export const CODE_KEYS = ['code', 'engine', 'memory_mb'] as const;
+export const CODE_KEYS = ['code', 'code_file', 'engine', 'memory_mb'] as const;
+/** `code_file: scripts/report.js`: the loader reads the script from that file (beside the YAML, in the project) into `code`. */
+export const CODE_FILE_KEYS = { code_file: 'code' } as const;
 
 export const DEFAULT_MEMORY_MB = 64;
 export const DEFAULT_ENGINE = 'quickjs';
@@ -18,10 +20,13 @@ export function readCodeSpec(tool: ToolDefinition): CodeSpec {
 
 export function checkCodeSpec(tool: ToolDefinition, engines: readonly string[]): PreparedDefinition {
   const problems: string[] = [];
-  const { code, engine, memory_mb: memoryMb, builtin } = tool.spec;
-  // The factorly.code built-in gets its script as a param, not from the config.
-  if (builtin === undefined && (typeof code !== 'string' || code.trim() === ''))
-    problems.push('needs `code:` with the script (it must declare `async function run(params)`)');
+  const { code, code_file: codeFile, engine, memory_mb: memoryMb, builtin } = tool.spec;
+  // The factorly.code built-in gets its script as a param, not from the config; a code_file the
+  // loader could not read was reported by the loader.
+  if (builtin === undefined && codeFile === undefined && (typeof code !== 'string' || code.trim() === ''))
+    problems.push(
+      'needs `code:` with the script, or `code_file:` naming a file that holds it (it must declare `async function run(params)`)',
+    );
   if (engine !== undefined && (typeof engine !== 'string' || !engines.includes(engine))) {
     problems.push(
       `engine ${JSON.stringify(engine)} is not installed; installed engines: ${engines.join(', ') || 'none'}`,

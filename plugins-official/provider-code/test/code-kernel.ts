@@ -18,8 +18,9 @@ afterEach(async () => {
 export async function startCodeKernel(
   yaml: string,
   extra: PluginDefinition[] = [],
+  root?: string,
 ): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
-  const started_ = await startTestKernel(yaml, [quickjs, ses, code, shadow, ...extra]);
+  const started_ = await startTestKernel(yaml, [quickjs, ses, code, shadow, ...extra], root);
   started.push(started_.kernel);
   return started_;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempProject } from '../../../test/helpers/project.js';
@@ -24,6 +24,33 @@ describe('tools promote with the code provider', () => {
       status: 0,
       stdout: 'hi Ada x3',
     });
+  });
+
+  it('with --to-file writes the script beside the YAML (code_file), whose edits the next call runs', () => {
+    const root = tempProject({ '.factorly/factorly.yaml': 'tools: {}\n' });
+    const code = 'async function run(p) {\n  return "v1 " + p.who;\n}';
+    expect(runCli(['call', 'factorly.code', '--code', code, '--params', '{"who":"Ada"}'], root).status).toBe(0);
+    const args = [
+      'tools',
+      'promote',
+      '--from-sha',
+      sha(code).slice(0, 8),
+      '--name',
+      'hello',
+      '--no-confirm',
+      '--to-file',
+      '--json',
+    ];
+    expect(JSON.parse(runCli(args, root).stdout)).toMatchObject({
+      file: '.factorly/hello.yaml',
+      scriptFile: '.factorly/hello.js',
+    });
+    expect(readFileSync(join(root, '.factorly', 'hello.yaml'), 'utf8')).toContain('\n  code_file: hello.js\n');
+    expect(readFileSync(join(root, '.factorly', 'hello.js'), 'utf8')).toBe(code);
+    expect(runCli(['call', 'hello', '--who', 'Bo'], root)).toMatchObject({ status: 0, stdout: 'v1 Bo' });
+    // The next process runs the file as it is now, past the config the last one cached.
+    writeFileSync(join(root, '.factorly', 'hello.js'), code.replace('v1', 'v2'));
+    expect(runCli(['call', 'hello', '--who', 'Bo'], root)).toMatchObject({ status: 0, stdout: 'v2 Bo' });
   });
 
   it('refuses to write a script that does not compile', () => {

@@ -1,9 +1,10 @@
-import { FactorlyError, rethrowAsJsonRpc } from '@factorly/error-kit';
+import { FactorlyError } from '@factorly/error-kit';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 // The SDK is imported when a connection is first opened, not with the plugin: every CLI command
 // loads the plugins, and most never talk to an upstream server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { relayingSignal } from './cancel-reason.js';
-import { CLIENT_REQUESTS } from './capabilities.js';
+import { tokenRenewed, wireClient } from './client-wiring.js';
 import { LoginRequiredError, type LoginChallenge } from './login.js';
 import type { McpTarget } from './mcp-spec.js';
 import type { Route } from './route.js';
@@ -93,6 +94,8 @@ export class Connection {
     readonly capabilities: Readonly<Record<string, unknown>>,
     readonly route: Route,
     private readonly events?: ConnectionEvents,
+    /** The login's auth provider (an HTTP server the oauth plugin keeps tokens for). */
+    private readonly auth?: OAuthClientProvider,
   ) {}
 
   get idle(): boolean {
@@ -146,7 +149,12 @@ export class Connection {
         const withToken = token
           ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } }
           : params;
-        return await sender(live, withToken, { signal: relayingSignal(options.signal), timeout: options.timeoutMs });
+        const sdkOptions = { signal: relayingSignal(options.signal), timeout: options.timeoutMs };
+        // A token the server refused mid-session was renewed by the auth provider: the request goes once more.
+        return await sender(live, withToken, sdkOptions).catch((error: unknown) => {
+          if (tokenRenewed(error)) return sender(live, withToken, sdkOptions);
+          throw error;
+        });
       } catch (error) {
         if (!live.closed) throw error;
         const tail = live.stderr().trim();
@@ -211,7 +219,10 @@ export class Connection {
     const wires = wiresFor(this.target, this.spoken);
     let refused: string | undefined;
     for (const wire of wires) {
-      const attempt = await this.attempt(wire, generation, refused);
+      let attempt = await this.attempt(wire, generation, refused);
+      // The login's first 401 sends the stored token, a refused one is renewed: each is one more try.
+      for (let more = 2; attempt.renewed && more > 0; more -= 1)
+        attempt = await this.attempt(wire, generation, refused);
       if (attempt.live) {
         this.spoken = wire;
         return attempt.live;
@@ -228,44 +239,46 @@ export class Connection {
     wire: Wire,
     generation: number,
     refused?: string,
-  ): Promise<{ live: Live } | { live?: undefined; error: Error; legacy?: string }> {
+  ): Promise<
+    { live: Live; renewed?: undefined } | { live?: undefined; error: Error; legacy?: string; renewed?: boolean }
+  > {
     let challenge: LoginChallenge | undefined;
-    const { transport, stderr } = await openTransport(this.target, wire, this.resolve, (seen) => (challenge = seen));
+    const { transport, stderr } = await openTransport(
+      this.target,
+      wire,
+      this.resolve,
+      (seen) => (challenge = seen),
+      this.auth,
+    );
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     // Loaded with the SDK (zod comes with them), not when the plugin is: most processes never connect.
     const loose = await import('./loose-schemas.js');
     const client = new Client({ name: 'factorly', version: '0.1.0' }, { capabilities: this.capabilities });
     const live: Live = { client, closed: false, stderr, loose };
-    this.answerServerRequests(client, loose);
-    // Progress is matched here, not by the SDK: it drops the listener as soon as the response is
-    // read, and over stdio a server's last progress and its response often arrive in one chunk.
-    client.setNotificationHandler(loose.serverNotificationSchema('notifications/progress'), async (notification) => {
-      const { progressToken, ...progress } = (notification.params ?? {}) as Record<string, unknown>;
-      this.progress.get(String(progressToken))?.(progress);
+    wireClient(client, loose, {
+      capabilities: this.capabilities,
+      server: this.server,
+      route: this.route,
+      progress: (token, progress) => this.progress.get(token)?.(progress),
+      taskStatus: (task) => this.taskWatchers.get(String(task.taskId))?.(task),
+      toolsChanged: () => this.events?.toolsChanged(this),
     });
-    client.setNotificationHandler(
-      loose.serverNotificationSchema('notifications/tasks/status'),
-      async (notification) => {
-        const task = (notification.params ?? {}) as Record<string, unknown>;
-        this.taskWatchers.get(String(task.taskId))?.(task);
-      },
-    );
-    client.setNotificationHandler(loose.serverNotificationSchema('notifications/tools/list_changed'), async () =>
-      this.events?.toolsChanged(this),
-    );
-    client.fallbackNotificationHandler = async (notification) =>
-      this.route.notify(notification.method, (notification.params ?? {}) as Record<string, unknown>);
+    let connected = false;
     client.onclose = () => {
       live.closed = true;
-      // Forget this connection so the next request opens a new one (unless another already did).
-      if (this.generation === generation) this.live = undefined;
+      // Forget this connection so the next request opens a new one (unless another already did). A
+      // failed try (the SDK closes it itself) is no connection to forget: the next try belongs to the
+      // same opening, which forgetting would orphan, left open.
+      if (connected && this.generation === generation) this.live = undefined;
     };
     client.onerror = () => undefined; // transport errors surface as failed requests or a close
     try {
       await client.connect(transport, { timeout: this.target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS });
+      connected = true;
     } catch (error) {
       await client.close().catch(() => undefined);
-      if (challenge) return { error: new LoginRequiredError(this.server, challenge) };
+      if (tokenRenewed(error)) return { error: error as Error, renewed: true };
+      if (challenge) return { error: new LoginRequiredError(this.server, challenge, error) };
       const tail = stderr().trim();
       const before = refused ? ` (over legacy SSE, after Streamable HTTP was refused: ${refused})` : '';
       const failure = new FactorlyError(
@@ -276,19 +289,5 @@ export class Connection {
     }
     live.pid = (transport as { pid?: number | null }).pid ?? undefined;
     return { live };
-  }
-
-  /** Requests the server may send are answered by the agent behind the route, for declared capabilities only. */
-  private answerServerRequests(client: Client, loose: LooseSchemas): void {
-    for (const [method, capability] of Object.entries(CLIENT_REQUESTS)) {
-      if (this.capabilities[capability] === undefined) continue;
-      client.setRequestHandler(
-        loose.serverRequestSchema(method),
-        (request, extra) =>
-          this.route
-            .request(this.server, method, (request.params ?? {}) as Record<string, unknown>, extra.signal)
-            .catch(rethrowAsJsonRpc) as never,
-      );
-    }
   }
 }

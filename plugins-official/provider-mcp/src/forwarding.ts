@@ -46,7 +46,7 @@ export class UpstreamForwarding implements McpPassthrough {
     private readonly sessions: Sessions,
     private readonly catalog: Pick<ToolCatalog, 'dropSession'>,
     /** Told when an agent's session opens: factorly is serving, so servers that failed are retried. */
-    private readonly sessionOpened: () => void = () => undefined,
+    private readonly sessionOpened: (session: McpSessionLink) => void = () => undefined,
   ) {}
 
   capabilities(): UpstreamCapabilities {
@@ -60,7 +60,7 @@ export class UpstreamForwarding implements McpPassthrough {
   /** Opens the session's own connections to servers that offer such a client more; one that fails leaves the session the shared tools, with a word on stderr. */
   async openSession(session: McpSessionLink): Promise<void> {
     this.sessions.add(session);
-    this.sessionOpened();
+    this.sessionOpened(session);
     await Promise.all(
       this.upstreams().map((upstream) =>
         upstream.openSession(session.sessionId, session.capabilities).catch((error: unknown) => {

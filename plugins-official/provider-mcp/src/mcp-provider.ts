@@ -1,4 +1,6 @@
 import { writeStderrLine } from '@factorly/text-kit';
+import type { McpSessionLink } from '@factorly/plugin-interface-mcp/api';
+import type { OAuthUpstreams, UpstreamAuthProvider } from '@factorly/plugin-oauth/api';
 import type {
   SecretScope,
   SourceStatus,
@@ -10,6 +12,7 @@ import type {
 } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { forwardedError } from './forwarded-error.js';
+import { LoginPrompts } from './login-prompts.js';
 import { MCP_KEYS, prepareMcp, readTarget, targetTemplates } from './mcp-spec.js';
 import { toToolResult } from './result.js';
 import type { Sessions } from './sessions.js';
@@ -33,17 +36,32 @@ export class McpProvider implements ToolProvider {
   private readonly states = new SourceStates(
     (upstream, tools) => this.listed(upstream, undefined, tools),
     (text, upstream) => this.sessions.scrub.text(text, upstream.entry),
+    (upstream) => this.prompts.offer(this.sessions.all(), [upstream.name]),
   );
+  /** Agents whose client can open a URL are asked to log in to a server waiting for a login. */
+  private readonly prompts: LoginPrompts;
 
-  /** `connectionSecrets` resolves an upstream's env, URL and headers once, and their values are scrubbed from every call. */
+  /**
+   * `connectionSecrets` resolves an upstream's env, URL and headers once, and their values are
+   * scrubbed from every call; `logins` (the oauth plugin's, when installed) keeps HTTP servers' logins.
+   */
   constructor(
     private readonly connectionSecrets: SecretScope,
     private readonly sessions: Sessions,
     private readonly catalog: ToolCatalog,
-  ) {}
+    private readonly logins?: OAuthUpstreams,
+  ) {
+    this.prompts = new LoginPrompts(logins, (name) => this.states.retryNow(name));
+  }
 
   prepare(tool: ToolDefinition) {
-    return prepareMcp(tool);
+    const prepared = prepareMcp(tool);
+    const { oauth, url } = tool.spec;
+    if (oauth === undefined || url === undefined) return prepared;
+    const problems = this.logins
+      ? this.logins.check(oauth)
+      : ['has oauth, but the oauth plugin (@factorly/plugin-oauth) is not installed'];
+    return { ...prepared, problems: [...prepared.problems, ...problems] };
   }
 
   async expand(entry: ToolDefinition): Promise<ToolDefinition[]> {
@@ -51,9 +69,13 @@ export class McpProvider implements ToolProvider {
     return toolDefinitions(entry, await this.states.list(upstream));
   }
 
-  /** An agent is being served: servers that failed are retried from now on (a one-shot command never retries). */
-  serving(): void {
+  /**
+   * An agent is being served: servers that failed are retried from now on (a one-shot command never
+   * retries), and one waiting for a login asks the agent's person, when its client can open a URL.
+   */
+  serving(session?: McpSessionLink): void {
     this.states.arm();
+    if (session) this.prompts.offer([session], this.states.waitingForLogin());
   }
 
   sourceStatuses(): SourceStatus[] {
@@ -67,8 +89,10 @@ export class McpProvider implements ToolProvider {
   private async upstreamFor(entry: ToolDefinition): Promise<Upstream> {
     const target = readTarget(entry);
     const prefixed = entry.spec.prefix !== false;
+    const auth = target.kind === 'http' ? this.authOf(entry.name) : undefined;
     const existing = this.upstreams.get(entry.name);
-    if (existing && existing.prefixed === prefixed && JSON.stringify(existing.target) === JSON.stringify(target)) {
+    const same = existing?.prefixed === prefixed && existing.auth === auth;
+    if (existing && same && JSON.stringify(existing.target) === JSON.stringify(target)) {
       existing.entry = entry;
       return existing;
     }
@@ -81,9 +105,19 @@ export class McpProvider implements ToolProvider {
       this.sessions,
       (...listing) => this.listed(...listing),
       prefixed,
+      auth,
     );
     this.upstreams.set(entry.name, upstream);
     return upstream;
+  }
+
+  /** The login's auth provider of a declared HTTP upstream (none without the oauth plugin). */
+  private authOf(name: string): UpstreamAuthProvider | undefined {
+    try {
+      return this.logins?.authProvider(name);
+    } catch {
+      return undefined; // not declared: a kernel built without the config listeners
+    }
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {

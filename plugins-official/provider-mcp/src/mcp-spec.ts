@@ -1,3 +1,4 @@
+import type { UpstreamDeclaration } from '@factorly/plugin-oauth/api';
 import type { PreparedDefinition, ToolDefinition } from 'factorly';
 import { envPassthroughProblems, readEnvPassthrough } from '@factorly/process-kit';
 
@@ -18,7 +19,10 @@ export type McpTarget = (
 export type HttpTransport = 'auto' | 'http' | 'sse';
 const HTTP_TRANSPORTS = ['http', 'sse'] as const;
 
-/** `prefix: false` serves the server's tools under their own names (what `wrap` does). */
+/**
+ * `prefix: false` serves the server's tools under their own names (what `wrap` does); `oauth`
+ * configures the login of an HTTP server (the oauth plugin checks and uses it).
+ */
 export const MCP_KEYS = [
   'command',
   'args',
@@ -30,6 +34,7 @@ export const MCP_KEYS = [
   'prefix',
   'tools',
   'exclude',
+  'oauth',
 ] as const;
 
 export function readTarget(tool: ToolDefinition): McpTarget {
@@ -74,6 +79,8 @@ export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   if (hasUrl && (args !== undefined || env !== undefined || passthrough !== undefined))
     problems.push('has args/env/env_passthrough, which only apply to a stdio server (command)');
   if (hasCommand && headers !== undefined) problems.push('has headers, which only apply to an HTTP server (url)');
+  if (hasCommand && tool.spec.oauth !== undefined)
+    problems.push('has oauth, which only applies to an HTTP server (url)');
   problems.push(...transportProblems(tool.spec.transport, hasCommand));
   if (tool.spec.prefix !== undefined && typeof tool.spec.prefix !== 'boolean')
     problems.push('has "prefix" that is not true or false');
@@ -85,6 +92,17 @@ export function prepareMcp(tool: ToolDefinition): PreparedDefinition {
   if (tool.parameters.length > 0)
     problems.push("declares parameters, but an mcp server's tools take theirs from the server");
   return { problems };
+}
+
+/** The config's `type: mcp` entries with a `url`, as the oauth plugin learns them. */
+export function httpUpstreams(tools: readonly ToolDefinition[]): UpstreamDeclaration[] {
+  return tools.flatMap((tool) => {
+    if (tool.type !== 'mcp' || typeof tool.spec.url !== 'string') return [];
+    const target = readTarget(tool);
+    if (target.kind !== 'http') return [];
+    const oauth = tool.spec.oauth;
+    return [{ name: tool.name, url: target.url, headers: target.headers, ...(oauth === undefined ? {} : { oauth }) }];
+  });
 }
 
 /** Every template of a target, for resolving and scrubbing secret references in them. */

@@ -19,6 +19,11 @@ export class Sessions {
     return this.open.get(sessionId);
   }
 
+  /** Every open session, oldest first. */
+  all(): McpSessionLink[] {
+    return [...this.open.values()];
+  }
+
   add(session: McpSessionLink): void {
     this.open.set(session.sessionId, session);
   }

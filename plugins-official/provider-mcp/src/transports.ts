@@ -1,4 +1,5 @@
 import { toolEnvironment } from '@factorly/process-kit';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { challengeWatchingFetch, type LoginChallenge } from './login.js';
 import type { McpTarget } from './mcp-spec.js';
@@ -37,19 +38,28 @@ export function speaksLegacySse(error: unknown): boolean {
   return typeof status === 'number' && status >= 400 && status < 500 && status !== 401;
 }
 
-/** Opens the transport for one wire; a 401 the server answers is told to `onChallenge`. */
+/**
+ * Opens the transport for one wire; a 401 the server answers is told to `onChallenge`. An HTTP wire
+ * gets the login's `authProvider` (the oauth plugin's, backed by the token store), which puts the
+ * stored token on every request and answers the server's 401 with the SDK's discovery.
+ */
 export async function openTransport(
   target: McpTarget,
   wire: Wire,
   resolve: Resolve,
   onChallenge: (challenge: LoginChallenge) => void,
+  authProvider?: OAuthClientProvider,
 ): Promise<OpenedTransport> {
   if (target.kind === 'http') {
     const headers = Object.fromEntries(
       await Promise.all(Object.entries(target.headers).map(async ([k, v]) => [k, await resolve(v)] as const)),
     );
     const url = new URL(await resolve(target.url));
-    const options = { requestInit: { headers }, fetch: challengeWatchingFetch(onChallenge) };
+    const options = {
+      requestInit: { headers },
+      fetch: challengeWatchingFetch(onChallenge),
+      ...(authProvider ? { authProvider } : {}),
+    };
     if (wire === 'sse') {
       // The SDK marks it deprecated; legacy servers still speak only it.
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');

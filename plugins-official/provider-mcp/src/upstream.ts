@@ -1,4 +1,5 @@
 import { writeStderrLine } from '@factorly/text-kit';
+import type { UpstreamAuthProvider } from '@factorly/plugin-oauth/api';
 import type { ClientLink, ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Connection, UpstreamClosedError, type ServerIntroduction } from './connection.js';
@@ -47,6 +48,8 @@ export class Upstream {
     private readonly listed: ToolsListed,
     /** Whether names it serves (tools, prompts) carry the `<entry>.` prefix. */
     readonly prefixed = true,
+    /** Its login (an HTTP server, when the oauth plugin is installed): the transports' `authProvider`. */
+    readonly auth?: UpstreamAuthProvider,
   ) {}
 
   get name(): string {
@@ -201,6 +204,7 @@ export class Upstream {
       capabilities,
       new Route(this.sessions, this.entry, sessionId),
       events,
+      this.auth,
     );
   }
 

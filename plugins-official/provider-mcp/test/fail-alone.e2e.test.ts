@@ -137,8 +137,9 @@ describe('an upstream MCP server that fails, fails alone', () => {
       });
       const run = await runCliAsync(['wrap', '--url', locked.url], tempProject(), `${initialize}\n`);
       expect(run).toMatchObject({ status: 1, stdout: '' });
-      expect(run.stderr).toContain(`wrap serves nothing: upstream MCP server "`);
-      expect(run.stderr).toContain('answered 401 Unauthorized: it needs a login');
+      expect(run.stderr).toContain(
+        `wrap serves nothing: the MCP server at ${locked.url} answered 401 Unauthorized: it needs a login (run: factorly auth login --url ${locked.url})`,
+      );
     },
   );
 });

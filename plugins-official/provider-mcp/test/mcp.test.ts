@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -10,6 +8,7 @@ import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { tempProject } from '../../../test/helpers/project.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
 import { childProcesses } from './processes.js';
+import { freePort } from '../../../test/helpers/listening.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -255,11 +254,3 @@ describe('mcp provider over Streamable HTTP', () => {
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}

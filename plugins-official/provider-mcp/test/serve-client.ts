@@ -14,18 +14,30 @@ export function upstreamFixture(mode: string, ...args: string[]): string {
   return `command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([script, mode, ...args])}`;
 }
 
-/** A real MCP SDK client speaking to `factorly serve` over stdio in `root`, with the server's stderr kept. */
-export async function serveClient(root: string): Promise<{ client: Client; stderr: () => string }> {
+/**
+ * A real MCP SDK client speaking to `factorly serve` over stdio in `root`, with the server's stderr
+ * kept; `env` is added to the isolated environment, `capabilities` are the client's, and `prepare`
+ * sets its handlers before it connects.
+ */
+export async function serveClient(
+  root: string,
+  options: {
+    env?: Record<string, string>;
+    capabilities?: Record<string, unknown>;
+    prepare?: (client: Client) => void;
+  } = {},
+): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'serve'],
     cwd: root,
-    env: isolatedEnv(root),
+    env: isolatedEnv(root, options.env),
     stderr: 'pipe',
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  const client = new Client({ name: 'upstreams-test', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'upstreams-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  options.prepare?.(client);
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
@@ -35,8 +47,9 @@ export async function runCliAsync(
   args: string[],
   cwd: string,
   input = '',
+  env: Record<string, string> = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: isolatedEnv(cwd), stdio: 'pipe' });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: isolatedEnv(cwd, env), stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));

@@ -69,6 +69,18 @@ describe('a legacy HTTP+SSE upstream', () => {
       });
     });
 
+  it(
+    'factorly call on a detected SSE server answers and exits (the refused Streamable HTTP try leaves nothing open)',
+    { timeout: 60_000 },
+    async () => {
+      const root = tempProject({ '.factorly/factorly.yaml': `tools:\n${entry(legacy.url)}` });
+      const args = ['call', `legacy.${TOOL}`, '--interval', '1', '--count', '1'];
+      const run = await runCliAsync(args, root);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain(DONE);
+    },
+  );
+
   for (const flags of [['--transport', 'sse'], []])
     it(`wrap --url ${flags.join(' ')} serves it as itself`, { timeout: 60_000 }, async () => {
       const client = await wrapClient(['--url', legacy.url, ...flags]);

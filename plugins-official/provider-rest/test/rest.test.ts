@@ -5,6 +5,7 @@ import type { Kernel } from 'factorly/testing';
 import { definePlugin } from 'factorly';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as restPlugin } from '../src/plugin.js';
+import { freePort } from '../../../test/helpers/listening.js';
 
 interface Seen {
   method: string;
@@ -48,15 +49,6 @@ const vault = definePlugin({
     });
   },
 });
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 let kernel: Kernel | undefined;
 afterEach(async () => {
@@ -186,7 +178,7 @@ describe('rest provider', () => {
   });
 
   it('stops at the tool timeout with exit 124, and reports a refused connection', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     await start(`  slow: {type: rest, base_url: BASE, method: GET, path: /slow, timeout: 300ms}
   closed: {type: rest, base_url: "http://127.0.0.1:${port}", method: GET}
 `);

@@ -1,6 +1,6 @@
 import { FactorlyError } from '@factorly/error-kit';
 import { createInterface } from 'node:readline';
-import type { ConfirmAnswer, ConfirmChannel, ConfirmRequest } from 'factorly';
+import type { ConfirmPrompt, PersonAnswer, PersonChannel, PersonRequest, QuestionPrompt } from 'factorly';
 
 export interface PromptIo {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -8,31 +8,54 @@ export interface PromptIo {
 }
 
 const PREVIEW_CHARS = 300;
+/** Wrong answers to a question a person may type before the prompt gives up (the race then counts it as failed). */
+const TRIES = 3;
 
 /**
- * Asks on the terminal of `factorly call`: shows the tool and a preview of its params, and reads a
- * line (`y…` approves). End of input or an abort (another channel answered, the wait timed out) is a
- * deny. Without a terminal it cannot ask, so it fails rather than answers: another channel (the web
- * UI) can still answer, and when none can, the race records the call as declined with this reason.
- * Only requests made through the CLI are asked here: an MCP server's stdin is its transport.
+ * Asks on the terminal of `factorly call`. A confirmation shows the tool and a preview of its params
+ * and reads a line (`y…` approves); a question shows itself and reads the answer, checked as the
+ * question's type wants (asked again when it does not fit; an empty line takes the default). End of
+ * input declines a confirmation and dismisses a question; an abort (another channel answered, the
+ * wait timed out) lets go. Without a terminal it cannot ask, so it fails rather than answers: another
+ * channel (the web UI) can still answer, and when none can, the race records why. Only requests made
+ * through the CLI are asked here: an MCP server's stdin is its transport.
  */
-export class CliPromptChannel implements ConfirmChannel {
+export class CliPromptChannel implements PersonChannel {
   readonly name = 'cli-prompt';
   readonly order = 10;
+  readonly kinds = ['confirm', 'question'] as const;
 
   constructor(private readonly io: PromptIo = { input: process.stdin, output: process.stderr }) {}
 
-  accepts(request: ConfirmRequest): boolean {
+  accepts(request: PersonRequest): boolean {
     return request.iface === 'cli';
   }
 
-  async ask(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> {
+  async ask(request: PersonRequest, signal: AbortSignal): Promise<PersonAnswer> {
     if (!this.io.input.isTTY) throw new FactorlyError('NO_ANSWER', 'cli-prompt (no terminal to ask on)');
     // Already answered elsewhere (or given up): ask nobody.
-    if (signal.aborted) return { approved: false, by: 'cli-prompt' };
+    if (signal.aborted) return { action: 'cancel', by: this.name };
+    return request.kind === 'confirm' ? this.confirm(request, signal) : this.question(request, signal);
+  }
+
+  private async confirm(request: ConfirmPrompt, signal: AbortSignal): Promise<PersonAnswer> {
     this.io.output.write(`⚠ Tool "${request.tool}" requires confirmation.\n  params: ${preview(request.params)}\n`);
     const answer = await readLine(this.io, 'Proceed? (y/n): ', signal);
-    return { approved: answer !== undefined && /^y/i.test(answer.trim()), by: 'cli-prompt' };
+    return { action: answer !== undefined && /^y/i.test(answer.trim()) ? 'accept' : 'decline', by: this.name };
+  }
+
+  private async question({ question, check }: QuestionPrompt, signal: AbortSignal): Promise<PersonAnswer> {
+    const choices = question.enum ? ` [${question.enum.join('/')}]` : '';
+    const fallback = question.default === undefined ? '' : ` (default: ${JSON.stringify(question.default)})`;
+    this.io.output.write(`? ${question.description ?? question.name}${choices}${fallback}\n`);
+    for (let tries = 0; tries < TRIES; tries++) {
+      const line = await readLine(this.io, `${question.name}: `, signal);
+      if (line === undefined) return { action: 'cancel', by: this.name };
+      const checked = check(line);
+      if (checked.ok) return { action: 'accept', value: checked.value ?? null, by: this.name };
+      this.io.output.write(`  ${checked.message}\n`);
+    }
+    throw new FactorlyError('NO_ANSWER', `cli-prompt (no answer that fits "${question.name}" in ${TRIES} tries)`);
   }
 }
 

@@ -1,9 +1,10 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import type { ConfirmRequest } from 'factorly';
+import { describe, expect, it, vi } from 'vitest';
+import { validateAnswer, type ConfirmPrompt, type ParameterSpec, type QuestionPrompt } from 'factorly';
 import { CliPromptChannel } from '../src/cli-prompt.js';
 
-const REQUEST: ConfirmRequest = {
+const REQUEST: ConfirmPrompt = {
+  kind: 'confirm',
   callId: 'c1',
   tool: 'deploy',
   params: { env: 'prod', notes: 'x'.repeat(400) },
@@ -22,12 +23,12 @@ function terminal(tty = true) {
   return { channel: new CliPromptChannel({ input, output }), input, shown: () => shown };
 }
 
-describe('CLI confirm prompt', () => {
+describe('CLI prompt: confirmations', () => {
   it('shows the tool and a params preview and approves on "y"', async () => {
     const t = terminal();
     const answer = t.channel.ask(REQUEST, new AbortController().signal);
     t.input.write('Yes\n');
-    expect(await answer).toEqual({ approved: true, by: 'cli-prompt' });
+    expect(await answer).toEqual({ action: 'accept', by: 'cli-prompt' });
     expect(t.shown()).toContain('⚠ Tool "deploy" requires confirmation.\n  params: {"env":"prod","notes":"xxx');
     expect(t.shown()).toContain('… (425 chars)\nProceed? (y/n): ');
   });
@@ -36,18 +37,18 @@ describe('CLI confirm prompt', () => {
     const no = terminal();
     const declined = no.channel.ask(REQUEST, new AbortController().signal);
     no.input.write('nope\n');
-    expect(await declined).toMatchObject({ approved: false });
+    expect(await declined).toMatchObject({ action: 'decline' });
 
     const eof = terminal();
     const ended = eof.channel.ask(REQUEST, new AbortController().signal);
     eof.input.end();
-    expect(await ended).toMatchObject({ approved: false });
+    expect(await ended).toMatchObject({ action: 'decline' });
 
     const late = terminal();
     const controller = new AbortController();
     const aborted = late.channel.ask(REQUEST, controller.signal);
     controller.abort();
-    expect(await aborted).toMatchObject({ approved: false });
+    expect(await aborted).toMatchObject({ action: 'decline' });
   });
 
   it('fails without asking when there is no terminal (so another channel may answer), and only serves CLI calls', async () => {
@@ -58,5 +59,54 @@ describe('CLI confirm prompt', () => {
     expect(piped.shown()).toBe('');
     expect(piped.channel.accepts(REQUEST)).toBe(true);
     expect(piped.channel.accepts({ ...REQUEST, iface: 'mcp' })).toBe(false);
+  });
+});
+
+/** A question as the kernel hands it to channels, checking answers as the race will. */
+function asking(question: ParameterSpec): QuestionPrompt {
+  return {
+    kind: 'question',
+    callId: 'c2',
+    tool: 'factorly.ask',
+    iface: 'cli',
+    question,
+    check: (answer) => validateAnswer(question, answer),
+    expiresAt: Date.now() + 60_000,
+    replyKey: 'unused',
+  };
+}
+const QUESTION = asking({
+  name: 'replicas',
+  type: 'integer',
+  description: 'How many replicas?',
+  required: true,
+  min: 1,
+});
+
+describe('CLI prompt: questions', () => {
+  it('asks the question, asks again while the answer does not fit, and carries the typed answer back', async () => {
+    const t = terminal();
+    const answer = t.channel.ask(QUESTION, new AbortController().signal);
+    t.input.write('many\n');
+    await vi.waitFor(() => expect(t.shown()).toContain('expected integer, got "many"'));
+    t.input.write('0\n');
+    await vi.waitFor(() => expect(t.shown()).toContain('must be at least 1, got 0'));
+    t.input.write('3\n');
+    expect(await answer).toEqual({ action: 'accept', value: 3, by: 'cli-prompt' });
+    expect(t.shown()).toMatch(/^\? How many replicas\?\nreplicas: /);
+  });
+
+  it('takes the default on an empty line, shows the choices, and dismisses the question at end of input', async () => {
+    const choice = terminal();
+    const question = asking({ name: 'env', type: 'enum', enum: ['dev', 'prod'], default: 'dev', required: true });
+    const picked = choice.channel.ask(question, new AbortController().signal);
+    choice.input.write('\n');
+    expect(await picked).toEqual({ action: 'accept', value: 'dev', by: 'cli-prompt' });
+    expect(choice.shown()).toContain('? env [dev/prod] (default: "dev")');
+
+    const eof = terminal();
+    const ended = eof.channel.ask(QUESTION, new AbortController().signal);
+    eof.input.end();
+    expect(await ended).toEqual({ action: 'cancel', by: 'cli-prompt' });
   });
 });

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { confirmChannelContract, shadowRuleContract } from 'factorly/testing';
+import { personChannelContract, shadowRuleContract } from 'factorly/testing';
 import { describe, it } from 'vitest';
 import { CliPromptChannel } from '../src/cli-prompt.js';
 import { plugin } from '../src/plugin.js';
@@ -23,6 +23,18 @@ shadowRuleContract(test, {
     { name: 'no shadow block', expect: undefined },
   ],
   invalid: { shadow: { deny: 'yes' }, message: /shadow\.deny/ },
+});
+// The rules per agent say nothing of a call no agent made (the contract calls from the CLI); their
+// decisions for agents are in agents.test.ts.
+shadowRuleContract(test, {
+  plugin,
+  rule: 'agent-access',
+  cases: [{ name: 'a call without an agent', expect: undefined }],
+});
+shadowRuleContract(test, {
+  plugin,
+  rule: 'agent-rate-limit',
+  cases: [{ name: 'a call without an agent', expect: undefined }],
 });
 shadowRuleContract(test, {
   plugin,
@@ -62,8 +74,14 @@ shadowRuleContract(test, {
 const input = Object.assign(new PassThrough(), { isTTY: true });
 const output = new PassThrough();
 output.resume();
-confirmChannelContract(test, {
+personChannelContract(test, {
   name: 'cli-prompt',
+  kinds: ['confirm', 'question'],
   create: () => new CliPromptChannel({ input, output }),
-  answer: (_request, approved) => void setImmediate(() => input.write(approved ? 'y\n' : 'n\n')),
+  answer: (request, reply) =>
+    void setImmediate(() =>
+      input.write(
+        request.kind === 'confirm' ? (reply.action === 'accept' ? 'y\n' : 'n\n') : `${String(reply.value)}\n`,
+      ),
+    ),
 });

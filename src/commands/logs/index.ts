@@ -26,7 +26,9 @@ export default class Logs extends FactorlyCommand {
     tool: Flags.string({ description: 'Only tools whose name contains this text.' }),
     status: Flags.string({ description: 'Only calls with this status.', options: [...CALL_STATUSES, 'running'] }),
     interface: Flags.string({ description: 'Only calls that came in this way (cli, mcp, code, ui, …).' }),
-    agent: Flags.string({ description: 'Only calls of this agent (MCP session).' }),
+    agent: Flags.string({
+      description: 'Only calls of this agent: a named token, an OAuth subject, else an MCP session id.',
+    }),
     since: Flags.string({ description: 'From this seq, time, or duration ago (1200, 2026-11-30T10:00Z, 15m).' }),
     until: Flags.string({ description: 'Up to this seq, time, or duration ago.' }),
     follow: Flags.boolean({ char: 'f', description: 'Keep printing calls as they complete (Ctrl-C stops).' }),

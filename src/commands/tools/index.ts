@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
+import { sourceStatuses } from '../../cli/host-services.js';
 import { table } from '../../cli/table.js';
 import type { ToolDefinition } from '../../contracts/tool.js';
 
@@ -13,7 +14,7 @@ export default class Tools extends FactorlyCommand {
     const { flags } = await this.parse(Tools);
     const kernel = await this.kernel(flags.config);
     const tools = kernel.registry.visible();
-    const sources = kernel.providers.values().flatMap((provider) => provider.sourceStatuses?.() ?? []);
+    const sources = sourceStatuses(kernel);
     if (flags.json) {
       this.writeJson({ tools: tools.map(describe), sources });
       return;

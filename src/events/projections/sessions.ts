@@ -1,4 +1,4 @@
-import type { CallOrigin } from '../catalog.js';
+import type { CallOrigin, SessionPrincipal } from '../catalog.js';
 import type { Projection } from '../projection.js';
 
 /** Who an agent is, as its interface session introduced it (MCP `clientInfo`). */
@@ -6,13 +6,15 @@ export interface AgentIdentity {
   agentId: string;
   sessionId: string;
   iface: CallOrigin;
-  /** The client's own name and version, when it gave them. */
+  /** The client's own name and version, when it gave them: a label, never the identity. */
   client?: { name: string; version?: string };
+  /** How the agent was authenticated, when a credential named it (then `agentId` is its name). */
+  principal?: SessionPrincipal;
   transport?: string;
   openedAt: string;
 }
 
-/** Agents by the id their calls are recorded under (the newest session wins for a reused id). */
+/** Agents by the id their calls are recorded under (an authenticated agent opens many sessions: the newest wins). */
 export type AgentDirectory = Map<string, AgentIdentity>;
 
 /**
@@ -22,11 +24,11 @@ export type AgentDirectory = Map<string, AgentIdentity>;
  */
 export const sessionsProjection: Projection<AgentDirectory> & { readonly version: number } = {
   name: 'sessions',
-  version: 1,
+  version: 2,
   init: () => new Map(),
   evolve(agents, event) {
     if (event.type !== 'session.opened') return agents;
-    const { agentId, sessionId, iface, client, transport } = event.data;
+    const { agentId, sessionId, iface, client, transport, principal } = event.data;
     if (typeof agentId !== 'string' || agentId === '') return agents;
     const name = typeof client?.name === 'string' && client.name !== '' ? client.name : undefined;
     agents.set(agentId, {
@@ -37,6 +39,7 @@ export const sessionsProjection: Projection<AgentDirectory> & { readonly version
         ? { client: { name, ...(typeof client?.version === 'string' ? { version: client.version } : {}) } }
         : {}),
       ...(transport ? { transport } : {}),
+      ...(principal && typeof principal.kind === 'string' ? { principal } : {}),
       openedAt: event.at,
     });
     return agents;

@@ -1,5 +1,5 @@
 import type { ConfirmChannel, ConfirmRequest } from '../../contracts/extensions.js';
-import { assert, within, type TestApi } from '../suite.js';
+import { assert, settled, type TestApi } from '../suite.js';
 
 export interface ConfirmChannelSubject {
   name: string;
@@ -16,7 +16,8 @@ export interface ConfirmChannelSubject {
 /** How long a channel may take to let go of a request once it is aborted. */
 const LET_GO_MS = 2_000;
 
-function requestOf(subject: ConfirmChannelSubject, callId: string): ConfirmRequest {
+/** A confirmation the suites ask channels for, with `over` laid on the defaults. */
+export function confirmRequestOf(callId: string, over: Partial<ConfirmRequest> = {}): ConfirmRequest {
   return {
     callId,
     tool: 'deploy',
@@ -24,20 +25,12 @@ function requestOf(subject: ConfirmChannelSubject, callId: string): ConfirmReque
     fingerprint: 'f'.repeat(64),
     iface: 'cli',
     reason: 'tool "deploy" requires confirmation',
-    ...subject.request,
+    ...over,
   };
 }
 
-/** Settles `promise` (its value or its error) or fails after `ms`: a channel that never lets go would hang the call it asks for. */
-function settled<T>(promise: Promise<T>, ms: number, what: string): Promise<{ value?: T; error?: unknown }> {
-  return within(
-    promise.then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    ),
-    ms,
-    what,
-  );
+function requestOf(subject: ConfirmChannelSubject, callId: string): ConfirmRequest {
+  return confirmRequestOf(callId, subject.request);
 }
 
 /**

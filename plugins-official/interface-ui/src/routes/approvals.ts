@@ -1,43 +1,75 @@
 import type { AgentDirectory } from 'factorly';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { agentText, agentName } from '../agents.js';
-import type { PendingApproval } from '../approvals.js';
+import type { PendingApproval, PendingConfirm } from '../approvals.js';
 import type { AppDeps } from '../app-deps.js';
 import { html, pretty, when, type Html } from '../html.js';
 import { csrfField, layout, notice, type PageContext } from '../layout.js';
+import { questionCard } from '../question-card.js';
 
-/** The list of pending confirmations; the live stream sends the same markup when it changes. */
+/** The list of what waits for a person (confirmations, questions); the live stream sends the same markup when it changes. */
 export function approvalsList(pending: readonly PendingApproval[], context: PageContext, agents: AgentDirectory): Html {
   if (pending.length === 0) return html`<p class="empty">Nothing is waiting for an answer.</p>`;
-  return html`${pending.map(
-    (p) => html`<article class="approval" id="approval-${p.callId}">
+  return html`${pending.map((p) => {
+    const who = `${p.agentId ? `${agentText(agentName(p.agentId, agents))} · ` : ''}via ${p.iface}`;
+    return p.kind === 'question' ? questionCard(p, who, context) : confirmCard(p, who, context);
+  })}`;
+}
+
+function confirmCard(p: PendingConfirm, who: string, context: PageContext): Html {
+  return html`<article class="approval" id="approval-${p.callId}">
   <h2>${p.tool}</h2>
-  <p class="muted">${p.agentId ? `${agentText(agentName(p.agentId, agents))} · ` : ''}via ${p.iface} · asked at ${when(p.requestedAt)}</p>
+  <p class="muted">${who} · asked at ${when(p.requestedAt)}</p>
   <p>${p.reason}</p>
   <pre>${pretty(p.params)}</pre>
   <div class="actions">
     <form method="post" action="/approvals/${p.callId}/approve">${csrfField(context)}<button type="submit" class="approve">Approve</button></form>
     <form method="post" action="/approvals/${p.callId}/deny">${csrfField(context)}<button type="submit" class="deny">Deny</button></form>
   </div>
-</article>`,
-  )}`;
+</article>`;
+}
+
+const ANSWERED: Record<string, string> = {
+  gone: 'That request was already answered elsewhere or has timed out.',
+  approved: 'Answered: approved.',
+  denied: 'Answered: denied.',
+  replied: 'Answered.',
+  dismissed: 'Dismissed: the agent is told you cancelled the question.',
+};
+
+async function page(c: Context, deps: AppDeps, notices: Html = html``, status: 200 | 400 = 200): Promise<Response> {
+  const context = deps.page();
+  const agents = await deps.services.agents();
+  const answered = ANSWERED[c.req.query('answered') ?? ''];
+  const body = html`<h1>Approvals</h1>
+<p class="muted">Calls to tools with <code>shadow: {confirm: true}</code>, and questions agents ask with <code>factorly.ask</code>, wait here while this UI runs, whichever way they came in. The first answer from any channel wins.</p>
+${answered ? notice('ok', [answered]) : ''}${notices}
+<div id="approvals-list">${approvalsList(deps.approvals.list(), context, agents)}</div>`;
+  return c.html(layout('Approvals', '/approvals', body, context).text, status);
 }
 
 export function registerApprovals(app: Hono, deps: AppDeps): void {
-  app.get('/approvals', async (c) => {
-    const context = deps.page();
-    const agents = await deps.services.agents();
-    const answered = c.req.query('answered');
-    const body = html`<h1>Approvals</h1>
-<p class="muted">Calls to tools with <code>shadow: {confirm: true}</code> wait here while this UI runs, whichever way they came in. The first answer from any channel wins.</p>
-${answered ? notice('ok', [answered === 'gone' ? 'That request was already answered elsewhere or has timed out.' : `Answered: ${answered}.`]) : ''}
-<div id="approvals-list">${approvalsList(deps.approvals.list(), context, agents)}</div>`;
-    return c.html(layout('Approvals', '/approvals', body, context).text);
-  });
+  app.get('/approvals', (c) => page(c, deps));
 
   app.post('/approvals/:callId/:answer{approve|deny}', async (c) => {
     const approved = c.req.param('answer') === 'approve';
     const done = await deps.approvals.answer(c.req.param('callId'), approved);
     return c.redirect(`/approvals?answered=${done ? (approved ? 'approved' : 'denied') : 'gone'}`, 303);
+  });
+
+  // A question's answer is checked as the asking process will check it; one that does not fit keeps the question waiting.
+  app.post('/approvals/:callId/:reply{reply|dismiss}', async (c) => {
+    const callId = c.req.param('callId');
+    const answer = (await c.req.parseBody()).answer;
+    const reply =
+      c.req.param('reply') === 'reply'
+        ? { action: 'accept' as const, given: typeof answer === 'string' ? answer : '' }
+        : { action: 'cancel' as const };
+    const result = await deps.approvals.reply(callId, reply, (question, key, given) =>
+      deps.services.sealAnswer(question, key, given),
+    );
+    if ('problem' in result) return page(c, deps, notice('error', [`Not answered: ${result.problem}.`]), 400);
+    const shown = 'gone' in result ? 'gone' : reply.action === 'accept' ? 'replied' : 'dismissed';
+    return c.redirect(`/approvals?answered=${shown}`, 303);
   });
 }
