@@ -65,7 +65,7 @@ describe('the pins page', () => {
     await untilTools(async () => (await heldBadge().count()) === 1);
     await page.goto(`${ui.origin}/pins/up.echo`);
     await page.locator('form[action="/pins/up.echo/approve"] input[name="digest"]').evaluate((input) => {
-      (input as HTMLInputElement).value = 'ffff';
+      (input as unknown as { value: string }).value = 'ffff';
     });
     await page.getByRole('button', { name: 'Approve and pin' }).click();
     expect(await page.getByRole('alert').innerText()).toContain(
