@@ -119,6 +119,10 @@ describe('a tool whose definition changes after it was pinned', () => {
     expect(decided.map((event) => event.type)).toEqual(['tool.pin_rejected', 'tool.released']);
     const [status] = (await k.pins.list()).filter((pin) => pin.tool === 'rejected.echo');
     expect(status).toMatchObject({ state: 'pinned', held: [] });
+    await expect(k.pins.reject('rejected.echo', { by: 'test' })).rejects.toThrow(
+      'tool "rejected.echo" is not held: its listings show its pin',
+    );
+    await expect(k.pins.diff('nothing.here')).rejects.toThrow('no tool "nothing.here" has a pin');
   });
 
   it('is refused when a script calls it, through factorly.call and tools.<ns>.<tool>(), and each refusal is recorded', async () => {
