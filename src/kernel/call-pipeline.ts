@@ -19,7 +19,7 @@ import {
 import { CallContext, STOP_GRACE_MS } from './call-context.js';
 import { CallRecord } from './call-record.js';
 import type { OutputProcessor, SecretBackend } from '../contracts/extensions.js';
-import type { CallOutcome, CallRequest } from '../contracts/gateway.js';
+import type { CallOutcome, CallRequest, CatalogFilter } from '../contracts/gateway.js';
 import type { CallSource, SecretScope, ToolDefinition, ToolProvider, ToolResult } from '../contracts/tool.js';
 import { validateParams, type ValidatedParams } from '../config/params.js';
 import { unknownTool } from '../config/tool-definition.js';
@@ -43,6 +43,8 @@ export interface PipelineParts {
   /** Secrets providers resolved outside any call (see KernelTokens.ConnectionSecrets): scrubbed from every call. */
   connectionSecrets?: SecretScope;
   shadow: ShadowGate;
+  /** Told of every tool a call resolves, before the call's first event (see CatalogFilter.resolved). */
+  filters: OrderedRegistry<CatalogFilter>;
   /** The config's `log:` bounds, as currently loaded. */
   bounds: () => LogBounds;
   /** Calls are taken from Ready until the kernel has stopped (inner calls of calls in flight while it stops included). */
@@ -82,12 +84,13 @@ export class CallPipeline {
   /** One call's steps: open the log, resolve the tool, learn its secrets, validate, record the opening, gate, execute, end. */
   private async run(context: CallContext, request: CallRequest, started: number): Promise<CallOutcome> {
     let log: EventLog;
+    const tool = this.parts.registry.get(request.tool, request.sessionId);
     try {
       log = await this.openLog();
+      if (tool) for (const filter of this.parts.filters.list()) await filter.resolved?.(tool, request.sessionId);
     } catch (error) {
       return refusedUnrecorded(context, error, started);
     }
-    const tool = this.parts.registry.get(request.tool, request.sessionId);
     const flight = this.flightOf(log, context, request, tool, started);
     // The values the call could resolve are known before its params are written (see learn).
     if (tool) await context.secrets.learn(this.reachableBy(tool, request.sessionId));
