@@ -40,6 +40,11 @@ export const STAGES = [
     (f) => /\/dist\/src\/kernel\//.test(f.url),
   ],
   [
+    'signals',
+    "abort signals and event targets (a call's cancellation wiring)",
+    (f) => /^node:internal\/(abort_controller|event_target)/.test(f.url),
+  ],
+  [
     'io',
     'Node I/O: streams, pipes, sockets, child process',
     (f) =>
@@ -61,7 +66,7 @@ const isHttp = (url) =>
   /interface-mcp\/dist\/src\/http-/.test(url);
 const isLmdb = (url) => /\/node_modules\/(lmdb|msgpackr|ordered-binary)\//.test(url) || /events\/lmdb-/.test(url);
 const isHash = (f) =>
-  /\/events\/(hash|merkle|transparency-tree|lmdb-tree)\.js|canonicalize/.test(f.url) ||
+  /\/events\/(hash|merkle|transparency-tree|lmdb-tree)\.js|canonicalize|\/safe-stable-stringify\//.test(f.url) ||
   /^node:internal\/crypto\/hash/.test(f.url) ||
   /^(canonical|canonicalJson|fingerprintOf|hashOf|sha256)/.test(f.fn);
 const isScrub = (url) =>
