@@ -11,8 +11,10 @@
 //  7. audit and history: logs verify/stats/--tail/--tool and the web UI's /dashboard on 1M events, factorly call on 300k events of
 //     6 h next to an empty log, serve's first call on 1M events next to its later ones.
 //  8. nats: the event log on a 3-server JetStream cluster the bench starts (nats-server on PATH):
-//     append throughput, the latency a call adds next to LMDB, two nodes appending to one stream.
-// BENCH_ONLY=mcp,shadow runs only the named sections (log, cli, audit, history, vault, shadow, sandbox, mcp, nats).
+//     append throughput, the latency a call adds next to LMDB, two nodes appending to one stream;
+//     nats-node: a new node's first call and its peak RSS on streams of 1k, 100k and 300k events.
+// BENCH_ONLY=mcp,shadow runs only the named sections (log, cli, audit, history, vault, shadow, sandbox, mcp, nats,
+// nats-node).
 // Prints one table and writes bench/results/latest.json. Exits 1 if any correctness check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -61,6 +63,8 @@ const CONFIG = {
   natsSingleEvents: intEnv('BENCH_NATS_SINGLE_EVENTS', 500),
   natsCalls: intEnv('BENCH_NATS_CALLS', 300),
   natsNodeEvents: intEnv('BENCH_NATS_NODE_EVENTS', 500),
+  natsNodeSizes: (process.env.BENCH_NATS_NODE_SIZES ?? '1000,100000,300000').split(',').map(Number),
+  natsNodeRuns: intEnv('BENCH_NATS_NODE_RUNS', 5),
 };
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const enabled = (section) => !ONLY || ONLY.has(section);
@@ -81,6 +85,7 @@ const { runShadowBench, shadowRows } = await import('./lib/shadow.mjs');
 const { runSandboxBench, sandboxRows } = await import('./lib/sandbox.mjs');
 const { runMcpOverheadBench, mcpRows } = await import('./lib/mcp-overhead.mjs');
 const { runNatsBench, natsRows } = await import('./lib/nats-bench.mjs');
+const { runNatsNodeBench, natsNodeRows } = await import('./lib/nats-node-bench.mjs');
 
 const tmpBase = process.env.BENCH_TMPDIR || os.tmpdir();
 const tmpRoot = mkdtempSync(join(tmpBase, 'factorly-bench-'));
@@ -104,6 +109,7 @@ let shadow = [];
 let sandbox = null;
 let mcp = null;
 let nats = null;
+let natsNode = null;
 try {
   say(`factorly bench: temp dir ${tmpRoot} (${tmpFs})`);
   if (enabled('log')) {
@@ -250,6 +256,22 @@ try {
     } catch (error) {
       failures.push(`nats: ${error?.stack ?? error}`);
     }
+
+  if (enabled('nats-node'))
+    try {
+      say('nats-node:');
+      const nodeBench = await runNatsNodeBench({
+        repo: REPO,
+        tmpRoot,
+        sizes: CONFIG.natsNodeSizes,
+        runs: CONFIG.natsNodeRuns,
+        log: say,
+      });
+      natsNode = nodeBench.results;
+      failures.push(...nodeBench.failures);
+    } catch (error) {
+      failures.push(`nats-node: ${error?.stack ?? error}`);
+    }
 } finally {
   cleanup();
 }
@@ -264,6 +286,7 @@ const sections = [
   ['sandbox', () => sandboxRows(sandbox)],
   ['mcp', () => mcpRows(mcp)],
   ['nats', () => natsRows(nats ?? [])],
+  ['nats-node', () => natsNodeRows(natsNode)],
 ];
 const rows = sections.filter(([name]) => enabled(name)).flatMap(([, rowsOf]) => rowsOf());
 const output = {
@@ -283,6 +306,7 @@ const output = {
   sandbox,
   mcp,
   nats,
+  natsNode,
   table: rows,
 };
 mkdirSync(RESULTS_DIR, { recursive: true });

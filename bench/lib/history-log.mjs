@@ -45,7 +45,8 @@ export async function buildHistoryProject({ repo, dir, events, spanMs, say = () 
   };
 }
 
-function callTriple(i) {
+/** The three events of call `i` as factorly records them (shared with the NATS node bench). */
+export function callTriple(i) {
   const callId = `call-${i}`;
   const agent = `agent-${i % 7}`;
   const tool = i % 1000 === 999 ? 'rare' : `tool.${i % 50}`;

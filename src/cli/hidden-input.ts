@@ -15,8 +15,8 @@ export async function readSecretInput(question: string): Promise<string> {
   return value;
 }
 
-/** One line from the terminal in raw mode, nothing echoed; Ctrl-C cancels. */
-function readHiddenLine(question: string): Promise<string> {
+/** One line from the terminal in raw mode, nothing echoed, possibly empty (a key a person skips); Ctrl-C cancels. */
+export function readHiddenLine(question: string): Promise<string> {
   const input = process.stdin;
   return new Promise((resolve, reject) => {
     input.setRawMode(true); // before the question, so nothing typed after it is ever echoed

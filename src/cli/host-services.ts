@@ -7,6 +7,7 @@ import { auditProjection } from '../events/projections/audit.js';
 import { dashboardProjection } from '../events/projections/dashboard.js';
 import { sessionsProjection } from '../events/projections/sessions.js';
 import { statsProjection } from '../events/projections/stats.js';
+import { listApprovals, revokeApproval } from '../events/projections/standing.js';
 import { availableParallelism } from 'node:os';
 import type { LogVerification } from '../events/verify-log.js';
 import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
@@ -18,6 +19,7 @@ import type { SourceStatus } from '../contracts/tool.js';
 import { planPromotion, promote } from '../editing/promote.js';
 import { toolSecretReferences } from '../config/secret-references.js';
 import { editableTool, saveToolEdit } from '../editing/tool-edit.js';
+import { blueprintServices } from './blueprints/services.js';
 import { validateAnswer } from '../config/params.js';
 import type { ParameterSpec } from '../config/tool-definition.js';
 import { sealAnswer } from '../contracts/person-seal.js';
@@ -30,6 +32,8 @@ const MEMBERS = [
   'stats',
   'dashboard',
   'agents',
+  'standingApprovals',
+  'revokeApproval',
   'secretUses',
   'sources',
   'verify',
@@ -38,6 +42,12 @@ const MEMBERS = [
   'promote',
   'editableTool',
   'saveToolEdit',
+  'blueprints',
+  'blueprint',
+  'planBlueprint',
+  'installBlueprint',
+  'uninstallBlueprint',
+  'importSpec',
   'sealAnswer',
 ] as const satisfies readonly (keyof HostServices)[];
 // Fails to compile when a member of HostServices is missing above.
@@ -82,6 +92,8 @@ export function hostServices(kernel: Kernel): HostServices {
     dashboard: async (range) =>
       dashboardFigures((await log().project(dashboardProjection).current()).state, range, Date.now()),
     agents: async () => structuredClone((await log().project(sessionsProjection).current()).state),
+    standingApprovals: () => listApprovals(log()),
+    revokeApproval: (approvalId, by) => revokeApproval(log(), approvalId, by),
     secretUses: () => {
       const uses = new Map<string, string[]>();
       for (const tool of kernel.config.tools) {
@@ -108,6 +120,7 @@ export function hostServices(kernel: Kernel): HostServices {
       await kernel.reload();
       return saveToolEdit(kernel, name, edit);
     },
+    ...blueprintServices(kernel),
     sealAnswer: (question, replyKey, given) => {
       const checked = validateAnswer(question as ParameterSpec, given);
       if (!checked.ok) return checked;

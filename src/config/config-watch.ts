@@ -21,6 +21,9 @@ const SETTLE_MS = 150;
 export class ConfigWatcher {
   private readonly listeners = new Set<(change: CatalogChange) => void>();
   private watchers: FSWatcher[] = [];
+  private readonly watched = new Set<string>();
+  /** The files the config names (`code_file`), by folder. */
+  private names = new Map<string, Set<string>>();
   private timer?: NodeJS.Timeout;
   private running = Promise.resolve();
 
@@ -47,21 +50,40 @@ export class ConfigWatcher {
   private unwatch(): void {
     for (const watcher of this.watchers) watcher.close();
     this.watchers = [];
+    this.watched.clear();
   }
 
   private start(): void {
-    const included = this.included();
-    const names = new Map<string, Set<string>>();
-    for (const file of included) names.set(dirname(file), (names.get(dirname(file)) ?? new Set()).add(basename(file)));
-    for (const dir of new Set([...this.dirs(), ...names.keys()])) {
-      if (!existsSync(dir)) continue;
+    this.names = new Map();
+    for (const file of this.included())
+      this.names.set(dirname(file), (this.names.get(dirname(file)) ?? new Set()).add(basename(file)));
+    this.watchNewDirs();
+  }
+
+  /**
+   * Watches each config folder (and each folder of a file the config names) that exists and is not
+   * watched yet. A folder made while serving (the first `blueprint install` makes
+   * `.factorly/blueprints/`) shows up as a change in its parent, so any other change looks for new
+   * folders, and one found is read at once: its files may be written before its watcher starts.
+   */
+  private watchNewDirs(): boolean {
+    let added = false;
+    for (const dir of new Set([...this.dirs(), ...this.names.keys()])) {
+      if (this.watched.has(dir) || !existsSync(dir)) continue;
       const watcher = watch(dir, { persistent: false }, (_event, file) => {
         const name = file?.toString();
-        if (name === undefined || YAML.has(extname(name)) || names.get(dir)?.has(name)) this.schedule();
+        if (name === undefined || YAML.has(extname(name)) || this.names.get(dir)?.has(name)) this.schedule();
+        else if (this.watchNewDirs()) this.schedule();
       });
-      watcher.on('error', () => watcher.close());
+      watcher.on('error', () => {
+        watcher.close();
+        this.watched.delete(dir);
+      });
       this.watchers.push(watcher);
+      this.watched.add(dir);
+      added = true;
     }
+    return added;
   }
 
   private schedule(): void {

@@ -56,6 +56,7 @@ export class ConfigDeclarations {
     shadow: new Map(),
   };
   private readonly own = new Map<string, string>();
+  private readonly byName = new Set<string>();
 
   /** Adds one plugin's declarations, or throws (adding nothing) when they clash with the kernel's keys or another plugin's block. */
   add(plugin: string, config: PluginConfig | undefined): void {
@@ -69,6 +70,7 @@ export class ConfigDeclarations {
     for (const [place, key] of entries)
       this.refuseClash(plugin, place, key, key === config.key && place === 'settings');
     if (config.key !== undefined) this.own.set(config.key, plugin);
+    if (config.key !== undefined && config.merge === 'by-name') this.byName.add(config.key);
     for (const [place, key, block] of entries)
       this.places[place].set(key, [...(this.places[place].get(key) ?? []), { plugin, block }]);
   }
@@ -80,6 +82,11 @@ export class ConfigDeclarations {
   /** Every key known at a place, the kernel's included (for messages and suggestions). */
   known(place: KeyPlace): string[] {
     return [...RESERVED[place], ...this.places[place].keys()];
+  }
+
+  /** Whether the values of a top-level key in several files merge entry by entry (`PluginConfig.merge`). */
+  mergesByName(key: string): boolean {
+    return this.byName.has(key);
   }
 
   /** The plugin whose own block `key` is. */

@@ -77,8 +77,51 @@ export function readSettings(
       });
     }
   }
+  const settings = mergeSettings(sources, declared, problems);
   if (problems.length > 0) throw new FactorlyError('CONFIG_INVALID', problems.join('\n'), { data: { problems } });
-  return { sources, settings: Object.assign({}, ...sources.map((source) => source.settings)) };
+  return { sources, settings };
+}
+
+/**
+ * The files' settings as one: a later file's value of a key wins, except for blocks of named entries
+ * (`oauth_providers`: `PluginConfig.merge`), whose entries join, a name given twice being a problem.
+ */
+function mergeSettings(sources: readonly ConfigSource[], declared: ConfigDeclarations, problems: string[]) {
+  const settings: Record<string, unknown> = {};
+  const firstAt = new Map<string, string>();
+  for (const source of sources) {
+    for (const [key, value] of Object.entries(source.settings)) {
+      const earlier = settings[key];
+      if (!declared.mergesByName(key) || !isEntries(value) || !isEntries(earlier)) {
+        settings[key] = value;
+        if (isEntries(value))
+          for (const name of Object.keys(value)) firstAt.set(`${key}\0${name}`, lineOf(source, key, name));
+        continue;
+      }
+      const merged = { ...earlier };
+      for (const [name, entry] of Object.entries(value)) {
+        const at = lineOf(source, key, name);
+        const first = firstAt.get(`${key}\0${name}`);
+        if (first !== undefined)
+          problems.push(`config: duplicate ${key} entry "${name}" (found again in ${at}; first in ${first})`);
+        else {
+          merged[name] = entry;
+          firstAt.set(`${key}\0${name}`, at);
+        }
+      }
+      settings[key] = merged;
+    }
+  }
+  return settings;
+}
+
+function isEntries(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function lineOf(source: ConfigSource, key: string, name: string): string {
+  const lines = source.settingLines?.[key];
+  return `${source.shown}:${lines?.[name] ?? lines?.[''] ?? 1}`;
 }
 
 /**
@@ -133,7 +176,8 @@ function projectSources(paths: ProjectPaths, known: readonly string[], texts: Co
   const main = readMain(paths, known, texts);
   if (main) sources.push(main);
   const toolsDir = typeof main?.settings.tools_dir === 'string' ? main.settings.tools_dir : undefined;
-  for (const file of configFiles(paths, toolsDir)) {
+  // A text for a file not written yet (an install being checked) joins the config as if it were there.
+  for (const file of configFiles(paths, toolsDir, [...texts.keys()])) {
     if (file !== paths.mainFile) sources.push(readConfigSource(file, paths.baseDir, false, known, texts.get(file)));
   }
   return sources;

@@ -24,6 +24,7 @@ const PARAM_KEYS = [
   'pattern',
   'enum',
   'in',
+  'api_name',
   'hydrate_vault_refs',
 ] as const;
 
@@ -88,6 +89,10 @@ function parseParameter(
         `parameter "${name}" has unknown "in" ${JSON.stringify(p.in)} (valid: ${PARAM_LOCATIONS.join(', ')})`,
         at('in'),
       );
+  }
+  if (p.api_name !== undefined) {
+    if (typeof p.api_name === 'string' && p.api_name.trim() !== '') spec.apiName = p.api_name;
+    else problem(`parameter "${name}": api_name must be a non-empty string`, at('api_name'));
   }
   readNumbers(spec, p, name, at, problem);
   readEnum(spec, p, name, at, problem);

@@ -31,6 +31,12 @@ export interface PluginConfig {
   /** The schema of that block (default: anything). */
   readonly schema?: JsonSchema;
   check?(value: unknown, problem: ConfigProblem): void;
+  /**
+   * How the block's values in several files combine (the main file, `.factorly/*.yaml`, installed
+   * blueprints): `by-name` merges a mapping of named entries (`oauth_providers`), a name defined in
+   * two files being a config error naming both; by default the last file's value wins.
+   */
+  readonly merge?: 'by-name';
   /** Other top-level keys the plugin reads (keys several plugins share: each declares them with its schema). */
   readonly settings?: Readonly<Record<string, ConfigBlock>>;
   /** Keys the plugin owns on every tool entry, next to `type` and `description` (an output stage's setting). */

@@ -26,6 +26,11 @@ export interface ParameterSpec {
   hydrateVaultRefs?: string[];
   /** Where a `rest` tool sends the value (default: path if the path uses it, else body or query by method). */
   in?: ParamLocation;
+  /**
+   * The name the API knows the value by (a query key `statuses[]`, a header `X-Request-Id`, a body
+   * field) when it is not one an agent can use as a parameter name; default: `name`.
+   */
+  apiName?: string;
 }
 
 export type ParamLocation = 'query' | 'path' | 'header' | 'body';

@@ -47,7 +47,17 @@ export function readConfigSource(
   given?: string,
 ): ConfigSource {
   const shown = relative(baseDir, file) || file;
-  const text = given ?? readFileSync(file, 'utf8');
+  return parseConfigSource(given ?? readFileSync(file, 'utf8'), file, shown, main, known);
+}
+
+/** `readConfigSource` of a text already read, shown in messages as `shown` (a blueprint from a URL). */
+export function parseConfigSource(
+  text: string,
+  file: string,
+  shown: string,
+  main: boolean,
+  known: readonly string[],
+): ConfigSource {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
   const lineOf = (node: Node | null | undefined): number => (node?.range ? lineCounter.linePos(node.range[0]).line : 1);
@@ -65,10 +75,17 @@ export function readConfigSource(
     );
   }
   const root = doc.contents;
+  // Values come from the whole document, so an alias (`auth: *auth`) reads as what its anchor holds.
+  let plain: unknown;
+  try {
+    plain = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    throw new FactorlyError('CONFIG_INVALID', `config: ${shown}: ${firstLine((error as Error).message)}`);
+  }
   const isKnownKey = (key: string): boolean => known.includes(key);
   const structured = main || root.items.some((pair) => isKnownKey(keyOf(pair)));
   if (!structured) {
-    source.tools = toolEntries(root, source, lineOf);
+    source.tools = toolEntries(root, source, lineOf, plain);
     return source;
   }
   for (const pair of root.items) {
@@ -81,9 +98,9 @@ export function readConfigSource(
           `config: ${shown}:${lineOf(pair.value as Node)}: "tools" must be a mapping of tool names to definitions`,
         );
       }
-      source.tools = toolEntries(pair.value, source, lineOf);
+      source.tools = toolEntries(pair.value, source, lineOf, (plain as Record<string, unknown>).tools);
     } else if (isKnownKey(key)) {
-      source.settings[key] = (pair.value as Node | null)?.toJSON() ?? null;
+      source.settings[key] = ((plain as Record<string, unknown>)[key] ?? null) as unknown;
       source.settingNodes[key] = (pair.value ?? null) as Node | null;
       (source.settingLines ??= {})[key] = isMap(pair.value) ? linesOf(pair, lineOf) : { '': lineOf(pair.key as Node) };
     } else {
@@ -103,12 +120,14 @@ function linesOf(pair: Pair, lineOf: RawTool['lineOf']): Record<string, number> 
   return lines;
 }
 
-function toolEntries(map: YAMLMap, source: ConfigSource, lineOf: RawTool['lineOf']): RawTool[] {
+function toolEntries(map: YAMLMap, source: ConfigSource, lineOf: RawTool['lineOf'], plain: unknown): RawTool[] {
+  const values = (plain ?? {}) as Record<string, unknown>;
   return map.items.map((pair) => {
     const node = (pair.value ?? null) as Node | null;
+    const name = keyOf(pair);
     return {
-      name: keyOf(pair),
-      value: node === null ? null : node.toJSON(),
+      name,
+      value: node === null ? null : (values[name] ?? null),
       node,
       file: source.shown,
       path: source.file,

@@ -25,6 +25,8 @@ export interface ShadowContext {
   client?: ClientLink;
   /** sha256 of `<tool>:<canonical JSON of params>`: identical calls have identical fingerprints. */
   fingerprint: string;
+  /** The script the call runs (a code tool's, or one sent as a param): its SHA-256, as `source.recorded` names it. */
+  sourceSha?: string;
   /** Epoch milliseconds of the decision; rules use this instead of reading the clock. */
   now: number;
 }

@@ -12,6 +12,8 @@ import type {
   ConfirmRequested,
   ConfirmAnswered,
   ConfirmResolved,
+  ApprovalGranted,
+  ApprovalRevoked,
   AskRequested,
   AskAnswered,
   AskResolved,
@@ -23,6 +25,8 @@ import type {
 import type {
   ToolPromoted,
   ToolEdited,
+  BlueprintInstalled,
+  BlueprintUninstalled,
   VaultAccessed,
   ConfigLoaded,
   ConfigRecorded,
@@ -38,7 +42,7 @@ import type {
 export { CALL_STATUSES, DECISIONS } from './event-values.js';
 export type { CallStatus, Decision, CallOrigin, JsonValue, Params } from './event-values.js';
 export type * from './call-events.js';
-export { HIGHLIGHT_FACT } from './call-events.js';
+export { HIGHLIGHT_FACT, STANDING_FACT } from './call-events.js';
 export type * from './host-events.js';
 
 /** Type → payload, and the schema version currently written for each type. */
@@ -51,6 +55,8 @@ export interface EventMap {
   'confirm.requested': ConfirmRequested;
   'confirm.answered': ConfirmAnswered;
   'confirm.resolved': ConfirmResolved;
+  'approval.granted': ApprovalGranted;
+  'approval.revoked': ApprovalRevoked;
   'ask.requested': AskRequested;
   'ask.answered': AskAnswered;
   'ask.resolved': AskResolved;
@@ -66,6 +72,8 @@ export interface EventMap {
   'session.closed': SessionClosed;
   'mcp.forwarded': McpForwarded;
   'tool.edited': ToolEdited;
+  'blueprint.installed': BlueprintInstalled;
+  'blueprint.uninstalled': BlueprintUninstalled;
   'log.checkpointed': LogCheckpointed;
   'writer.started': WriterStarted;
   'call.interrupted': CallInterrupted;
@@ -80,8 +88,10 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.hydration_refused': 1,
   'shadow.decided': 2,
   'confirm.requested': 1,
-  'confirm.answered': 1,
+  'confirm.answered': 2,
   'confirm.resolved': 1,
+  'approval.granted': 1,
+  'approval.revoked': 1,
   'ask.requested': 1,
   'ask.answered': 1,
   'ask.resolved': 1,
@@ -97,6 +107,8 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'session.closed': 2,
   'mcp.forwarded': 1,
   'tool.edited': 1,
+  'blueprint.installed': 1,
+  'blueprint.uninstalled': 1,
   'log.checkpointed': 1,
   'writer.started': 2,
   'call.interrupted': 1,

@@ -18,6 +18,34 @@ export interface ToolEdited {
   changed: string[];
 }
 
+/** A blueprint written into `.factorly/blueprints/` (`factorly blueprint install`, an OpenAPI import, the web UI). */
+export interface BlueprintInstalled {
+  name: string;
+  version?: string;
+  /** Where it came from: `bundled:<name>`, a path, a URL, `openapi:<spec>`, `pasted`. */
+  source: string;
+  /** Project-relative path of the file written. */
+  file: string;
+  /** sha256 of the file written. */
+  sha: string;
+  tools: string[];
+  oauthProviders: string[];
+  /** The hosts its tools and providers talk to, as shown before it was written. */
+  hosts: string[];
+  /** `--set` overrides (`base_url`, `auth_url`, `token_url`, …): keys and values, never secrets. */
+  set: Record<string, string>;
+  /** Vault keys it uses, and which of them the install stored (names only). */
+  vaultKeys: string[];
+  stored: string[];
+}
+
+/** An installed blueprint's file removed; its vault keys are kept. */
+export interface BlueprintUninstalled {
+  name: string;
+  file: string;
+  tools: string[];
+}
+
 export interface VaultAccessed {
   op: 'get' | 'set' | 'list' | 'delete' | 'resolve';
   key?: string;

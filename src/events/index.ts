@@ -1,6 +1,8 @@
 // Public surface of factorly's event layer (the `factorly/events` subpath). Named exports only.
 export { EVENT_VERSIONS, isEventType } from './catalog.js';
 export type {
+  ApprovalGranted,
+  ApprovalRevoked,
   AskAction,
   AskAnswered,
   AskQuestion,
@@ -24,6 +26,8 @@ export type {
   PluginLoaded,
   ShadowDecided,
   SourceRecorded,
+  StandingKind,
+  StandingOffer,
   StoredText,
   ToolPromoted,
   VaultAccessed,
@@ -44,6 +48,8 @@ export { replay } from './replay.js';
 export type { Folded, Projection, ProjectionView } from './projection.js';
 export type { EventIndex, IndexLookup } from './event-index.js';
 export { auditProjection } from './projections/audit.js';
+export { activeApprovals, standingApproval, standingOfferIn, standingProjection } from './projections/standing.js';
+export type { StandingApproval, StandingState } from './projections/standing.js';
 export type { AuditEntry, AuditState } from './projections/audit.js';
 export { verifyChain } from './verify.js';
 export type { ChainReport } from './verify.js';

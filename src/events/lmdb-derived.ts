@@ -2,6 +2,7 @@ import type { Database, Key, RootDatabase, Transaction } from 'lmdb';
 import type { Recorded } from './envelope.js';
 import { indexStamp, type EventIndex, type IndexLookup } from './event-index.js';
 import type { StoredSnapshot } from './projection-set.js';
+import { decodeSnapshot, encodeSnapshot, type SnapshotStore } from './snapshot-store.js';
 
 /** How many events one catch-up write indexes, so a long catch-up never holds the write lock for long. */
 const INDEX_CHUNK = 20_000;
@@ -39,7 +40,7 @@ function none<V, K extends Key>(): Database<V, K> {
  * - `index`: `[index, key]` → seqs (dupSort), the index entries.
  * Everything here can be dropped and rebuilt from the events (`logs rebuild`).
  */
-export class LmdbDerived {
+export class LmdbDerived implements SnapshotStore {
   private readonly derived: Database<Buffer, string>;
   private readonly entries: Database<number, [string, string]>;
   private readonly indexes = new Map<string, { index: EventIndex; stamp: string }>();
@@ -55,26 +56,12 @@ export class LmdbDerived {
   }
 
   loadSnapshot(name: string): StoredSnapshot | undefined {
-    const bytes = this.derived.getBinary(`state/${name}`);
-    if (!bytes || bytes.length < 4) return undefined;
-    try {
-      const length = bytes.readUInt32LE(0);
-      const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as Omit<StoredSnapshot, 'state'>;
-      return { ...header, state: bytes.subarray(4 + length) };
-    } catch {
-      return undefined;
-    }
+    return decodeSnapshot(this.derived.getBinary(`state/${name}`));
   }
 
   /** Inside a write. */
   saveSnapshot(name: string, snapshot: StoredSnapshot): void {
-    const header = Buffer.from(
-      JSON.stringify({ stamp: snapshot.stamp, seq: snapshot.seq, hash: snapshot.hash }),
-      'utf8',
-    );
-    const length = Buffer.alloc(4);
-    length.writeUInt32LE(header.length, 0);
-    this.derived.putSync(`state/${name}`, Buffer.concat([length, header, snapshot.state]));
+    this.derived.putSync(`state/${name}`, encodeSnapshot(snapshot));
   }
 
   /** True when the index is new here. */

@@ -1,268 +1,252 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { FactorlyError, messageOf } from '../base/errors.js';
+import { FactorlyError } from '../base/errors.js';
 import { BatchMirror } from './batch-mirror.js';
-import { encodeBatch, type BatchAppended, type BatchStream, type StoredBatch } from './batch-stream.js';
+import type { BatchStream } from './batch-stream.js';
+import { CallDeadlines, queuedUntil, RETRY_MS, within } from './call-deadlines.js';
 import type { EventType } from './catalog.js';
 import type { ChainBreak } from './chain-check.js';
 import type { NewEvent, Recorded } from './envelope.js';
+import { EventCache } from './event-cache.js';
+import { listInflight, type InflightEntry } from './inflight-fold.js';
+import { writerEventId } from './lmdb-inflight.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
-import { selectRange } from './memory-log.js';
+import type { TreeEdge } from './log-folds.js';
 import type { Projection, ProjectionView } from './projection.js';
-import { ProjectionSet, type ProjectionSource } from './projection-set.js';
-import { resolveConflict, sealBatch } from './append-batch.js';
-import { UnsettledBatches } from './unsettled-batches.js';
+import { ReplicatedFolds } from './replicated-folds.js';
+import { BatchWriter } from './replicated-writes.js';
+import { MemorySideStore, patientSide } from './side-store.js';
+import { StreamReader } from './stream-reader.js';
+import { findTip } from './stream-tip.js';
+import { pastThenLive } from './live-events.js';
+import { EdgeOnlyTree } from './tree-edge.js';
+import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
 
 export interface ReplicatedLogOptions {
   clock?: () => Date;
-  /** How long an append (or catching up before it) keeps trying while the stream does not answer, in ms. */
+  /**
+   * How long one call may wait on the stream in all (every append it makes, and the catching up
+   * before them), in ms; an append of no call's events has as long of its own.
+   */
   timeoutMs?: number;
 }
 
-/** Between two tries of a write the stream did not answer (a leader being elected, a reconnect). */
-const RETRY_MS = 200;
-/** How long a copy may lag behind the stream's last batch, while catching up, before it follows the stream anew. */
-const STALLED_MS = 1000;
+/** A projection whose unsaved events number at least this many gets a snapshot when a node closes. */
+const SAVE_AT_CLOSE_AFTER = 32;
+/** A node keeps the call pages up once it has run this long (ms): a command that records a call and ends never reads them. */
+const KEEP_CALLS_AFTER_MS = 30_000;
+/** A log no longer than this gets a whole tree (proofs and all) from the events at hand, when they all are. */
+const WHOLE_TREE_UP_TO = 4_096;
 
 /**
  * The `EventLog` of several nodes sharing one `BatchStream`: the same envelope, chain and tree as
  * the local logs, each append one batch stored only if the stream has not moved since the batch was
- * sealed, so two nodes never fork the chain. When another node came first the batch is sealed again
- * on the new head, and a conditional append (`expectedSeq`) sees the events since: decided again by
- * its `onConflict`, or refused with `LOG_CONFLICT`, as on a single node. Each node keeps a copy of the
- * events (followed from the stream) that reads, projections and the tree are served from; its
- * projections are rebuilt from the stream when the process starts.
+ * sealed, so two nodes never fork the chain (see `BatchWriter`). A node does not hold the stream: it
+ * starts at its end (`findTip`), loads its projections from the snapshots kept beside the stream
+ * and folds only what came after them, and reads older events on demand (`StreamReader`), keeping
+ * a bounded cache: its memory and its first call cost the same on a long stream as on a short one.
  */
 export class ReplicatedEventLog implements EventLog {
+  private readonly cache = new EventCache();
   private readonly mirror: BatchMirror;
-  private readonly projections = new ProjectionSet();
+  private readonly reader: StreamReader;
+  private readonly folds: ReplicatedFolds;
+  private readonly writer: BatchWriter;
+  private readonly deadlines: CallDeadlines;
   private readonly listeners = new Set<(event: Recorded) => void>();
-  private readonly clock: () => Date;
   private readonly timeoutMs: number;
-  private readonly source: ProjectionSource;
   private started?: Promise<void>;
   private stopFollowing?: () => void;
   private followFailure?: unknown;
   /** This process's appends, one at a time: each seals on the head the one before it left. */
   private writing: Promise<unknown> = Promise.resolve();
+  private upkeep: Promise<unknown> = Promise.resolve();
   private closed = false;
-  private readonly unsettled = new UnsettledBatches();
+  private readonly startedAt = Date.now();
 
   constructor(
     private readonly stream: BatchStream,
     options: ReplicatedLogOptions = {},
   ) {
-    this.mirror = new BatchMirror(stream.origin);
-    this.clock = options.clock ?? (() => new Date());
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.source = {
-      loadSnapshot: () => undefined,
-      hashAt: (seq) => this.mirror.hashAt(seq),
-      readRange: (from, to) => selectRange(this.mirror.events, { from, to }),
-    };
+    this.mirror = new BatchMirror(stream.origin, this.cache);
+    this.reader = new StreamReader(stream, this.cache, () => this.mirror.tip(), this.timeoutMs);
+    this.folds = new ReplicatedFolds(patientSide(stream.side ?? new MemorySideStore(), this.timeoutMs), this.reader);
+    this.deadlines = new CallDeadlines(this.timeoutMs);
+    this.writer = new BatchWriter({
+      stream,
+      mirror: this.mirror,
+      reader: this.reader,
+      folds: this.folds,
+      clock: options.clock ?? (() => new Date()),
+      ready: (deadline) => this.ready(deadline),
+      follow: () => this.follow(),
+      followFailure: () => this.followFailure,
+      stored: (events) => this.announce(events),
+      unanswered: (what, error) => this.unanswered(what, error),
+      closed: () => this.closed,
+    });
   }
 
   append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
-    const run = this.writing.then(() => this.appendNow(events, options));
-    this.writing = run.catch(() => undefined);
-    return run;
+    const since = Date.now();
+    const deadline = this.deadlines.deadline(events, since);
+    const late = (): FactorlyError =>
+      this.deadlines.late(`append to the event log ${this.stream.origin}`, deadline - since);
+    const { result, done } = queuedUntil(this.writing, deadline, late, async () => {
+      if (this.closed)
+        throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
+      const written = await this.writer.append(events, options, deadline, late);
+      this.keepUp();
+      return written;
+    });
+    this.writing = done.catch(() => undefined);
+    return result.finally(() => this.deadlines.settle(events, since));
   }
 
   async *read(range: ReadRange = {}): AsyncIterable<Recorded> {
-    await this.start();
-    yield* selectRange(this.mirror.events, range);
+    await this.ready();
+    const head = this.mirror.head().seq;
+    const from = Math.max(range.from ?? 1, 1);
+    const to = Math.min(range.to ?? head, head);
+    const events = range.reverse ? this.reader.backwards(to, from) : this.reader.events(from, to);
+    let left = range.limit ?? Number.POSITIVE_INFINITY;
+    for await (const event of events) {
+      if (left-- <= 0) return;
+      yield event;
+    }
   }
 
   async readCall(callId: string): Promise<Recorded[]> {
-    await this.start();
-    return this.mirror.ofCall(callId);
+    await this.atHead();
+    return this.writer.callEvents(callId);
   }
 
   async lastOf<T extends EventType>(type: T): Promise<Recorded<T> | undefined> {
-    await this.start();
-    return this.mirror.lastOf(type);
+    await this.atHead();
+    const seq = this.folds.folded<Map<string, number>>('log.latest').state.get(type);
+    const event = seq === undefined ? undefined : await this.reader.eventAt(seq);
+    return event?.type === type ? (event as Recorded<T>) : undefined;
   }
 
   async head(): Promise<LogHead> {
-    await this.start();
+    await this.ready();
     return this.mirror.head();
   }
 
   async tree(): Promise<LogTree> {
-    await this.start();
-    return this.mirror.tree();
+    await this.atHead();
+    const edge = this.folds.folded<TreeEdge>('log.tree').state;
+    const events = edge.size <= WHOLE_TREE_UP_TO ? this.cache.range(1, edge.size) : undefined;
+    if (!events) return new EdgeOnlyTree({ size: edge.size, peaks: [...edge.peaks] }, this.stream.origin);
+    return rebuiltTree(each(events), this.stream.origin);
   }
 
   /** The calls and sessions open now on every node, with the writer (process, host) that opened each. */
   async inflight(): Promise<Inflight> {
-    await this.start();
-    return this.mirror.inflight();
+    await this.atHead();
+    const open = [...this.folds.folded<Map<string, InflightEntry>>('log.inflight').state];
+    const writers = new Map<string, Recorded<'writer.started'>>();
+    for (const writer of new Set(open.map(([, entry]) => entry.writer))) {
+      const record = await this.writer.named(writerEventId(writer));
+      if (record?.type === 'writer.started') writers.set(writer, record as Recorded<'writer.started'>);
+    }
+    return listInflight(
+      open.map(([key, value]) => ({ key, value })),
+      (writer) => writers.get(writer)?.data,
+    );
   }
 
-  /** Where this copy stops short of the stream: a batch the stream lost, or one that does not carry on the chain. */
+  /** Where this node's reads stop short of the stream: a batch the stream lost, or one that does not carry on the chain. */
   async stoppedShort(): Promise<ChainBreak | undefined> {
-    await this.start();
-    return this.mirror.broken;
+    await this.ready();
+    const found = [this.mirror.broken, this.reader.broken].filter((broken) => broken !== undefined);
+    return found.sort((a, b) => a.seq - b.seq)[0];
   }
 
-  /** Brings this node's copy up to what the stream holds now (a read that must see every node's last write). */
+  /** Brings this node up to what the stream holds now (a read that must see every node's last write). */
   async sync(): Promise<void> {
-    await this.start();
-    await this.catchUp(Date.now() + this.timeoutMs);
+    await this.ready();
+    await this.writer.catchUp(Date.now() + this.timeoutMs);
   }
 
   project<S>(projection: Projection<S>): ProjectionView<S> {
-    this.projections.register(projection as Projection<unknown>);
-    const view = this.projections.view<S>(projection.name, () =>
-      this.projections.catchUp(this.source, this.mirror.head().seq),
-    );
-    return { name: view.name, folded: view.folded, current: async () => (await this.start(), view.current()) };
+    this.folds.register(projection as Projection<unknown>);
+    const { name } = projection;
+    return {
+      name,
+      folded: () => this.folds.folded<S>(name),
+      current: async () => (await this.atHead(), this.folds.folded<S>(name)),
+    };
   }
 
   async rebuild(progress?: (done: number, total: number) => void): Promise<RebuildReport> {
-    await this.start();
+    await this.ready();
     const head = this.mirror.head().seq;
-    this.projections.forget();
-    this.projections.catchUp(this.source, head);
+    const projections = await this.folds.rebuild(head, progress);
     progress?.(head, head);
-    return { events: head, projections: this.projections.names(), indexes: [] };
+    return { events: head, projections, indexes: [] };
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {
-    let next = fromSeq;
-    let live = true;
-    const deliver = (event: Recorded): void => {
-      if (!live || event.seq < next) return;
-      next = event.seq + 1;
-      listener(event);
-    };
-    const replay = (): void => {
-      for (const event of this.mirror.events.slice(Math.max(next, 1) - 1)) deliver(event);
-    };
-    replay();
-    this.listeners.add(deliver);
-    this.start().then(replay, () => undefined);
-    return () => {
-      live = false;
-      this.listeners.delete(deliver);
-    };
+    return pastThenLive(this.listeners, (from) => this.read({ from }), fromSeq, listener);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.writing;
+    // A node leaves its folds beside the stream, so the next one starts where it stopped (within
+    // the timeout: a stream that went away does not hold the process).
+    const saved = this.upkeep.then(() => this.folds.save(SAVE_AT_CLOSE_AFTER));
+    await within(saved, Date.now() + this.timeoutMs, () => this.unanswered('write beside', 'no answer')).catch(
+      () => undefined,
+    );
     this.stopFollowing?.();
     this.listeners.clear();
     await this.stream.close();
   }
 
-  private async appendNow(events: readonly NewEvent[], options: AppendOptions): Promise<Recorded[]> {
-    if (this.closed)
-      throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
-    await this.start();
-    const deadline = Date.now() + this.timeoutMs;
-    const closing = this.unsettled.closing(this.mirror);
-    if (closing.length > 0) await this.write(closing, {}, deadline);
-    return this.write(events, options, deadline);
+  /** Started, and every fold at the head this node knows. */
+  private async atHead(): Promise<void> {
+    await this.ready();
+    await this.folds.upTo(this.mirror.head().seq);
   }
 
-  private async write(events: readonly NewEvent[], options: AppendOptions, deadline: number): Promise<Recorded[]> {
+  /** Joins the stream once (`findTip`), tried again until `deadline` while it does not answer. */
+  private async ready(deadline = Date.now() + this.timeoutMs): Promise<void> {
     for (;;) {
-      this.mirror.assertWritable();
-      const head = this.mirror.head();
-      // Events other nodes appended since: folded before the conflict handler decides against the projections.
-      this.projections.catchUp(this.source, head.seq);
-      const batch = resolveConflict(events, options, head, (seq) => this.mirror.events.slice(Math.max(seq, 1) - 1));
-      const sealed = sealBatch(batch.events, batch.options, {
-        head,
-        findById: (id) => this.mirror.findById(id),
-        now: this.clock(),
-      });
-      if (sealed.fresh.length === 0) return sealed.results;
-      const after = this.mirror.position;
-      // The batch's last chain hash names it: the same batch sent again is the same, any other is not.
-      const last = sealed.fresh.at(-1)!.event;
-      const outcome = await this.send(
-        encodeBatch(sealed.fresh.map(({ stored }) => stored)),
-        last.hash,
-        after,
-        deadline,
-      ).catch((error: unknown) => {
-        this.unsettled.add(sealed.fresh.map(({ event }) => event));
-        throw error;
-      });
-      if ('conflict' in outcome || outcome.duplicate) {
-        await this.catchUp(deadline);
-        // An earlier try whose answer was lost (beyond the stream's duplicate window) may be the one stored.
-        if (this.mirror.findById(last.id)?.hash === last.hash)
-          return sealed.results.map((event) => this.mirror.findById(event.id) ?? event);
-        continue;
-      }
-      const fresh = sealed.fresh.map(({ event }) => event);
-      this.received({ position: outcome.position, payload: new Uint8Array() }, fresh, after);
-      this.projections.apply(fresh);
-      return sealed.results;
-    }
-  }
-
-  /** One batch to the stream, tried again (same id, same position) while the stream does not answer. */
-  private async send(payload: Uint8Array, id: string, after: number, deadline: number): Promise<BatchAppended> {
-    for (;;) {
+      this.started ??= this.join();
       try {
-        return await this.stream.append(payload, id, after);
+        await within(this.started, deadline, () => this.unanswered('read', 'no answer in time'));
+        return;
       } catch (error) {
-        if (Date.now() >= deadline || this.closed) throw this.unanswered('append to', error);
+        // The stream's own verdict (a setting it refuses) is final; anything else may pass.
+        if (FactorlyError.isInstance(error) || Date.now() >= deadline || this.closed)
+          throw this.unanswered('read', error);
         await delay(RETRY_MS);
       }
     }
   }
 
-  /** Waits until this copy holds every batch the stream held when asked. */
-  private async catchUp(deadline: number): Promise<void> {
-    for (;;) {
-      let behind: unknown;
-      try {
-        const last = await this.stream.last();
-        const reached = this.mirror.reached(last);
-        const wait = Math.min(Math.max(deadline - Date.now(), 0), STALLED_MS);
-        if ((await Promise.race([reached.then(() => 'ok'), delay(wait, 'late', { ref: false })])) === 'ok') return;
-        // Nothing more comes when the batch this copy needs next was deleted (the stream's last, say).
-        if ((await this.stream.firstLost?.(this.mirror.position)) === this.mirror.position + 1) {
-          this.mirror.lost(this.mirror.position + 1);
-          return;
-        }
-        // A follower that stopped delivering without failing (its server went away): followed anew.
-        this.follow();
-        const why = this.followFailure === undefined ? '' : `: ${messageOf(this.followFailure)}`;
-        behind = `this node's copy did not reach position ${last} of the stream (it holds ${this.mirror.position})${why}`;
-      } catch (error) {
-        behind = error;
-      }
-      if (Date.now() >= deadline || this.closed) throw this.unanswered('read', behind);
-      await delay(RETRY_MS);
-    }
-  }
-
-  private start(): Promise<void> {
-    this.started ??= (async () => {
+  private join(): Promise<void> {
+    const joined = (async () => {
+      const found = await findTip(this.stream, this.cache);
+      this.mirror.startAt(found.tip, found.pending, found.broken);
       this.follow();
-      await this.catchUp(Date.now() + this.timeoutMs);
     })();
-    this.started.catch(() => {
-      // A stream that could not be reached at start is tried again by the next call.
-      this.started = undefined;
-    });
-    return this.started;
+    // A stream that could not be reached is tried again by the next call.
+    joined.catch(() => (this.started = undefined));
+    return joined;
   }
 
-  /** Follows the stream from this copy's position; after a failure, again (a reconnect, a new leader). */
+  /** Follows the stream from this node's position; after a failure, again (a reconnect, a new leader). */
   private follow(): void {
     this.stopFollowing?.();
     this.stopFollowing = this.stream.follow(
       this.mirror.position,
-      (batch) => this.received(batch),
+      (message) => this.announce(this.mirror.apply(message)),
       (error) => {
         this.followFailure = error;
         if (!this.closed) setTimeout(() => this.follow(), RETRY_MS).unref();
@@ -270,20 +254,27 @@ export class ReplicatedEventLog implements EventLog {
     );
   }
 
-  /** A batch this node followed, or one it wrote itself (applied at once when nothing came in between). */
-  private received(batch: StoredBatch, written?: Recorded[], after?: number): void {
-    if (written && this.mirror.position !== after) return;
-    const events = this.mirror.apply(batch.position, written ?? batch.payload);
+  private announce(events: readonly Recorded[]): void {
     for (const event of events) for (const listener of this.listeners) listener(event);
   }
 
-  private unanswered(what: string, error: unknown): FactorlyError {
-    if (FactorlyError.isInstance(error)) return error;
-    const seconds = Math.round(this.timeoutMs / 100) / 10;
-    return new FactorlyError(
-      'LOG_WRITE_FAILED',
-      `cannot ${what} the event log ${this.stream.origin}: ${messageOf(error)} (no answer within ${seconds}s: is the stream reachable, with a quorum of its servers?)`,
-      { cause: error },
-    );
+  /**
+   * After a write, in the background: snapshots and lookups that are due, beside the stream; on a
+   * node that has run a while (serving, not one command), the call pages too.
+   */
+  private keepUp(): void {
+    const calls = Date.now() - this.startedAt >= KEEP_CALLS_AFTER_MS;
+    this.upkeep = this.upkeep
+      .then(async () => (calls ? this.folds.keepCalls(this.mirror.head().seq) : undefined))
+      .then(() => this.folds.save())
+      .catch(() => undefined);
   }
+
+  private unanswered(what: string, error: unknown): FactorlyError {
+    return this.deadlines.unanswered(`${what} the event log ${this.stream.origin}`, error);
+  }
+}
+
+async function* each(events: readonly Recorded[]): AsyncIterable<Recorded> {
+  yield* events;
 }

@@ -1,8 +1,13 @@
-import type { BatchMirror } from './batch-mirror.js';
 import type { NewEvent, Recorded } from './envelope.js';
 
 /** Batches remembered at most (the oldest are dropped: their calls then stay open on the stream). */
 const KEPT = 256;
+
+/** How the log answers what `closing` asks: the event at a seq, and a call's events (read from the stream when not at hand). */
+export interface SettledReader {
+  eventAt(seq: number): Promise<Recorded | undefined>;
+  callEvents(callId: string): Promise<Recorded[]>;
+}
 
 /**
  * Batches a node sent without ever hearing whether the stream stored them (it gave up waiting: the
@@ -21,23 +26,28 @@ export class UnsettledBatches {
   }
 
   /** The events closing the calls of batches that landed after all (each batch is settled once found). */
-  closing(mirror: BatchMirror): NewEvent[] {
+  async closing(log: SettledReader): Promise<NewEvent[]> {
     if (this.batches.length === 0) return [];
     const events: NewEvent[] = [];
-    this.batches = this.batches.filter((batch) => {
+    const kept: Recorded[][] = [];
+    for (const batch of this.batches) {
       const last = batch.at(-1)!;
-      if (mirror.findById(last.id)?.hash !== last.hash) return true;
+      // A batch is stored where it was sealed, or not at all: its last event at its seq tells.
+      if ((await log.eventAt(last.seq))?.hash !== last.hash) {
+        kept.push(batch);
+        continue;
+      }
       for (const event of batch) {
         if (event.type !== 'call.requested') continue;
         const { callId } = event.data;
-        if (mirror.ofCall(callId).some((seen) => seen.type === 'call.completed' || seen.type === 'call.interrupted'))
-          continue;
+        const seen = await log.callEvents(callId);
+        if (seen.some((later) => later.type === 'call.completed' || later.type === 'call.interrupted')) continue;
         const reason =
           'refused before the tool ran: the event log stored the request only after the call had given up waiting for it';
         events.push({ id: `refused-${callId}`, type: 'call.interrupted', data: { callId, reason } });
       }
-      return false;
-    });
+    }
+    this.batches = kept;
     return events;
   }
 }

@@ -23,6 +23,8 @@ export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   'writer.started@1': (data) => data,
   // call.params_capped v2 added the optional `omitted`; a v1 event left no param out.
   'call.params_capped@1': (data) => data,
+  // confirm.answered v2 added the optional `standing`; a v1 answer approved one call.
+  'confirm.answered@1': (data) => data,
 };
 
 export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {

@@ -4,6 +4,8 @@ import type { EventLog } from '../events/log.js';
 import { chainLeaf, verifyInclusion } from '../events/merkle.js';
 import { NoteError, type NoteVerifier } from '../events/signed-note.js';
 import type { LogTree } from '../events/transparency-tree.js';
+import { EdgeOnlyTree } from '../events/tree-edge.js';
+import { rebuiltTree } from '../events/tree-rebuild.js';
 import type { GivenCheckpoint } from '../events/verify-checkpoints.js';
 import type { InclusionProofRecord } from '../events/verify-offline.js';
 import { FactorlyError } from '../base/errors.js';
@@ -32,7 +34,7 @@ export async function proveCall(
   const callId = await findOneCall(log, ref);
   const events = await log.readCall(callId);
   const newest = Math.max(...events.map((event) => event.seq));
-  const tree = await log.tree!();
+  const tree = await wholeTree(log);
   const signed = given ? givenRoot(given, verifiers, tree) : await coveringRoot(log, stateDir, tree, newest);
   if (signed.size < newest) {
     throw new FactorlyError(
@@ -60,6 +62,12 @@ export async function proveCall(
       event,
     };
   });
+}
+
+/** The log's tree with every node a proof may need: one a node holds only the right edge of (see `EdgeOnlyTree`) is rebuilt from the events. */
+async function wholeTree(log: EventLog): Promise<LogTree> {
+  const tree = await log.tree!();
+  return tree instanceof EdgeOnlyTree ? rebuiltTree(log.read({ to: tree.size }), tree.origin) : tree;
 }
 
 function givenRoot(given: GivenCheckpoint, verifiers: readonly NoteVerifier[], tree: LogTree): SignedRoot {

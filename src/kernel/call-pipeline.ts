@@ -20,7 +20,7 @@ import { CallContext, STOP_GRACE_MS } from './call-context.js';
 import { CallRecord } from './call-record.js';
 import type { OutputProcessor, SecretBackend } from '../contracts/extensions.js';
 import type { CallOutcome, CallRequest } from '../contracts/gateway.js';
-import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from '../contracts/tool.js';
+import type { CallSource, SecretScope, ToolDefinition, ToolProvider, ToolResult } from '../contracts/tool.js';
 import { validateParams, type ValidatedParams } from '../config/params.js';
 import { unknownTool } from '../config/tool-definition.js';
 import type { ToolRegistry } from './registry.js';
@@ -96,8 +96,9 @@ export class CallPipeline {
     if (!tool) return this.refuseUnknown(flight);
     const validated = validateParams(tool.parameters, request.params);
     if (validated.problems.length > 0) return refuseInvalid(flight, tool, validated.problems);
-    const opening = await this.openingOf(flight, tool, validated);
-    const gateRequest = gateRequestOf(flight, tool, validated.params);
+    const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
+    const opening = await this.openingOf(flight, validated, source);
+    const gateRequest = { ...gateRequestOf(flight, tool, validated.params), sourceSha: source?.sha };
     // The shadow gate writes call.requested together with its decisions, before execution.
     let verdict: GateResult;
     try {
@@ -163,9 +164,8 @@ export class CallPipeline {
   }
 
   /** The events the gate writes before its decisions: a script's source, call.requested, the params as coerced. */
-  private async openingOf(flight: Flight, tool: ToolDefinition, validated: ValidatedParams): Promise<NewEvent[]> {
+  private async openingOf(flight: Flight, validated: ValidatedParams, source?: CallSource): Promise<NewEvent[]> {
     const { record, request } = flight;
-    const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
     const coerced = validated.changed ? { original: request.params, coerced: validated.params } : undefined;
     return [
       ...(source ? [await record.source(source)] : []),

@@ -9,6 +9,7 @@ import { Checkpointer } from '../evidence/checkpointer.js';
 import { DEFAULT_CHECKPOINT_SETTINGS } from '../config/checkpoint-settings.js';
 import type { LogSettings } from '../config/log-settings.js';
 import { findConfig, globalConfigDir, type ProjectPaths } from '../config/paths.js';
+import { blueprintsDir } from '../config/files.js';
 import { createRootScope, type Scope } from './container.js';
 import type {
   ConfigListener,
@@ -23,6 +24,7 @@ import type { ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { AskPerson, PersonChannel } from '../contracts/person.js';
 import { personChannels } from '../contracts/person-race.js';
 import { askQuestion } from '../contracts/person-question.js';
+import { standingApprovals } from '../events/projections/standing.js';
 import { CallContext } from './call-context.js';
 import { Redactor } from './redact.js';
 import type { KernelOptions } from './kernel-api.js';
@@ -134,9 +136,9 @@ function reportingBus(): EventBus {
   return bus;
 }
 
-/** Where config files live: the main file's directory, the state dir and its tools/ folder. */
+/** Where config files live: the main file's directory, the state dir, its tools/ and blueprints/ folders. */
 export function watchedDirs(paths: ProjectPaths): string[] {
-  return [dirname(paths.mainFile), paths.stateDir, join(paths.stateDir, 'tools')];
+  return [dirname(paths.mainFile), paths.stateDir, join(paths.stateDir, 'tools'), blueprintsDir(paths)];
 }
 
 /**
@@ -182,6 +184,7 @@ export function bindCore(
   scope.registerValue(KernelTokens.ConfirmChannels, registries.channels);
   scope.registerValue(KernelTokens.PersonChannels, registries.personChannels);
   scope.registerValue(KernelTokens.AskPerson, askPersonService(registries.processors, askable, log));
+  scope.registerValue(KernelTokens.StandingApprovals, standingApprovals);
   scope.registerValue(KernelTokens.SecretBackends, registries.backends);
   scope.registerValue(KernelTokens.Interfaces, registries.interfaces);
   scope.registerValue(KernelTokens.ToolSources, registries.sources);

@@ -1,6 +1,7 @@
 import { createToken } from '../base/token.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventLog } from '../events/log.js';
+import type { StandingApprovals } from '../events/projections/standing.js';
 import type {
   ConfigListener,
   ConfirmChannel,
@@ -37,6 +38,8 @@ export const KernelTokens = {
   PersonChannels: createToken<OrderedRegistry<PersonChannel>>('kernel.personChannels'),
   /** Asks a person a question on behalf of a call (`factorly.ask`), over the person channels, recorded. */
   AskPerson: createToken<AskPerson>('kernel.askPerson'),
+  /** The fold of standing approvals (`approval.granted`/`revoked`), for a rule that offers them to declare as its history. */
+  StandingApprovals: createToken<StandingApprovals>('kernel.standingApprovals'),
   SecretBackends: createToken<KeyedRegistry<SecretBackend>>('kernel.secretBackends'),
   /** Ways in by name (`mcp`, `ui`); the command that serves one looks it up here. */
   Interfaces: createToken<KeyedRegistry<FactorlyInterface>>('kernel.interfaces'),

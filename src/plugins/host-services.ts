@@ -5,9 +5,24 @@ import type { DashboardFigures } from '../events/dashboard-figures.js';
 import type { AuditEntry } from '../events/projections/audit.js';
 import type { DashboardRange } from '../events/projections/dashboard.js';
 import type { AgentDirectory } from '../events/projections/sessions.js';
+import type { StandingApproval } from '../events/projections/standing.js';
 import type { LogStats } from '../events/projections/stats.js';
 import type { LogVerification } from '../events/verify-log.js';
-import type { EditableTool, PromoteRequest, PromotionPlan, ToolEdit, ToolEditPlan } from '../editing/contracts.js';
+import type {
+  BlueprintInstallResult,
+  BlueprintPlan,
+  BlueprintRequest,
+  BlueprintSummary,
+  BlueprintVaultKey,
+  EditableTool,
+  ImportOptions,
+  PromoteRequest,
+  PromotionPlan,
+  SpecBlueprint,
+  SpecSource,
+  ToolEdit,
+  ToolEditPlan,
+} from '../editing/contracts.js';
 import type { SourceStatus } from '../contracts/tool.js';
 
 /** What a reader needs to check the log elsewhere: its newest signed checkpoint and the key for it. */
@@ -37,6 +52,10 @@ export interface HostServices {
   dashboard(range: DashboardRange): Promise<DashboardFigures>;
   /** The agents that connected (from `session.opened`), by the agent id their calls carry. */
   agents(): Promise<AgentDirectory>;
+  /** The standing approvals in force (`factorly approvals`), oldest first. */
+  standingApprovals(): Promise<StandingApproval[]>;
+  /** Revokes one in force, recorded as `approval.revoked` by `by`; undefined when none by that id is. */
+  revokeApproval(approvalId: string, by: string): Promise<StandingApproval | undefined>;
   /** Which config entries refer to each secret (`vault:KEY` → tool names). */
   secretUses(): Map<string, string[]>;
   /** Where each tool source a provider expands stands (an upstream MCP server: connected, needs_login, …), as `factorly tools` shows. */
@@ -59,6 +78,18 @@ export interface HostServices {
   editableTool(name: string): Promise<EditableTool>;
   /** Re-reads the config, then writes an edit into the tool's YAML file when it has no problems, and serves it at once. */
   saveToolEdit(name: string, edit: ToolEdit): Promise<ToolEditPlan>;
+  /** The installed blueprints and the ones factorly ships (`factorly blueprint list --json`). */
+  blueprints(): Promise<{ installed: BlueprintSummary[]; bundled: BlueprintSummary[] }>;
+  /** One blueprint, installed first, else bundled, with which of its vault keys the vault holds (`blueprint show`). */
+  blueprint(name: string): Promise<BlueprintSummary & { vaultKeyStates: BlueprintVaultKey[] }>;
+  /** What installing a bundled blueprint or a pasted one would do, writing nothing (`blueprint install --dry-run`). */
+  planBlueprint(request: BlueprintRequest): Promise<BlueprintPlan>;
+  /** Plans again, installs (storing the vault keys given, names the blueprint declares) and serves its tools at once. */
+  installBlueprint(request: BlueprintRequest, keys: Readonly<Record<string, string>>): Promise<BlueprintInstallResult>;
+  /** Removes an installed blueprint (its vault keys stay) and stops serving its tools. */
+  uninstallBlueprint(name: string): Promise<BlueprintSummary>;
+  /** The blueprint an OpenAPI or Swagger text makes, every operation listed (`tools import openapi --dry-run`). */
+  importSpec(source: SpecSource, options: ImportOptions): Promise<SpecBlueprint>;
   /**
    * A person's answer to a question (`ask.requested`) checked as the asking process will check it and,
    * when it fits, sealed to the question's `replyKey`: what a page records as `ask.answered`.

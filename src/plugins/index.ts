@@ -81,6 +81,7 @@ export type {
   PersonRequest,
   PersonRequestKind,
   QuestionPrompt,
+  StandingChoice,
 } from '../contracts/person.js';
 export { personChannelOf } from '../contracts/person-race.js';
 export { DEFAULT_QUESTION_TIMEOUT_MS } from '../contracts/person-question.js';
@@ -99,10 +100,20 @@ export type {
 export { HostTokens } from './plugin-tokens.js';
 export type { PluginTokens } from './plugin-tokens.js';
 export type { PromoteRequest, PromotionPlan } from '../editing/promote.js';
+export type {
+  BlueprintInstallResult,
+  BlueprintPlan,
+  BlueprintRequest,
+  BlueprintSummary,
+  BlueprintToolSummary,
+  BlueprintVaultKey,
+} from '../editing/contracts.js';
+export type { ImportOptions, ImportedOperation, SpecBlueprint, SpecSource } from '../editing/contracts.js';
 export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../editing/tool-edit.js';
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';
 export type { AgentDirectory, AgentIdentity } from '../events/projections/sessions.js';
+export type { StandingApproval, StandingApprovals, StandingState } from '../events/projections/standing.js';
 export type { RecordedRun } from '../editing/recorded-run.js';
 export type { AuditFilter } from '../events/audit-query.js';
 export type { AuditEntry } from '../events/projections/audit.js';
@@ -119,8 +130,10 @@ export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../co
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { NewEvent, PluginEventType, PluginNewEvent, Recorded } from '../events/envelope.js';
-export { HIGHLIGHT_FACT } from '../events/catalog.js';
+export { HIGHLIGHT_FACT, STANDING_FACT } from '../events/catalog.js';
 export type {
+  ApprovalGranted,
+  ApprovalRevoked,
   AskAction,
   AskQuestion,
   CallStatus,
@@ -134,8 +147,11 @@ export type {
   SessionOpened,
   SessionPrincipal,
   ShadowDecided,
+  StandingKind,
+  StandingOffer,
   StoredText,
 } from '../events/catalog.js';
 export type { LogEngine, LogEngineContext, LogOptionProblem } from '../contracts/log-engine.js';
 export type { BatchAppended, BatchStream, StoredBatch } from '../events/batch-stream.js';
 export type { ReplicatedLogOptions } from '../events/replicated-log.js';
+export type { SideStore } from '../events/side-store.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BatchStream } from '../../src/events/batch-stream.js';
+import type { BatchStream, StoredBatch } from '../../src/events/batch-stream.js';
 import { batchStreamContract, type BatchStreamFactory } from '../../src/testing/contracts/batch-stream.js';
 import { MemoryBatchStream } from '../helpers/memory-batch-stream.js';
 import { PASSED, runSuite } from '../helpers/suite-runner.js';
@@ -12,10 +12,13 @@ batchStreamContract({ describe, it, afterAll }, 'memory', {
 });
 
 /** The memory stream with one node method broken (given the shared stream and the node it replaces). */
-function broken(breakNode: (node: BatchStream, stream: MemoryBatchStream) => Partial<BatchStream>): BatchStreamFactory {
+function broken(
+  breakNode: (node: BatchStream, stream: MemoryBatchStream) => Partial<BatchStream>,
+  maxPayload?: number,
+): BatchStreamFactory {
   return {
     async create() {
-      const stream = new MemoryBatchStream();
+      const stream = new MemoryBatchStream(maxPayload);
       return {
         node: () => {
           const node = stream.node();
@@ -38,6 +41,8 @@ const LAST = "answers last() from the stream: another node's append is seen at o
 const TWO_WRITERS = 'keeps every acknowledged batch of two writers appending 20 each, once, in position order';
 const ORDER = 'stores batches after the last position, positions growing, delivered in order and byte-exact';
 const ORIGIN = 'starts empty (last() is 0 on every node), with one origin on every node';
+const READ = "reads a message by position and a range of them from the stream itself (another node's too), byte-exact";
+const FULL = 'takes a message of maxPayload() bytes whole';
 
 describe('the BatchStream suite on planted transports', () => {
   it('fails a transport that ignores after (it passed eventLogContract), on the cases that check it', async () => {
@@ -111,5 +116,30 @@ describe('the BatchStream suite on planted transports', () => {
     let n = 0;
     const named = await run(broken(() => ({ origin: `memory/${(n += 1)}` })));
     expect(failed(named)).toEqual([ORIGIN]);
+  });
+
+  it('fails a transport whose get() and read() answer from what the node wrote itself, not from the stream', async () => {
+    const outcomes = await run(
+      broken((node) => {
+        const mine = new Map<number, StoredBatch>();
+        return {
+          append: async (payload, id, after) => {
+            const answer = await node.append(payload, id, after);
+            if (!('conflict' in answer)) mine.set(answer.position, { position: answer.position, payload });
+            return answer;
+          },
+          get: async (position) => mine.get(position),
+          read: async function* (from, to) {
+            for (const [position, message] of mine) if (position >= from && position <= to) yield message;
+          },
+        };
+      }),
+    );
+    expect(failed(outcomes)).toEqual([READ]);
+  });
+
+  it('fails a transport that claims more room in a message than it takes', async () => {
+    const outcomes = await run(broken(() => ({ maxPayload: async () => 65_536 }), 32_768));
+    expect(failed(outcomes)).toEqual([FULL]);
   });
 });

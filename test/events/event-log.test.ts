@@ -40,3 +40,12 @@ eventLogContract({ describe, it }, 'replicated (memory stream)', {
     return log;
   },
 });
+
+// Messages of 512 bytes: every batch but the smallest travels as fragments and a commit.
+eventLogContract({ describe, it }, 'replicated (memory stream, every batch in fragments)', {
+  async create() {
+    const log = new ReplicatedEventLog(new MemoryBatchStream(512).node());
+    opened.push(log);
+    return log;
+  },
+});

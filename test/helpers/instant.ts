@@ -1,25 +1,24 @@
-import { definePlugin, type PluginDefinition } from 'factorly';
+import { definePlugin, type PluginDefinition, type ToolProvider } from 'factorly';
+
+/** A plugin adding tool type `type`, whose calls `execute` answers in this process (no process spawned). */
+export function answeringProvider(type: string, execute: ToolProvider['execute']): PluginDefinition {
+  return definePlugin({
+    id: `test-${type}`,
+    apiVersion: '1',
+    register(reg) {
+      reg.registerInit({
+        deps: { providers: reg.tokens.ToolProviders },
+        init: ({ providers }, ctx) => providers.add(type, { type, keys: [], execute }, ctx.pluginId),
+      });
+    },
+  });
+}
 
 /**
  * The `instant` tool type: answers at once with its params as JSON, so a test of governance counts
  * decisions, not process spawns.
  */
-export const instantProvider: PluginDefinition = definePlugin({
-  id: 'test-instant',
-  apiVersion: '1',
-  register(reg) {
-    reg.registerInit({
-      deps: { providers: reg.tokens.ToolProviders },
-      init: ({ providers }, ctx) =>
-        providers.add(
-          'instant',
-          {
-            type: 'instant',
-            keys: [],
-            execute: async (call) => ({ output: JSON.stringify(call.params), exitCode: 0 }),
-          },
-          ctx.pluginId,
-        ),
-    });
-  },
-});
+export const instantProvider: PluginDefinition = answeringProvider('instant', async (call) => ({
+  output: JSON.stringify(call.params),
+  exitCode: 0,
+}));

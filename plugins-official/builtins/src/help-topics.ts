@@ -133,7 +133,7 @@ function blueprintsTopic(tools: readonly ToolDefinition[]): string {
     '',
     'A blueprint is a ready-made integration with a service (GitHub, Slack, Linear, a company API): one',
     'YAML file of REST or MCP tools with the way they log in and the vault keys they need. The person',
-    'installs one (`factorly blueprint install <name>`, `factorly blueprint list` shows the bundled ones;',
+    'installs one (`factorly blueprint install <name>`; `factorly blueprint list --available` lists the bundled ones;',
     '`factorly tools import openapi <file|url>` makes one from an OpenAPI description); its tools then',
     'appear in your list at once. Tools that write or delete ask a person before each call. You cannot',
     'install one yourself: when a service you need is missing, ask the person (factorly.ask).',

@@ -77,12 +77,22 @@ export const ERROR_CODES = {
   CALL_BLOCKED: fail(-32018),
   /** A tool a script called (`tools.<name>()`) failed: the message holds its error. */
   TOOL_FAILED: fail(-32019),
+  /** No standing approval by that id is in force (`factorly approvals revoke`). */
+  APPROVAL_NOT_FOUND: fail(-32059),
   /** The engine or plugin in use does not offer what was asked of it. */
   NOT_SUPPORTED: fail(-32055),
   /** A tool needs an OAuth login that is missing or can no longer be refreshed: `factorly auth login`. */
   AUTH_REQUIRED: fail(-32056),
   /** An OAuth exchange failed: the authorization server refused it, or could not be reached. */
   AUTH_FAILED: fail(-32057),
+  /** A blueprint (or the blueprint an OpenAPI import makes) is malformed or carries what a blueprint may not. */
+  BLUEPRINT_INVALID: fail(-32070),
+  /** A blueprint cannot join this config: a name it brings is taken, a requirement is missing, or it is installed. */
+  BLUEPRINT_REFUSED: fail(-32071),
+  /** No bundled blueprint, file or installed blueprint of that name. */
+  BLUEPRINT_NOT_FOUND: fail(-32072),
+  /** An OpenAPI or Swagger description that cannot be read: invalid, a `$ref` that does not resolve or leaves its folder. */
+  SPEC_INVALID: fail(-32073),
   MESSAGE_NOT_JSON: fail(JsonRpcCode.PARSE_ERROR),
   REQUEST_INVALID: fail(JsonRpcCode.INVALID_REQUEST),
   METHOD_NOT_FOUND: fail(JsonRpcCode.METHOD_NOT_FOUND),

@@ -5,6 +5,8 @@ import type { AppDeps } from './app-deps.js';
 import { csrfCheck, hostCheck, securityHeaders, sessionCheck, type Session } from './security.js';
 import { registerApprovals } from './routes/approvals.js';
 import { registerAudit } from './routes/audit.js';
+import { registerImport } from './routes/blueprint-import.js';
+import { registerBlueprints } from './routes/blueprints.js';
 import { registerAuth } from './routes/auth.js';
 import { registerCalls } from './routes/calls.js';
 import { registerDashboard } from './routes/dashboard.js';
@@ -42,6 +44,9 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   registerToolEdit(app, deps);
   registerTools(app, deps);
   registerVault(app, deps);
+  // /blueprints/import before /blueprints/:name, which would take "import" for a name.
+  registerImport(app, deps);
+  registerBlueprints(app, deps);
   registerAuth(app, deps);
   registerApprovals(app, deps);
   registerAudit(app, deps);

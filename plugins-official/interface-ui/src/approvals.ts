@@ -1,4 +1,4 @@
-import type { AskQuestion, EventLog, JsonValue, Params, Recorded } from 'factorly';
+import type { AskQuestion, EventLog, JsonValue, Params, Recorded, StandingChoice, StandingKind } from 'factorly';
 
 /** What every request waiting on the page shows: the call that asks, who made it, when. */
 interface Waiting {
@@ -14,6 +14,8 @@ export interface PendingConfirm extends Waiting {
   kind: 'confirm';
   params: Params;
   reason: string;
+  /** Standing approvals the rule offers besides this call (`shadow.confirm: {for: 30m}`). */
+  standing: Pick<StandingChoice, 'kind' | 'label'>[];
 }
 
 /** A question (`factorly.ask`) the UI channel was asked and nobody has answered yet. */
@@ -94,10 +96,16 @@ export class Approvals {
     return true;
   }
 
-  /** Records a person's answer to a confirmation; false when it was already answered or never pending. */
-  async answer(callId: string, approved: boolean): Promise<boolean> {
-    if (this.pending.get(callId)?.kind !== 'confirm') return false;
-    await this.log.append([{ type: 'confirm.answered', data: { callId, channel: UI_CHANNEL, approved, by: 'ui' } }]);
+  /**
+   * Records a person's answer to a confirmation, approved with one of the standing approvals offered
+   * when `standing` names it; false when it was already answered, never pending, or that was not offered.
+   */
+  async answer(callId: string, approved: boolean, standing?: StandingKind): Promise<boolean> {
+    const pending = this.pending.get(callId);
+    if (pending?.kind !== 'confirm') return false;
+    if (standing !== undefined && !pending.standing.some((choice) => choice.kind === standing)) return false;
+    const data = { callId, channel: UI_CHANNEL, approved, by: 'ui', ...(approved && standing ? { standing } : {}) };
+    await this.log.append([{ type: 'confirm.answered', data }]);
     this.settled(callId);
     return true;
   }
@@ -150,9 +158,19 @@ export class Approvals {
       return { kind: 'question', ...waiting, question, replyKey, expiresAt };
     }
     const confirm = events.find((e) => e.type === 'shadow.decided' && e.data.decision === 'confirm');
-    const reason = confirm?.type === 'shadow.decided' ? confirm.data.reason : 'the tool asks before each call';
-    return { kind: 'confirm', ...waiting, params: params as Record<string, JsonValue>, reason };
+    const decided = confirm?.type === 'shadow.decided' ? confirm.data : undefined;
+    const reason = decided?.reason ?? 'the tool asks before each call';
+    const standing = offeredIn(decided?.facts);
+    return { kind: 'confirm', ...waiting, params: params as Record<string, JsonValue>, reason, standing };
   }
+}
+
+/** The standing approval a confirm decision offers (its `standing` fact), to show; the asking process checks the answer. */
+function offeredIn(facts: Record<string, JsonValue> | undefined): PendingConfirm['standing'] {
+  const offer = facts?.standing;
+  if (typeof offer !== 'object' || offer === null || Array.isArray(offer)) return [];
+  const { kind, label } = offer;
+  return (kind === 'window' || kind === 'source') && typeof label === 'string' ? [{ kind, label }] : [];
 }
 
 /** A request the UI channel was asked (a confirmation recorded for it, a question naming it). */

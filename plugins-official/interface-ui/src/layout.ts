@@ -14,6 +14,7 @@ const NAV = [
   ['/history', 'History'],
   ['/approvals', 'Approvals'],
   ['/tools', 'Tools'],
+  ['/blueprints', 'Blueprints'],
   ['/vault', 'Vault'],
   ['/auth', 'Auth'],
   ['/audit', 'Audit'],

@@ -53,9 +53,13 @@ export class UiPersonChannel implements PersonChannel {
 /** The UI's answer to `request`, if `event` is one. */
 function answerIn(event: Recorded, request: PersonRequest): PersonAnswer | undefined {
   if (request.kind === 'confirm' && event.type === 'confirm.answered') {
-    const { callId, channel, approved, by } = event.data;
+    const { callId, channel, approved, by, standing } = event.data;
     if (callId !== request.callId || channel !== UI_CHANNEL) return undefined;
-    return { action: approved ? 'accept' : 'decline', by: by ?? UI_CHANNEL };
+    return {
+      action: approved ? 'accept' : 'decline',
+      by: by ?? UI_CHANNEL,
+      ...(approved && standing ? { standing } : {}),
+    };
   }
   if (request.kind === 'question' && event.type === 'ask.answered') {
     const { callId, channel, action, sealed, by } = event.data;

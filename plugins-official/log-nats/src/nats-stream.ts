@@ -4,32 +4,38 @@ import {
   jetstreamManager,
   JetStreamApiCodes,
   JetStreamApiError,
-  type JetStreamClient,
   type JetStreamManager,
+  type StreamConfig,
 } from '@nats-io/jetstream';
-import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import type { BatchAppended, BatchStream, StoredBatch } from 'factorly';
 import type { NatsLogSettings } from './nats-settings.js';
+import { NatsSideStore, type Connected } from './nats-side.js';
 import { IMMUTABLE_STREAM, mutableSettings, mutableStreamProblem } from './stream-policy.js';
 
-interface Connected {
-  nc: NatsConnection;
-  js: JetStreamClient;
-  jsm: JetStreamManager;
-}
+/** Bytes of a message kept for the headers sent with it (`Nats-Msg-Id`, `Nats-Expected-Last-Sequence`). */
+const HEADERS_ROOM = 1024;
+/** The smallest message a log can live with: a fragment's header and some of the batch. */
+const SMALLEST_PAYLOAD = 8 * 1024;
+/** Messages a range read asks the server for at a time. */
+const READ_AHEAD = 256;
 
 /** How long the stream's servers remember a batch id, so a batch sent twice is stored once. */
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1e9;
 
 /**
- * A project's batches on a JetStream stream of its own (one subject). Each batch is one message (a
- * 2.9 server has no atomic multi-message publish), stored only while the stream's last message is
- * still the one the batch was sealed after (`Nats-Expected-Last-Sequence`, which a clustered stream
- * checks against the writes in flight too; the per-subject check does not, before 2.9.21) and at
- * most once per id (`Nats-Msg-Id`). Positions are the stream's sequence numbers.
+ * A project's batches on a JetStream stream of its own (one subject). Each message (a batch, or a
+ * fragment or commit of one too large for a message: a 2.9 server has no atomic multi-message
+ * publish, see `batch-fragments.ts`) is stored only while the stream's last message is still the
+ * one it was sent after (`Nats-Expected-Last-Sequence`, which a clustered stream checks against the
+ * writes in flight too; the per-subject check does not, before 2.9.21) and at most once per id
+ * (`Nats-Msg-Id`). Positions are the stream's sequence numbers. Single messages are read from the
+ * stream's leader (`STREAM.MSG.GET`), ranges through an ordered consumer; what the log derives is
+ * kept beside the stream in a KV bucket and its object store (`NatsSideStore`).
  */
 export class NatsBatchStream implements BatchStream {
   readonly origin: string;
+  readonly side: NatsSideStore;
   private connected?: Promise<Connected>;
   private closed = false;
 
@@ -40,6 +46,12 @@ export class NatsBatchStream implements BatchStream {
     private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.origin = `nats/${settings.stream}/${settings.subject}`;
+    this.side = new NatsSideStore(
+      settings.stream,
+      () => this.connection(),
+      () => this.maxPayload(),
+      settings.timeoutMs,
+    );
   }
 
   async last(): Promise<number> {
@@ -70,6 +82,56 @@ export class NatsBatchStream implements BatchStream {
     // A purge moves the first sequence past what it removed; a deleted message is listed.
     if (state.first_seq > after + 1) return after + 1;
     return (state.deleted ?? []).filter((seq) => seq > after).sort((a, b) => a - b)[0];
+  }
+
+  async get(position: number): Promise<StoredBatch | undefined> {
+    const { jsm } = await this.connection();
+    // STREAM.MSG.GET is answered by the stream's leader: never a replica that lags behind.
+    const message = await jsm.streams.getMessage(this.settings.stream, { seq: position });
+    return message && message.subject === this.settings.subject
+      ? { position: message.seq, payload: message.data }
+      : undefined;
+  }
+
+  async *read(from: number, to: number): AsyncIterable<StoredBatch> {
+    const { js, jsm } = await this.connection();
+    // The first message at or after `from`: none (all deleted, or past the end) and a consumer would wait for ever.
+    const first = await jsm.streams.getMessage(this.settings.stream, {
+      seq: Math.max(from, 1),
+      next_by_subj: this.settings.subject,
+    } as never);
+    if (!first || first.seq > to) return;
+    const consumer = await js.consumers.get(this.settings.stream, {
+      filter_subjects: this.settings.subject,
+      deliver_policy: 'by_start_sequence' as never,
+      opt_start_seq: first.seq,
+    });
+    const messages = await consumer.consume({ max_messages: READ_AHEAD });
+    try {
+      for await (const message of messages) {
+        if (message.seq > to) return;
+        yield { position: message.seq, payload: message.data };
+        if (message.seq >= to || message.info.pending === 0) return;
+      }
+    } finally {
+      void messages.close();
+    }
+  }
+
+  /**
+   * What one message may carry: the server's `max_payload` (and the stream's `max_msg_size`, when
+   * set), less room for the headers. A server that takes less than a fragment needs is refused.
+   */
+  async maxPayload(): Promise<number> {
+    const { nc, maxMessage } = await this.connection();
+    const server = nc.info?.max_payload ?? 1024 * 1024;
+    const room = Math.min(server, maxMessage ?? server) - HEADERS_ROOM;
+    if (room < SMALLEST_PAYLOAD)
+      throw new FactorlyError(
+        'CONFIG_INVALID',
+        `the NATS server takes messages of at most ${Math.min(server, maxMessage ?? server)} bytes (max_payload, the stream's max_msg_size): a log needs at least ${SMALLEST_PAYLOAD + HEADERS_ROOM}`,
+      );
+    return room;
   }
 
   follow(after: number, deliver: (batch: StoredBatch) => void, failed: (error: unknown) => void): () => void {
@@ -130,8 +192,9 @@ export class NatsBatchStream implements BatchStream {
     });
     try {
       const jsm = await jetstreamManager(nc, { timeout: this.requestMs() });
-      await this.ensureStream(jsm);
-      return { nc, jsm, js: jetstream(nc, { timeout: this.requestMs() }) };
+      const { num_replicas: replicas, max_msg_size: size } = await this.ensureStream(jsm);
+      const maxMessage = size !== undefined && size > 0 ? size : undefined;
+      return { nc, jsm, js: jetstream(nc, { timeout: this.requestMs() }), replicas, maxMessage };
     } catch (error) {
       await nc.close();
       throw error;
@@ -142,7 +205,7 @@ export class NatsBatchStream implements BatchStream {
    * Creates the stream on first use, immutable (see IMMUTABLE_STREAM); an existing one must hold the
    * project's subject and nothing else, and keep every message (or the config must allow it not to).
    */
-  private async ensureStream(jsm: JetStreamManager): Promise<void> {
+  private async ensureStream(jsm: JetStreamManager): Promise<StreamConfig> {
     const { stream, subject, replicas, allowMutableStream } = this.settings;
     try {
       const info = await jsm.streams.info(stream);
@@ -154,12 +217,13 @@ export class NatsBatchStream implements BatchStream {
         );
       }
       const found = mutableSettings(info.config);
-      if (found.length === 0) return;
+      if (found.length === 0) return info.config;
       if (!allowMutableStream) throw new FactorlyError('CONFIG_INVALID', mutableStreamProblem(stream, found, false));
       this.warn(mutableStreamProblem(stream, found, true));
+      return info.config;
     } catch (error) {
       if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
-      await jsm.streams.add({
+      const created = await jsm.streams.add({
         name: stream,
         subjects: [subject],
         num_replicas: replicas,
@@ -167,6 +231,7 @@ export class NatsBatchStream implements BatchStream {
         storage: 'file' as never,
         ...IMMUTABLE_STREAM,
       });
+      return created.config;
     }
   }
 }

@@ -5,19 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { callIdOf, type Recorded } from 'factorly/events';
 import { isolatedEnv } from '../../../test/helpers/listening.js';
 import { BIN, runCli, tempProject } from '../../../test/helpers/project.js';
-import { freshStream, natsLog } from './open-nats.js';
+import { freshStream, streamEvents } from './open-nats.js';
 import { ECHO, natsLogBlock } from './nats-project.js';
 
 const SLOW =
   '  slow:\n    type: cli\n    command: sleep\n    args: ["{{seconds}}"]\n    parameters: [{name: seconds, required: true}]\n';
-
-async function streamEvents(stream: string): Promise<Recorded[]> {
-  const log = natsLog(stream);
-  const events: Recorded[] = [];
-  for await (const event of log.read()) events.push(event);
-  await log.close();
-  return events;
-}
 
 describe('a node killed with SIGKILL on a shared stream', () => {
   it(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { type EventLog, ReplicatedEventLog } from 'factorly/events';
+import { type EventLog, type Recorded, ReplicatedEventLog } from 'factorly/events';
 import { natsSettingsOf, type NatsLogSettings } from '../src/nats-settings.js';
 import { NatsBatchStream } from '../src/nats-stream.js';
 
@@ -19,4 +19,13 @@ export function natsLog(stream: string, extra: Partial<NatsLogSettings> = {}): R
 
 export async function closeAll(logs: EventLog[]): Promise<void> {
   await Promise.all(logs.splice(0).map((log) => log.close()));
+}
+
+/** Every event of `stream`, as a node that joins it now reads them. */
+export async function streamEvents(stream: string, extra: Partial<NatsLogSettings> = {}): Promise<Recorded[]> {
+  const log = natsLog(stream, extra);
+  const events: Recorded[] = [];
+  for await (const event of log.read()) events.push(event);
+  await log.close();
+  return events;
 }

@@ -9,7 +9,7 @@ import { callIdOf, type Recorded, verifyChain } from 'factorly/events';
 import { isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
 import { startNatsCluster, type NatsCluster } from '../../../test/helpers/nats-cluster.mjs';
 import { BIN, makeProject } from '../../../test/helpers/project.js';
-import { freshStream, natsLog } from './open-nats.js';
+import { freshStream, streamEvents } from './open-nats.js';
 
 // A cluster of its own: this test kills its servers, the shared one serves other files meanwhile.
 let cluster: NatsCluster;
@@ -39,13 +39,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function streamEvents(): Promise<Recorded[]> {
-  const log = natsLog(stream, { servers: cluster.servers, timeoutMs: 15_000 });
-  const events: Recorded[] = [];
-  for await (const event of log.read()) events.push(event);
-  await log.close();
-  return events;
-}
+const clusterEvents = (): Promise<Recorded[]> => streamEvents(stream, { servers: cluster.servers, timeoutMs: 15_000 });
 
 /** Index of the server leading the stream now. */
 async function leaderIndex(): Promise<number> {
@@ -73,7 +67,7 @@ describe('the nats log when JetStream servers go away', () => {
       const refused = results.filter((result) => result.isError).map((result) => JSON.stringify(result.content));
       expect(refused.filter((text) => !text.includes('refused before the tool ran'))).toEqual([]);
 
-      let events = await streamEvents();
+      let events = await clusterEvents();
       expect(
         await verifyChain(
           (async function* () {
@@ -108,7 +102,7 @@ describe('the nats log when JetStream servers go away', () => {
       await Promise.all(cluster.nodes.flatMap((node, index) => (node.process ? [] : [cluster.restart(index)])));
       const after = await call('after');
       expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
-      events = await streamEvents();
+      events = await clusterEvents();
       expect(
         await verifyChain(
           (async function* () {

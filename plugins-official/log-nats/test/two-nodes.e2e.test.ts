@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callIdOf, type Recorded, verifyChain } from 'factorly/events';
 import { isolatedEnv, spawnListening, type Listening } from '../../../test/helpers/listening.js';
 import { BIN, makeProject } from '../../../test/helpers/project.js';
-import { freshStream, natsLog } from './open-nats.js';
+import { freshStream, streamEvents } from './open-nats.js';
 import { ECHO, natsLogBlock } from './nats-project.js';
 
 const ROUNDS = 5;
@@ -38,14 +38,6 @@ afterAll(async () => {
   }
 });
 
-async function streamEvents(): Promise<Recorded[]> {
-  const log = natsLog(stream);
-  const events: Recorded[] = [];
-  for await (const event of log.read()) events.push(event);
-  await log.close();
-  return events;
-}
-
 describe('two factorly nodes on one NATS stream', () => {
   it(
     'admit exactly 10 of 40 concurrent calls to a 10/min tool split across them, round after round',
@@ -67,7 +59,7 @@ describe('two factorly nodes on one NATS stream', () => {
             .filter((text) => !text.includes('rate limited')),
         ).toEqual([]);
       }
-      const events = await streamEvents();
+      const events = await streamEvents(stream);
       expect(
         await verifyChain(
           (async function* () {

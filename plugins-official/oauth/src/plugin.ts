@@ -16,7 +16,7 @@ import { upstreamOAuthProblems } from './upstream-spec.js';
 export const plugin: PluginDefinition = {
   id: 'oauth',
   apiVersion: '1',
-  config: { key: 'oauth_providers', schema: PROVIDERS_SCHEMA },
+  config: { key: 'oauth_providers', schema: PROVIDERS_SCHEMA, merge: 'by-name' },
   register(registrar) {
     const client = new PluginOAuthClient();
     registrar.provide(OAuthTokens.Client, client);

@@ -31,6 +31,7 @@ export async function buildRequest(
   secrets: SecretScope,
 ): Promise<HttpRequest> {
   const routed = route(spec, tool, params);
+  const wire = wireNames(tool);
   const base = await render(spec.baseUrl, params, secrets, asText);
   const path = await render(
     spec.path,
@@ -42,7 +43,7 @@ export async function buildRequest(
     },
   );
   const url = joinUrl(base, path, tool.name);
-  for (const name of routed.query) appendQuery(url, name, params[name]);
+  for (const name of routed.query) appendQuery(url, wire(name), params[name]);
   const headers = new Headers();
   const secretHeaders = new Set<string>();
   for (const [name, template] of Object.entries(spec.headers)) {
@@ -50,8 +51,8 @@ export async function buildRequest(
     if (SECRET_REFERENCE.test(template)) secretHeaders.add(name.toLowerCase());
   }
   if (spec.auth) secretHeaders.add(await applyAuth(headers, spec.auth, params, secrets));
-  for (const name of routed.header) headers.set(name, asText(params[name]));
-  const body = await buildBody(spec, params, routed.body, secrets, tool.name);
+  for (const name of routed.header) headers.set(wire(name), asText(params[name]));
+  const body = await buildBody(spec, params, routed.body, secrets, tool.name, wire);
   if (body !== undefined && !headers.has('content-type')) {
     headers.set(
       'content-type',
@@ -67,6 +68,12 @@ export async function buildRequest(
 }
 
 type Routes = Record<ParamLocation, string[]>;
+
+/** A param's name on the wire: its `api_name` (`statuses[]`, `X-Request-Id`) or its own. */
+function wireNames(tool: ToolDefinition): (name: string) => string {
+  const names = new Map(tool.parameters.map((p) => [p.name, p.apiName ?? p.name]));
+  return (name) => names.get(name) ?? name;
+}
 
 function route(spec: RestSpec, tool: ToolDefinition, params: Params): Routes {
   const routes: Routes = { query: [], path: [], header: [], body: [] };
@@ -126,6 +133,7 @@ async function buildBody(
   names: string[],
   secrets: SecretScope,
   tool: string,
+  wire: (name: string) => string,
 ): Promise<string | undefined> {
   if (spec.body !== undefined) {
     const encode: Encode =
@@ -138,7 +146,7 @@ async function buildBody(
   }
   if (names.length === 0) return undefined;
   if (spec.bodyType === 'form')
-    return new URLSearchParams(names.map((name): [string, string] => [name, asText(params[name])])).toString();
+    return new URLSearchParams(names.flatMap((name) => formPairs(wire(name), params[name]))).toString();
   if (spec.bodyType === 'raw') {
     if (names.length > 1)
       throw new FactorlyError(
@@ -147,5 +155,16 @@ async function buildBody(
       );
     return asText(params[names[0]]);
   }
-  return JSON.stringify(Object.fromEntries(names.map((name) => [name, params[name]])));
+  return JSON.stringify(Object.fromEntries(names.map((name) => [wire(name), params[name]])));
+}
+
+/**
+ * One form field, a mapping or list spelt with brackets as form APIs read them (Stripe, Rails, PHP):
+ * `metadata[order]=7`, `items[0][price]=p_1`; a scalar as text.
+ */
+function formPairs(name: string, value: unknown): [string, string][] {
+  if (Array.isArray(value)) return value.flatMap((item, index) => formPairs(`${name}[${index}]`, item));
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([key, item]) => formPairs(`${name}[${key}]`, item));
+  return [[name, asText(value)]];
 }

@@ -44,8 +44,37 @@ export class RestProvider implements ToolProvider {
     const { status, statusText, text, notes } = sent;
     if (status >= 400)
       return { output: text, error: `HTTP ${status} ${statusText}`.trim(), exitCode: 1, ...diagnostics(notes) };
+    const inBody = spec.errorField === undefined ? undefined : errorInBody(text, spec.errorField);
+    if (inBody !== undefined)
+      return { output: text, error: `HTTP ${status}: ${inBody}`, exitCode: 1, ...diagnostics(notes) };
     return { output: text, exitCode: 0, ...diagnostics(notes) };
   }
+}
+
+const ERROR_TEXT_CAP = 500;
+
+/** The error a JSON answer holds in `field` (`error_field`), as one line; undefined when it holds none. */
+function errorInBody(text: string, field: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const value = (body as Record<string, unknown>)[field];
+  if (value === undefined || value === null || value === false || value === '') return undefined;
+  if (Array.isArray(value) && value.length === 0) return undefined;
+  const messages = Array.isArray(value) ? value.map(messageOf) : [messageOf(value)];
+  const joined = messages.join('; ');
+  return joined.length > ERROR_TEXT_CAP ? `${joined.slice(0, ERROR_TEXT_CAP)}…` : joined;
+}
+
+/** A GraphQL error's `message`, Slack's error code, or the value as JSON. */
+function messageOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const message = (value as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : JSON.stringify(value);
 }
 
 /** A tool whose base_url or path takes a param lets the agent steer its URL (see `Steering`). */

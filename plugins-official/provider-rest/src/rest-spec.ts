@@ -31,6 +31,12 @@ export interface RestSpec {
   bodyType: BodyType;
   auth?: RestAuth;
   followRedirects: FollowRedirects;
+  /**
+   * A top-level field of a JSON answer that, when present and not empty, makes a successful HTTP
+   * status a failure: APIs that answer 200 with their error inside (Slack's `error` beside
+   * `ok: false`, GraphQL's `errors`).
+   */
+  errorField?: string;
 }
 
 export const REST_KEYS = [
@@ -42,6 +48,7 @@ export const REST_KEYS = [
   'body_type',
   'auth',
   'follow_redirects',
+  'error_field',
 ] as const;
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -68,8 +75,10 @@ export function readRestSpec(tool: ToolDefinition): RestSpec {
     body_type: bodyType,
     auth,
     follow_redirects: followRedirects,
+    error_field: errorField,
   } = tool.spec;
   return {
+    ...(typeof errorField === 'string' ? { errorField } : {}),
     followRedirects: (followRedirects as FollowRedirects | undefined) ?? 'same-origin',
     baseUrl: String(baseUrl ?? ''),
     method: String(method ?? 'GET').toUpperCase(),
@@ -99,6 +108,9 @@ export function prepareRest(tool: ToolDefinition): PreparedDefinition {
     problems.push(`has unknown body_type ${JSON.stringify(bodyType)} (valid: ${BODY_TYPES.join(', ')})`);
   }
   problems.push(...authProblems(tool.spec.auth));
+  const errorField = tool.spec.error_field;
+  if (errorField !== undefined && (typeof errorField !== 'string' || errorField.trim() === ''))
+    problems.push('has "error_field" that is not the name of a field (e.g. error_field: errors)');
   const follow = tool.spec.follow_redirects;
   if (follow !== undefined && !FOLLOW_REDIRECTS.includes(follow as FollowRedirects)) {
     problems.push(`has unknown follow_redirects ${JSON.stringify(follow)} (valid: ${FOLLOW_REDIRECTS.join(', ')})`);

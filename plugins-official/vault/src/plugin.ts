@@ -17,6 +17,7 @@ export const plugin: PluginDefinition = {
   apiVersion: '1',
   config: {
     key: 'vault_backends',
+    merge: 'by-name',
     schema: { type: 'object', description: 'a mapping of backend names to {type: cli, get: {command, args}}' },
   },
   register(registrar) {

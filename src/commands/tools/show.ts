@@ -36,8 +36,9 @@ export default class ToolsShow extends FactorlyCommand {
 }
 
 function asYaml(tool: ToolDefinition): Record<string, unknown> {
-  const parameters = tool.parameters.map(({ minLength, maxLength, hydrateVaultRefs, ...rest }) => ({
+  const parameters = tool.parameters.map(({ minLength, maxLength, hydrateVaultRefs, apiName, ...rest }) => ({
     ...rest,
+    ...(apiName === undefined ? {} : { api_name: apiName }),
     ...(minLength === undefined ? {} : { min_length: minLength }),
     ...(maxLength === undefined ? {} : { max_length: maxLength }),
     ...(hydrateVaultRefs ? { hydrate_vault_refs: hydrateVaultRefs.map((reference) => `{{${reference}}}`) } : {}),

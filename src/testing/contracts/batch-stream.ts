@@ -57,7 +57,10 @@ function stored(answer: BatchAppended, what: string): number {
  * (a batch is stored only after the last position, else `conflict` and nothing stored); an id stored
  * once (sent again, even on a stale `after`, it is answered as the batch stored); `follow` from a
  * position, past and live batches from any node; `last()` asked of the stream, not of a node's copy;
- * and two writers racing on one position, or appending 20 batches each, losing nothing acknowledged.
+ * and two writers racing on one position, or appending 20 batches each, losing nothing acknowledged;
+ * a message read back by position and a range of them, asked of the stream (another node's too); a
+ * message of `maxPayload()` bytes taken whole; and the store beside the stream (`side`), when it has
+ * one, keeping values of any size by key.
  */
 export function batchStreamContract(test: TestApi, name: string, factory: BatchStreamFactory): void {
   const { describe, it } = test;
@@ -171,6 +174,57 @@ export function batchStreamContract(test: TestApi, name: string, factory: BatchS
         await ask(a!.last(), 'last()'),
         (answers.find((answer) => !('conflict' in answer)) as { position: number }).position,
       );
+    });
+
+    it("reads a message by position and a range of them from the stream itself (another node's too), byte-exact", async () => {
+      const [a, b] = await fresh(2);
+      const positions: number[] = [];
+      for (let i = 0; i < 12; i += 1)
+        positions.push(
+          stored(await ask(a!.append(bytes(`[${i}]`), `r${i}`, positions.at(-1) ?? 0), 'append'), 'append'),
+        );
+      const one = await ask(b!.get(positions[5]!), `get(${positions[5]}) on another node`);
+      assert.deepEqual(one && [one.position, Buffer.from(one.payload).toString('utf8')], [positions[5], '[5]']);
+      assert.equal(await ask(b!.get(positions.at(-1)! + 1), 'get() past the last'), undefined);
+      const range: [number, string][] = [];
+      for await (const message of b!.read(positions[2]!, positions[9]!))
+        range.push([message.position, Buffer.from(message.payload).toString('utf8')]);
+      assert.deepEqual(
+        range,
+        positions.slice(2, 10).map((position, i) => [position, `[${i + 2}]`]),
+      );
+      const tail: number[] = [];
+      for await (const message of b!.read(positions[10]!, positions.at(-1)! + 5)) tail.push(message.position);
+      assert.deepEqual(tail, positions.slice(10), 'a range past the last stops at the last');
+    });
+
+    it('takes a message of maxPayload() bytes whole', async () => {
+      const [stream] = await fresh();
+      const room = await ask(stream!.maxPayload(), 'maxPayload()');
+      assert.ok(Number.isSafeInteger(room) && room >= 4096, `maxPayload() is ${room}: a log needs at least 4096`);
+      const payload = Buffer.alloc(room, 0x61);
+      const position = stored(await ask(stream!.append(payload, 'full', 0), 'a full message'), 'a full message');
+      const back = await ask(stream!.get(position), 'get() of the full message');
+      assert.ok(back && Buffer.from(back.payload).equals(payload), 'the full message did not come back whole');
+    });
+
+    it('keeps values of any size by key beside the stream (side), for every node', async () => {
+      const [a, b] = await fresh(2);
+      if (!a!.side || !b!.side) return;
+      const big = Buffer.alloc(3 * (await ask(a!.maxPayload(), 'maxPayload()')) + 7, 0x62);
+      await ask(a!.side.put('snapshot.x', bytes('one')), 'put');
+      await ask(a!.side.put('snapshot.x', bytes('two')), 'put again');
+      await ask(a!.side.put('call.c1.5', big), 'put a value larger than a message');
+      await ask(a!.side.put('call.c1.9', bytes('[9]')), 'put');
+      await ask(a!.side.put('call.c10.1', bytes('[1]')), 'put');
+      const text = async (key: string) => {
+        const value = await ask(b!.side!.get(key), `get(${key}) on another node`);
+        return value && Buffer.from(value).toString('utf8');
+      };
+      assert.equal(await text('snapshot.x'), 'two', 'a value put again replaces the one before');
+      assert.ok(Buffer.from((await b!.side.get('call.c1.5'))!).equals(big), 'the large value did not come back whole');
+      assert.equal(await text('nope'), undefined);
+      assert.deepEqual((await ask(b!.side.keys('call.c1.'), 'keys()')).sort(), ['call.c1.5', 'call.c1.9']);
     });
 
     it('keeps every acknowledged batch of two writers appending 20 each, once, in position order', async () => {
