@@ -93,7 +93,7 @@ export class CallPipeline {
     }
     const flight = this.flightOf(log, context, request, tool, started);
     // The values the call could resolve are known before its params are written (see learn).
-    if (tool) await context.secrets.learn(this.reachableBy(tool, request.sessionId));
+    if (tool) await this.learn(context, tool, request.sessionId);
     // The call's tree stopped before this call could start: it is recorded, and never runs.
     if (context.stopped) return cancelledBeforeRun(flight, await flight.record.opening());
     if (!tool) return this.refuseUnknown(flight);
@@ -117,14 +117,18 @@ export class CallPipeline {
   }
 
   /**
-   * The secrets a call of `tool` could resolve: its own config's, and for a tool that calls other
-   * tools (a script) those of every tool it could call, from the backends cheap to read ahead.
+   * Reads the secrets a call of `tool` could resolve: its own config's, and for a tool that calls other
+   * tools (a script) those of every tool it could call, from the backends cheap to read ahead. The
+   * latter once per call tree: an inner script's tools were learnt before the root's tool ran.
    */
-  private reachableBy(tool: ToolDefinition, sessionId: string | undefined): Iterable<string> {
+  private async learn(context: CallContext, tool: ToolDefinition, sessionId: string | undefined): Promise<void> {
     const own = toolSecretReferences(tool);
-    if (!this.parts.providers.get(tool.type)?.callsOtherTools) return own;
+    const tree = context.shared;
+    if (!this.parts.providers.get(tool.type)?.callsOtherTools || tree.learntReachable)
+      return context.secrets.learn(own);
     const tools = this.parts.registry.catalogueOf(sessionId);
-    return new Set([...own, ...reachableSecretReferences(tools, this.parts.backends)]);
+    await context.secrets.learn(new Set([...own, ...reachableSecretReferences(tools, this.parts.backends)]));
+    tree.learntReachable = true;
   }
 
   /** Nothing runs unrecorded: a log that cannot be opened or written (the boot record first) refuses the call up front. */
