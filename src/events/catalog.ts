@@ -36,10 +36,14 @@ import type {
   SessionClosed,
   WriterStarted,
   LogCheckpointed,
+  ToolPinned,
+  ToolHeld,
+  ToolReleased,
+  ToolPinRejected,
 } from './host-events.js';
 
 // The catalogue's parts, re-exported: code names every event type from here.
-export { CALL_STATUSES, DECISIONS } from './event-values.js';
+export { BLOCKING_DECISIONS, CALL_STATUSES, DECISIONS } from './event-values.js';
 export type { CallStatus, Decision, CallOrigin, JsonValue, Params } from './event-values.js';
 export type * from './call-events.js';
 export { HIGHLIGHT_FACT, STANDING_FACT } from './call-events.js';
@@ -77,6 +81,10 @@ export interface EventMap {
   'log.checkpointed': LogCheckpointed;
   'writer.started': WriterStarted;
   'call.interrupted': CallInterrupted;
+  'tool.pinned': ToolPinned;
+  'tool.held': ToolHeld;
+  'tool.released': ToolReleased;
+  'tool.pin_rejected': ToolPinRejected;
 }
 
 export type EventType = keyof EventMap;
@@ -112,6 +120,10 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'log.checkpointed': 1,
   'writer.started': 2,
   'call.interrupted': 1,
+  'tool.pinned': 1,
+  'tool.held': 1,
+  'tool.released': 1,
+  'tool.pin_rejected': 1,
 };
 
 export function isEventType(value: string): value is EventType {

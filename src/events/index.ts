@@ -23,13 +23,18 @@ export type {
   JsonValue,
   Params,
   PluginFailed,
+  PinnedDefinition,
   PluginLoaded,
   ShadowDecided,
   SourceRecorded,
   StandingKind,
   StandingOffer,
   StoredText,
+  ToolHeld,
+  ToolPinned,
+  ToolPinRejected,
   ToolPromoted,
+  ToolReleased,
   VaultAccessed,
 } from './catalog.js';
 export { GENESIS_HASH, isNewOfType, isType } from './envelope.js';

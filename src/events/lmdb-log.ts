@@ -125,8 +125,7 @@ export class LmdbEventLog implements EventLog {
       return batch;
     });
     guardPendingCommit(this.root);
-    const { results, frontier } = await written;
-    if (frontier) this.merkle.committedTo(frontier);
+    const { results } = await written;
     // Only now (committed): an aborted write must not leave a head that was never stored.
     this.store.committed(results.at(-1));
     // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one.

@@ -4,7 +4,6 @@ import type { LmdbEvents } from './lmdb-events.js';
 import type { LmdbInflight } from './lmdb-inflight.js';
 import type { LmdbTree } from './lmdb-tree.js';
 import type { AppendOptions } from './log.js';
-import type { CompactRange } from './merkle.js';
 import type { ProjectionSet, ProjectionSource } from './projection-set.js';
 import { resolveConflict, sealBatch } from './append-batch.js';
 
@@ -28,7 +27,7 @@ export function writeBatch(
   events: readonly NewEvent[],
   options: AppendOptions,
   clock: () => Date,
-): { results: Recorded[]; frontier?: CompactRange; wrote: boolean } {
+): { results: Recorded[]; wrote: boolean } {
   const { store, merkle, derived, open, projections, source } = parts;
   const head = store.head();
   // Events other processes appended since: folded before the conflict handler decides against the projections.
@@ -42,7 +41,7 @@ export function writeBatch(
   if (sealed.fresh.length === 0) return { results: sealed.results, wrote: false };
   const fresh = sealed.fresh.map(({ event }) => event);
   const growth = merkle.prepare(
-    head.seq,
+    head,
     (from) => store.hashesBetween(from, head.seq),
     (at) => store.bySeq(at)?.hash,
   );
@@ -54,10 +53,10 @@ export function writeBatch(
   store.write(sealed.fresh);
   if (indexed) derived.writeIndex(indexed, fresh[fresh.length - 1]!.seq);
   for (const { name, snapshot } of due) derived.saveSnapshot(name, snapshot);
-  const frontier = merkle.extend(
+  merkle.extend(
     growth,
     fresh.map((event) => event.hash),
   );
   open.apply(fresh);
-  return { results: sealed.results, frontier, wrote: true };
+  return { results: sealed.results, wrote: true };
 }

@@ -21,6 +21,7 @@ import type {
 } from '../contracts/extensions.js';
 import type { SandboxEngine } from '../contracts/sandbox.js';
 import type { ToolProvider, ToolSource } from '../contracts/tool.js';
+import type { CatalogFilter } from '../contracts/gateway.js';
 import type { AskPerson, PersonChannel } from '../contracts/person.js';
 import { personChannels } from '../contracts/person-race.js';
 import { askQuestion } from '../contracts/person-question.js';
@@ -165,6 +166,7 @@ export function bindCore(
     engines: new KeyedRegistry<SandboxEngine>('sandbox engine'),
     gateway: new DeferredGateway(),
     catalog: new LiveCatalog(),
+    filters: new OrderedRegistry<CatalogFilter>(),
     logEngines: bindLogEngines(scope),
   };
   const connectionSecrets = new CallSecretScope(registries.backends);
@@ -193,6 +195,7 @@ export function bindCore(
   scope.registerValue(KernelTokens.SandboxEngines, registries.engines);
   scope.registerValue(KernelTokens.CallGateway, registries.gateway);
   scope.registerValue(KernelTokens.ToolCatalog, registries.catalog);
+  scope.registerValue(KernelTokens.CatalogFilters, registries.filters);
   return { ...registries, connectionSecrets, log, askable };
 }
 

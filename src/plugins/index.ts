@@ -42,7 +42,10 @@ export type {
   CatalogChange,
   ClientLink,
   ToolCatalog,
+  CatalogFilter,
 } from '../contracts/gateway.js';
+export { PinTokens } from '../contracts/pins.js';
+export type { HeldListing, PinDecision, PinDiff, ToolPins, ToolPinStatus } from '../contracts/pins.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -145,6 +148,7 @@ export type {
   JsonValue,
   McpForwarded,
   Params,
+  PinnedDefinition,
   SessionOpened,
   SessionPrincipal,
   ShadowDecided,

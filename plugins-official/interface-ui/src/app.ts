@@ -15,6 +15,7 @@ import { registerCalls } from './routes/calls.js';
 import { registerDashboard } from './routes/dashboard.js';
 import { registerHistory } from './routes/history.js';
 import { registerLive } from './routes/live.js';
+import { registerPins } from './routes/pins.js';
 import { registerPromote } from './routes/promote.js';
 import { registerToolEdit } from './routes/tool-edit.js';
 import { registerTools } from './routes/tools.js';
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   registerPromote(app, deps);
   registerToolEdit(app, deps);
   registerTools(app, deps);
+  registerPins(app, deps);
   registerVault(app, deps);
   // /blueprints/import before /blueprints/:name, which would take "import" for a name.
   registerImport(app, deps);

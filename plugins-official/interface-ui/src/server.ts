@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { servedHosts } from '@factorly/net-guard';
 import { serve } from '@hono/node-server';
+import type { ToolPins } from '@factorly/plugin-pins/api';
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type {
   CallGateway,
@@ -30,6 +31,7 @@ export interface UiKernel {
   /** The host's audit queries, promotion and editing (absent when the kernel runs under another host than the CLI). */
   services?: HostServices;
   policies?: ShadowPolicies;
+  pins?: ToolPins;
   gateway: CallGateway;
   paths: ProjectPaths;
   backends: KeyedRegistry<SecretBackend>;
@@ -73,6 +75,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
     {
       services,
       policies: kernel.policies,
+      pins: kernel.pins,
       gateway: kernel.gateway,
       log,
       paths: kernel.paths,

@@ -18,6 +18,17 @@ async function editable(deps: AppDeps, name: string): Promise<boolean> {
   }
 }
 
+/** The tools a listing holds back (a pinned definition that changed): in the catalogue, not listed. */
+function heldNames(deps: AppDeps): Set<string> {
+  const listed = new Set(deps.gateway.tools().map((tool) => tool.name));
+  return new Set(
+    deps.gateway
+      .tools(undefined, { held: true })
+      .filter((tool) => !listed.has(tool.name))
+      .map((tool) => tool.name),
+  );
+}
+
 /** `github.issues.list` → `github`; a name without a dot has no group. */
 function prefixOf(name: string): string {
   const dot = name.indexOf('.');
@@ -27,18 +38,21 @@ function prefixOf(name: string): string {
 export function registerTools(app: Hono, deps: AppDeps): void {
   app.get('/tools', (c) => {
     const groups = new Map<string, ToolDefinition[]>();
-    for (const tool of deps.gateway.tools()) {
+    const held = heldNames(deps);
+    for (const tool of deps.gateway.tools(undefined, { held: true })) {
       if (tool.hidden) continue;
       const group = groups.get(prefixOf(tool.name)) ?? [];
       group.push(tool);
       groups.set(prefixOf(tool.name), group);
     }
     const body = html`<h1>Tools</h1>
+${held.size > 0 ? notice('error', [`${held.size} held: a definition changed since it was pinned, and agents do not see the tool until a person approves it.`]) : ''}
+<p class="muted"><a href="/pins">Pinned definitions</a>: what agents were told about each tool, and the changes waiting for a person.</p>
 ${[...groups.entries()]
   .sort(([a], [b]) => a.localeCompare(b))
   .map(
     ([prefix, tools]) => html`<section class="group"><h2>${prefix} <small>${tools.length}</small></h2>
-<ul class="tools">${tools.map((tool) => html`<li><a href="/tools/${encodeURIComponent(tool.name)}">${tool.name}</a> ${badge(tool.type)}<span class="muted">${tool.description}</span></li>`)}</ul></section>`,
+<ul class="tools">${tools.map((tool) => html`<li><a href="/tools/${encodeURIComponent(tool.name)}">${tool.name}</a> ${badge(tool.type)}${held.has(tool.name) ? html`<a href="/pins/${encodeURIComponent(tool.name)}">${badge('held')}</a>` : ''}<span class="muted">${tool.description}</span></li>`)}</ul></section>`,
   )}`;
     return c.html(layout('Tools', '/tools', body, deps.page(), '').text);
   });
@@ -46,7 +60,7 @@ ${[...groups.entries()]
   app.get('/tools/:name', (c) => toolPage(c, deps, 200));
 
   app.post('/tools/:name/try', async (c) => {
-    const tool = deps.gateway.tools().find((t) => t.name === c.req.param('name'));
+    const tool = deps.gateway.tools(undefined, { held: true }).find((t) => t.name === c.req.param('name'));
     if (!tool) return toolPage(c, deps, 404);
     const body = await c.req.parseBody();
     const params: Params = {};
@@ -66,7 +80,7 @@ async function toolPage(
   tried?: { outcome: CallOutcome; params: Params },
 ): Promise<Response> {
   const name = c.req.param('name') ?? '';
-  const tool = deps.gateway.tools().find((t) => t.name === name);
+  const tool = deps.gateway.tools(undefined, { held: true }).find((t) => t.name === name);
   if (!tool) {
     return c.html(
       notFound(
@@ -90,6 +104,8 @@ async function toolPage(
   const yaml = toolYaml(tool, deps.paths.baseDir);
   const body = html`<p class="crumbs"><a href="/tools">Tools</a> / ${tool.name}</p>
 <div class="page-head"><h1>${tool.name} ${badge(tool.type)}</h1>${canEdit ? html`<a class="button secondary" href="/tools/${encodeURIComponent(tool.name)}/edit">Edit</a>` : ''}</div>
+${heldNames(deps).has(tool.name) ? notice('error', [`This tool is held: its definition changed since it was pinned, and agents do not see it.`]) : ''}
+${heldNames(deps).has(tool.name) ? html`<p><a class="button secondary" href="/pins/${encodeURIComponent(tool.name)}">Review the change</a></p>` : ''}
 <p>${tool.description}</p>
 <p class="muted">Defined in <code>${tool.source.file}${tool.source.line > 0 ? `:${tool.source.line}` : ''}</code></p>
 <section><h2>Try it</h2>${tryNotes(tool, deps)}${tryForm(tool, deps, tried?.params)}${tried ? result(tried.outcome) : ''}</section>
