@@ -22,8 +22,11 @@ import {
   type RunningUi,
 } from './harness.js';
 import { join } from 'node:path';
+import { echo, listing, upstream } from '../../../test/helpers/drifting-upstream.js';
 import { mkdirSync } from 'node:fs';
 
+// An upstream whose listing drifts after its first (so /pins/:tool has a held tool to show).
+const drifting = listing([echo()]);
 // A login to show on /auth; `say` without a description, `deploy` with an enum param that waits for approval, a denied tool, a script.
 const YAML = `oauth_providers:
   github: {client_id: gh-client, auth_url: https://github.invalid/login/oauth/authorize, token_url: https://github.invalid/login/oauth/access_token, scopes: [repo]}
@@ -38,7 +41,7 @@ ${TOOLS.say}  deploy:
         enum: [staging, prod]
         required: true
     shadow: {confirm: true, timeout: 5m}
-${TOOLS.forbidden}${TOOLS.triage}`;
+${TOOLS.forbidden}${TOOLS.triage}${upstream('up', drifting.file)}`;
 const VAULT_ENV = { FACTORLY_VAULT_PASSWORD: 'correct horse battery staple' };
 
 let opened: OpenUi;
@@ -84,9 +87,26 @@ beforeAll(async () => {
   samples.callId = call('triage').callId;
   samples.id = call('triage').agentId!;
   samples.name = 'deploy';
+  samples.tool = await heldTool();
   const source = log.find((e) => e.type === 'source.recorded')!.data as { sha: string };
   queries['/tools/promote'] = () => `?from-sha=${source.sha}`;
 }, 90_000);
+
+/** Lists the tools (pinning up.echo), changes up's listing, and lists again until up.echo is held. */
+async function heldTool(): Promise<string> {
+  const listed = async () => {
+    const response = await fetch(`${ui.origin}/tools`, { headers: { cookie: `factorly_session=${ui.token}` } });
+    return response.text();
+  };
+  for (let tries = 0; !(await listed()).includes('up.echo'); tries += 1)
+    if (tries > 100) throw new Error('up.echo was never listed');
+  drifting.set([echo({ description: 'Echoes its text, changed.' })]);
+  for (let tries = 0; !(await listed()).includes('badge-held'); tries += 1) {
+    if (tries > 200) throw new Error('up.echo was never held');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return 'up.echo';
+}
 
 afterAll(async () => {
   for (const child of waiting) if (child.pid) process.kill(-child.pid, 'SIGKILL');
