@@ -100,6 +100,8 @@ export interface ConfirmRequest {
   /** That session's live channel, on which a channel can ask (MCP elicitation) within the call's own stream. */
   client?: ClientLink;
   reason: string;
+  /** When an unanswered request is declined (epoch ms, as a question's `expiresAt`), so a channel can tell the person how long they have. */
+  expiresAt?: number;
 }
 
 export interface ConfirmAnswer {

@@ -36,6 +36,7 @@ export async function askConfirmation(
   { rule, verdict }: { rule: string; verdict: ShadowVerdict },
 ): Promise<ConfirmOutcome> {
   const { callId, tool } = context;
+  const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
   const offer = standingOfferIn(verdict.facts);
   const request: ConfirmPrompt = {
     kind: 'confirm',
@@ -48,15 +49,18 @@ export async function askConfirmation(
     sessionId: context.sessionId,
     client: context.client,
     reason: verdict.reason,
+    expiresAt: Date.now() + timeoutMs,
     ...(offer ? { standing: [{ kind: offer.kind, label: offer.label, forMs: offer.forMs }] } : {}),
   };
-  const timeoutMs = verdict.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
   const answer = await askPerson(channels, request, {
     timeoutMs,
     signal: context.signal,
     record: {
       asked: async (names) => {
-        pending.push(...names.map((channel): NewEvent => ({ type: 'confirm.requested', data: { callId, channel } })));
+        // Each request names how long it waits, so a page can show the time left.
+        pending.push(
+          ...names.map((channel): NewEvent => ({ type: 'confirm.requested', data: { callId, channel, timeoutMs } })),
+        );
         if (pending.length > 0) await log.append(pending.splice(0));
       },
       resolved: async (outcome) => {

@@ -77,6 +77,8 @@ export const HIGHLIGHT_FACT = 'highlight';
 export interface ConfirmRequested {
   callId: string;
   channel: string;
+  /** v2: how long the request waits before it is declined (as `ask.requested` says), so a page can show the time left. */
+  timeoutMs?: number;
 }
 
 /**

@@ -95,7 +95,7 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.params_capped': 2,
   'call.hydration_refused': 1,
   'shadow.decided': 2,
-  'confirm.requested': 1,
+  'confirm.requested': 2,
   'confirm.answered': 2,
   'confirm.resolved': 1,
   'approval.granted': 1,

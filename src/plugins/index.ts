@@ -116,6 +116,7 @@ export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../edi
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';
 export type { AgentDirectory, AgentIdentity } from '../events/projections/sessions.js';
+export type { AgentActivity } from '../events/projections/agent-activity.js';
 export type { StandingApproval, StandingApprovals, StandingState } from '../events/projections/standing.js';
 export type { RecordedRun } from '../editing/recorded-run.js';
 export type { AuditFilter } from '../events/audit-query.js';

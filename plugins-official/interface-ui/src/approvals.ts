@@ -7,6 +7,8 @@ interface Waiting {
   iface: string;
   agentId?: string;
   requestedAt: string;
+  /** When it is declined if nobody answers (a confirmation says since `confirm.requested` v2). */
+  expiresAt?: string;
 }
 
 /** A call a UI channel was asked to confirm and nobody has answered yet. */
@@ -42,13 +44,25 @@ const RECOVER_WINDOW_MS = 15 * 60_000;
 
 export const UI_CHANNEL = 'ui';
 
-const ENDS = new Set(['confirm.answered', 'confirm.resolved', 'ask.answered', 'ask.resolved']);
+/**
+ * What ends a request: its answer or outcome, or its call ending however it ends (completed,
+ * cancelled, or `call.interrupted` when its process died without a word).
+ */
+const ENDS = new Set([
+  'confirm.answered',
+  'confirm.resolved',
+  'ask.answered',
+  'ask.resolved',
+  'call.completed',
+  'call.interrupted',
+]);
 
 /**
  * What waits for the UI, kept from the log: a `confirm.requested` for the `ui` channel, or an
  * `ask.requested` naming it, adds one (from this process or any other writing the same log); its
- * answer (`confirm.answered`, `ask.answered`) or outcome (`confirm.resolved`, `ask.resolved`) removes
- * it. Answering appends the answer, which the asking process's channel is waiting for.
+ * answer (`confirm.answered`, `ask.answered`), outcome (`confirm.resolved`, `ask.resolved`) or its
+ * call's end (`call.completed`, `call.interrupted`) removes it. Answering appends the answer, which
+ * the asking process's channel is waiting for.
  */
 export class Approvals {
   private readonly pending = new Map<string, PendingApproval>();
@@ -161,7 +175,17 @@ export class Approvals {
     const decided = confirm?.type === 'shadow.decided' ? confirm.data : undefined;
     const reason = decided?.reason ?? 'the tool asks before each call';
     const standing = offeredIn(decided?.facts);
-    return { kind: 'confirm', ...waiting, params: params as Record<string, JsonValue>, reason, standing };
+    const timeoutMs = event.type === 'confirm.requested' ? event.data.timeoutMs : undefined;
+    const expiresAt =
+      typeof timeoutMs === 'number' ? new Date(Date.parse(event.at) + timeoutMs).toISOString() : undefined;
+    return {
+      kind: 'confirm',
+      ...waiting,
+      params: params as Record<string, JsonValue>,
+      reason,
+      standing,
+      ...(expiresAt ? { expiresAt } : {}),
+    };
   }
 }
 
@@ -177,4 +201,30 @@ function offeredIn(facts: Record<string, JsonValue> | undefined): PendingConfirm
 function asksUi(event: Recorded): boolean {
   if (event.type === 'confirm.requested') return event.data.channel === UI_CHANNEL;
   return event.type === 'ask.requested' && event.data.channels.includes(UI_CHANNEL);
+}
+
+/** How often the UI looks for callers that died while their request waits (cheap: the log's open calls). */
+const REAP_EVERY_MS = 2_000;
+
+/**
+ * While anything is pending, asks the host every couple of seconds to mark the calls of processes
+ * that ended as interrupted (`recoverInterrupted`): a caller killed with SIGKILL records nothing, and
+ * its `call.interrupted` is what takes its card away. Stops when `signal` aborts.
+ */
+export function reapWhilePending(
+  approvals: Approvals,
+  recoverInterrupted: () => Promise<unknown>,
+  signal: AbortSignal,
+  onError: (error: unknown) => void,
+): void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || approvals.list().length === 0) return;
+    running = true;
+    recoverInterrupted()
+      .catch(onError)
+      .finally(() => (running = false));
+  }, REAP_EVERY_MS);
+  timer.unref();
+  signal.addEventListener('abort', () => clearInterval(timer), { once: true });
 }

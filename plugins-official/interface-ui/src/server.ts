@@ -19,7 +19,7 @@ import type {
   HostServices,
 } from 'factorly';
 import { createApp } from './app.js';
-import { Approvals } from './approvals.js';
+import { Approvals, reapWhilePending } from './approvals.js';
 import { EvidenceWatch } from './evidence-watch.js';
 import { evidenceBadges } from './evidence-view.js';
 import { LiveFeed } from './live-feed.js';
@@ -104,10 +104,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
     (server.address() as AddressInfo).port,
     Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : [],
   );
-  // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
-  void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) =>
-    writeStderrLine('factorly ui: ', `could not fold the log: ${String(error)}`),
-  );
+  startBackground(services, approvals, closing.signal);
   announce(server, host, kernel.paths.stateDir, session.token, options.open === true);
   try {
     await new Promise<void>((resolve) =>
@@ -124,6 +121,16 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
       server.closeIdleConnections();
     });
   }
+}
+
+/**
+ * What the UI does beside answering pages: folds the log for the dashboard and agent names now, so
+ * the first page does not wait for it, and takes away the cards of callers that were killed.
+ */
+function startBackground(services: HostServices, approvals: Approvals, closing: AbortSignal): void {
+  const warn = (what: string) => (error: unknown) => writeStderrLine('factorly ui: ', `${what}: ${String(error)}`);
+  void Promise.all([services.agents(), services.dashboard('24h')]).catch(warn('could not fold the log'));
+  reapWhilePending(approvals, () => services.recoverInterrupted(), closing, warn('could not look for ended callers'));
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { AgentDirectory, StandingApproval } from 'factorly';
-import { agentName, agentText } from './agents.js';
+import { agentLabel, agentName } from './agents.js';
+import { toolHref } from './history-view.js';
 import { html, when, type Html } from './html.js';
-import { csrfField, type PageContext } from './layout.js';
+import { csrfField, scrolling, type PageContext } from './layout.js';
 
 /**
  * The standing approvals in force (`shadow.confirm: {for: 30m}`, `{once_per: source}`), each with
@@ -15,18 +16,21 @@ export function standingList(
 ): Html {
   if (approvals.length === 0)
     return html`<p class="empty">No standing approvals. Approving a call "for 30 minutes" or "for this script" adds one.</p>`;
-  return html`<div class="table-wrap"><table class="standing">
-<thead><tr><th>Tool</th><th>Covers</th><th>Agent</th><th>Approved</th><th>Until</th><th></th></tr></thead>
+  return scrolling(
+    'Standing approvals',
+    html`<table class="standing">
+<thead><tr><th>Tool</th><th>Covers</th><th>Agent</th><th>Approved</th><th>Until</th><th class="t-act"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${approvals.map((approval) => row(approval, context, agents))}</tbody>
-</table></div>`;
+</table>`,
+  );
 }
 
 function row(approval: StandingApproval, context: PageContext, agents: AgentDirectory): Html {
   const covers = approval.kind === 'source' ? `script ${approval.sha?.slice(0, 12) ?? ''}…` : 'every call';
-  const agent = approval.agentId ? agentText(agentName(approval.agentId, agents)) : '—';
+  const agent = approval.agentId ? agentLabel(agentName(approval.agentId, agents)) : '—';
   const until = new Date(approval.untilMs).toISOString();
   return html`<tr id="standing-${approval.approvalId}">
-  <td>${approval.tool}</td><td>${covers} (${approval.label})</td><td>${agent}</td>
+  <td><a href="${toolHref(approval.tool)}">${approval.tool}</a></td><td>${covers} (${approval.label})</td><td>${agent}</td>
   <td>${when(approval.grantedAt)} by ${approval.by ?? approval.channel}</td><td>${when(until)}</td>
   <td><form method="post" action="/approvals/standing/${approval.approvalId}/revoke">${csrfField(context)}<button type="submit" class="deny small">Revoke</button></form></td>
 </tr>`;

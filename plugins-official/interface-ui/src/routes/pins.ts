@@ -3,7 +3,7 @@ import type { PinDiff, ToolPinStatus } from '@factorly/plugin-pins/api';
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { html, when, type Html } from '../html.js';
-import { badge, csrfField, layout, notFound, notice, type PageContext } from '../layout.js';
+import { badge, csrfField, layout, notFound, notice, scrolling, type PageContext } from '../layout.js';
 
 // The pins page: every tool's pinned definition, the tools held because a listing changed it, and
 // for each held one the diff a person approves or rejects (recorded as `tool.pinned` / `tool.pin_rejected`).
@@ -63,10 +63,13 @@ function heldCard(pin: ToolPinStatus): Html {
 function pinnedTable(pins: readonly ToolPinStatus[]): Html {
   if (pins.length === 0)
     return html`<p class="empty">Nothing is pinned yet: pins are recorded when tools are first listed or called.</p>`;
-  return html`<div class="table-wrap"><table class="pins"><thead><tr><th>Tool</th><th>Source</th><th>Digest</th><th>Pinned</th></tr></thead><tbody>${pins.map(
-    (pin) =>
-      html`<tr id="pin-${pin.tool}"><td>${pin.tool}</td><td>${pin.source}</td><td><code>${pin.pin ? short(pin.pin.digest) : '—'}</code></td><td>${pin.pin ? html`${pin.pin.cause.replace('_', ' ')}${pin.pin.by ? ` by ${pin.pin.by}` : ''} · ${when(pin.pin.at)}` : ''}</td></tr>`,
-  )}</tbody></table></div>`;
+  return scrolling(
+    'Pinned definitions',
+    html`<table class="pins"><thead><tr><th>Tool</th><th>Source</th><th>Digest</th><th>Pinned</th></tr></thead><tbody>${pins.map(
+      (pin) =>
+        html`<tr id="pin-${pin.tool}"><td>${pin.tool}</td><td>${pin.source}</td><td><code>${pin.pin ? short(pin.pin.digest) : '—'}</code></td><td>${pin.pin ? html`${pin.pin.cause.replace('_', ' ')}${pin.pin.by ? ` by ${pin.pin.by}` : ''} · ${when(pin.pin.at)}` : ''}</td></tr>`,
+    )}</tbody></table>`,
+  );
 }
 
 /** A held tool's diff, with the decision forms bound to the digest shown. */
