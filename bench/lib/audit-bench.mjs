@@ -67,7 +67,7 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
   );
   log('  serve: first tools/call on this log, then later ones …');
   const serve = await serveCallLatencies({ repo, cwd: project, calls: 30 });
-  log('  web UI: /dashboard on this log, first and later …');
+  log('  web UI: /dashboard and /agents on this log, first and later …');
   const dashboard = await dashboardLatencies({ repo, cwd: project, requests: cliRuns }).catch((error) => {
     failures.push(`audit: /dashboard: ${error.message}`);
     return undefined;
@@ -150,6 +150,11 @@ export function auditRows(result) {
       `audit: web UI GET /audit on ${n} events after the first check, median`,
       result.dashboard,
       t.auditOpenMs,
+    ),
+    dashboardRow(
+      `audit: web UI first GET /agents on ${n} events`,
+      result.dashboard?.agents && { startMs: result.dashboard.startMs, ...result.dashboard.agents },
+      t.dashboardMs,
     ),
     {
       benchmark: `audit: factorly call on ${n} events of 12 h / on an empty log`,

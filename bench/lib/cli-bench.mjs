@@ -7,6 +7,13 @@ import { verifyChain } from '../../dist/src/events/verify.js';
 import { now, round, summarize } from './stats.mjs';
 
 const EXPECTED_OUTPUT = 'Hello, Ada!\n';
+/** The same greeting as code tools, one per engine: what a sandboxed script costs a call over a cli tool. */
+const CODE_TOOLS = ['ses', 'quickjs']
+  .map(
+    (engine) =>
+      `  hi_${engine}:\n    type: code\n    engine: ${engine}\n    parameters: [{name: name, type: string}]\n    shadow: {loop: false}\n    code: 'async function run(p) { return "Hello, " + p.name + "!\\n" }'\n`,
+  )
+  .join('');
 
 /**
  * @param {{ repo: string, tmpRoot: string, runs: number, warmups: number, baselineRepo?: string, log?: (line: string) => void }} opts
@@ -29,7 +36,7 @@ export async function runCliBench(opts) {
       readFileSync(join(dir, '.factorly', 'factorly.yaml'), 'utf8').replace(
         '        default: world\n',
         '        default: world\n    shadow: {loop: false}\n',
-      ),
+      ) + CODE_TOOLS,
     );
     // The baseline build calls the same tool in a project of its own (its log is its own too).
     const baselineDir = join(opts.tmpRoot, `${basename(dir)}-baseline`);
@@ -68,6 +75,13 @@ export async function runCliBench(opts) {
         args: [bin, 'call', 'greet', '--name', 'Ada'],
         expect: EXPECTED_OUTPUT,
       },
+      ...['ses', 'quickjs'].map((engine) => ({
+        id: `call-${engine}`,
+        name: `factorly call hi_${engine} --name Ada (a code tool on ${engine})`,
+        file: node,
+        args: [bin, 'call', `hi_${engine}`, '--name', 'Ada'],
+        expect: EXPECTED_OUTPUT,
+      })),
       {
         id: 'call-linked',
         name: 'factorly call greet --name Ada (+ a linked plugin importing factorly)',
@@ -127,7 +141,7 @@ export async function runCliBench(opts) {
     const by = Object.fromEntries(results.map((r) => [r.id, r]));
 
     // What the calls left behind: the chain must be intact, and its size tells events per call.
-    const calls = opts.warmups + opts.runs;
+    const calls = (opts.warmups + opts.runs) * 3; // greet, hi_ses, hi_quickjs
     const log = new LmdbEventLog({ path: join(dir, '.factorly', 'events.lmdb') });
     const chain = await verifyChain(log.read());
     await log.close();
@@ -141,6 +155,8 @@ export async function runCliBench(opts) {
       versionMinusNodeMedianMs: round(by.version.medianMs - by.node.medianMs),
       nodeMinusDirectMedianMs: round(by.node.medianMs - by.direct.medianMs),
       linkedPluginMinusCallMedianMs: round(by['call-linked'].medianMs - by.call.medianMs),
+      sesMinusCallMedianMs: round(by['call-ses'].medianMs - by.call.medianMs),
+      quickjsMinusCallMedianMs: round(by['call-quickjs'].medianMs - by.call.medianMs),
       ...(by['baseline-call']
         ? {
             baselineCallMinusNodeMedianMs: round(by['baseline-call'].medianMs - by.node.medianMs),

@@ -114,7 +114,7 @@ export async function openStdioLoad({ command, args, cwd }) {
     await pool(warmup);
     return pool(measured);
   };
-  return { run, close };
+  return { run, close, pid: child.pid };
 }
 
 /**

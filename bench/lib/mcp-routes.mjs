@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ECHO_SERVER = join(BENCH_DIR, 'fixtures', 'echo-server.mjs');
+const SDK_PROXY = join(BENCH_DIR, 'fixtures', 'sdk-proxy.mjs');
+const RAW_HOP = join(BENCH_DIR, 'fixtures', 'raw-hop.mjs');
 const require = createRequire(import.meta.url);
 const node = process.execPath;
 /** What `factorly serve --port` and `wrap --port` print on stderr once listening. */
@@ -34,11 +36,11 @@ function freePort() {
 }
 
 /** A project whose only configured tool is the echo server, served under its own name. */
-function echoProject(repo, dir) {
+function echoProject(repo, dir, head = '') {
   mkdirSync(dir, { recursive: true });
   const init = spawnSync(node, [join(repo, 'bin', 'run.js'), 'init'], { cwd: dir, encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`factorly init failed in ${dir}: ${init.stderr || init.stdout}`);
-  const yaml = `tools:\n  echo:\n    type: mcp\n    command: ${JSON.stringify(node)}\n    args: [${JSON.stringify(ECHO_SERVER)}]\n    prefix: false\n`;
+  const yaml = `${head}tools:\n  echo:\n    type: mcp\n    command: ${JSON.stringify(node)}\n    args: [${JSON.stringify(ECHO_SERVER)}]\n    prefix: false\n`;
   writeFileSync(join(dir, '.factorly', 'factorly.yaml'), yaml);
   return dir;
 }
@@ -50,11 +52,31 @@ function echoProject(repo, dir) {
 export async function defineRoutes({ repo, tmpRoot, baselineRepo }) {
   const bin = join(repo, 'bin', 'run.js');
   const serveDir = echoProject(repo, join(tmpRoot, 'mcp-serve'));
+  // The documented faster mode: acknowledged at commit, no fsync waited for (survives a killed process, not a power cut).
+  const commitDir = echoProject(repo, join(tmpRoot, 'mcp-serve-commit'), 'log: {durability: commit}\n');
   const wrapDir = join(tmpRoot, 'mcp-wrap');
   mkdirSync(join(wrapDir, '.factorly'), { recursive: true }); // a bare .factorly/: wrap logs there, not globally
   const [proxyPort, gatewayPort] = [await freePort(), await freePort()];
   const routes = [
     { id: 'direct', name: 'direct stdio (no proxy)', transport: 'stdio', command: node, args: [ECHO_SERVER] },
+    // The two floors under any proxy: a raw JSON hop (parse and serialise each line, nothing else),
+    // and a minimal SDK proxy (an SDK Server whose tools/call goes to an SDK Client of the upstream).
+    {
+      id: 'floor-raw',
+      name: 'floor: raw JSON hop, stdio',
+      transport: 'stdio',
+      floor: true,
+      command: node,
+      args: [RAW_HOP, '--', node, ECHO_SERVER],
+    },
+    {
+      id: 'floor-sdk',
+      name: 'floor: minimal SDK proxy (Server + Client), stdio',
+      transport: 'stdio',
+      floor: true,
+      command: node,
+      args: [SDK_PROXY, '--', node, ECHO_SERVER],
+    },
     {
       id: 'serve',
       name: 'factorly serve, stdio',
@@ -63,6 +85,15 @@ export async function defineRoutes({ repo, tmpRoot, baselineRepo }) {
       command: node,
       args: [bin, 'serve'],
       cwd: serveDir,
+    },
+    {
+      id: 'serve-commit',
+      name: 'factorly serve, stdio, log durability: commit',
+      transport: 'stdio',
+      factorly: true,
+      command: node,
+      args: [bin, 'serve'],
+      cwd: commitDir,
     },
     {
       id: 'wrap',
@@ -145,7 +176,7 @@ export async function defineRoutes({ repo, tmpRoot, baselineRepo }) {
   if (baselineRepo) {
     // Another build of factorly (say, main before a change), measured in the same run, on its own log.
     const baselineDir = echoProject(baselineRepo, join(tmpRoot, 'mcp-serve-baseline'));
-    routes.splice(2, 0, {
+    routes.splice(routes.findIndex((r) => r.id === 'serve') + 1, 0, {
       id: 'serve-baseline',
       name: 'factorly serve, stdio (baseline build)',
       transport: 'stdio',

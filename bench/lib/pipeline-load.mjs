@@ -15,11 +15,12 @@ const noopProvider = noopPlugin(
 );
 
 /**
- * @param {{ repo: string, tmpRoot: string, seconds: number, concurrency: number, label: string }} opts
- *   `repo`: the factorly checkout whose built kernel and shadow plugin are loaded (so a baseline
- *   build can be measured in the same run).
+ * A kernel with the noop tool, the shadow rules and a fresh durable LMDB log, ready to `drive` calls
+ * (`seconds` of them, or `calls` of them) at a concurrency, and to `stop`.
+ * @param {{ repo: string, tmpRoot: string, label: string }} opts `repo`: the factorly checkout whose
+ *   built kernel and shadow plugin are loaded (so a baseline build can be measured in the same run).
  */
-export async function pipelineLoad(opts) {
+export async function openPipeline(opts) {
   const { createKernel } = await import(pathToFileURL(join(opts.repo, 'dist', 'src', 'kernel', 'kernel.js')).href);
   const { plugin: shadow } = await import(
     pathToFileURL(join(opts.repo, 'plugins-official', 'shadow', 'dist', 'src', 'plugin.js')).href
@@ -32,27 +33,39 @@ export async function pipelineLoad(opts) {
     globalDir: join(dir, 'no-global'),
     inlinePlugins: [noopProvider, shadow].map(inline),
   });
-  try {
-    let next = 0;
-    const drive = async (seconds) => {
-      let calls = 0;
-      let failed = 0;
-      const until = now() + seconds * 1000;
-      const worker = async () => {
-        while (now() < until) {
-          const outcome = await kernel.pipeline.call({ tool: 'noop', params: { i: next++ }, iface: 'mcp' });
-          calls += 1;
-          if (outcome.status !== 'success') failed += 1;
-        }
-      };
-      const t0 = now();
-      const cpu0 = process.cpuUsage();
-      await Promise.all(Array.from({ length: opts.concurrency }, worker));
-      const cpu = process.cpuUsage(cpu0);
-      return { calls, failed, seconds: (now() - t0) / 1000, cpuUs: cpu.user + cpu.system };
+  let next = 0;
+  const drive = async ({ seconds, calls: count, concurrency }) => {
+    let calls = 0;
+    let started = 0;
+    let failed = 0;
+    const until = seconds === undefined ? Infinity : now() + seconds * 1000;
+    const more = () => (count === undefined ? now() < until : started < count);
+    const worker = async () => {
+      while (more()) {
+        started += 1;
+        const outcome = await kernel.pipeline.call({ tool: 'noop', params: { i: next++ }, iface: 'mcp' });
+        calls += 1;
+        if (outcome.status !== 'success') failed += 1;
+      }
     };
-    await drive(Math.min(1, opts.seconds / 2)); // JIT and the rules' fold warm up
-    const r = await drive(opts.seconds);
+    const t0 = now();
+    const cpu0 = process.cpuUsage();
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const cpu = process.cpuUsage(cpu0);
+    return { calls, failed, seconds: (now() - t0) / 1000, cpuUs: cpu.user + cpu.system };
+  };
+  return { drive, stop: () => kernel.stop() };
+}
+
+/**
+ * @param {{ repo: string, tmpRoot: string, seconds: number, concurrency: number, label: string }} opts
+ */
+export async function pipelineLoad(opts) {
+  const pipeline = await openPipeline(opts);
+  try {
+    const { concurrency } = opts;
+    await pipeline.drive({ seconds: Math.min(1, opts.seconds / 2), concurrency }); // JIT and the rules' fold warm up
+    const r = await pipeline.drive({ seconds: opts.seconds, concurrency });
     return {
       label: opts.label,
       calls: r.calls,
@@ -62,6 +75,6 @@ export async function pipelineLoad(opts) {
       cpuUsPerCall: round(r.cpuUs / r.calls, 0),
     };
   } finally {
-    await kernel.stop();
+    await pipeline.stop();
   }
 }

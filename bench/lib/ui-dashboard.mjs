@@ -1,6 +1,7 @@
 // `factorly ui` in a project: the first GET /dashboard once the UI printed its address (the
 // dashboard's persisted projection opened from its snapshot, the evidence check starting beside
-// it), then the median of later ones, each page read to its end.
+// it), then the median of later ones, each page read to its end; then /agents (the agent activity
+// projection) the same way.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -51,20 +52,25 @@ export async function dashboardLatencies({ repo, cwd, requests }) {
     const login = await fetch(url, { redirect: 'manual' });
     const cookie = login.headers.get('set-cookie')?.split(';')[0];
     if (!cookie) throw new Error(`the UI set no session cookie (status ${login.status})`);
-    const page = async () => {
+    const timed = (path, expected) => async () => {
       const t = now();
-      const response = await fetch(new URL('/dashboard', url.origin), { headers: { cookie } });
+      const response = await fetch(new URL(path, url.origin), { headers: { cookie } });
       const body = await response.text();
       const ms = now() - t;
-      if (response.status !== 200 || !body.includes('<svg'))
-        throw new Error(`/dashboard answered ${response.status}: ${body.slice(0, 200)}`);
+      if (response.status !== 200 || !body.includes(expected))
+        throw new Error(`${path} answered ${response.status}: ${body.slice(0, 200)}`);
       return ms;
     };
-    const firstMs = await page();
-    const later = [];
-    for (let k = 0; k < requests; k += 1) later.push(await page());
+    const series = async (page) => {
+      const firstMs = await page();
+      const later = [];
+      for (let k = 0; k < requests; k += 1) later.push(await page());
+      return { firstMs: round(firstMs, 1), later: summarize(later) };
+    };
+    const dashboard = await series(timed('/dashboard', '<svg'));
+    const agents = await series(timed('/agents', '<table class="agents">'));
     const audit = await auditLatencies(url, cookie, requests, started);
-    return { startMs: round(startMs, 1), firstMs: round(firstMs, 1), later: summarize(later), audit };
+    return { startMs: round(startMs, 1), ...dashboard, agents, audit };
   } finally {
     child.kill('SIGINT');
     await exited;

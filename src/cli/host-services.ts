@@ -5,8 +5,11 @@ import { existsSync } from 'node:fs';
 import { fold } from '../events/projection.js';
 import { auditProjection } from '../events/projections/audit.js';
 import { dashboardProjection } from '../events/projections/dashboard.js';
+import { agentActivityProjection } from '../events/projections/agent-activity.js';
 import { sessionsProjection } from '../events/projections/sessions.js';
+import { recoverInterrupted } from '../events/recovery.js';
 import { statsProjection } from '../events/projections/stats.js';
+import { listApprovals, revokeApproval } from '../events/projections/standing.js';
 import { availableParallelism } from 'node:os';
 import type { LogVerification } from '../events/verify-log.js';
 import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
@@ -33,6 +36,10 @@ const MEMBERS = [
   'stats',
   'dashboard',
   'agents',
+  'agentActivity',
+  'recoverInterrupted',
+  'standingApprovals',
+  'revokeApproval',
   'secretUses',
   'sources',
   'verify',
@@ -91,6 +98,10 @@ export function hostServices(kernel: Kernel): HostServices {
     dashboard: async (range) =>
       dashboardFigures((await log().project(dashboardProjection).current()).state, range, Date.now()),
     agents: async () => structuredClone((await log().project(sessionsProjection).current()).state),
+    agentActivity: async () => structuredClone((await log().project(agentActivityProjection).current()).state.agents),
+    recoverInterrupted: () => recoverInterrupted(log()),
+    standingApprovals: () => listApprovals(log()),
+    revokeApproval: (approvalId, by) => revokeApproval(log(), approvalId, by),
     secretUses: () => {
       const uses = new Map<string, string[]>();
       for (const tool of kernel.config.tools) {

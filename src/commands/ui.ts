@@ -34,6 +34,8 @@ calls finish before the log is closed.`;
       allowedHosts: flags['allowed-host'] ?? [],
       version: this.config.version,
     };
+    // The rules' folds (the pins a page's tool list needs among them) are read before the first page asks.
+    await kernel.warm().catch(() => undefined);
     await runInterface(kernel, 'ui', options, UI_PLUGIN);
   }
 }

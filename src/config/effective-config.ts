@@ -1,4 +1,5 @@
 import type { JsonValue } from '../events/catalog.js';
+import { withSecretReferences } from '@factorly/text-kit';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { LoadedConfig } from './load.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -32,9 +33,7 @@ export function effectiveConfig(
     tools: Object.fromEntries(tools.map(({ inputSchema: _schema, ...tool }) => [tool.name, tool as ToolDefinition])),
     plugins: plugins.loaded.map((plugin) => `${plugin.id}@${plugin.version}`).sort(),
   };
-  let text = canonicalJson(effective);
-  for (const [reference, value] of secrets)
-    if (value.length >= 4) text = text.split(JSON.stringify(value).slice(1, -1)).join(`{{${reference}}}`);
+  const text = withSecretReferences(canonicalJson(effective), secrets);
   return { sha: sha256Hex(text), config: JSON.parse(text) as JsonValue };
 }
 

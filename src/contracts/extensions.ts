@@ -25,6 +25,8 @@ export interface ShadowContext {
   client?: ClientLink;
   /** sha256 of `<tool>:<canonical JSON of params>`: identical calls have identical fingerprints. */
   fingerprint: string;
+  /** The script the call runs (a code tool's, or one sent as a param): its SHA-256, as `source.recorded` names it. */
+  sourceSha?: string;
   /** Epoch milliseconds of the decision; rules use this instead of reading the clock. */
   now: number;
 }
@@ -98,6 +100,8 @@ export interface ConfirmRequest {
   /** That session's live channel, on which a channel can ask (MCP elicitation) within the call's own stream. */
   client?: ClientLink;
   reason: string;
+  /** When an unanswered request is declined (epoch ms, as a question's `expiresAt`), so a channel can tell the person how long they have. */
+  expiresAt?: number;
 }
 
 export interface ConfirmAnswer {

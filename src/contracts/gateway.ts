@@ -38,9 +38,11 @@ export interface CallGateway {
   call(request: CallRequest): Promise<CallOutcome>;
   /**
    * Every registered tool, hidden ones included, in catalogue order; as one session sees them when
-   * `sessionId` is given (see `ToolCatalog.setSessionTools`).
+   * `sessionId` is given (see `ToolCatalog.setSessionTools`). Tools a `CatalogFilter` holds back (a
+   * pinned tool whose definition changed) are left out unless `options.held`: a call still resolves
+   * them, and the rules refuse it.
    */
-  tools(sessionId?: string): ToolDefinition[];
+  tools(sessionId?: string, options?: { held?: boolean }): ToolDefinition[];
   /**
    * Calls `listener` after the catalogue changed: the config changed on disk and was reloaded, or a
    * provider listed an entry's tools again (for every session, or for the one `sessionId` names);
@@ -64,6 +66,39 @@ export interface ToolCatalog {
   setSessionTools(sessionId: string, entry: string, tools: ToolDefinition[]): string[];
   /** The session ended: forget what it saw. */
   dropSession(sessionId: string): void;
+  /** What a listing shows changed though no tool did (a filter holds or releases one): watchers are told. */
+  changed(sessionId?: string): void;
+}
+
+/**
+ * Sees the catalogue as it is listed and as calls resolve it, and may hold tools back from listings
+ * (the pins plugin holds a tool whose definition changed since it was pinned). A held tool still
+ * resolves when called: the call is recorded and the shadow rules decide on it.
+ */
+export interface CatalogFilter {
+  readonly name: string;
+  readonly order?: number;
+  /**
+   * The tools a listing shows, of those the catalogue holds for `sessionId` (or for everyone, without
+   * one). Synchronous and called at every listing; a throw fails the listing.
+   */
+  listed(tools: readonly ToolDefinition[], sessionId?: string): ToolDefinition[];
+  /**
+   * A call resolved `tool`, as `sessionId` sees it: awaited before the call's first event, so what the
+   * filter records first (a pin, a hold) comes before the call's decisions. A throw refuses the call.
+   */
+  resolved?(tool: ToolDefinition, sessionId?: string): Promise<void>;
+}
+
+/** The tools a listing shows after every filter, in order (all of them, held ones too, with `options.held`). */
+export function listedThrough(
+  filters: readonly CatalogFilter[],
+  tools: ToolDefinition[],
+  sessionId?: string,
+  options?: { held?: boolean },
+): ToolDefinition[] {
+  if (options?.held) return tools;
+  return filters.reduce((shown, filter) => filter.listed(shown, sessionId), tools);
 }
 
 export type { CatalogChange } from '../config/config-watch.js';

@@ -1,8 +1,8 @@
 import { FactorlyError, messageOf } from '../base/errors.js';
-import type { JsonValue } from '../events/catalog.js';
+import type { JsonValue, StandingKind } from '../events/catalog.js';
 import { validateAnswer } from '../config/params.js';
 import type { ConfirmChannel } from './extensions.js';
-import type { PersonAnswer, PersonChannel, PersonOutcome, PersonRequest } from './person.js';
+import type { ConfirmPrompt, PersonAnswer, PersonChannel, PersonOutcome, PersonRequest } from './person.js';
 
 // The race behind the ask-a-person contract (person.ts), beside the contract it runs: which channels
 // are asked, how their answers are checked, who wins. Confirmation and `factorly.ask` both run it,
@@ -149,11 +149,20 @@ function checked(
     throw new FactorlyError('NO_ANSWER', 'answered without an action (accept, decline or cancel)');
   const action = given.action!;
   const by = typeof given.by === 'string' ? given.by : undefined;
+  if (request.kind === 'confirm' && action === 'accept' && given.standing !== undefined)
+    return { action, by, standing: offered(request, given.standing) };
   if (request.kind !== 'question' || action !== 'accept') return { action, by };
   const value = given.sealed === undefined ? given.value : opened(given.sealed, open);
   const result = validateAnswer(request.question, value);
   if (!result.ok) throw new FactorlyError('NO_ANSWER', `the answer was refused: ${result.message}`);
   return { action, by, ...(result.value === undefined ? {} : { value: result.value }) };
+}
+
+/** A standing approval an answer chose: one the prompt offered, or the answer is malformed. */
+function offered(request: ConfirmPrompt, standing: unknown): StandingKind {
+  const choice = request.standing?.find((offer) => offer.kind === standing);
+  if (!choice) throw new FactorlyError('NO_ANSWER', `approved for ${JSON.stringify(standing)}, which was not offered`);
+  return choice.kind;
 }
 
 function opened(sealed: unknown, open: PersonRaceOptions['open']): JsonValue {

@@ -1,4 +1,4 @@
-import type { AskAction, CallOrigin, JsonValue } from '../events/catalog.js';
+import type { AskAction, CallOrigin, JsonValue, StandingKind } from '../events/catalog.js';
 import type { CheckedAnswer } from '../config/params.js';
 import type { ParameterSpec } from '../config/tool-definition.js';
 import type { ConfirmRequest } from './extensions.js';
@@ -14,6 +14,20 @@ export type PersonRequestKind = 'confirm' | 'question';
 /** A call waiting for a person's approval: the `ConfirmRequest` a confirm channel gets, tagged. */
 export interface ConfirmPrompt extends ConfirmRequest {
   kind: 'confirm';
+  /**
+   * Standing approvals the person may give instead of approving this call only (the rule's config
+   * offers them: `shadow.confirm: {for: 30m}`, `{once_per: source}`). A channel that shows one
+   * answers `accept` with its `kind` as `PersonAnswer.standing`; one that does not approves once.
+   */
+  standing?: StandingChoice[];
+}
+
+/** One standing approval a confirmation offers: its kind, how to show it, how long it stands. */
+export interface StandingChoice {
+  kind: StandingKind;
+  /** "for 30 minutes", "for this script (24 hours)". */
+  label: string;
+  forMs: number;
 }
 
 /** A question a call puts to a person (`factorly.ask`): one value, declared and checked like a tool parameter. */
@@ -61,6 +75,8 @@ export interface PersonAnswer {
   sealed?: string;
   /** Who answered, as the log records it (`cli-prompt`, `ui`, the MCP client's name). */
   by?: string;
+  /** A confirmation approved with one of the prompt's `standing` choices (its `kind`); absent: this call only. */
+  standing?: StandingKind;
 }
 
 /**
@@ -92,6 +108,8 @@ export interface PersonOutcome {
   action: AskAction | 'timeout' | 'stopped' | 'failed' | 'unreachable';
   value?: JsonValue;
   by?: string;
+  /** A confirmation approved with a standing choice the prompt offered. */
+  standing?: StandingKind;
 }
 
 export interface AskPersonOptions {

@@ -36,7 +36,8 @@ export async function planToolEdit(kernel: Kernel, name: string, edit: ToolEdit)
   const target = targetOf(kernel, name);
   const before = existsSync(target.path) ? readFileSync(target.path, 'utf8') : '';
   const editor = YamlEditor.parse(before);
-  const problems: string[] = editor.doc.errors.map((error) => `${target.file}: ${error.message.split('\n')[0]}`);
+  // Whole messages: the yaml library's ends with the lines around the problem and a caret under it.
+  const problems: string[] = editor.doc.errors.map((error) => `${target.file}: ${error.message.trimEnd()}`);
   const entry = problems.length > 0 ? undefined : entryFor(editor, name, target.kind === 'overlay');
   if (!entry && problems.length === 0)
     problems.push(`${target.file} no longer holds an entry "${name}"; reload the page`);
@@ -138,7 +139,7 @@ function applyEdit(
   }
   if (edit.shadow !== undefined) {
     const parsed = parseDocument(lines(edit.shadow));
-    if (parsed.errors.length > 0) problems.push(`shadow: ${parsed.errors[0].message.split('\n')[0]}`);
+    if (parsed.errors.length > 0) problems.push(`shadow: ${parsed.errors[0].message.trimEnd()}`);
     else editor.setNode(entry, 'shadow', parsed.contents as Node | null, 'shadow');
   }
 }

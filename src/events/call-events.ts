@@ -77,6 +77,8 @@ export const HIGHLIGHT_FACT = 'highlight';
 export interface ConfirmRequested {
   callId: string;
   channel: string;
+  /** v2: how long the request waits before it is declined (as `ask.requested` says), so a page can show the time left. */
+  timeoutMs?: number;
 }
 
 /**
@@ -89,6 +91,8 @@ export interface ConfirmAnswered {
   channel: string;
   approved: boolean;
   by?: string;
+  /** v2: the standing approval the person chose (`StandingOffer.kind`) instead of this call only. */
+  standing?: StandingKind;
 }
 
 export interface ConfirmResolved {
@@ -96,6 +100,61 @@ export interface ConfirmResolved {
   channel: string;
   approved: boolean;
   by?: string;
+}
+
+/** What a standing approval covers: this tool for this agent for a while, or one script (by its SHA). */
+export type StandingKind = 'window' | 'source';
+
+/**
+ * A standing approval a rule's `confirm` verdict offers besides approving the one call, recorded in
+ * its facts under `STANDING_FACT`: the person may approve every call in `scope` for `forMs`.
+ */
+export interface StandingOffer {
+  kind: StandingKind;
+  /** What the approval covers, as the rule that offers it recognises a later call (tool, agent, script). */
+  scope: string;
+  /** How long it stands, from the answer. */
+  forMs: number;
+  /** How a person is shown the choice: "for 30 minutes", "for this script (24 hours)". */
+  label: string;
+  /** For `source`: the script's SHA-256, as `source.recorded` names it. */
+  sha?: string;
+  /** The agent it is limited to (`window`; `source` with `per: agent`), when the call had one. */
+  agentId?: string;
+}
+
+/** The `shadow.decided` fact of a `confirm` verdict offering a standing approval (a `StandingOffer`). */
+export const STANDING_FACT = 'standing';
+
+/**
+ * A person approved a call with a standing approval it was offered: later calls in the offer's
+ * `scope` are approved until `at + forMs`, unless revoked. Written with `confirm.resolved`.
+ */
+export interface ApprovalGranted {
+  /** Short id, as `factorly approvals` lists it and `approvals revoke` takes it. */
+  approvalId: string;
+  /** The call whose confirmation the person answered. */
+  callId: string;
+  /** The rule whose `confirm` verdict offered it (only that rule honours it). */
+  rule: string;
+  tool: string;
+  /** The agent it is limited to, as the offer named it. */
+  agentId?: string;
+  kind: StandingKind;
+  scope: string;
+  forMs: number;
+  /** The person's answer as they were shown it. */
+  label: string;
+  sha?: string;
+  channel: string;
+  by?: string;
+}
+
+/** A standing approval withdrawn before its time (`factorly approvals revoke`, the web UI). */
+export interface ApprovalRevoked {
+  approvalId: string;
+  /** Who revoked it: `cli`, `ui`. */
+  by: string;
 }
 
 /**

@@ -12,6 +12,8 @@ import type {
   ConfirmRequested,
   ConfirmAnswered,
   ConfirmResolved,
+  ApprovalGranted,
+  ApprovalRevoked,
   AskRequested,
   AskAnswered,
   AskResolved,
@@ -36,13 +38,17 @@ import type {
   LogCheckpointed,
   ProjectionSaved,
   ProjectionRebuilt,
+  ToolPinned,
+  ToolHeld,
+  ToolReleased,
+  ToolPinRejected,
 } from './host-events.js';
 
 // The catalogue's parts, re-exported: code names every event type from here.
-export { CALL_STATUSES, DECISIONS } from './event-values.js';
+export { BLOCKING_DECISIONS, CALL_STATUSES, DECISIONS } from './event-values.js';
 export type { CallStatus, Decision, CallOrigin, JsonValue, Params } from './event-values.js';
 export type * from './call-events.js';
-export { HIGHLIGHT_FACT } from './call-events.js';
+export { HIGHLIGHT_FACT, STANDING_FACT } from './call-events.js';
 export type * from './host-events.js';
 
 /** Type → payload, and the schema version currently written for each type. */
@@ -55,6 +61,8 @@ export interface EventMap {
   'confirm.requested': ConfirmRequested;
   'confirm.answered': ConfirmAnswered;
   'confirm.resolved': ConfirmResolved;
+  'approval.granted': ApprovalGranted;
+  'approval.revoked': ApprovalRevoked;
   'ask.requested': AskRequested;
   'ask.answered': AskAnswered;
   'ask.resolved': AskResolved;
@@ -77,6 +85,10 @@ export interface EventMap {
   'call.interrupted': CallInterrupted;
   'projection.saved': ProjectionSaved;
   'projection.rebuilt': ProjectionRebuilt;
+  'tool.pinned': ToolPinned;
+  'tool.held': ToolHeld;
+  'tool.released': ToolReleased;
+  'tool.pin_rejected': ToolPinRejected;
 }
 
 export type EventType = keyof EventMap;
@@ -87,9 +99,11 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.params_capped': 2,
   'call.hydration_refused': 1,
   'shadow.decided': 2,
-  'confirm.requested': 1,
-  'confirm.answered': 1,
+  'confirm.requested': 2,
+  'confirm.answered': 2,
   'confirm.resolved': 1,
+  'approval.granted': 1,
+  'approval.revoked': 1,
   'ask.requested': 1,
   'ask.answered': 1,
   'ask.resolved': 1,
@@ -112,6 +126,10 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'call.interrupted': 1,
   'projection.saved': 1,
   'projection.rebuilt': 1,
+  'tool.pinned': 1,
+  'tool.held': 1,
+  'tool.released': 1,
+  'tool.pin_rejected': 1,
 };
 
 export function isEventType(value: string): value is EventType {

@@ -10,6 +10,8 @@ import {
 
 /** How many entries each ranked list keeps. */
 const TOP = 10;
+/** Reasons shown per blocked rule. */
+const REASONS_SHOWN = 3;
 
 export interface DashboardFigures {
   range: DashboardRange;
@@ -23,7 +25,11 @@ export interface DashboardFigures {
   /** One entry per step, oldest first, empty steps included. */
   timeline: { start: number; statuses: Record<string, number> }[];
   tools: { tool: string; calls: number }[];
-  blocked: { rule: string; reason: string; calls: number }[];
+  /**
+   * Blocked calls by what stopped them (a rule, `invalid`, `unknown_tool`), most first, each with its
+   * most frequent reasons: a reason naming a time ("resets in 46s") does not split its rule.
+   */
+  blocked: { rule: string; calls: number; reasons: { reason: string; calls: number }[] }[];
   /** Calls per agent id (`iface:<name>` for calls no agent made), busiest first. */
   agents: { agent: string; calls: number }[];
   /** How many agents (not counting calls no agent made) called in the range. */
@@ -39,7 +45,7 @@ export function dashboardFigures(state: DashboardState, range: DashboardRange, n
   const from = to - spanMs;
   const statuses = new Map<string, number>();
   const tools = new Map<string, { calls: number; durations: DurationBins }>();
-  const blocked = new Map<string, { rule: string; reason: string; calls: number }>();
+  const blocked = new Map<string, Map<string, number>>();
   const agents = new Map<string, number>();
   const timeline: DashboardFigures['timeline'] = [];
   for (let start = from; start < to; start += stepMs) {
@@ -58,7 +64,7 @@ export function dashboardFigures(state: DashboardState, range: DashboardRange, n
     tools: ranked(new Map([...tools].map(([tool, t]) => [tool, t.calls])))
       .slice(0, TOP)
       .map(([tool, calls]) => ({ tool, calls })),
-    blocked: [...blocked.values()].sort((a, b) => b.calls - a.calls || a.rule.localeCompare(b.rule)).slice(0, TOP),
+    blocked: blockedOf(blocked),
     agents: ranked(agents)
       .slice(0, TOP)
       .map(([agent, calls]) => ({ agent, calls })),
@@ -70,7 +76,8 @@ export function dashboardFigures(state: DashboardState, range: DashboardRange, n
 interface Totals {
   statuses: Map<string, number>;
   tools: Map<string, { calls: number; durations: DurationBins }>;
-  blocked: Map<string, { rule: string; reason: string; calls: number }>;
+  /** Rule → reason → calls. */
+  blocked: Map<string, Map<string, number>>;
   agents: Map<string, number>;
 }
 
@@ -84,13 +91,23 @@ function merge(bucket: Bucket, into: Totals): void {
     into.tools.set(tool, total);
   }
   for (const [rule, reasons] of bucket.blocked) {
-    for (const [reason, calls] of reasons) {
-      const key = `${rule}\u0000${reason}`;
-      const total = into.blocked.get(key) ?? { rule, reason, calls: 0 };
-      total.calls += calls;
-      into.blocked.set(key, total);
-    }
+    const total = into.blocked.get(rule) ?? new Map<string, number>();
+    for (const [reason, calls] of reasons) add(total, reason, calls);
+    into.blocked.set(rule, total);
   }
+}
+
+/** One row per rule, busiest first, with its most frequent reasons. */
+function blockedOf(blocked: Totals['blocked']): DashboardFigures['blocked'] {
+  return ranked(new Map([...blocked].map(([rule, reasons]) => [rule, sum(reasons.values())])))
+    .slice(0, TOP)
+    .map(([rule, calls]) => ({
+      rule,
+      calls,
+      reasons: ranked(blocked.get(rule)!)
+        .slice(0, REASONS_SHOWN)
+        .map(([reason, n]) => ({ reason, calls: n })),
+    }));
 }
 
 function durationsOf(tools: Totals['tools']): DashboardFigures['durations'] {

@@ -1,6 +1,7 @@
 import { FactorlyError } from '../base/errors.js';
 import { AUDIT_INDEXES, type EventIndex } from './event-index.js';
 import type { Projection } from './projection.js';
+import { agentActivityProjection } from './projections/agent-activity.js';
 import { dashboardProjection } from './projections/dashboard.js';
 import { sessionsProjection } from './projections/sessions.js';
 import { statsProjection } from './projections/stats.js';
@@ -14,10 +15,11 @@ import { statsProjection } from './projections/stats.js';
  */
 export type DerivedView = Projection<unknown> | EventIndex;
 
-/** The audit view's and the web UI's own: the counters of `logs stats`, the dashboard, the agents' names. */
+/** The audit view's and the web UI's own: the counters of `logs stats`, the dashboard, the agents' names and what each did. */
 export const AUDIT_PROJECTIONS: readonly Projection<unknown>[] = [
   dashboardProjection,
   sessionsProjection,
+  agentActivityProjection,
   statsProjection,
 ] as Projection<unknown>[];
 

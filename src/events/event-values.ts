@@ -23,7 +23,9 @@ export const CALL_STATUSES: readonly CallStatus[] = [
   'interrupted',
 ];
 
-export type Decision = 'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid';
+/** `definition_changed`: the tool is held, its definition differs from the one pinned (the pins plugin). */
+export type Decision =
+  'allow' | 'warn' | 'deny' | 'confirm' | 'rate_limited' | 'loop_blocked' | 'invalid' | 'definition_changed';
 
 export const DECISIONS: readonly Decision[] = [
   'allow',
@@ -33,6 +35,16 @@ export const DECISIONS: readonly Decision[] = [
   'rate_limited',
   'loop_blocked',
   'invalid',
+  'definition_changed',
+];
+
+/** The decisions that refuse a call: a rule chain stops at the first, and the call must not run. */
+export const BLOCKING_DECISIONS: readonly Decision[] = [
+  'deny',
+  'rate_limited',
+  'loop_blocked',
+  'invalid',
+  'definition_changed',
 ];
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

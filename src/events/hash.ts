@@ -1,20 +1,9 @@
 import { hash as oneShot } from 'node:crypto';
-import { configure } from 'safe-stable-stringify';
+import { canonicalJson } from '../base/canonical-json.js';
 import type { Recorded } from './envelope.js';
 
-/**
- * Canonical JSON: keys sorted by UTF-16 code units, no whitespace, numbers and strings as
- * JSON.stringify writes them — the same text as RFC 8785 for the values events hold, so any
- * implementation can re-derive a hash. `strict` refuses what JSON cannot represent (NaN,
- * functions, cycles) instead of hashing something else.
- */
-const stringify = configure({ deterministic: true, strict: true, bigint: false, circularValue: Error });
-
-export function canonicalJson(value: unknown): string {
-  const text = stringify(value);
-  if (text === undefined) throw new TypeError('value cannot be represented as JSON');
-  return text;
-}
+// Canonical JSON (RFC 8785 for the values events hold) is shared with the plugins that digest a value too.
+export { canonicalJson };
 
 export function sha256Hex(input: string | Uint8Array): string {
   // The one-shot form: no Hash object per digest (a third cheaper for an event's few hundred bytes).

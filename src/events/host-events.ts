@@ -184,3 +184,63 @@ export interface ProjectionRebuilt {
   /** The seq the rejected snapshot said it covered, for a projection. */
   seq?: number;
 }
+
+/**
+ * What an agent is told about a tool, as its pin covers it: its name, title, description, schemas
+ * and annotations (an upstream tool's own input schema; for any other tool, its declared parameters).
+ */
+export interface PinnedDefinition {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema?: JsonValue;
+  outputSchema?: JsonValue;
+  annotations?: JsonValue;
+  parameters?: JsonValue;
+}
+
+/**
+ * A tool's definition pinned: the first time factorly saw the tool (`first_seen`), its entry in the
+ * project's own config edited (`config`), or a changed definition a person approved (`approved`).
+ */
+export interface ToolPinned {
+  tool: string;
+  /** sha256 (hex) of the canonical JSON of `definition`. */
+  digest: string;
+  definition: PinnedDefinition;
+  /** Where the tool comes from: the config entry it was expanded from, `config`, `plugin` or `blueprint:<file>`. */
+  source: string;
+  cause: 'first_seen' | 'config' | 'approved';
+  /** Who approved it (`cli`, `ui`), for `approved`. */
+  by?: string;
+}
+
+/**
+ * A listing showed a definition that differs from the tool's pin (`definition_changed`), or a tool
+ * new to a source that pins strictly (`new_tool`): the tool is held there, for one session when
+ * `sessionId` is set (what one agent's connection listed) or for everyone.
+ */
+export interface ToolHeld {
+  tool: string;
+  digest: string;
+  definition: PinnedDefinition;
+  source: string;
+  /** The digest of the pin it differs from; absent for a new tool. */
+  pinned?: string;
+  cause: 'definition_changed' | 'new_tool';
+  sessionId?: string;
+}
+
+/** A listing shows the pinned definition again where the tool was held: it is released there. */
+export interface ToolReleased {
+  tool: string;
+  digest: string;
+  sessionId?: string;
+}
+
+/** A person refused a held definition: the tool stays held until its source lists the pinned one again. */
+export interface ToolPinRejected {
+  tool: string;
+  digest: string;
+  by?: string;
+}

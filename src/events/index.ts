@@ -1,6 +1,8 @@
 // Public surface of factorly's event layer (the `factorly/events` subpath). Named exports only.
 export { EVENT_VERSIONS, isEventType } from './catalog.js';
 export type {
+  ApprovalGranted,
+  ApprovalRevoked,
   AskAction,
   AskAnswered,
   AskQuestion,
@@ -21,11 +23,18 @@ export type {
   JsonValue,
   Params,
   PluginFailed,
+  PinnedDefinition,
   PluginLoaded,
   ShadowDecided,
   SourceRecorded,
+  StandingKind,
+  StandingOffer,
   StoredText,
+  ToolHeld,
+  ToolPinned,
+  ToolPinRejected,
   ToolPromoted,
+  ToolReleased,
   VaultAccessed,
 } from './catalog.js';
 export { GENESIS_HASH, isNewOfType, isType } from './envelope.js';
@@ -49,6 +58,8 @@ export { savedRecord, snapshotDigest, snapshotProblem } from './snapshot-digest.
 export { decodeSnapshot, encodeSnapshot } from './snapshot-store.js';
 export type { StoredSnapshot, UnrecordedSnapshot } from './snapshot-digest.js';
 export { auditProjection } from './projections/audit.js';
+export { activeApprovals, standingApproval, standingOfferIn, standingProjection } from './projections/standing.js';
+export type { StandingApproval, StandingState } from './projections/standing.js';
 export type { AuditEntry, AuditState } from './projections/audit.js';
 export { verifyChain } from './verify.js';
 export { extendVerification } from './verify-increment.js';

@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 /**
  * lmdb-js ends the process (SIGSEGV, SIGBUS, an assertion's SIGABRT) on some damaged pages that the
  * checks made before opening cannot see without reading the whole file. So a command that reads a
- * log runs in a child process of a guard (`src/cli/log-guard.ts`) that outlives such an end: the
+ * log whole (`logs …`) runs in a child process of a guard (`src/cli/log-guard.ts`) that outlives such an end: the
  * child tells its guard each log file it is about to map, before LMDB maps it, and the guard turns a
  * death by signal into one line naming that file and exit code 2.
  */

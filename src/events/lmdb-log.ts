@@ -129,8 +129,7 @@ export class LmdbEventLog implements EventLog {
       return batch;
     });
     guardPendingCommit(this.root);
-    const { results, frontier, last } = await written;
-    if (frontier) this.merkle.committedTo(frontier);
+    const { results, last } = await written;
     // Only now (committed): an aborted write must not leave a head that was never stored.
     this.store.committed(last);
     // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one.

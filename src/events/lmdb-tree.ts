@@ -30,8 +30,13 @@ const HEAD_KEY = 0;
  */
 export class LmdbTree {
   private readonly db: Database<Buffer, number> | undefined;
-  /** The frontier after this process's last commit: the next append need not read the peaks. */
-  private committed?: CompactRange;
+  /**
+   * The frontier this process's last append left, with the chain hash of its last leaf: the next
+   * append need not read the peaks (and decode the events under them) when the log still ends there.
+   * Kept from inside the write, so appends batched into one transaction reuse it too; a write that
+   * did not commit, or another writer's, leaves a head with another hash, and the peaks are read.
+   */
+  private latest?: { frontier: CompactRange; lastHash: string };
 
   constructor(root: RootDatabase) {
     // A log opened read-only that never had a tree has no such database (openDB answers undefined).
@@ -64,7 +69,7 @@ export class LmdbTree {
    * than the log holds: events were removed, and appending would hide it.
    */
   prepare(
-    seq: number,
+    { seq, hash }: { seq: number; hash: string },
     hashesFrom: (from: number) => Iterable<string>,
     chainHashAt: (seq: number) => string | undefined,
   ): TreeGrowth {
@@ -76,20 +81,19 @@ export class LmdbTree {
       );
     }
     const tree = new TransparencyTree(this.store(this.db!), chainHashAt, head);
-    const frontier = this.committed?.size === head.size ? this.committed.clone() : tree.frontier();
+    const { latest } = this;
+    // The chain hash at the head commits to every event before it: the same hash, the same leaves.
+    const known = latest?.frontier.size === seq && head.size === seq && latest.lastHash === hash;
+    const frontier = known ? latest.frontier.clone() : tree.frontier();
     if (head.size < seq) tree.extend(frontier, hashesFrom(head.size + 1));
     return { tree, frontier, origin: head.origin };
   }
 
-  /** Adds the chain hashes of the events just written; returns the frontier to hand to `committedTo`. */
-  extend(growth: TreeGrowth, fresh: readonly string[]): CompactRange {
+  /** Adds the chain hashes of the events just written (at least one). */
+  extend(growth: TreeGrowth, fresh: readonly string[]): void {
     growth.tree.extend(growth.frontier, fresh);
     this.db!.putSync(HEAD_KEY, Buffer.from(JSON.stringify({ size: growth.frontier.size, origin: growth.origin })));
-    return growth.frontier;
-  }
-
-  committedTo(frontier: CompactRange): void {
-    this.committed = frontier;
+    this.latest = { frontier: growth.frontier, lastHash: fresh[fresh.length - 1]! };
   }
 
   private store(db: Database<Buffer, number>): TreeNodeStore {

@@ -4,7 +4,6 @@ import type { LmdbEvents } from './lmdb-events.js';
 import type { LmdbInflight } from './lmdb-inflight.js';
 import type { LmdbTree } from './lmdb-tree.js';
 import type { AppendOptions, LogHead } from './log.js';
-import type { CompactRange } from './merkle.js';
 import type { DueSnapshot, ProjectionSet, ProjectionSource } from './projection-set.js';
 import { resolveConflict, sealBatch, type SealedEvent } from './append-batch.js';
 import { savedRecord } from './snapshot-digest.js';
@@ -32,7 +31,7 @@ export function writeBatch(
   options: AppendOptions,
   clock: () => Date,
   saveAtLeast?: number,
-): { results: Recorded[]; frontier?: CompactRange; last?: Recorded } {
+): { results: Recorded[]; last?: Recorded } {
   const { store, merkle, derived, open, projections, source } = parts;
   const head = store.head();
   // Events other processes appended since: folded before the conflict handler decides against the projections.
@@ -47,7 +46,7 @@ export function writeBatch(
   const fresh = written.map(({ event }) => event);
   const last = fresh[fresh.length - 1]!;
   const growth = merkle.prepare(
-    head.seq,
+    head,
     (from) => store.hashesBetween(from, head.seq),
     (at) => store.bySeq(at)?.hash,
   );
@@ -56,12 +55,12 @@ export function writeBatch(
   store.write(written);
   if (indexed) derived.writeIndex(indexed, last.seq);
   for (const { name, snapshot } of due) derived.saveSnapshot(name, { ...snapshot, recorded: last.seq });
-  const frontier = merkle.extend(
+  merkle.extend(
     growth,
     fresh.map((event) => event.hash),
   );
   open.apply(fresh);
-  return { results: sealed.results, frontier, last };
+  return { results: sealed.results, last };
 }
 
 /**

@@ -21,8 +21,12 @@ export const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   'config.loaded@1': (data) => data,
   // v2 added the optional `verifierKey`; a v1 writer announced none.
   'writer.started@1': (data) => data,
+  // confirm.requested v2 added the optional `timeoutMs`; a v1 request named no deadline.
+  'confirm.requested@1': (data) => data,
   // call.params_capped v2 added the optional `omitted`; a v1 event left no param out.
   'call.params_capped@1': (data) => data,
+  // confirm.answered v2 added the optional `standing`; a v1 answer approved one call.
+  'confirm.answered@1': (data) => data,
 };
 
 export function createUpcast(table: Readonly<Record<string, Upcaster>>): (event: Recorded) => Recorded {

@@ -1,7 +1,8 @@
+import { BLOCKING_DECISIONS } from '../events/catalog.js';
 import type { Recorded } from '../events/envelope.js';
 
 /** Decisions that stop a call: it must not run after one of them. */
-const BLOCKING = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
+const BLOCKING = new Set<string>(BLOCKING_DECISIONS);
 
 /**
  * Why a call's recorded outcome contradicts its recorded decisions, or undefined when it does not:

@@ -210,6 +210,7 @@ async function rederive(
     parentId: event.data.parentId,
     callers,
     fingerprint: fingerprintOf(name, params),
+    sourceSha: event.data.sourceSha,
     now: Date.parse(event.at),
   };
   const decided = await decideChain(rules, context, states);

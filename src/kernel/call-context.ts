@@ -1,4 +1,5 @@
 import { FactorlyError } from '../base/errors.js';
+import { stackless } from '../base/stackless.js';
 import type { CallerRun, SecretBackend } from '../contracts/extensions.js';
 import type { CallTreeLink } from '../contracts/gateway.js';
 import type { SecretScope, ToolDefinition } from '../contracts/tool.js';
@@ -32,6 +33,8 @@ interface Tree {
   readonly connectionSecrets?: SecretScope;
   /** Every value any call of the tree resolved, by reference. */
   readonly values: Map<string, string>;
+  /** A call of the tree has learnt what every tool it may call could resolve (see CallPipeline.reachableBy). */
+  learntReachable?: boolean;
 }
 
 /** The contexts the kernel issued: a `parent` that is not one of them was built or copied, and is refused. */
@@ -97,6 +100,11 @@ export class CallContext implements CallTreeLink {
 
   get rootId(): string {
     return this.tree.rootId;
+  }
+
+  /** The tree these calls share, for what is learnt once per tree. */
+  get shared(): Pick<Tree, 'learntReachable'> {
+    return this.tree;
   }
 
   /** An inner call made by this one; it stops when this one does (at once, if this one already stopped). */
@@ -227,7 +235,8 @@ export class CallContext implements CallTreeLink {
   close(): void {
     clearTimeout(this.deadline);
     this.detach?.();
-    if (!this.signal.aborted) this.controller.abort(new CallCancelled(`"${this.tool?.name ?? this.callId}" has ended`));
+    if (!this.signal.aborted)
+      this.controller.abort(stackless(() => new CallCancelled(`"${this.tool?.name ?? this.callId}" has ended`)));
   }
 
   private follow(signal: AbortSignal, reason: () => CallCancelled): void {

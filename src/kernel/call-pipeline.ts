@@ -19,8 +19,8 @@ import {
 import { CallContext, STOP_GRACE_MS } from './call-context.js';
 import { CallRecord } from './call-record.js';
 import type { OutputProcessor, SecretBackend } from '../contracts/extensions.js';
-import type { CallOutcome, CallRequest } from '../contracts/gateway.js';
-import type { SecretScope, ToolDefinition, ToolProvider, ToolResult } from '../contracts/tool.js';
+import type { CallOutcome, CallRequest, CatalogFilter } from '../contracts/gateway.js';
+import type { CallSource, SecretScope, ToolDefinition, ToolProvider, ToolResult } from '../contracts/tool.js';
 import { validateParams, type ValidatedParams } from '../config/params.js';
 import { unknownTool } from '../config/tool-definition.js';
 import type { ToolRegistry } from './registry.js';
@@ -43,6 +43,8 @@ export interface PipelineParts {
   /** Secrets providers resolved outside any call (see KernelTokens.ConnectionSecrets): scrubbed from every call. */
   connectionSecrets?: SecretScope;
   shadow: ShadowGate;
+  /** Told of every tool a call resolves, before the call's first event (see CatalogFilter.resolved). */
+  filters: OrderedRegistry<CatalogFilter>;
   /** The config's `log:` bounds, as currently loaded. */
   bounds: () => LogBounds;
   /** Calls are taken from Ready until the kernel has stopped (inner calls of calls in flight while it stops included). */
@@ -82,22 +84,24 @@ export class CallPipeline {
   /** One call's steps: open the log, resolve the tool, learn its secrets, validate, record the opening, gate, execute, end. */
   private async run(context: CallContext, request: CallRequest, started: number): Promise<CallOutcome> {
     let log: EventLog;
+    const tool = this.parts.registry.get(request.tool, request.sessionId);
     try {
       log = await this.openLog();
+      if (tool) for (const filter of this.parts.filters.list()) await filter.resolved?.(tool, request.sessionId);
     } catch (error) {
       return refusedUnrecorded(context, error, started);
     }
-    const tool = this.parts.registry.get(request.tool, request.sessionId);
     const flight = this.flightOf(log, context, request, tool, started);
     // The values the call could resolve are known before its params are written (see learn).
-    if (tool) await context.secrets.learn(this.reachableBy(tool, request.sessionId));
+    if (tool) await this.learn(context, tool, request.sessionId);
     // The call's tree stopped before this call could start: it is recorded, and never runs.
     if (context.stopped) return cancelledBeforeRun(flight, await flight.record.opening());
     if (!tool) return this.refuseUnknown(flight);
     const validated = validateParams(tool.parameters, request.params);
     if (validated.problems.length > 0) return refuseInvalid(flight, tool, validated.problems);
-    const opening = await this.openingOf(flight, tool, validated);
-    const gateRequest = gateRequestOf(flight, tool, validated.params);
+    const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
+    const opening = await this.openingOf(flight, validated, source);
+    const gateRequest = { ...gateRequestOf(flight, tool, validated.params), sourceSha: source?.sha };
     // The shadow gate writes call.requested together with its decisions, before execution.
     let verdict: GateResult;
     try {
@@ -113,14 +117,18 @@ export class CallPipeline {
   }
 
   /**
-   * The secrets a call of `tool` could resolve: its own config's, and for a tool that calls other
-   * tools (a script) those of every tool it could call, from the backends cheap to read ahead.
+   * Reads the secrets a call of `tool` could resolve: its own config's, and for a tool that calls other
+   * tools (a script) those of every tool it could call, from the backends cheap to read ahead. The
+   * latter once per call tree: an inner script's tools were learnt before the root's tool ran.
    */
-  private reachableBy(tool: ToolDefinition, sessionId: string | undefined): Iterable<string> {
+  private async learn(context: CallContext, tool: ToolDefinition, sessionId: string | undefined): Promise<void> {
     const own = toolSecretReferences(tool);
-    if (!this.parts.providers.get(tool.type)?.callsOtherTools) return own;
+    const tree = context.shared;
+    if (!this.parts.providers.get(tool.type)?.callsOtherTools || tree.learntReachable)
+      return context.secrets.learn(own);
     const tools = this.parts.registry.catalogueOf(sessionId);
-    return new Set([...own, ...reachableSecretReferences(tools, this.parts.backends)]);
+    await context.secrets.learn(new Set([...own, ...reachableSecretReferences(tools, this.parts.backends)]));
+    tree.learntReachable = true;
   }
 
   /** Nothing runs unrecorded: a log that cannot be opened or written (the boot record first) refuses the call up front. */
@@ -159,9 +167,8 @@ export class CallPipeline {
   }
 
   /** The events the gate writes before its decisions: a script's source, call.requested, the params as coerced. */
-  private async openingOf(flight: Flight, tool: ToolDefinition, validated: ValidatedParams): Promise<NewEvent[]> {
+  private async openingOf(flight: Flight, validated: ValidatedParams, source?: CallSource): Promise<NewEvent[]> {
     const { record, request } = flight;
-    const source = this.parts.providers.get(tool.type)?.sourceOf?.(tool, validated.params);
     const coerced = validated.changed ? { original: request.params, coerced: validated.params } : undefined;
     return [
       ...(source ? [await record.source(source)] : []),

@@ -17,8 +17,8 @@ export class DeferredGateway implements CallGateway {
     return this.ready().call(request);
   }
 
-  tools(sessionId?: string): ToolDefinition[] {
-    return this.ready().tools(sessionId);
+  tools(sessionId?: string, options?: { held?: boolean }): ToolDefinition[] {
+    return this.ready().tools(sessionId, options);
   }
 
   watchTools(listener: (change: CatalogChange) => void): () => void {

@@ -21,9 +21,11 @@ import type {
 } from '../contracts/extensions.js';
 import type { SandboxEngine } from '../contracts/sandbox.js';
 import type { ToolProvider, ToolSource } from '../contracts/tool.js';
+import type { CatalogFilter } from '../contracts/gateway.js';
 import type { AskPerson, PersonChannel } from '../contracts/person.js';
 import { personChannels } from '../contracts/person-race.js';
 import { askQuestion } from '../contracts/person-question.js';
+import { standingApprovals } from '../events/projections/standing.js';
 import { CallContext } from './call-context.js';
 import { Redactor } from './redact.js';
 import type { KernelOptions } from './kernel-api.js';
@@ -164,6 +166,7 @@ export function bindCore(
     engines: new KeyedRegistry<SandboxEngine>('sandbox engine'),
     gateway: new DeferredGateway(),
     catalog: new LiveCatalog(),
+    filters: new OrderedRegistry<CatalogFilter>(),
     logEngines: bindLogEngines(scope),
   };
   const connectionSecrets = new CallSecretScope(registries.backends);
@@ -183,6 +186,7 @@ export function bindCore(
   scope.registerValue(KernelTokens.ConfirmChannels, registries.channels);
   scope.registerValue(KernelTokens.PersonChannels, registries.personChannels);
   scope.registerValue(KernelTokens.AskPerson, askPersonService(registries.processors, askable, log));
+  scope.registerValue(KernelTokens.StandingApprovals, standingApprovals);
   scope.registerValue(KernelTokens.SecretBackends, registries.backends);
   scope.registerValue(KernelTokens.Interfaces, registries.interfaces);
   scope.registerValue(KernelTokens.ToolSources, registries.sources);
@@ -191,6 +195,7 @@ export function bindCore(
   scope.registerValue(KernelTokens.SandboxEngines, registries.engines);
   scope.registerValue(KernelTokens.CallGateway, registries.gateway);
   scope.registerValue(KernelTokens.ToolCatalog, registries.catalog);
+  scope.registerValue(KernelTokens.CatalogFilters, registries.filters);
   return { ...registries, connectionSecrets, log, askable };
 }
 

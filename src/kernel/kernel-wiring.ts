@@ -7,6 +7,7 @@ import { CallPipeline, type PipelineParts } from './call-pipeline.js';
 import { collectTools } from './collect-tools.js';
 import type { ConfigTexts, LoadedConfig } from '../config/load.js';
 import { ConfigWatcher } from '../config/config-watch.js';
+import { listedThrough } from '../contracts/gateway.js';
 import type { Kernel } from './kernel-api.js';
 import { watchedDirs, type Discovered } from './kernel-core.js';
 import { openConfiguredLog } from './log-engines.js';
@@ -45,6 +46,7 @@ export function wirePipeline(loaded: Loaded): Wired {
     connectionSecrets: registries.connectionSecrets,
     boot: bootRecordOf(loaded, loaded.config, false),
     shadow,
+    filters: registries.filters,
     bounds: () => wired.config.log.bounds,
     lifecycle: loaded.lifecycle,
   };
@@ -112,7 +114,8 @@ export function bindGateway(wired: Wired, reload: () => Promise<boolean>): void 
   };
   registries.gateway.bind({
     call: (request) => wired.pipeline.call(request),
-    tools: (sessionId) => registry.catalogueOf(sessionId),
+    tools: (sessionId, options) =>
+      listedThrough(registries.filters.list(), registry.catalogueOf(sessionId), sessionId, options),
     watchTools,
   });
 }
@@ -121,25 +124,11 @@ export function bindGateway(wired: Wired, reload: () => Promise<boolean>): void 
 export function writeBootPlan({ plan, plugins, registries, options, parts }: Wired): void {
   if (!plan.cache || plan.partial) return;
   const { providers, rules, processors, channels, personChannels, backends, sources, interfaces, engines } = registries;
+  const planned = { providers, rules, processors, channels, personChannels, backends, sources, interfaces, engines };
+  const record = parts.boot.record();
   writePlan(
     options.cacheDir!,
-    planOf(
-      plan.cache.key,
-      plugins,
-      {
-        providers,
-        rules,
-        processors,
-        channels,
-        personChannels,
-        backends,
-        listeners: registries.configListeners,
-        sources,
-        interfaces,
-        engines,
-      },
-      parts.boot.record(),
-    ),
+    planOf(plan.cache.key, plugins, { ...planned, listeners: registries.configListeners }, record),
   );
 }
 

@@ -57,6 +57,10 @@ export class LiveCatalog implements ToolCatalog {
     this.target?.registry.dropSession(sessionId);
   }
 
+  changed(sessionId?: string): void {
+    this.tell(sessionId === undefined ? { changed: true } : { changed: true, sessionId });
+  }
+
   private tell(change: CatalogChange): void {
     for (const listener of this.listeners) listener(change);
   }

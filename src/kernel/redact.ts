@@ -51,21 +51,27 @@ export class Redactor {
 
   async value<T extends JsonValue | undefined>(value: T): Promise<T> {
     if (!this.active || value === undefined) return value;
-    const texts = stringsOf(value);
-    const scrubbed = new Map(await Promise.all(texts.map(async (text) => [text, await this.text(text)] as const)));
-    return rebuilt(value, scrubbed) as T;
+    const changed = new Map<string, string>();
+    await Promise.all(
+      stringsOf(value).map(async (text) => {
+        const out = await this.text(text);
+        if (out !== text) changed.set(text, out);
+      }),
+    );
+    // Nothing held a secret: the value as it was, not a copy of it.
+    return changed.size === 0 ? value : (rebuilt(value, changed) as T);
   }
 
   /** `value` without waiting (see `textNow`). */
   valueNow<T extends JsonValue>(value: T): T | undefined {
     if (!this.active) return value;
-    const scrubbed = new Map<string, string>();
+    const changed = new Map<string, string>();
     for (const text of stringsOf(value)) {
       const out = this.textNow(text);
       if (out === undefined) return undefined;
-      scrubbed.set(text, out);
+      if (out !== text) changed.set(text, out);
     }
-    return rebuilt(value, scrubbed) as T;
+    return changed.size === 0 ? value : (rebuilt(value, changed) as T);
   }
 
   /** The event with every string of its data scrubbed. */

@@ -1,11 +1,11 @@
-import type { Decision } from '../events/catalog.js';
+import { BLOCKING_DECISIONS, type Decision } from '../events/catalog.js';
 import { canonicalJson, sha256Hex } from '../events/hash.js';
 import type { ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/extensions.js';
 import type { RuleState } from './shadow-history.js';
 import { ASYNC, failed, runRule, runRuleNow } from './shadow-rule-run.js';
 
 /** The decisions that refuse a call: the chain stops at the first of them. */
-export const BLOCKING: ReadonlySet<Decision> = new Set(['deny', 'rate_limited', 'loop_blocked', 'invalid']);
+export const BLOCKING: ReadonlySet<Decision> = new Set(BLOCKING_DECISIONS);
 
 export interface Decided {
   rule: ShadowRule;

@@ -5,7 +5,7 @@ import type { ShadowContext, ShadowRule, ShadowVerdict } from '../contracts/exte
 import type { PersonChannel } from '../contracts/person.js';
 import type { Redactor } from './redact.js';
 import { BLOCKING, decideChain, decideChainNow, fingerprintOf, type Decided, type RuleStates } from './rule-chain.js';
-import { askConfirmation, flush } from './shadow-confirm.js';
+import { askConfirmation } from '../contracts/person-confirm.js';
 import { RuleHistories } from './shadow-history.js';
 import { failed } from './shadow-rule-run.js';
 import type { OrderedRegistry } from './registries.js';
@@ -65,14 +65,14 @@ export class ShadowGate {
       ? await this.decideWithHistory(pass, rules)
       : await this.decideStateless(pass, rules);
     const warnings: string[] = [];
-    let confirm: ShadowVerdict | undefined;
+    let confirm: Decided | undefined;
     for (const { rule, verdict } of decided) {
       if (BLOCKING.has(verdict.decision)) {
         await flush(log, pending);
         return { blocked: true, decision: verdict.decision, rule: rule.name, reason: verdict.reason };
       }
       if (verdict.decision === 'warn') warnings.push(verdict.reason);
-      if (verdict.decision === 'confirm') confirm ??= verdict;
+      if (verdict.decision === 'confirm') confirm ??= { rule, verdict };
     }
     if (confirm) return this.confirm(pass, confirm, warnings);
     await flush(log, pending);
@@ -197,8 +197,14 @@ export class ShadowGate {
     return [{ rule, verdict }];
   }
 
-  private async confirm(pass: Pass, verdict: ShadowVerdict, warnings: string[]): Promise<GateResult> {
-    const answer = await askConfirmation(pass.log, this.channels.list(), pass, verdict);
+  private async confirm(pass: Pass, { rule, verdict }: Decided, warnings: string[]): Promise<GateResult> {
+    const scrub = pass.redact && pass.redact.value.bind(pass.redact);
+    const answer = await askConfirmation(
+      pass.log,
+      this.channels.list(),
+      { ...pass, scrub },
+      { rule: rule.name, verdict },
+    );
     return answer.approved
       ? { blocked: false, warnings }
       : { blocked: true, decision: 'confirm', rule: 'confirm', reason: answer.reason };
@@ -228,6 +234,11 @@ function scrubNow(verdict: ShadowVerdict, redact: Redactor): boolean {
   if (reason === undefined || (verdict.facts !== undefined && facts === undefined)) return false;
   Object.assign(verdict, { reason, facts });
   return true;
+}
+
+/** Writes the call's events not written yet (emptying `pending`). */
+async function flush(log: EventLog, pending: NewEvent[]): Promise<void> {
+  if (pending.length > 0) await log.append(pending.splice(0));
 }
 
 function pause(ms: number): Promise<void> {

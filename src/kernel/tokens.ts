@@ -1,6 +1,7 @@
 import { createToken } from '../base/token.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventLog } from '../events/log.js';
+import type { StandingApprovals } from '../events/projections/standing.js';
 import type {
   ConfigListener,
   ConfirmChannel,
@@ -11,7 +12,7 @@ import type {
 } from '../contracts/extensions.js';
 import type { SecretScope, ToolProvider, ToolSource } from '../contracts/tool.js';
 import type { AskPerson, PersonChannel } from '../contracts/person.js';
-import type { CallGateway, ToolCatalog } from '../contracts/gateway.js';
+import type { CallGateway, CatalogFilter, ToolCatalog } from '../contracts/gateway.js';
 import type { SandboxEngine } from '../contracts/sandbox.js';
 import type { LogEngine } from '../contracts/log-engine.js';
 import type { Checkpointed, KeyedRegistry, OrderedRegistry } from './registries.js';
@@ -37,6 +38,8 @@ export const KernelTokens = {
   PersonChannels: createToken<OrderedRegistry<PersonChannel>>('kernel.personChannels'),
   /** Asks a person a question on behalf of a call (`factorly.ask`), over the person channels, recorded. */
   AskPerson: createToken<AskPerson>('kernel.askPerson'),
+  /** The fold of standing approvals (`approval.granted`/`revoked`), for a rule that offers them to declare as its history. */
+  StandingApprovals: createToken<StandingApprovals>('kernel.standingApprovals'),
   SecretBackends: createToken<KeyedRegistry<SecretBackend>>('kernel.secretBackends'),
   /** Ways in by name (`mcp`, `ui`); the command that serves one looks it up here. */
   Interfaces: createToken<KeyedRegistry<FactorlyInterface>>('kernel.interfaces'),
@@ -55,6 +58,8 @@ export const KernelTokens = {
   CallGateway: createToken<CallGateway>('kernel.callGateway'),
   /** Changes the catalogue while serving (an entry's tools listed again, tools one session alone sees); usable once the kernel is ready. */
   ToolCatalog: createToken<ToolCatalog>('kernel.toolCatalog'),
+  /** See the catalogue as it is listed and as calls resolve it, and may hold tools back from listings (pins). */
+  CatalogFilters: createToken<OrderedRegistry<CatalogFilter>>('kernel.catalogFilters'),
   /** Where the event log lives, by the name `log: {engine: …}` chooses (`lmdb` is built in). */
   LogEngines: createToken<KeyedRegistry<LogEngine>>('kernel.logEngines'),
 } as const;
@@ -74,4 +79,5 @@ export const EXTENSION_POINTS: readonly Token<Checkpointed>[] = [
   KernelTokens.ConfigListeners,
   KernelTokens.SandboxEngines,
   KernelTokens.LogEngines,
+  KernelTokens.CatalogFilters,
 ];

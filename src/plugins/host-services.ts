@@ -4,7 +4,9 @@ import type { CallTree } from '../events/call-tree.js';
 import type { DashboardFigures } from '../events/dashboard-figures.js';
 import type { AuditEntry } from '../events/projections/audit.js';
 import type { DashboardRange } from '../events/projections/dashboard.js';
+import type { AgentActivity } from '../events/projections/agent-activity.js';
 import type { AgentDirectory } from '../events/projections/sessions.js';
+import type { StandingApproval } from '../events/projections/standing.js';
 import type { LogStats } from '../events/projections/stats.js';
 import type { LogVerification } from '../events/verify-log.js';
 import type {
@@ -51,6 +53,17 @@ export interface HostServices {
   dashboard(range: DashboardRange): Promise<DashboardFigures>;
   /** The agents that connected (from `session.opened`), by the agent id their calls carry. */
   agents(): Promise<AgentDirectory>;
+  /** What each agent did (sessions, calls by outcome, tools), by agent id or `iface:<name>`, from a persisted projection. */
+  agentActivity(): Promise<Map<string, AgentActivity>>;
+  /**
+   * Marks the calls and sessions that writers which have ended left open (`call.interrupted`), as
+   * opening the log does: a process that watches others (the web UI) learns a killed caller's call ended.
+   */
+  recoverInterrupted(): Promise<number>;
+  /** The standing approvals in force (`factorly approvals`), oldest first. */
+  standingApprovals(): Promise<StandingApproval[]>;
+  /** Revokes one in force, recorded as `approval.revoked` by `by`; undefined when none by that id is. */
+  revokeApproval(approvalId: string, by: string): Promise<StandingApproval | undefined>;
   /** Which config entries refer to each secret (`vault:KEY` → tool names). */
   secretUses(): Map<string, string[]>;
   /** Where each tool source a provider expands stands (an upstream MCP server: connected, needs_login, …), as `factorly tools` shows. */

@@ -42,7 +42,10 @@ export type {
   CatalogChange,
   ClientLink,
   ToolCatalog,
+  CatalogFilter,
 } from '../contracts/gateway.js';
+export { PinTokens } from '../contracts/pins.js';
+export type { HeldListing, PinDecision, PinDiff, ToolPins, ToolPinStatus } from '../contracts/pins.js';
 export type {
   CompiledScript,
   CompileResult,
@@ -81,6 +84,7 @@ export type {
   PersonRequest,
   PersonRequestKind,
   QuestionPrompt,
+  StandingChoice,
 } from '../contracts/person.js';
 export { personChannelOf } from '../contracts/person-race.js';
 export { DEFAULT_QUESTION_TIMEOUT_MS } from '../contracts/person-question.js';
@@ -112,6 +116,8 @@ export type { EditableTool, ParameterEdit, ToolEdit, ToolEditPlan } from '../edi
 export type { DashboardFigures } from '../events/dashboard-figures.js';
 export type { DashboardRange } from '../events/projections/dashboard.js';
 export type { AgentDirectory, AgentIdentity } from '../events/projections/sessions.js';
+export type { AgentActivity } from '../events/projections/agent-activity.js';
+export type { StandingApproval, StandingApprovals, StandingState } from '../events/projections/standing.js';
 export type { RecordedRun } from '../editing/recorded-run.js';
 export type { AuditFilter } from '../events/audit-query.js';
 export type { AuditEntry } from '../events/projections/audit.js';
@@ -128,8 +134,10 @@ export type { ConfigBlock, ConfigProblem, JsonSchema, PluginConfig } from '../co
 export type { Folded, Projection, ProjectionView } from '../events/projection.js';
 export type { EventIndex, IndexLookup } from '../events/event-index.js';
 export type { NewEvent, PluginEventType, PluginNewEvent, Recorded } from '../events/envelope.js';
-export { HIGHLIGHT_FACT } from '../events/catalog.js';
+export { HIGHLIGHT_FACT, STANDING_FACT } from '../events/catalog.js';
 export type {
+  ApprovalGranted,
+  ApprovalRevoked,
   AskAction,
   AskQuestion,
   CallStatus,
@@ -140,9 +148,12 @@ export type {
   JsonValue,
   McpForwarded,
   Params,
+  PinnedDefinition,
   SessionOpened,
   SessionPrincipal,
   ShadowDecided,
+  StandingKind,
+  StandingOffer,
   StoredText,
 } from '../events/catalog.js';
 export type { LogEngine, LogEngineContext, LogOptionProblem } from '../contracts/log-engine.js';

@@ -36,6 +36,7 @@ export interface InventoryRegistries {
   interfaces: KeyedRegistry<unknown>;
   engines: KeyedRegistry<unknown>;
   sources: OrderedRegistry<Named>;
+  filters: OrderedRegistry<Named>;
 }
 
 /** Each point under the name a person reads in `plugins inspect`. */
@@ -49,6 +50,7 @@ const POINTS: Record<keyof InventoryRegistries, string> = {
   interfaces: 'interfaces',
   engines: 'engines',
   sources: 'toolSources',
+  filters: 'catalogFilters',
 };
 
 /** Each plugin, loaded or not, with everything it contributed and declared. */

@@ -48,9 +48,10 @@ describe('factorly CLI', () => {
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
     expect(entry.hash).toMatch(/^[0-9a-f]{64}$/);
     const types = (await projectEvents(root)).map((e) => e.type);
-    // One plugin.loaded per official plugin: how many there are is not this test's business. The
-    // process records itself and its configuration first, and signs a checkpoint as it stops.
-    expect(types.filter((type) => type !== 'plugin.loaded')).toEqual([
+    // One plugin.loaded per official plugin, one tool.pinned per tool seen first (the built-ins
+    // among them): how many there are is not this test's business. The process records itself and
+    // its configuration first, pins what the call's catalogue shows, and signs a checkpoint as it stops.
+    expect(types.filter((type) => type !== 'plugin.loaded' && type !== 'tool.pinned')).toEqual([
       'writer.started',
       'config.recorded',
       'config.loaded',
@@ -59,6 +60,7 @@ describe('factorly CLI', () => {
       'call.completed',
       'log.checkpointed',
     ]);
+    expect(types.indexOf('tool.pinned')).toBeLessThan(types.indexOf('call.requested'));
     expect(runCli(['logs', 'verify'], root)).toMatchObject({
       status: 0,
       stdout: expect.stringMatching(new RegExp(`^Chain verified: ${types.length} events OK\n`)),

@@ -104,7 +104,9 @@ describe('the dashboard projection', () => {
       { agent: 'agent-1', calls: 1 },
     ]);
     expect(figures.agentCount).toBe(1);
-    expect(figures.blocked).toEqual([{ rule: 'deny', reason: 'tool "deploy" is denied by shadow policy', calls: 1 }]);
+    expect(figures.blocked).toEqual([
+      { rule: 'deny', calls: 1, reasons: [{ reason: 'tool "deploy" is denied by shadow policy', calls: 1 }] },
+    ]);
     expect(figures.durations).toEqual([
       { tool: 'say', calls: 2, p50: expect.closeTo(20, 0), p95: expect.closeTo(40, 0) },
     ]);
@@ -157,7 +159,7 @@ describe('the dashboard projection', () => {
     expect(dashboardFigures(state, '7d', latest + 8 * 86_400_000).calls).toBe(0);
   });
 
-  it('keeps at most 20 reasons per rule and step, counting the rest together', async () => {
+  it('shows one row per rule whatever its reasons say, with the most frequent reasons; keeps at most 20 reasons per rule and step', async () => {
     const { log, call } = timedLog();
     for (let i = 0; i < 25; i += 1)
       await call(T0 + i, 'limited', {
@@ -166,8 +168,22 @@ describe('the dashboard projection', () => {
         error: `limit reached, retry in ${i} s`,
       });
     const figures = dashboardFigures(await replay(log, dashboardProjection), '1h', T0);
-    expect(figures.blocked).toHaveLength(10);
-    expect(figures.blocked[0]).toEqual({ rule: 'rate_limit', reason: OTHER_REASONS, calls: 5 });
+    await call(T0 + 30, 'forbidden', { status: 'blocked', blockedBy: 'deny', error: 'denied' });
+    expect(figures.blocked).toEqual([
+      {
+        rule: 'rate_limit',
+        calls: 25,
+        reasons: [
+          { reason: OTHER_REASONS, calls: 5 },
+          { reason: 'limit reached, retry in 0 s', calls: 1 },
+          { reason: 'limit reached, retry in 1 s', calls: 1 },
+        ],
+      },
+    ]);
+    expect(dashboardFigures(await replay(log, dashboardProjection), '1h', T0).blocked.map((b) => b.rule)).toEqual([
+      'rate_limit',
+      'deny',
+    ]);
     const state = await replay(log, dashboardProjection);
     expect([...state.tiers['1h'].values()][0].blocked.get('rate_limit')!.size).toBe(21);
   });

@@ -27,6 +27,30 @@ async function raw(path: string, change: (env: ReturnType<typeof open>) => void)
 }
 
 describe('the LMDB log keeps its Merkle tree in its own database', () => {
+  it('stays the tree of every event when appends share a transaction and two writers take turns', async () => {
+    const path = join(tempProject(), 'events.lmdb');
+    // Two logs on one file stand for two processes: each remembers the right edge its own last append left.
+    const [a, b] = [new LmdbEventLog({ path, durability: 'commit' }), new LmdbEventLog({ path, durability: 'commit' })];
+    for (let round = 0; round < 6; round += 1) {
+      const writer = round % 3 === 2 ? b : a;
+      // Started together, batched by lmdb-js into shared transactions.
+      await Promise.all(Array.from({ length: 5 + round }, (_, i) => writer.append([requested(`r${round}-${i}`)])));
+      for (const log of [a, b]) expect((await log.tree()).root().equals(rfcRoot(await chainLeaves(log)))).toBe(true);
+    }
+    // Strict turns: each append follows the other writer's, at the size this writer's own last append left plus one.
+    for (let i = 0; i < 20; i += 1) await (i % 2 === 0 ? a : b).append([requested(`turn-${i}`)]);
+    await Promise.all([a.close(), b.close()]);
+    // The stored tree itself (what a read without a fallback uses) covers every event and proves them.
+    let stored: { size?: number } = {};
+    await raw(path, (env) => {
+      stored = JSON.parse((env.openDB({ name: 'tree', encoding: 'binary' }).get(0) as Buffer).toString('utf8'));
+    });
+    expect(stored.size).toBe(5 + 6 + 7 + 8 + 9 + 10 + 20);
+    const reopened = new LmdbEventLog({ path });
+    expect((await reopened.tree()).root().equals(rfcRoot(await chainLeaves(reopened)))).toBe(true);
+    await reopened.close();
+  });
+
   it('catches up a log that has no tree on its next append, and keeps the origin afterwards', async () => {
     const path = join(tempProject(), 'events.lmdb');
     await filled(path, 20);

@@ -16,15 +16,18 @@ export function inline(definition: PluginDefinition): LoadablePlugin {
   };
 }
 
-/** A kernel over a temp project (or `root`, to prepare files first) and an in-memory log, with the cli provider and any extra plugins. */
+/**
+ * A kernel over a temp project (or `root`, to prepare files first) and an in-memory log (or `log`,
+ * one with a clock of the test's), with the cli provider and any extra plugins.
+ */
 export async function startTestKernel(
   yaml: string,
   plugins: PluginDefinition[] = [],
   root = tempProject(),
+  log = new MemoryEventLog(),
 ): Promise<{ kernel: Kernel; log: MemoryEventLog }> {
   mkdirSync(join(root, '.factorly'), { recursive: true });
   writeFileSync(join(root, '.factorly', 'factorly.yaml'), yaml);
-  const log = new MemoryEventLog();
   const kernel = await createKernel({
     cwd: root,
     globalDir: `${root}/no-global`,

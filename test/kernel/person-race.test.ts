@@ -188,12 +188,46 @@ describe('the ask-a-person race', () => {
   });
 });
 
+describe('standing approvals in the race', () => {
+  const offered: ConfirmPrompt = {
+    ...CONFIRM,
+    standing: [{ kind: 'window', label: 'for 30 minutes', forMs: 1_800_000 }],
+  };
+
+  it('carries the standing choice a prompt offered, fails an answer naming one it did not, and lets an API 1 channel approve once', async () => {
+    expect((await race([channel('ui', { action: 'accept', standing: 'window' })], offered)).outcome).toEqual({
+      channel: 'ui',
+      action: 'accept',
+      standing: 'window',
+    });
+    const unoffered = await race([channel('ui', { action: 'accept', standing: 'source' })], offered);
+    expect(unoffered.outcome).toEqual({
+      channel: 'ui',
+      action: 'failed',
+      by: 'failed: approved for "source", which was not offered',
+    });
+    // Nothing standing was offered: the same answer is as malformed.
+    expect((await race([channel('ui', { action: 'accept', standing: 'window' })])).outcome.action).toBe('failed');
+    // A decline carries no choice, whatever the channel said.
+    expect((await race([channel('ui', { action: 'decline', standing: 'window' })], offered)).outcome).toEqual({
+      channel: 'ui',
+      action: 'decline',
+    });
+    const legacy: ConfirmChannel = { name: 'legacy', ask: async () => ({ approved: true }) };
+    expect((await race(personChannels([], [legacy]), offered)).outcome).toEqual({
+      channel: 'legacy',
+      action: 'accept',
+    });
+  });
+});
+
 describe('sealed answers', () => {
   it('opens only with the key they were sealed to, and refuses a tampered one', () => {
     const key = replyKey();
     const sealed = sealAnswer(key.publicKey, '{"region":"eu"}');
     expect(key.open(sealed)).toBe('{"region":"eu"}');
-    expect(sealed).not.toContain('eu');
+    // The plaintext's quotes cannot occur in base64url, so this cannot pass by chance nor fail by it.
+    expect(sealed).not.toContain('"region"');
     expect(() => replyKey().open(sealed)).toThrow("a sealed answer could not be opened with this question's key");
     const parts = sealed.split('.');
     parts[3] = Buffer.from('{"region":"us"}').toString('base64url');

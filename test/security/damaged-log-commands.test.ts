@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,6 +158,27 @@ function isolated(root: string): NodeJS.ProcessEnv {
   return { ...process.env, XDG_DATA_HOME: join(root, '.xdg-data'), XDG_CONFIG_HOME: join(root, '.xdg-config') };
 }
 
+/**
+ * `logs --follow` in `root`, ended by SIGSEGV once it has printed what the log holds (so it has the
+ * log open): sent to the guarded child, as LMDB ending it on a damaged page would end it.
+ */
+async function crashedFollowing(root: string, flags: string[]): Promise<CliRun> {
+  const guard = spawn(process.execPath, [BIN, 'logs', '--follow', ...flags], { cwd: root, env: isolated(root) });
+  let stdout = '';
+  let stderr = '';
+  guard.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const ended = new Promise<number | null>((resolve) => guard.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve) =>
+    guard.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (stdout.includes('\n')) resolve();
+    }),
+  );
+  const child = Number(readFileSync(`/proc/${guard.pid}/task/${guard.pid}/children`, 'utf8').trim().split(' ')[0]);
+  process.kill(child, 'SIGSEGV');
+  return { status: await ended, stdout, stderr };
+}
+
 describe('the guard around log commands', () => {
   const project = (script: string): string => {
     const root = copyDir(template);
@@ -168,15 +189,15 @@ describe('the guard around log commands', () => {
     return root;
   };
 
-  it('a command that dies of a crash signal after opening the log: exit 2, naming the file (and --json)', () => {
-    const root = project('kill -SEGV $PPID');
+  it('a log command that dies of a crash signal after opening the log: exit 2, naming the file (and --json)', async () => {
+    const root = copyDir(template);
     const file = join(root, '.factorly', 'events.lmdb');
-    const run = runCli(['call', 'die'], root);
+    const run = await crashedFollowing(root, []);
     expect(run.status).toBe(2);
     expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(
       `Error: the event log ${file} is damaged: LMDB ended the process reading it (SIGSEGV); move it aside to start a new log, or restore it from a backup`,
     );
-    const json = runCli(['call', 'die', '--json'], root);
+    const json = await crashedFollowing(root, ['--json']);
     expect(json.status).toBe(2);
     expect(JSON.parse(json.stdout.trim().split('\n').at(-1)!)).toMatchObject({
       error: { code: 'LOG_UNREADABLE', message: expect.stringContaining(file) },

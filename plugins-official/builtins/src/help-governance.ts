@@ -1,5 +1,5 @@
 import ms from 'ms';
-import type { LoopPolicy, RateScope, ShadowPolicies } from '@factorly/plugin-shadow/api';
+import type { LoopPolicy, RateScope, ShadowPolicies, ShadowPolicy } from '@factorly/plugin-shadow/api';
 import type { ToolDefinition } from 'factorly';
 
 // What `factorly.help` says about governance, read from the shadow policies in force (the live config).
@@ -56,12 +56,21 @@ export function policyLines(tool: ToolDefinition, policies: ShadowPolicies | und
     lines.push(
       `- a person approves each call (it waits up to ${ms(policy.confirmTimeoutMs ?? CONFIRM_WAIT_MS)}; no answer counts as declined)`,
     );
+  if (policies.confirms(tool) && policy.standing) lines.push(standingText(policy.standing));
   if (policy.rateLimit) lines.push(`- at most ${policy.rateLimit.text}, ${scopeText(policy.scope, policy.owner)}`);
   lines.push(loopText(policy.loop));
   if (tool.type === 'code') lines.push(`- one run may make at most ${policy.maxCalls} inner calls`);
   if (policy.logParams?.length)
     lines.push(`- the log shows these params with each call: ${policy.logParams.join(', ')}`);
   return lines;
+}
+
+/** What a standing approval lets a person do (`shadow.confirm: {for: 30m}`, `{once_per: source}`). */
+function standingText(standing: NonNullable<ShadowPolicy['standing']>): string {
+  const long = ms(standing.forMs, { long: true });
+  return standing.kind === 'window'
+    ? `- the person may approve it for ${long} at once: your calls of it then run without asking until that ends`
+    : `- the person may approve a script for ${long}: the same script then runs without asking (tools it calls still ask if they do)`;
 }
 
 export function loopText(loop: LoopPolicy): string {

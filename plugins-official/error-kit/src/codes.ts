@@ -77,6 +77,8 @@ export const ERROR_CODES = {
   CALL_BLOCKED: fail(-32018),
   /** A tool a script called (`tools.<name>()`) failed: the message holds its error. */
   TOOL_FAILED: fail(-32019),
+  /** No standing approval by that id is in force (`factorly approvals revoke`). */
+  APPROVAL_NOT_FOUND: fail(-32059),
   /** The engine or plugin in use does not offer what was asked of it. */
   NOT_SUPPORTED: fail(-32055),
   /** A tool needs an OAuth login that is missing or can no longer be refreshed: `factorly auth login`. */

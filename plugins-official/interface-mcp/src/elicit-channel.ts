@@ -1,4 +1,5 @@
 import type {
+  ConfirmPrompt,
   ConfirmRequest,
   JsonValue,
   ParameterSpec,
@@ -13,6 +14,8 @@ const PREVIEW_CHARS = 500;
 /** The race in the kernel times the question out; the SDK's own 60 s request timeout must not cut it first. */
 const NO_SDK_TIMEOUT_MS = 24 * 3_600_000;
 const ACTIONS = new Set<unknown>(['accept', 'decline', 'cancel']);
+/** The choice of the form's `remember` field that approves the one call (the others are the standing approvals offered). */
+export const ONCE = 'this call only';
 
 /**
  * Asks the person behind an MCP client, by elicitation (form mode) on the call's own stream, about a
@@ -45,8 +48,11 @@ export class ElicitationChannel implements PersonChannel {
     const client = this.sessions.get(request.sessionId)?.client?.name ?? 'mcp client';
     const detail = action === 'accept' && request.kind === 'confirm' ? `, approve=${String(content?.approve)}` : '';
     const by = `${client} (elicitation: ${String(result.action)}${detail})`;
-    if (request.kind === 'confirm')
-      return { action: action === 'accept' && content?.approve === true ? 'accept' : 'decline', by };
+    if (request.kind === 'confirm') {
+      if (action !== 'accept' || content?.approve !== true) return { action: 'decline', by };
+      const standing = request.standing?.find((choice) => choice.label === content.remember);
+      return standing ? { action, standing: standing.kind, by: `${by}, ${standing.label}` } : { action, by };
+    }
     return action === 'accept' ? { action, value: (content?.[field] ?? null) as JsonValue, by } : { action, by };
   }
 
@@ -59,14 +65,24 @@ export class ElicitationChannel implements PersonChannel {
 
 type Form = [field: string, params: Record<string, unknown>];
 
-function confirmForm(request: ConfirmRequest): Form {
+/** Approve (a boolean) and, when the rule offers standing approvals, how far the approval reaches. */
+function confirmForm(request: ConfirmPrompt): Form {
   const approve = {
     type: 'boolean',
     title: 'Allow this call',
     description: `Run ${request.tool} with the parameters shown`,
     default: false,
   };
-  const requestedSchema = { type: 'object', properties: { approve }, required: ['approve'] };
+  const choices = request.standing ?? [];
+  const remember = {
+    type: 'string',
+    title: 'Approve for',
+    description: `${ONCE}, or later calls too (${choices.map((choice) => choice.label).join('; ')})`,
+    enum: [ONCE, ...choices.map((choice) => choice.label)],
+    default: ONCE,
+  };
+  const properties = choices.length === 0 ? { approve } : { approve, remember };
+  const requestedSchema = { type: 'object', properties, required: ['approve'] };
   return ['approve', { mode: 'form', message: messageFor(request), requestedSchema }];
 }
 

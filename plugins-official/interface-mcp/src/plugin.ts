@@ -106,7 +106,7 @@ async function serveMcp(
 ): Promise<void> {
   const http = options.transport === 'http';
   const codeMode = options.codeMode === true;
-  if (codeMode && !gateway.tools().some((tool) => tool.name === CODE_TOOL)) {
+  if (codeMode && !gateway.tools(undefined, { held: true }).some((tool) => tool.name === CODE_TOOL)) {
     throw new FactorlyError(
       'CONFIG_INVALID',
       `--code-mode runs programs with the ${CODE_TOOL} built-in, which this config turns off (disable_builtins / disabled_builtins)`,

@@ -185,7 +185,7 @@ export class McpSession {
   private async callTool(name: string, args: Params, client: ClientLink, signal: AbortSignal): Promise<McpCallResult> {
     await this.opened;
     if (this.context.codeMode) return this.context.codeMode.call(name, args, this, client, signal);
-    const tool = this.context.gateway.tools(this.id).find((candidate) => candidate.name === name);
+    const tool = this.context.gateway.tools(this.id, { held: true }).find((candidate) => candidate.name === name);
     // A local-only tool (factorly.shell asked for over HTTP) is refused before anything runs.
     if (tool && !availableOver(tool, this.context.mode)) {
       return {

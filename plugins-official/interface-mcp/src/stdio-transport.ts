@@ -112,6 +112,10 @@ export class FramedStdioTransport implements Transport {
  */
 function sdkRefusal(message: Record<string, unknown>): ErrorReply | undefined {
   if (typeof message.method !== 'string' || !('id' in message)) return undefined;
+  // checkMessage has checked the rest of what the schema asks: it is asked only about a `_meta`, or
+  // a result or error beside the method (the schema is strict), not a second time about every request.
+  const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
+  if (meta === undefined && !('result' in message) && !('error' in message)) return undefined;
   const parsed = JSONRPCRequestSchema.safeParse(message);
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];

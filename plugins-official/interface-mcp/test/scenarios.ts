@@ -96,13 +96,13 @@ export async function asksByElicitation(root: string, connect: Connect): Promise
   ]);
 }
 
-/** A client without elicitation gets a denial that says why. */
+/** A client without elicitation, with no web UI running either, gets a denial that says why. */
 export async function deniesWithoutElicitation(connect: Connect, clientName: string): Promise<void> {
   const client = await connect({});
   const result = await client.callTool({ name: 'guarded', arguments: { what: 'x' } });
   expect(result).toMatchObject({ isError: true });
   expect(text(result)).toBe(
-    `tool "guarded" requires confirmation but no confirm channel is available: the MCP client "${clientName}" does not support elicitation, so it cannot be asked`,
+    `tool "guarded" requires confirmation but no confirm channel is available: the MCP client "${clientName}" does not support elicitation, so it cannot be asked; no factorly ui is running for this project (start \`factorly ui\` to approve calls on its Approvals page)`,
   );
   const asked = await client.callTool({ name: 'factorly.ask', arguments: { name: 'region' } });
   expect(asked).toMatchObject({ isError: true });

@@ -135,6 +135,20 @@ describe('stdio answers every request that is JSON', () => {
     await pingAnswered();
   });
 
+  it('still asks the SDK schema about a progress token of the wrong type, and a result beside a method', async () => {
+    expect(
+      await send('{"jsonrpc":"2.0","id":24,"method":"ping","params":{"_meta":{"progressToken":1.5}}}'),
+    ).toMatchObject({
+      id: 24,
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request: .*progressToken/) },
+    });
+    expect(await send('{"jsonrpc":"2.0","id":25,"method":"ping","result":{}}')).toMatchObject({
+      id: 25,
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) },
+    });
+    await pingAnswered();
+  });
+
   it('takes a response to its own request (an elicitation) as the answer, extra members and all, and ignores one for an unknown id', async () => {
     input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 30, method: 'tools/call', params: { name: 'ask' } })}\n`);
     const asked = await next();

@@ -1,3 +1,4 @@
+import type { ToolPins } from '@factorly/plugin-pins/api';
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type {
   CallGateway,
@@ -27,6 +28,8 @@ export interface AppDeps {
   /** The oauth plugin's client (the Auth page), when it is installed, and the logins that page started. */
   oauth?: OAuthClient;
   logins?: PendingLogins;
+  /** The tools' pins, when the pins plugin is installed (the Pins page: held tools, their diffs, the decisions). */
+  pins?: ToolPins;
   approvals: Approvals;
   live: LiveFeed;
   /** The chain status and newest checkpoint the header shows. */

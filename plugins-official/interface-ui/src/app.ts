@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import type { AppDeps } from './app-deps.js';
 import { csrfCheck, hostCheck, securityHeaders, sessionCheck, type Session } from './security.js';
+import { html } from './html.js';
+import { notFound } from './layout.js';
+import { registerAgents } from './routes/agents.js';
 import { registerApprovals } from './routes/approvals.js';
 import { registerAudit } from './routes/audit.js';
 import { registerImport } from './routes/blueprint-import.js';
@@ -12,6 +15,7 @@ import { registerCalls } from './routes/calls.js';
 import { registerDashboard } from './routes/dashboard.js';
 import { registerHistory } from './routes/history.js';
 import { registerLive } from './routes/live.js';
+import { registerPins } from './routes/pins.js';
 import { registerPromote } from './routes/promote.js';
 import { registerToolEdit } from './routes/tool-edit.js';
 import { registerTools } from './routes/tools.js';
@@ -40,9 +44,11 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   registerDashboard(app, deps);
   registerHistory(app, deps);
   registerCalls(app, deps);
+  registerAgents(app, deps);
   registerPromote(app, deps);
   registerToolEdit(app, deps);
   registerTools(app, deps);
+  registerPins(app, deps);
   registerVault(app, deps);
   // /blueprints/import before /blueprints/:name, which would take "import" for a name.
   registerImport(app, deps);
@@ -51,7 +57,12 @@ export function createApp(deps: AppDeps, session: Session, hosts: () => Readonly
   registerApprovals(app, deps);
   registerAudit(app, deps);
   registerLive(app, deps);
-  app.notFound((c) => c.text('not found', 404));
+  app.notFound((c) =>
+    c.html(
+      notFound('Not found', html`No page is at <code>${new URL(c.req.url).pathname}</code>.`, '', deps.page()).text,
+      404,
+    ),
+  );
   app.onError((error, c) => {
     writeStderrLine('factorly ui: ', `${c.req.method} ${new URL(c.req.url).pathname} failed: ${error.message}`);
     return c.text(`error: ${error.message}`, 500);

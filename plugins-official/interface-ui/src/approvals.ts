@@ -1,4 +1,4 @@
-import type { AskQuestion, EventLog, JsonValue, Params, Recorded } from 'factorly';
+import type { AskQuestion, EventLog, JsonValue, Params, Recorded, StandingChoice, StandingKind } from 'factorly';
 
 /** What every request waiting on the page shows: the call that asks, who made it, when. */
 interface Waiting {
@@ -7,6 +7,8 @@ interface Waiting {
   iface: string;
   agentId?: string;
   requestedAt: string;
+  /** When it is declined if nobody answers (a confirmation says since `confirm.requested` v2). */
+  expiresAt?: string;
 }
 
 /** A call a UI channel was asked to confirm and nobody has answered yet. */
@@ -14,6 +16,8 @@ export interface PendingConfirm extends Waiting {
   kind: 'confirm';
   params: Params;
   reason: string;
+  /** Standing approvals the rule offers besides this call (`shadow.confirm: {for: 30m}`). */
+  standing: Pick<StandingChoice, 'kind' | 'label'>[];
 }
 
 /** A question (`factorly.ask`) the UI channel was asked and nobody has answered yet. */
@@ -40,13 +44,25 @@ const RECOVER_WINDOW_MS = 15 * 60_000;
 
 export const UI_CHANNEL = 'ui';
 
-const ENDS = new Set(['confirm.answered', 'confirm.resolved', 'ask.answered', 'ask.resolved']);
+/**
+ * What ends a request: its answer or outcome, or its call ending however it ends (completed,
+ * cancelled, or `call.interrupted` when its process died without a word).
+ */
+const ENDS = new Set([
+  'confirm.answered',
+  'confirm.resolved',
+  'ask.answered',
+  'ask.resolved',
+  'call.completed',
+  'call.interrupted',
+]);
 
 /**
  * What waits for the UI, kept from the log: a `confirm.requested` for the `ui` channel, or an
  * `ask.requested` naming it, adds one (from this process or any other writing the same log); its
- * answer (`confirm.answered`, `ask.answered`) or outcome (`confirm.resolved`, `ask.resolved`) removes
- * it. Answering appends the answer, which the asking process's channel is waiting for.
+ * answer (`confirm.answered`, `ask.answered`), outcome (`confirm.resolved`, `ask.resolved`) or its
+ * call's end (`call.completed`, `call.interrupted`) removes it. Answering appends the answer, which
+ * the asking process's channel is waiting for.
  */
 export class Approvals {
   private readonly pending = new Map<string, PendingApproval>();
@@ -94,10 +110,16 @@ export class Approvals {
     return true;
   }
 
-  /** Records a person's answer to a confirmation; false when it was already answered or never pending. */
-  async answer(callId: string, approved: boolean): Promise<boolean> {
-    if (this.pending.get(callId)?.kind !== 'confirm') return false;
-    await this.log.append([{ type: 'confirm.answered', data: { callId, channel: UI_CHANNEL, approved, by: 'ui' } }]);
+  /**
+   * Records a person's answer to a confirmation, approved with one of the standing approvals offered
+   * when `standing` names it; false when it was already answered, never pending, or that was not offered.
+   */
+  async answer(callId: string, approved: boolean, standing?: StandingKind): Promise<boolean> {
+    const pending = this.pending.get(callId);
+    if (pending?.kind !== 'confirm') return false;
+    if (standing !== undefined && !pending.standing.some((choice) => choice.kind === standing)) return false;
+    const data = { callId, channel: UI_CHANNEL, approved, by: 'ui', ...(approved && standing ? { standing } : {}) };
+    await this.log.append([{ type: 'confirm.answered', data }]);
     this.settled(callId);
     return true;
   }
@@ -150,13 +172,59 @@ export class Approvals {
       return { kind: 'question', ...waiting, question, replyKey, expiresAt };
     }
     const confirm = events.find((e) => e.type === 'shadow.decided' && e.data.decision === 'confirm');
-    const reason = confirm?.type === 'shadow.decided' ? confirm.data.reason : 'the tool asks before each call';
-    return { kind: 'confirm', ...waiting, params: params as Record<string, JsonValue>, reason };
+    const decided = confirm?.type === 'shadow.decided' ? confirm.data : undefined;
+    const reason = decided?.reason ?? 'the tool asks before each call';
+    const standing = offeredIn(decided?.facts);
+    const timeoutMs = event.type === 'confirm.requested' ? event.data.timeoutMs : undefined;
+    const expiresAt =
+      typeof timeoutMs === 'number' ? new Date(Date.parse(event.at) + timeoutMs).toISOString() : undefined;
+    return {
+      kind: 'confirm',
+      ...waiting,
+      params: params as Record<string, JsonValue>,
+      reason,
+      standing,
+      ...(expiresAt ? { expiresAt } : {}),
+    };
   }
+}
+
+/** The standing approval a confirm decision offers (its `standing` fact), to show; the asking process checks the answer. */
+function offeredIn(facts: Record<string, JsonValue> | undefined): PendingConfirm['standing'] {
+  const offer = facts?.standing;
+  if (typeof offer !== 'object' || offer === null || Array.isArray(offer)) return [];
+  const { kind, label } = offer;
+  return (kind === 'window' || kind === 'source') && typeof label === 'string' ? [{ kind, label }] : [];
 }
 
 /** A request the UI channel was asked (a confirmation recorded for it, a question naming it). */
 function asksUi(event: Recorded): boolean {
   if (event.type === 'confirm.requested') return event.data.channel === UI_CHANNEL;
   return event.type === 'ask.requested' && event.data.channels.includes(UI_CHANNEL);
+}
+
+/** How often the UI looks for callers that died while their request waits (cheap: the log's open calls). */
+const REAP_EVERY_MS = 2_000;
+
+/**
+ * While anything is pending, asks the host every couple of seconds to mark the calls of processes
+ * that ended as interrupted (`recoverInterrupted`): a caller killed with SIGKILL records nothing, and
+ * its `call.interrupted` is what takes its card away. Stops when `signal` aborts.
+ */
+export function reapWhilePending(
+  approvals: Approvals,
+  recoverInterrupted: () => Promise<unknown>,
+  signal: AbortSignal,
+  onError: (error: unknown) => void,
+): void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || approvals.list().length === 0) return;
+    running = true;
+    recoverInterrupted()
+      .catch(onError)
+      .finally(() => (running = false));
+  }, REAP_EVERY_MS);
+  timer.unref();
+  signal.addEventListener('abort', () => clearInterval(timer), { once: true });
 }

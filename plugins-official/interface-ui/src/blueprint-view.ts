@@ -1,6 +1,6 @@
 import type { BlueprintPlan, BlueprintSummary, BlueprintToolSummary, BlueprintVaultKey } from 'factorly';
 import { html, type Html } from './html.js';
-import { badge, csrfField, type PageContext } from './layout.js';
+import { badge, csrfField, scrolling, type PageContext } from './layout.js';
 
 /** A blueprint's page href. */
 export function blueprintHref(name: string): string {
@@ -11,15 +11,18 @@ export function blueprintHref(name: string): string {
 export function blueprintTable(blueprints: readonly BlueprintSummary[], installed: boolean): Html {
   if (blueprints.length === 0)
     return html`<p class="muted">${installed ? 'None installed yet: pick one below, or import an API.' : 'None.'}</p>`;
-  return html`<div class="table-wrap"><table class="blueprints"><thead><tr><th>Name</th><th>Tools</th><th>Auth</th><th>${installed ? 'Source' : 'Status'}</th><th>Description</th></tr></thead><tbody>${blueprints.map(
-    (b) => html`<tr id="blueprint-${b.name}">
+  return scrolling(
+    installed ? 'Installed blueprints' : 'Available blueprints',
+    html`<table class="blueprints"><thead><tr><th>Name</th><th>Tools</th><th>Auth</th><th>${installed ? 'Source' : 'Status'}</th><th>Description</th></tr></thead><tbody>${blueprints.map(
+      (b) => html`<tr id="blueprint-${b.name}">
   <td><a href="${blueprintHref(b.name)}">${b.displayName ?? b.name}</a> <small class="muted">${b.version ?? ''}</small></td>
   <td>${b.tools.length}</td>
   <td>${b.authType ? badge(b.authType) : ''}</td>
   <td>${installed ? html`<code>${b.source ?? ''}</code>` : b.installed ? badge('installed', 'ok') : ''}</td>
   <td class="muted">${b.problem ? html`<span class="error-text">${b.problem.split('\n')[0]}</span>` : (b.description ?? '')}</td>
 </tr>`,
-  )}</tbody></table></div>`;
+    )}</tbody></table>`,
+  );
 }
 
 /** Its tools, the hosts they reach, its keys and how to get them. */
@@ -37,12 +40,15 @@ ${summary.authGuide ? html`<section><h2>How to get the credentials</h2><pre clas
 }
 
 function toolTable(tools: readonly BlueprintToolSummary[]): Html {
-  return html`<div class="table-wrap"><table class="params"><thead><tr><th>Tool</th><th>Request</th><th>Parameters</th><th>Description</th></tr></thead><tbody>${tools.map(
-    (tool) => html`<tr><td><code>${tool.name}</code>${tool.confirm ? html` ${badge('asks first', 'warn')}` : ''}</td>
+  return scrolling(
+    'Tools',
+    html`<table class="params"><thead><tr><th>Tool</th><th>Request</th><th>Parameters</th><th>Description</th></tr></thead><tbody>${tools.map(
+      (tool) => html`<tr><td><code>${tool.name}</code>${tool.confirm ? html` ${badge('asks first', 'warn')}` : ''}</td>
 <td><code>${tool.endpoint}</code></td>
 <td>${tool.parameters.map((p) => html`<span class="param" title="${p.description ?? ''}"><code>${p.name}</code><small>${p.type}${p.required && p.default === undefined ? ' · required' : ''}</small></span> `)}</td>
 <td class="muted">${tool.description}</td></tr>`,
-  )}</tbody></table></div>`;
+    )}</tbody></table>`,
+  );
 }
 
 /** The credentials form of an install: one hidden-input field per key the vault lacks, and the hosts to point elsewhere. */

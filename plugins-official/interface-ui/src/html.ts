@@ -63,3 +63,21 @@ export function when(iso: string, now = new Date()): string {
   const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10);
   return sameDay ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
 }
+
+/** A count with thousands separators (`1,234,567`), the same on every machine. */
+export function count(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** `n thing` / `n things`, the count separated. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** A wait as a person reads it: `8 s`, `2 min 05 s`, `1 h 02 min` (static/app.js counts the same way). */
+export function waited(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}

@@ -1,3 +1,4 @@
+import { PinTokens } from '@factorly/plugin-pins/api';
 import { ShadowTokens } from '@factorly/plugin-shadow/api';
 import { OAuthTokens } from '@factorly/plugin-oauth/api';
 import type { InterfaceOptions, PluginDefinition } from 'factorly';
@@ -22,8 +23,9 @@ export const plugin: PluginDefinition = {
         services: registrar.optional(registrar.tokens.HostServices),
         policies: registrar.optional(ShadowTokens.Policies),
         oauth: registrar.optional(OAuthTokens.Client),
+        pins: registrar.optional(PinTokens.Pins),
       },
-      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies, oauth }, context) {
+      init({ interfaces, channels, gateway, paths, backends, openLog, services, policies, oauth, pins }, context) {
         channels.add(new UiPersonChannel(paths.stateDir, openLog), context.pluginId);
         interfaces.add(
           'ui',
@@ -32,7 +34,7 @@ export const plugin: PluginDefinition = {
             // Loaded on use: every factorly process registers the UI, only `factorly ui` needs the server.
             serve: async (options: InterfaceOptions, signal: AbortSignal) => {
               const { serveUi } = await import('./server.js');
-              await serveUi(options, { services, policies, gateway, paths, backends, openLog, oauth }, signal);
+              await serveUi(options, { services, policies, pins, gateway, paths, backends, openLog, oauth }, signal);
             },
           },
           context.pluginId,

@@ -1,18 +1,18 @@
 import type { AskQuestion } from 'factorly';
 import type { PendingQuestion } from './approvals.js';
-import { html, when, type Html } from './html.js';
+import { html, type Html } from './html.js';
 import { csrfField, type PageContext } from './layout.js';
 
 /**
  * A question an agent asks (`factorly.ask`) as the approvals page shows it, in the confirmation
- * cards' style: the question, an input fit for its type, Answer and Dismiss.
+ * cards' style (`head`: the question, who asks, the time left), an input fit for its type, Answer and
+ * Dismiss.
  */
-export function questionCard(p: PendingQuestion, who: string, context: PageContext): Html {
+export function questionCard(p: PendingQuestion, head: Html, context: PageContext): Html {
   const { question } = p;
   const form = `answer-${p.callId}`;
-  return html`<article class="approval" id="approval-${p.callId}">
-  <h2>${question.description ?? question.name}</h2>
-  <p class="muted">${who} · ${p.tool} asked at ${when(p.requestedAt)} · waits until ${when(p.expiresAt)}</p>
+  return html`<article class="approval" id="approval-${p.callId}" aria-labelledby="approval-${p.callId}-title">
+  ${head}
   <form id="${form}" method="post" action="/approvals/${p.callId}/reply">${csrfField(context)}
     <label>${question.name} <small>${hintOf(question)}</small>${inputOf(question)}</label>
   </form>

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { servedHosts } from '@factorly/net-guard';
 import { serve } from '@hono/node-server';
+import type { ToolPins } from '@factorly/plugin-pins/api';
 import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type {
   CallGateway,
@@ -18,7 +19,7 @@ import type {
   HostServices,
 } from 'factorly';
 import { createApp } from './app.js';
-import { Approvals } from './approvals.js';
+import { Approvals, reapWhilePending } from './approvals.js';
 import { EvidenceWatch } from './evidence-watch.js';
 import { evidenceBadges } from './evidence-view.js';
 import { LiveFeed } from './live-feed.js';
@@ -30,6 +31,7 @@ export interface UiKernel {
   /** The host's audit queries, promotion and editing (absent when the kernel runs under another host than the CLI). */
   services?: HostServices;
   policies?: ShadowPolicies;
+  pins?: ToolPins;
   gateway: CallGateway;
   paths: ProjectPaths;
   backends: KeyedRegistry<SecretBackend>;
@@ -73,6 +75,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
     {
       services,
       policies: kernel.policies,
+      pins: kernel.pins,
       gateway: kernel.gateway,
       log,
       paths: kernel.paths,
@@ -101,10 +104,7 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
     (server.address() as AddressInfo).port,
     Array.isArray(options.allowedHosts) ? options.allowedHosts.map(String) : [],
   );
-  // Fold the log for the dashboard and agent names now, so the first page does not wait for it.
-  void Promise.all([services.agents(), services.dashboard('24h')]).catch((error: unknown) =>
-    writeStderrLine('factorly ui: ', `could not fold the log: ${String(error)}`),
-  );
+  startBackground(services, approvals, closing.signal);
   announce(server, host, kernel.paths.stateDir, session.token, options.open === true);
   try {
     await new Promise<void>((resolve) =>
@@ -121,6 +121,16 @@ export async function serveUi(options: InterfaceOptions, kernel: UiKernel, signa
       server.closeIdleConnections();
     });
   }
+}
+
+/**
+ * What the UI does beside answering pages: folds the log for the dashboard and agent names now, so
+ * the first page does not wait for it, and takes away the cards of callers that were killed.
+ */
+function startBackground(services: HostServices, approvals: Approvals, closing: AbortSignal): void {
+  const warn = (what: string) => (error: unknown) => writeStderrLine('factorly ui: ', `${what}: ${String(error)}`);
+  void Promise.all([services.agents(), services.dashboard('24h')]).catch(warn('could not fold the log'));
+  reapWhilePending(approvals, () => services.recoverInterrupted(), closing, warn('could not look for ended callers'));
 }
 
 /**

@@ -20,6 +20,10 @@ export interface WaterfallRow {
   left: number;
   width: number;
   markers: Marker[];
+  /** On the critical path: the chain of calls, from the root, whose ends decide when the root ended. */
+  critical: boolean;
+  /** How many calls are below it (a subtree a person can fold away). */
+  descendants: number;
 }
 
 export interface Waterfall {
@@ -37,16 +41,19 @@ const MIN_WIDTH = 0.4;
  */
 export function layoutWaterfall(tree: CallTree, now: number): Waterfall {
   const origin = Date.parse(tree.root.entry.requestedAt);
-  const flat: Omit<WaterfallRow, 'left' | 'width' | 'markers'>[] = [];
-  const visit = (node: CallNode, depth: number): void => {
+  const flat: Omit<WaterfallRow, 'left' | 'width' | 'markers' | 'critical'>[] = [];
+  const visit = (node: CallNode, depth: number): number => {
     const start = Date.parse(node.entry.requestedAt) - origin;
     const running = node.entry.durationMs === undefined;
     const durationMs = running ? Math.max(0, now - origin - start) : node.entry.durationMs!;
-    flat.push({ node, depth, startMs: start, durationMs, running });
+    const row = { node, depth, startMs: start, durationMs, running, descendants: 0 };
+    flat.push(row);
     for (const child of [...node.children].sort((a, b) => a.entry.requestedAt.localeCompare(b.entry.requestedAt)))
-      visit(child, depth + 1);
+      row.descendants += 1 + visit(child, depth + 1);
+    return row.descendants;
   };
   visit(tree.root, 0);
+  const critical = criticalPath(flat);
   const spanMs = Math.max(1, ...flat.map((row) => row.startMs + row.durationMs));
   const rows = flat.map((row) => {
     const left = clamp((row.startMs / spanMs) * 100, 0, 100 - MIN_WIDTH);
@@ -57,9 +64,43 @@ export function layoutWaterfall(tree: CallTree, now: number): Waterfall {
       rule: d.rule,
       reason: d.reason,
     }));
-    return { ...row, left: round(left), width: round(width), markers: markers.map((m) => ({ ...m, at: round(m.at) })) };
+    return {
+      ...row,
+      left: round(left),
+      width: round(width),
+      markers: markers.map((m) => ({ ...m, at: round(m.at) })),
+      critical: critical.has(row.node),
+    };
   });
   return { rows, spanMs };
+}
+
+/**
+ * The critical path as tracing UIs draw it: from the root, at each call the inner call that ended
+ * last (the one the caller was still waiting for), down to a call with none. Only a tree of more
+ * than one call has one.
+ */
+function criticalPath(rows: readonly Pick<WaterfallRow, 'node' | 'durationMs'>[]): Set<CallNode> {
+  const path = new Set<CallNode>();
+  if (rows.length < 2) return path;
+  // When each call ended as recorded (its completion), else as its duration says; a tie goes to the later call.
+  const end = new Map(
+    rows.map((row) => {
+      const completed = row.node.entry.completedAt ? Date.parse(row.node.entry.completedAt) : Number.NaN;
+      return [
+        row.node,
+        Number.isFinite(completed) ? completed : Date.parse(row.node.entry.requestedAt) + row.durationMs,
+      ];
+    }),
+  );
+  for (let node: CallNode | undefined = rows[0].node; node;) {
+    path.add(node);
+    node = node.children.reduce<CallNode | undefined>(
+      (last, child) => (last === undefined || end.get(child)! >= end.get(last)! ? child : last),
+      undefined,
+    );
+  }
+  return path;
 }
 
 function clamp(value: number, low: number, high: number): number {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tamper } from '../../../test/helpers/forger.js';
-import { cli, launchChromium, project, shoot, startUi, type RunningUi } from './harness.js';
+import { cli, DESKTOP, events, launchChromium, project, shoot, startUi, type RunningUi } from './harness.js';
 
 const YAML = `tools:
   say:
@@ -27,7 +27,7 @@ beforeAll(async () => {
   const verified = await cli(['logs', 'verify', '--json'], proj.root);
   verifiedBefore = JSON.parse(verified.stdout).verified;
   [ui, browser] = await Promise.all([startUi(proj.root), launchChromium()]);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
   await page.goto(ui.url);
 }, 120_000);
 
@@ -70,9 +70,11 @@ describe('evidence at a glance', () => {
     expect((await fetch(`${ui.origin}/audit/log.pub`, { redirect: 'manual' })).status).not.toBe(200);
   });
 
-  it('names a log modified behind its back, on the audit page and then in every header', async () => {
+  it('names a log modified behind its back, on the audit page (linking the broken seq to its call) and then in every header', async () => {
+    const requested = (await events(proj.root)).find((e) => e.type === 'call.requested')!;
+    const { seq } = requested;
     await tamper(proj.root, (dbs) =>
-      dbs.events.putSync(2, Buffer.from(dbs.events.getBinary(2)!.toString().replace('"id":"', '"id":"forged-'))),
+      dbs.events.putSync(seq, Buffer.from(dbs.events.getBinary(seq)!.toString().replace('"id":"', '"id":"forged-'))),
     );
     // The page answers at once from the newest result; the full verification it asks for in the
     // background finds the old event changed, and the next look shows it.
@@ -85,9 +87,14 @@ describe('evidence at a glance', () => {
         { timeout: 30_000 },
       )
       .toBe('Hash chain broken');
-    expect(await page.locator('.chain p').first().innerText()).toMatch(/^Broken at seq 2 \(modified\): /);
+    expect(await page.locator('.chain p').first().innerText()).toMatch(
+      new RegExp(`^Broken at seq ${seq} \\(modified\\): `),
+    );
+    const link = page.locator('.chain p a.finding-call').first();
+    expect(await link.innerText()).toBe(`seq ${seq}`);
+    expect(await link.getAttribute('href')).toBe(`/calls/${(requested.data as { callId: string }).callId}`);
     await page.goto(`${ui.origin}/history`);
-    expect(await page.locator('.evidence-chain').innerText()).toBe('Chain broken at seq 2');
+    expect(await page.locator('.evidence-chain').innerText()).toBe(`Chain broken at seq ${seq}`);
     await shoot(page, 'evidence-broken');
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, events, launchChromium, project, shoot, startUi, type RunningUi } from './harness.js';
+import { cli, events, launchChromium, project, shoot, startUi, type RunningUi, DESKTOP } from './harness.js';
 
 const MAIN = `# Project tools. This comment must survive every edit.
 tools:
@@ -25,7 +25,7 @@ const mainFile = join(proj.root, '.factorly', 'factorly.yaml');
 
 beforeAll(async () => {
   [ui, browser] = await Promise.all([startUi(proj.root, VAULT_ENV), launchChromium()]);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
   await page.goto(ui.url);
 }, 60_000);
 
@@ -75,11 +75,18 @@ describe('the vault page', () => {
       stdout: SECOND_VALUE,
     });
 
-    await page.locator('#key-global-DEPLOY_KEY').getByRole('button', { name: 'Delete DEPLOY_KEY' }).click();
+    // Deleting asks first: the row's Delete… opens the question, its button deletes.
+    const row2 = page.locator('#key-global-DEPLOY_KEY');
+    expect(await row2.getByRole('button', { name: 'Delete DEPLOY_KEY' }).isVisible()).toBe(false);
+    await row2.locator('summary', { hasText: 'Delete…' }).click();
+    expect(await row2.locator('details.confirm-delete p').innerText()).toBe(
+      'Delete DEPLOY_KEY from the global vault? This cannot be undone.',
+    );
+    await row2.getByRole('button', { name: 'Delete DEPLOY_KEY' }).click();
     await page.waitForURL(`${ui.origin}/vault?deleted=DEPLOY_KEY&tier=global`);
     expect(await page.getByRole('status').innerText()).toBe('Deleted DEPLOY_KEY from the global vault.');
     expect(await page.locator('#tier-global p').innerText()).toBe('No keys yet.');
-    expect(await page.locator('table.keys code').allInnerTexts()).toEqual(['GITHUB_TOKEN']);
+    expect(await page.locator('table.keys td.t-key code').allInnerTexts()).toEqual(['GITHUB_TOKEN']);
     await shoot(page, 'vault');
 
     const html = await page.content();
@@ -100,7 +107,7 @@ describe('the vault page', () => {
     expect(text).not.toContain(SECOND_VALUE);
   });
 
-  it('refuses a delete without the CSRF token', async () => {
+  it('refuses a delete without the CSRF token, and one that skipped the question', async () => {
     const response = await fetch(`${ui.origin}/vault/delete`, {
       method: 'POST',
       headers: {
@@ -111,6 +118,14 @@ describe('the vault page', () => {
       body: 'key=GITHUB_TOKEN&tier=project',
     });
     expect(response.status).toBe(403);
+    await page.goto(`${ui.origin}/vault`);
+    const csrf = (await page.locator('body').getAttribute('data-csrf'))!;
+    const unasked = await page.request.post(`${ui.origin}/vault/delete`, {
+      form: { _csrf: csrf, key: 'GITHUB_TOKEN', tier: 'project' },
+      headers: { origin: ui.origin },
+    });
+    expect(unasked.status()).toBe(400);
+    expect(await unasked.text()).toContain('deleting GITHUB_TOKEN needs its confirmation: use Delete… on its row');
     expect(await cli(['vault', 'list'], proj.root, VAULT_ENV)).toMatchObject({ status: 0, stdout: 'GITHUB_TOKEN\n' });
   });
 });

@@ -10,8 +10,8 @@ import { niceMax } from '../src/charts/scale.js';
 import { timeChart } from '../src/charts/time-chart.js';
 import { UiPersonChannel } from '../src/person-channel.js';
 import { html } from '../src/html.js';
+import { historyRow } from '../src/history-view.js';
 import { loginState } from '../src/routes/auth.js';
-import { historyRow } from '../src/routes/history.js';
 import { toolYaml } from '../src/tool-yaml.js';
 import { lockPath, removeLock, writeLock } from '../src/ui-lock.js';
 import { layoutWaterfall } from '../src/waterfall.js';
@@ -90,6 +90,50 @@ describe('the ui confirm channel', () => {
     expect(channel.accepts()).toBe(false);
   });
 
+  it('says why it cannot ask, and tells a piped factorly call where it waits (not one with a terminal)', async () => {
+    const state = dir();
+    const said: string[] = [];
+    const notices = { write: (text: string) => said.push(text) } as unknown as NodeJS.WritableStream;
+    const { MemoryEventLog } = await import('factorly/events');
+    const log = new MemoryEventLog();
+    let terminal = false;
+    const channel = new UiPersonChannel(
+      state,
+      () => log,
+      notices,
+      () => terminal,
+    );
+    expect(channel.whyNot()).toBe(
+      'no factorly ui is running for this project (start `factorly ui` to approve calls on its Approvals page)',
+    );
+    writeLock(state, { pid: process.pid, url: 'http://127.0.0.1:4711/' });
+    expect(channel.whyNot()).toBeUndefined();
+    const request = {
+      kind: 'confirm' as const,
+      callId: 'c1',
+      tool: 'deploy',
+      params: {},
+      fingerprint: 'f',
+      reason: 'tool "deploy" requires confirmation',
+      expiresAt: Date.parse('2026-11-30T10:01:00.000Z'),
+    };
+    for (const iface of ['cli', 'mcp'] as const) {
+      const stop = new AbortController();
+      const asked = channel.ask({ ...request, iface }, stop.signal);
+      stop.abort();
+      await asked.catch(() => undefined);
+    }
+    terminal = true;
+    const stop = new AbortController();
+    const asked = channel.ask({ ...request, iface: 'cli' }, stop.signal);
+    stop.abort();
+    await asked.catch(() => undefined);
+    expect(said).toEqual([
+      '⏳ Tool "deploy" waits for approval: approve or deny it at http://127.0.0.1:4711/approvals (the factorly ui of this project); declined at 10:01:00 UTC if nobody answers.\n',
+    ]);
+    removeLock(state);
+  });
+
   it('leaves another process’s lock in place', () => {
     const state = dir();
     writeLock(state, { pid: process.pid + 1, url: 'x' });
@@ -150,6 +194,14 @@ describe('the waterfall layout', () => {
       ['late', 1, 60, 20],
     ]);
     expect(rows[3].markers).toEqual([{ at: 50, decision: 'deny', rule: 'deny', reason: 'no' }]);
+    // The critical path follows the inner call that ended last at each level; folding counts what is below.
+    expect(rows.filter((r) => r.critical).map((r) => r.node.entry.callId)).toEqual(['root', 'late']);
+    expect(rows.map((r) => r.descendants)).toEqual([4, 1, 0, 0, 0]);
+  });
+
+  it('has no critical path for a single call', () => {
+    const { rows } = layoutWaterfall({ root: node(entry('alone', '2026-01-01T00:00:00.000Z', 5)), sources: {} }, 0);
+    expect(rows.map((r) => r.critical)).toEqual([false]);
   });
 
   it('extends a call still running to now', () => {
@@ -197,26 +249,39 @@ describe('charts', () => {
     expect([1, 2, 3, 9, 10, 11, 45, 140].map(niceMax)).toEqual([2, 2, 4, 10, 10, 20, 60, 200]);
   });
 
-  it('names agents by their client, with the short session id beside it', () => {
+  it('names agents by their client, with the short session id beside it, linked to their page', () => {
+    const claude = '3f2a1b0c-aaaa-4bbb-8ccc-000000000001';
+    const bare = '9e8d7c6b-bbbb-4bbb-8ccc-000000000002';
     const agents: AgentDirectory = new Map([
       [
-        '3f2a1b0c-aaaa',
+        claude,
         {
-          agentId: '3f2a1b0c-aaaa',
-          sessionId: '3f2a1b0c-aaaa',
+          agentId: claude,
+          sessionId: claude,
           iface: 'mcp',
           client: { name: 'claude-code', version: '1.0.42' },
           openedAt: '',
         },
       ],
-      ['9e8d7c6b-bbbb', { agentId: '9e8d7c6b-bbbb', sessionId: '9e8d7c6b-bbbb', iface: 'mcp', openedAt: '' }],
+      [bare, { agentId: bare, sessionId: bare, iface: 'mcp', openedAt: '' }],
+      // An id that names nobody's session (recorded without one): shown as it is.
+      ['ci-bot', { agentId: 'ci-bot', sessionId: 's3', iface: 'mcp', openedAt: '' }],
     ]);
-    expect(agentLabel(agentName('3f2a1b0c-aaaa', agents)).text).toBe(
-      '<span class="agent" title="3f2a1b0c-aaaa">claude-code 1.0.42 <code class="sid">3f2a1b0c</code></span>',
+    expect(agentLabel(agentName(claude, agents)).text).toBe(
+      `<a class="agent" href="/agents/${claude}" title="${claude}"><span class="agent-name">claude-code 1.0.42</span> <code class="sid">3f2a1b0c</code></a>`,
     );
-    expect(agentName('9e8d7c6b-bbbb', agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: '9e8d7c6b-bbbb' });
-    expect(agentName('unknown-id', agents)).toEqual({ name: 'agent', short: 'unknown-', id: 'unknown-id' });
-    expect(agentName('iface:cli', agents)).toEqual({ name: 'cli' });
+    expect(agentName(bare, agents)).toEqual({ name: 'mcp session', short: '9e8d7c6b', id: bare });
+    expect(agentName('ci-bot', agents)).toEqual({ name: 'ci-bot', id: 'ci-bot' });
+    expect(agentName('0a0b0c0d-0000-4000-8000-000000000000', agents)).toMatchObject({
+      name: 'agent',
+      short: '0a0b0c0d',
+    });
+    expect(agentName('deploy-token', agents)).toEqual({ name: 'deploy-token', id: 'deploy-token' });
+    expect(agentName('iface:cli', agents)).toEqual({ name: 'cli', id: 'iface:cli' });
+    expect(agentName(undefined, agents, 'ui')).toEqual({ name: 'ui', id: 'iface:ui' });
+    expect(agentLabel(agentName('iface:cli', agents)).text).toBe(
+      '<a class="agent" href="/agents/iface%3Acli" title="iface:cli"><span class="agent-name">cli</span></a>',
+    );
   });
 
   it('names an agent its token named by that name, with what its client called itself beside it', () => {
@@ -233,9 +298,9 @@ describe('charts', () => {
         },
       ],
     ]);
-    expect(agentName('cursor', agents)).toEqual({ name: 'cursor', label: 'Cursor 1.4.2' });
+    expect(agentName('cursor', agents)).toEqual({ name: 'cursor', id: 'cursor', label: 'Cursor 1.4.2' });
     expect(agentLabel(agentName('cursor', agents)).text).toBe(
-      '<span class="agent">cursor <span class="muted">Cursor 1.4.2</span></span>',
+      '<a class="agent" href="/agents/cursor" title="cursor"><span class="agent-name">cursor</span> <span class="muted">Cursor 1.4.2</span></a>',
     );
   });
 });

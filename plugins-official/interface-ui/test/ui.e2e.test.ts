@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmdbEventLog } from 'factorly/events';
-import { cli, events, launchChromium, project, shoot as shootPage, startUi, type RunningUi } from './harness.js';
+import {
+  cli,
+  events,
+  launchChromium,
+  project,
+  shoot as shootPage,
+  startUi,
+  type RunningUi,
+  DESKTOP,
+} from './harness.js';
 
 const YAML = `tools:
   deploy:
@@ -33,7 +42,7 @@ const shoot = (name: string): Promise<void> => shootPage(page, name);
 
 beforeAll(async () => {
   [ui, browser] = await Promise.all([startUi(proj.root), launchChromium()]);
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context = await browser.newContext({ viewport: DESKTOP });
   page = await context.newPage();
 }, 60_000);
 
@@ -106,9 +115,9 @@ describe('factorly ui in a browser', () => {
     expect(await tried.locator('.t-iface').innerText()).toBe('ui');
     expect(await tried.locator('.badge').first().innerText()).toBe('success');
     await page.goto(`${ui.origin}/history?iface=ui`);
-    expect(await page.locator('#history-rows .t-tool a').allInnerTexts()).toEqual(['greet.world']);
+    expect(await page.locator('#history-rows .t-tool a:not(.inner)').allInnerTexts()).toEqual(['greet.world']);
     await page.goto(`${ui.origin}/history?tool=say&status=success`);
-    expect(await page.locator('#history-rows .t-tool a').allInnerTexts()).toEqual(['say', 'say']);
+    expect(await page.locator('#history-rows .t-tool a:not(.inner)').allInnerTexts()).toEqual(['say', 'say']);
     await page.goto(`${ui.origin}/tools`);
     await shoot('tools');
   }, 90_000);
@@ -130,8 +139,13 @@ describe('factorly ui in a browser', () => {
     await page.waitForURL(/answered=approved/);
     await cards.filter({ hasText: '"staging"' }).getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL(/answered=denied/);
-    expect(await prod).toMatchObject({ status: 0, stdout: 'deployed prod\n' });
-    expect(await staging).toMatchObject({ status: 1, stderr: 'tool "deploy": confirmation declined\n' });
+    // Without a terminal each call said where it waits, then how it ended.
+    const where = new RegExp(
+      `^⏳ Tool "deploy" waits for approval: approve or deny it at ${ui.origin}/approvals \\(the factorly ui of this project\\); declined at \\d\\d:\\d\\d:\\d\\d UTC if nobody answers\\.\\n`,
+    );
+    expect(await prod).toMatchObject({ status: 0, stdout: 'deployed prod\n', stderr: expect.stringMatching(where) });
+    expect(await staging).toMatchObject({ status: 1, stderr: expect.stringMatching(where) });
+    expect((await staging).stderr.replace(where, '')).toBe('tool "deploy": confirmation declined\n');
     expect(await page.locator('#pending-count').innerText()).toBe('0');
 
     const resolved = (await events(proj.root)).filter((e) => e.type === 'confirm.resolved').map((e) => e.data);
@@ -170,7 +184,15 @@ describe('factorly ui in a browser', () => {
     expect(await choice.locator('select[name="answer"] option').allInnerTexts()).toEqual(['eu', 'us']);
     await choice.getByRole('button', { name: 'Dismiss' }).click();
     await page.waitForURL(/answered=dismissed/);
-    expect(await dismissed).toMatchObject({ status: 1, stderr: 'factorly.ask: user cancelled the prompt\n' });
+    // Without a terminal the call said where its question waits, then how it ended.
+    expect(await dismissed).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^⏳ Tool "factorly\\.ask" asks a question: answer it at ${ui.origin}/approvals \\(the factorly ui of this project\\); it stops waiting at \\d\\d:\\d\\d:\\d\\d UTC if nobody answers\\.\nfactorly\\.ask: user cancelled the prompt\n$`,
+        ),
+      ),
+    });
 
     const all = await events(proj.root);
     const answered = all.filter((e) => e.type === 'ask.answered').map((e) => e.data);

@@ -58,7 +58,8 @@ export class CodeHost implements SandboxHost {
   private async callPath(args: JsonValue): Promise<JsonValue> {
     const { path, args: params } = args as { path: string; args: JsonValue };
     if (!isObject(params)) throw new FactorlyError('PARAMS_INVALID', `${toolPath(path)} takes one object argument`);
-    const known = this.gateway.tools().some((tool) => tool.name === path);
+    // A held tool (its pinned definition changed) is known: the call is made, recorded and refused.
+    const known = this.gateway.tools(this.parent.sessionId, { held: true }).some((tool) => tool.name === path);
     if (!known)
       throw new FactorlyError(
         'TOOL_NOT_FOUND',

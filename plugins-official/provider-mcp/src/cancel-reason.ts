@@ -4,14 +4,18 @@
  * agent's own reason reaches the server as the agent sent it (the kernel carries it as the
  * cancellation's `cause`); otherwise the server reads why factorly stopped the call, without
  * "AbortError: " in front.
+ *
+ * `release` once the request is answered: the SDK never takes its listener off the signal, and the
+ * kernel aborts a call's signal when the call ends, which would tell the server to cancel a request
+ * it already answered (one more message each way per call, for nothing).
  */
-export function relayingSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
-  if (!signal) return undefined;
+export function relayingSignal(signal: AbortSignal | undefined): { signal?: AbortSignal; release(): void } {
+  if (!signal) return { release: () => undefined };
   const relay = new AbortController();
   const abort = (): void => relay.abort(upstreamReason(signal.reason));
   if (signal.aborted) abort();
   else signal.addEventListener('abort', abort, { once: true });
-  return relay.signal;
+  return { signal: relay.signal, release: () => signal.removeEventListener('abort', abort) };
 }
 
 function upstreamReason(reason: unknown): string {

@@ -145,11 +145,12 @@ export class Connection {
     if (token) this.progress.set(token, options.onprogress!);
     try {
       const live = await this.connect();
+      const relay = relayingSignal(options.signal);
       try {
         const withToken = token
           ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } }
           : params;
-        const sdkOptions = { signal: relayingSignal(options.signal), timeout: options.timeoutMs };
+        const sdkOptions = { signal: relay.signal, timeout: options.timeoutMs };
         // A token the server refused mid-session was renewed by the auth provider: the request goes once more.
         return await sender(live, withToken, sdkOptions).catch((error: unknown) => {
           if (tokenRenewed(error)) return sender(live, withToken, sdkOptions);
@@ -162,6 +163,8 @@ export class Connection {
           `upstream MCP server "${this.server}" stopped while this call was in flight (${(error as Error).message}); ` +
             `it will be started again on the next call${tail ? `. Its last stderr: ${tail}` : ''}`,
         );
+      } finally {
+        relay.release();
       }
     } finally {
       this.inFlight -= 1;

@@ -25,4 +25,15 @@ describe("an agent's cancel reaches the upstream server", () => {
     const told = await client.callTool({ name: 'up.last-cancel', arguments: {} });
     expect(told.content).toEqual([{ type: 'text', text: 'the agent changed its mind' }]);
   });
+
+  it('and only a cancel: a call the server answered is not cancelled afterwards', { timeout: 30_000 }, async () => {
+    const root = tempProject({
+      '.factorly/factorly.yaml': `tools:\n  up:\n    type: mcp\n    ${upstreamFixture('cancel')}\n`,
+    });
+    const { client } = await serveClient(root);
+    open.push(client);
+    for (let i = 0; i < 3; i += 1) await client.callTool({ name: 'up.last-cancel', arguments: {} });
+    const told = await client.callTool({ name: 'up.cancels', arguments: {} });
+    expect(told.content).toEqual([{ type: 'text', text: '[]' }]);
+  });
 });

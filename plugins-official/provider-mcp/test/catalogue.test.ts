@@ -5,7 +5,7 @@ import type { CatalogChange, ClientLink } from 'factorly';
 import type { Kernel } from 'factorly/testing';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
-import { interfaceParts } from './grab-passthrough.js';
+import { interfaceParts } from '../../../test/helpers/mcp-interface-parts.js';
 
 const SERVER = resolve(import.meta.dirname, 'fixtures', 'growing-server.mjs');
 

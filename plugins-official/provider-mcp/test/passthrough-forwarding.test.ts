@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { plugin as vaultPlugin } from '@factorly/plugin-vault';
 import { eventsOf, startTestKernel } from '../../../test/helpers/kernel.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
-import { interfaceParts } from './grab-passthrough.js';
+import { interfaceParts } from '../../../test/helpers/mcp-interface-parts.js';
 import { agent, keep, start, stopKernel, UPSTREAM } from './passthrough-kit.js';
 
 afterEach(stopKernel);

@@ -6,7 +6,7 @@ import type { Kernel } from 'factorly/testing';
 import { startTestKernel } from '../../../test/helpers/kernel.js';
 import { REPO } from '../../../test/helpers/project.js';
 import { plugin as mcpPlugin } from '../src/plugin.js';
-import { interfaceParts } from './grab-passthrough.js';
+import { interfaceParts } from '../../../test/helpers/mcp-interface-parts.js';
 import { childProcesses } from './processes.js';
 
 export const UPSTREAM = resolve(REPO, 'test', 'fixtures', 'conformance-upstream', 'server.mjs');

@@ -6,7 +6,7 @@ import type { Token, ToolDefinition } from 'factorly';
 import type { ContributedAgent } from './agent-rules.js';
 import type { ShadowPolicy } from './policy-types.js';
 
-export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowPolicy } from './policy-types.js';
+export type { LoopPolicy, RateLimit, RateScope, RateUnit, ShadowPolicy, StandingPolicy } from './policy-types.js';
 export type { ContributedAgent } from './agent-rules.js';
 export type { AgentRulesSpec } from './agent-keys.js';
 export { AGENT_RULES_SCHEMA, checkAgentRules } from './agent-keys.js';

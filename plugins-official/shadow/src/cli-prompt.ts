@@ -13,11 +13,12 @@ const TRIES = 3;
 
 /**
  * Asks on the terminal of `factorly call`. A confirmation shows the tool and a preview of its params
- * and reads a line (`y…` approves); a question shows itself and reads the answer, checked as the
- * question's type wants (asked again when it does not fit; an empty line takes the default). End of
- * input declines a confirmation and dismisses a question; an abort (another channel answered, the
- * wait timed out) lets go. Without a terminal it cannot ask, so it fails rather than answers: another
- * channel (the web UI) can still answer, and when none can, the race records why. Only requests made
+ * and reads a line (`y…` approves, `a…` approves with the standing choice offered, if any); a
+ * question shows itself and reads the answer, checked as the question's type wants (asked again
+ * when it does not fit; an empty line takes the default). End of input declines a confirmation and
+ * dismisses a question; an abort (another channel answered, the wait timed out) lets go. Without a
+ * terminal it cannot ask, so it does not take the request and says why: another channel (the web UI)
+ * can still answer, and when none can, the request ends at once with the reasons. Only requests made
  * through the CLI are asked here: an MCP server's stdin is its transport.
  */
 export class CliPromptChannel implements PersonChannel {
@@ -28,7 +29,11 @@ export class CliPromptChannel implements PersonChannel {
   constructor(private readonly io: PromptIo = { input: process.stdin, output: process.stderr }) {}
 
   accepts(request: PersonRequest): boolean {
-    return request.iface === 'cli';
+    return request.iface === 'cli' && this.io.input.isTTY === true;
+  }
+
+  whyNot(request: PersonRequest): string | undefined {
+    return request.iface === 'cli' && !this.io.input.isTTY ? 'no terminal to ask on (stdin is not a TTY)' : undefined;
   }
 
   async ask(request: PersonRequest, signal: AbortSignal): Promise<PersonAnswer> {
@@ -40,8 +45,12 @@ export class CliPromptChannel implements PersonChannel {
 
   private async confirm(request: ConfirmPrompt, signal: AbortSignal): Promise<PersonAnswer> {
     this.io.output.write(`⚠ Tool "${request.tool}" requires confirmation.\n  params: ${preview(request.params)}\n`);
-    const answer = await readLine(this.io, 'Proceed? (y/n): ', signal);
-    return { action: answer !== undefined && /^y/i.test(answer.trim()) ? 'accept' : 'decline', by: this.name };
+    // A standing approval offered (`confirm: {for: 30m}`) is a third answer: `a` approves for that long.
+    const standing = request.standing?.[0];
+    const asked = standing ? `Proceed? (y = this call, a = ${standing.label}, n = no): ` : 'Proceed? (y/n): ';
+    const answer = (await readLine(this.io, asked, signal))?.trim() ?? '';
+    if (standing && /^a/i.test(answer)) return { action: 'accept', standing: standing.kind, by: this.name };
+    return { action: /^y/i.test(answer) ? 'accept' : 'decline', by: this.name };
   }
 
   private async question({ question, check }: QuestionPrompt, signal: AbortSignal): Promise<PersonAnswer> {

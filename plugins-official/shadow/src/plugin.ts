@@ -41,15 +41,19 @@ export const plugin: PluginDefinition = {
     registrar.provide(ShadowTokens.Policies, policies);
     registrar.provide(ShadowTokens.AgentRules, { contribute: (source, agents) => book.contribute(source, agents) });
     registrar.registerInit({
-      deps: { rules: registrar.tokens.ShadowRules, channels: registrar.tokens.PersonChannels },
-      init({ rules, channels }, context) {
+      deps: {
+        rules: registrar.tokens.ShadowRules,
+        channels: registrar.tokens.PersonChannels,
+        standing: registrar.tokens.StandingApprovals,
+      },
+      init({ rules, channels, standing }, context) {
         book.configure(context.config);
         context.onConfig((block) => book.configure(block));
         for (const rule of [
           new LogParamsRule(),
           new DenyRule(),
           new AgentAccessRule(book),
-          new ConfirmRule(),
+          new ConfirmRule(standing),
           new RateLimitRule(),
           new AgentRateLimitRule(book),
           new MaxCallsRule(),

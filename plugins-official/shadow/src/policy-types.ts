@@ -30,7 +30,10 @@ export interface ShadowPolicy {
   owner: string;
   /** `true`: every call; a list: these (sub-)tools; `false`: none (switches a built-in default off). */
   deny?: boolean | string[];
+  /** Which calls ask a person (`confirm: true`, a list, or the mapping's `tools`). */
   confirm?: boolean | string[];
+  /** What a person may approve beyond the one call (`confirm: {for: 30m}`, `{once_per: source}`). */
+  standing?: StandingPolicy;
   rateLimit?: RateLimit;
   scope?: RateScope;
   /** Inner calls per code-tool run, at any depth (default 100). */
@@ -39,6 +42,16 @@ export interface ShadowPolicy {
   /** How long a confirmation waits for a person before it counts as declined. */
   confirmTimeoutMs?: number;
   loop: LoopPolicy;
+}
+
+/**
+ * A standing approval a confirmation offers: `window` approves the tool for the agent that asked,
+ * `source` approves one script (by its SHA), for whoever runs it unless `perAgent`.
+ */
+export interface StandingPolicy {
+  kind: 'window' | 'source';
+  forMs: number;
+  perAgent: boolean;
 }
 
 export const DEFAULT_MAX_CALLS = 100;

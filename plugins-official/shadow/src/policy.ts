@@ -1,6 +1,6 @@
 import type { ToolDefinition } from 'factorly';
 import { DEFAULT_MAX_CALLS, type ShadowPolicy } from './policy-types.js';
-import { parseDuration, parseLoop, parseRateLimit } from './shadow-keys.js';
+import { parseConfirm, parseDuration, parseLoop, parseRateLimit } from './shadow-keys.js';
 
 const parsed = new WeakMap<ToolDefinition, ShadowPolicy>();
 
@@ -13,10 +13,12 @@ export function policyOf(tool: ToolDefinition): ShadowPolicy {
   let policy = parsed.get(tool);
   if (!policy) {
     const block = (tool.shadow ?? {}) as Record<string, unknown>;
+    const confirm = parseConfirm(block.confirm);
     policy = {
       owner: tool.expandedFrom ?? tool.name,
       deny: block.deny as ShadowPolicy['deny'],
-      confirm: block.confirm as ShadowPolicy['confirm'],
+      confirm: confirm.selection,
+      ...(confirm.standing ? { standing: confirm.standing } : {}),
       rateLimit: block.rate_limit === undefined ? undefined : parseRateLimit(block.rate_limit),
       scope: block.scope as ShadowPolicy['scope'],
       maxCalls: typeof block.max_calls === 'number' ? block.max_calls : DEFAULT_MAX_CALLS,

@@ -1,7 +1,14 @@
 import { distance } from 'fastest-levenshtein';
 import ms from 'ms';
 import type { ConfigBlock, ConfigProblem } from 'factorly';
-import { DEFAULT_LOOP, RATE_SCOPES, type LoopPolicy, type RateLimit, type RateUnit } from './policy-types.js';
+import {
+  DEFAULT_LOOP,
+  RATE_SCOPES,
+  type LoopPolicy,
+  type RateLimit,
+  type RateUnit,
+  type StandingPolicy,
+} from './policy-types.js';
 
 /** The loop rule keeps up to this many identical calls per window. */
 const MAX_LOOP_BLOCK = 1000;
@@ -26,12 +33,60 @@ const UNITS: Record<string, RateUnit> = {
 };
 const UNIT_MS: Record<RateUnit, number> = { sec: 1_000, min: 60_000, hour: 3_600_000, day: LONGEST_WINDOW_MS };
 
+/** The longest a standing approval may stand (`confirm: {for: …}`), and how long `once_per: source` stands by default. */
+const LONGEST_STANDING_MS = 30 * LONGEST_WINDOW_MS;
+const DEFAULT_SOURCE_MS = LONGEST_WINDOW_MS;
+
 const SELECTION = {
   anyOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', minLength: 1 } }],
   description: 'true, false or a list of tool names',
 };
 const DURATION = { type: ['string', 'number'], description: 'a duration such as "60s", "2m" or a number of seconds' };
 const COUNT = { type: 'integer', minimum: 1, description: 'a whole number of at least 1' };
+/** `confirm: true | false | [tools]`, or a mapping that also says what a person may approve beyond one call. */
+const CONFIRM = {
+  type: ['boolean', 'array', 'object'],
+  description: 'true, false, a list of tool names or a mapping {tools, for, per, once_per}',
+  items: { type: 'string', minLength: 1 },
+  properties: {
+    tools: SELECTION,
+    for: DURATION,
+    per: { enum: ['agent'] },
+    once_per: { enum: ['source'] },
+  },
+  additionalProperties: false,
+};
+
+/** `confirm` parsed: which calls ask, and the standing approval a person may give instead of approving one call. */
+export interface ConfirmSetting {
+  selection?: boolean | string[];
+  standing?: StandingPolicy;
+}
+
+/**
+ * `confirm: true`, a list of tools, or `{tools?, for?, per?, once_per?}`: `for` offers approving the
+ * tool for the agent that asked, for that long; `once_per: source` offers approving one script (for
+ * `for`, a day by default), for whoever runs it unless `per: agent`.
+ */
+export function parseConfirm(value: unknown, problem: ConfigProblem = () => undefined): ConfirmSetting {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { selection: value as ConfirmSetting['selection'] };
+  const raw = value as { tools?: boolean | string[]; for?: unknown; per?: string; once_per?: string };
+  const selection = raw.tools ?? true;
+  let forMs = raw.for === undefined ? undefined : parseDuration(raw.for, (m) => problem(m, ['for']));
+  if (forMs !== undefined && forMs > LONGEST_STANDING_MS) {
+    problem(`${ms(forMs, { long: true })} is longer than ${ms(LONGEST_STANDING_MS, { long: true })}`, ['for']);
+    forMs = undefined;
+  }
+  if (raw.once_per === 'source')
+    return {
+      selection,
+      standing: { kind: 'source', forMs: forMs ?? DEFAULT_SOURCE_MS, perAgent: raw.per === 'agent' },
+    };
+  if (raw.for === undefined && raw.per !== undefined)
+    problem('per: agent needs `for` (how long) or `once_per: source`', ['per']);
+  return { selection, ...(forMs === undefined ? {} : { standing: { kind: 'window', forMs, perAgent: true } }) };
+}
 
 /** `N/sec|min|hour|day` (also `second`, `minute`); undefined (after saying why) when it is not one. */
 export function parseRateLimit(
@@ -110,7 +165,7 @@ export function parseLoop(value: unknown, problem: ConfigProblem = () => undefin
  */
 export const SHADOW_KEYS: Readonly<Record<string, ConfigBlock>> = {
   deny: { schema: SELECTION },
-  confirm: { schema: SELECTION },
+  confirm: { schema: CONFIRM, check: (value, problem) => void parseConfirm(value, problem) },
   rate_limit: {
     schema: { type: 'string', description: 'a rate such as "10/min"' },
     check: (value, problem) => void parseRateLimit(value, problem),

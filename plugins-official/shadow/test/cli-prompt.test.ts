@@ -51,14 +51,19 @@ describe('CLI prompt: confirmations', () => {
     expect(await aborted).toMatchObject({ action: 'decline' });
   });
 
-  it('fails without asking when there is no terminal (so another channel may answer), and only serves CLI calls', async () => {
+  it('does not take a request without a terminal and says why (so another channel may answer), and only serves CLI calls', async () => {
     const piped = terminal(false);
+    expect(piped.channel.accepts(REQUEST)).toBe(false);
+    expect(piped.channel.whyNot(REQUEST)).toBe('no terminal to ask on (stdin is not a TTY)');
     await expect(piped.channel.ask(REQUEST, new AbortController().signal)).rejects.toThrow(
       'cli-prompt (no terminal to ask on)',
     );
     expect(piped.shown()).toBe('');
-    expect(piped.channel.accepts(REQUEST)).toBe(true);
-    expect(piped.channel.accepts({ ...REQUEST, iface: 'mcp' })).toBe(false);
+    const tty = terminal();
+    expect(tty.channel.accepts(REQUEST)).toBe(true);
+    expect(tty.channel.whyNot(REQUEST)).toBeUndefined();
+    expect(tty.channel.accepts({ ...REQUEST, iface: 'mcp' })).toBe(false);
+    expect(tty.channel.whyNot({ ...REQUEST, iface: 'mcp' })).toBeUndefined();
   });
 });
 

@@ -90,16 +90,18 @@ describe('shadow rules through `factorly call`', () => {
     ]);
   });
 
-  it('declines without a terminal (stdin piped or closed)', async () => {
+  it('declines at once without a terminal (stdin piped or closed) and no UI, saying why', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': YAML });
     const run = runCli(['call', 'deploy', '--env', 'prod'], root, { input: 'y\n' });
-    expect(run).toMatchObject({ status: 1, stdout: '', stderr: 'tool "deploy": confirmation declined\n' });
-    const resolved = (await projectEvents(root)).find((e) => e.type === 'confirm.resolved');
-    expect(resolved?.data).toMatchObject({
-      channel: 'cli-prompt',
-      approved: false,
-      by: 'failed: cli-prompt (no terminal to ask on)',
+    expect(run).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr:
+        'tool "deploy" requires confirmation but no confirm channel is available: no terminal to ask on (stdin is not a TTY); no factorly ui is running for this project (start `factorly ui` to approve calls on its Approvals page)\n',
     });
+    const events = await projectEvents(root);
+    expect(events.filter((e) => e.type.startsWith('confirm.'))).toEqual([]);
+    expect(events.find((e) => e.type === 'call.completed')?.data).toMatchObject({ status: 'blocked' });
   });
 
   it('loads a third-party rule linked with `factorly plugins link` and lets it change decisions', async () => {

@@ -107,10 +107,16 @@ describe('deny and confirm', () => {
     const outcome = await kernel.pipeline.call({ tool: 'deploy', params: { env: 'dev' }, iface: 'ui' });
     expect(outcome.status).toBe('success');
     const events = await started.log.readCall(outcome.callId);
-    expect(events.filter((e) => e.type === 'confirm.requested').map((e) => e.data)).toEqual([
-      { callId: outcome.callId, channel: 'slow' },
-      { callId: outcome.callId, channel: 'fast' },
+    const requested = events.filter((e) => e.type === 'confirm.requested');
+    // Each request says how long it waits (the rule's timeout, 1s); the channels get when it ends.
+    expect(requested.map((e) => e.data)).toEqual([
+      { callId: outcome.callId, channel: 'slow', timeoutMs: 1000 },
+      { callId: outcome.callId, channel: 'fast', timeoutMs: 1000 },
     ]);
+    const left = slow.asked[0].expiresAt! - Date.parse(requested[0].at);
+    expect(left).toBeGreaterThan(800);
+    expect(left).toBeLessThanOrEqual(1000);
+    expect(fast.asked[0].expiresAt).toBe(slow.asked[0].expiresAt);
     expect(events.find((e) => e.type === 'confirm.resolved')?.data).toMatchObject({ channel: 'fast', approved: true });
     expect(slow.aborted).toBe(1);
   });

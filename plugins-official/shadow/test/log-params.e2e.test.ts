@@ -114,8 +114,11 @@ describe('shadow.log_params through the CLI, on a real log', () => {
 
   it('highlights denied and declined calls too', () => {
     expect(calls.drop).toMatchObject({ status: 1, stderr: 'tool "drop" is denied by shadow policy\n' });
-    // No terminal to ask on: the prompt declines.
-    expect(calls.deploy).toMatchObject({ status: 1, stderr: 'tool "deploy": confirmation declined\n' });
+    // No terminal to ask on and no UI: nobody can be asked, so the call is declined at once.
+    expect(calls.deploy).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/^tool "deploy" requires confirmation but no confirm channel is available: /),
+    });
     expect(entry('drop').highlight_params).toEqual({ q: 'prod-db' });
     expect(entry('deploy').highlight_params).toEqual({ env: 'prod' });
   });

@@ -80,7 +80,7 @@ describe('the shadow keys of the official rules', () => {
       'config: tool "t" has unknown key "shadow.denny"; did you mean "deny"? (.factorly/factorly.yaml:6)',
       'config: tool "t" has an invalid shadow.scope: "agents" is not one of agent, tool, server, global; did you mean "agent"? (.factorly/factorly.yaml:7)',
       'config: tool "t" has unknown key "shadow.loop.windwo"; did you mean "window"? (.factorly/factorly.yaml:8)',
-      'config: tool "t" has an invalid shadow.confirm: expected true, false or a list of tool names, got "yes-please" (.factorly/factorly.yaml:9)',
+      'config: tool "t" has an invalid shadow.confirm: expected true, false, a list of tool names or a mapping {tools, for, per, once_per}, got "yes-please" (.factorly/factorly.yaml:9)',
     ]);
     expect(await errorOf(tool('      loop: {warn: 5, block: 2}\n'))).toBe(
       'config: tool "t" has an invalid shadow.loop: block (2) must not be below warn (5) (.factorly/factorly.yaml:6)',
@@ -97,5 +97,45 @@ describe('the shadow keys of the official rules', () => {
     expect(await errorOf(tool('      max_calls: 0\n'))).toBe(
       'config: tool "t" has an invalid shadow.max_calls: 0 is not a whole number of at least 1 (.factorly/factorly.yaml:6)',
     );
+  });
+
+  it('reads confirm as a mapping that offers standing approvals, and names each bad setting with its line', async () => {
+    expect(await policy(tool('      confirm: {for: 30m, per: agent}\n'))).toMatchObject({
+      confirm: true,
+      standing: { kind: 'window', forMs: 1_800_000, perAgent: true },
+    });
+    expect(await policy(tool('      confirm: {once_per: source, for: 24h}\n'))).toMatchObject({
+      confirm: true,
+      standing: { kind: 'source', forMs: 86_400_000, perAgent: false },
+    });
+    expect(await policy(tool('      confirm: {tools: [t], once_per: source, per: agent}\n'))).toMatchObject({
+      confirm: ['t'],
+      standing: { kind: 'source', forMs: 86_400_000, perAgent: true },
+    });
+    expect((await policy(tool('      confirm: {tools: false}\n'))).confirm).toBe(false);
+    const line = '(.factorly/factorly.yaml:6)';
+    const cases: [string, string][] = [
+      [
+        '{for: 30x}',
+        `has an invalid shadow.confirm.for: "30x" is not a duration (use "60s", "2m" or a number of seconds) ${line}`,
+      ],
+      ['{for: 90d}', `has an invalid shadow.confirm.for: 90 days is longer than 30 days ${line}`],
+      ['{for: 1m, per: tool}', `has an invalid shadow.confirm.per: "tool" is not one of agent ${line}`],
+      [
+        '{once_per: sources}',
+        `has an invalid shadow.confirm.once_per: "sources" is not one of source; did you mean "source"? ${line}`,
+      ],
+      [
+        '{per: agent}',
+        `has an invalid shadow.confirm.per: per: agent needs \`for\` (how long) or \`once_per: source\` ${line}`,
+      ],
+      ['{once_par: source}', `has unknown key "shadow.confirm.once_par"; did you mean "once_per"? ${line}`],
+      [
+        '{tools: yes}',
+        `has an invalid shadow.confirm.tools: expected true, false or a list of tool names, got "yes" ${line}`,
+      ],
+    ];
+    for (const [written, message] of cases)
+      expect(await errorOf(tool(`      confirm: ${written}\n`)), written).toBe(`config: tool "t" ${message}`);
   });
 });

@@ -10,7 +10,8 @@ import {
   type TargetContext,
   type TargetName,
 } from './targets.js';
-import { readIfExists, unifiedDiff, writeWithBackup } from './write-file.js';
+import { unifiedDiff } from '@factorly/text-kit';
+import { readIfExists, writeWithBackup } from './write-file.js';
 
 export interface SyncRequest extends TargetContext {
   /** The targets asked for; empty means the detected ones. */

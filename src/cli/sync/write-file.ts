@@ -1,25 +1,9 @@
 import { constants, copyFileSync, existsSync, readFileSync, realpathSync } from 'node:fs';
-import { createTwoFilesPatch } from 'diff';
 import { writeAtomically } from '../../base/write-atomic.js';
 
 /** The file's text, or undefined when it does not exist yet. */
 export function readIfExists(file: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-}
-
-/** A unified diff of one file, `/dev/null` standing for a file about to be created. */
-export function unifiedDiff(shownAs: string, before: string | undefined, after: string): string {
-  const patch = createTwoFilesPatch(
-    before === undefined ? '/dev/null' : shownAs,
-    shownAs,
-    before ?? '',
-    after,
-    '',
-    '',
-    { context: 3 },
-  );
-  // Drop jsdiff's "Index:" and "====" banner: what remains is what `diff -u` and git print.
-  return patch.slice(patch.indexOf('---'));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html.js';
+import { count, html, type Html } from '../html.js';
 import { percent } from './scale.js';
 
 export interface BarRow {
@@ -6,7 +6,10 @@ export interface BarRow {
   value: number;
   /** Shown instead of the value (a formatted duration). */
   shown?: string;
+  /** Where the label links to (a label that is a link itself has none). */
   href?: string;
+  /** Where the value links to. */
+  valueHref?: string;
   title?: string;
 }
 
@@ -21,7 +24,7 @@ export function barList(rows: readonly BarRow[], className: string, empty: strin
     (row) => html`<li${row.title ? html` title="${row.title}"` : ''}>
   <span class="bar-label">${row.href ? html`<a href="${row.href}">${row.label}</a>` : row.label}</span>
   ${bar(percent(row.value, top))}
-  <span class="bar-value">${row.shown ?? String(row.value)}</span>
+  <span class="bar-value">${row.valueHref ? html`<a href="${row.valueHref}">${row.shown ?? count(row.value)}</a>` : (row.shown ?? count(row.value))}</span>
 </li>`,
   )}</ol>`;
 }

@@ -1,8 +1,9 @@
 import { stream } from 'hono/streaming';
 import type { Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
-import { html, type Html } from '../html.js';
-import type { EvidenceFacts, LogVerification } from 'factorly';
+import { count, html, type Html } from '../html.js';
+import type { EventLog, EvidenceFacts, LogVerification } from 'factorly';
+import { callHref } from '../history-view.js';
 import { brokenAt } from '../evidence-view.js';
 import { badge, layout } from '../layout.js';
 
@@ -18,15 +19,16 @@ export function registerAudit(app: Hono, deps: AppDeps): void {
       .sort(([, a], [, b]) => b - a)
       .slice(0, 10);
     const blocked = Object.entries(stats.blockedBy).sort(([, a], [, b]) => b - a);
+    const calls = await callsAt(deps.log, chain);
     const body = html`<h1>Audit</h1>
-${chainSection(chain)}
+${chainSection(chain, calls)}
 ${checkpointSection(facts)}
 <section><h2>Calls</h2><dl class="stats">
-<dt>Events</dt><dd>${stats.events}</dd><dt>Calls</dt><dd>${stats.calls}</dd>
-${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd>${n}</dd>`)}
+<dt>Events</dt><dd>${count(stats.events)}</dd><dt>Calls</dt><dd><a href="/history">${count(stats.calls)}</a></dd>
+${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd><a href="/history?status=${encodeURIComponent(status)}">${count(n)}</a></dd>`)}
 </dl></section>
-<section><h2>Top tools</h2>${tools.length === 0 ? html`<p class="muted">No calls yet.</p>` : html`<ul class="bars">${tools.map(([tool, n]) => html`<li><span>${tool}</span><b>${n}</b></li>`)}</ul>`}</section>
-<section><h2>Blocked</h2>${blocked.length === 0 ? html`<p class="muted">Nothing was blocked.</p>` : html`<ul class="bars">${blocked.map(([why, n]) => html`<li><span>${why}</span><b>${n}</b></li>`)}</ul>`}</section>`;
+<section><h2>Top tools</h2>${tools.length === 0 ? html`<p class="muted">No calls yet.</p>` : html`<ul class="bars">${tools.map(([tool, n]) => html`<li><a href="/history?${new URLSearchParams({ tool }).toString()}">${tool}</a><b>${count(n)}</b></li>`)}</ul>`}</section>
+<section><h2>Blocked <small>by rule</small></h2>${blocked.length === 0 ? html`<p class="muted">Nothing was blocked.</p>` : html`<ul class="bars">${blocked.map(([why, n]) => html`<li><span>${why}</span><a href="/history?status=blocked"><b>${count(n)}</b></a></li>`)}</ul>`}</section>`;
     return c.html(layout('Audit', '/audit', body, deps.page(), '').text);
   });
 
@@ -58,17 +60,46 @@ ${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd
   });
 }
 
-function chainSection(chain: LogVerification | undefined): Html {
+/** Findings whose event is looked up for the call it belongs to. */
+const LINKED_FINDINGS = 20;
+
+/** The call each finding's event belongs to (an event that names one and can still be read). */
+async function callsAt(log: EventLog, chain: LogVerification | undefined): Promise<Map<number, string>> {
+  const calls = new Map<number, string>();
+  if (!chain || chain.ok) return calls;
+  const seqs = new Set([brokenAt(chain), ...chain.findings.slice(0, LINKED_FINDINGS).map((f) => f.seq)]);
+  for (const seq of seqs) {
+    if (seq === undefined) continue;
+    try {
+      for await (const event of log.read({ from: seq, to: seq })) {
+        const callId = (event.data as { callId?: unknown } | undefined)?.callId;
+        if (typeof callId === 'string') calls.set(seq, callId);
+      }
+    } catch {
+      // An event the log cannot read any more: the finding is shown without its call.
+    }
+  }
+  return calls;
+}
+
+function seqLink(seq: number, calls: Map<number, string>): Html {
+  const callId = calls.get(seq);
+  return callId
+    ? html`<a class="finding-call" href="${callHref(callId)}" title="The call this event belongs to">seq ${seq}</a>`
+    : html`seq ${seq}`;
+}
+
+function chainSection(chain: LogVerification | undefined, calls: Map<number, string>): Html {
   if (!chain)
     return html`<section class="chain chain-checking"><h2>Hash chain ${badge('verifying', 'running')}</h2>
 <p>The first full verification of the log is under way; this page shows it once it ends.</p></section>`;
   const summary = chain.ok
-    ? `${chain.verified} events verified.`
-    : `Broken at seq ${brokenAt(chain)}${chain.firstBad ? ` (${chain.firstBad.kind}): ${chain.firstBad.reason}` : ''}; ${chain.verified} events before it verified.`;
-  return html`<section class="chain ${chain.ok ? 'chain-ok' : 'chain-bad'}"><h2>Hash chain ${badge(chain.ok ? 'intact' : 'broken', chain.ok ? 'success' : 'error')}</h2>
+    ? html`${count(chain.verified)} events verified.`
+    : html`Broken at ${seqLink(brokenAt(chain), calls)}${chain.firstBad ? ` (${chain.firstBad.kind}): ${chain.firstBad.reason}` : ''}; ${count(chain.verified)} events before it verified.`;
+  return html`<section class="chain ${chain.ok ? 'chain-ok' : 'chain-bad'}" id="chain"><h2>Hash chain ${badge(chain.ok ? 'intact' : 'broken', chain.ok ? 'success' : 'error')}</h2>
 <p>${summary}</p>
-${chain.findings.length > 1 ? html`<ul class="findings">${chain.findings.map((finding) => html`<li>${finding.kind}${finding.seq === undefined ? '' : ` at seq ${finding.seq}`}: ${finding.reason}</li>`)}</ul>` : ''}
-${chain.tree.size > 0 ? html`<p class="muted">Merkle tree over ${chain.tree.size} events, root <code>${chain.tree.rootHash}</code>.</p>` : ''}
+${chain.findings.length > 1 ? html`<ul class="findings">${chain.findings.map((finding) => html`<li>${finding.kind}${finding.seq === undefined ? '' : html` at ${seqLink(finding.seq, calls)}`}: ${finding.reason}</li>`)}</ul>` : ''}
+${chain.tree.size > 0 ? html`<p class="muted">Merkle tree over ${count(chain.tree.size)} events, root <code>${chain.tree.rootHash}</code>.</p>` : ''}
 <p><a class="button" href="/audit/export" download>Export the log (JSONL)</a></p></section>`;
 }
 
@@ -76,7 +107,7 @@ function checkpointSection({ checkpoint, verifierKey }: EvidenceFacts): Html {
   if (!checkpoint)
     return html`<section id="checkpoint"><h2>Signed checkpoint</h2><p class="muted">None yet: <code>factorly logs checkpoint</code> signs one.</p></section>`;
   return html`<section id="checkpoint"><h2>Signed checkpoint</h2>
-<dl class="stats"><dt>Events</dt><dd>${checkpoint.size}</dd><dt>Signed</dt><dd><time datetime="${checkpoint.at}">${checkpoint.at}</time></dd><dt>Log</dt><dd>${checkpoint.origin}</dd><dt>Root</dt><dd><code>${checkpoint.rootHash}</code></dd></dl>
+<dl class="stats"><dt>Events</dt><dd>${count(checkpoint.size)}</dd><dt>Signed</dt><dd><time datetime="${checkpoint.at}">${checkpoint.at}</time></dd><dt>Log</dt><dd>${checkpoint.origin}</dd><dt>Root</dt><dd><code>${checkpoint.rootHash}</code></dd></dl>
 <p><a class="button" href="/audit/checkpoint.txt" download>Download the checkpoint</a>${verifierKey ? html` <a class="button" href="/audit/log.pub" download>Download the verifier key</a>` : ''}</p>
 <p class="muted">Kept elsewhere, they prove later that this log was not rewritten: <code>factorly logs verify --checkpoint checkpoint-${checkpoint.size}.txt --key log.pub</code>.</p></section>`;
 }

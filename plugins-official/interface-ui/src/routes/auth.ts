@@ -2,7 +2,7 @@ import type { OAuthProviderStatus, SourceStatus } from 'factorly';
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { html, type Html } from '../html.js';
-import { badge, csrfField, layout, notice, type PageContext } from '../layout.js';
+import { badge, csrfField, layout, notice, scrolling, type PageContext } from '../layout.js';
 import { messageOf } from '../messages.js';
 
 /** A token this close to its expiry shows as expiring (it is refreshed on use, or needs a login). */
@@ -130,9 +130,12 @@ async function table(deps: AppDeps, context: PageContext): Promise<Html> {
   const listed = await rows(deps);
   if (listed.length === 0)
     return html`<p class="empty">No logins configured: add <code>oauth_providers</code>, or a <code>type: mcp</code> tool with a <code>url</code>, to your config.</p>`;
-  return html`<section class="panel"><div class="table-wrap"><table class="keys logins"><thead><tr><th>Name</th><th>Login</th><th>Server</th><th>Used by</th><th class="t-act"></th></tr></thead><tbody>${listed.map(
-    (row) => loginRow(row, context),
-  )}</tbody></table></div></section>`;
+  return html`<section class="panel">${scrolling(
+    'Logins',
+    html`<table class="keys logins"><thead><tr><th>Name</th><th>Login</th><th>Server</th><th>Used by</th><th class="t-act"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${listed.map(
+      (row) => loginRow(row, context),
+    )}</tbody></table>`,
+  )}</section>`;
 }
 
 function loginRow(row: Row, context: PageContext): Html {

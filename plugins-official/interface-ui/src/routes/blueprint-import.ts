@@ -3,7 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { installFields } from '../blueprint-view.js';
 import { html } from '../html.js';
-import { badge, csrfField, layout, notice } from '../layout.js';
+import { badge, csrfField, layout, notice, scrolling } from '../layout.js';
 import { messageOf } from '../messages.js';
 
 const ACTIVE = '/blueprints';
@@ -121,14 +121,17 @@ ${notice('info', [...made.collisions.map((line) => `Renamed: ${line}`), ...made.
 <form method="post" action="/blueprints/import/install" class="import-pick">${csrfField(context)}
 <input type="hidden" name="spec" value="${form.spec}"><input type="hidden" name="label" value="${form.label}">
 <input type="hidden" name="prefix" value="${form.prefix || made.name}"><input type="hidden" name="base_url" value="${form.baseUrl}">
-<div class="table-wrap"><table class="operations"><thead><tr><th>Import</th><th>Tool</th><th>Request</th><th>Parameters</th></tr></thead><tbody>${made.operations.map(
+${scrolling(
+  'Operations',
+  html`<table class="operations"><thead><tr><th>Import</th><th>Tool</th><th>Request</th><th>Parameters</th></tr></thead><tbody>${made.operations.map(
     (
       op,
     ) => html`<tr><td><input type="checkbox" name="op" value="${op.operation}" checked aria-label="Import ${op.tool}"></td>
 <td><code>${op.tool}</code>${op.confirm ? html` ${badge('asks first', 'warn')}` : ''}<div class="muted">${op.summary ?? ''}</div></td>
 <td><code>${op.method} ${op.path}</code></td>
 <td>${op.parameters.map((p) => html`<span class="param"><code>${p.name}</code><small>${p.type}${p.required ? ' · required' : ''}</small></span> `)}</td></tr>`,
-  )}</tbody></table></div>
+  )}</tbody></table>`,
+)}
 ${made.vaultKeys.length > 0 ? html`<fieldset><legend>Credentials (stored in the vault; leave one empty to set it later)</legend>${made.vaultKeys.map((key) => html`<label>${key}<input type="password" name="key.${key}" autocomplete="new-password"></label>`)}</fieldset>` : ''}
 <button type="submit">Import the picked operations</button>
 </form>`;

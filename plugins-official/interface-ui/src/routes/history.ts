@@ -1,47 +1,77 @@
+import { readTimeBound, TIME_BOUND_FORMS } from '@factorly/text-kit';
 import type { AgentDirectory, AuditEntry, AuditFilter } from 'factorly';
 import type { Hono } from 'hono';
-import { agentLabel, agentName, agentText } from '../agents.js';
-import { CODE_TOOL, type AppDeps } from '../app-deps.js';
-import { duration, highlights, html, when, type Html } from '../html.js';
-import { badge, layout } from '../layout.js';
+import { agentName, agentText } from '../agents.js';
+import type { AppDeps } from '../app-deps.js';
+import { callHref, HISTORY_HEAD, historyRow } from '../history-view.js';
+import { html, type Html } from '../html.js';
+import { layout, notice, scrolling } from '../layout.js';
 
 const PAGE_SIZE = 100;
+/** Rows read beyond a page when it starts at a boundary: the calls of the boundary's millisecond already shown. */
+const SAME_TIME_SLACK = 50;
 const STATUSES = ['success', 'error', 'blocked', 'cancelled', 'timeout', 'interrupted', 'running'];
 const IFACES = ['cli', 'mcp', 'code', 'ui'];
 /** Agents offered in the filter: the most recent sessions. */
 const AGENT_CHOICES = 50;
+/** The query keys that filter by a value, as the live stream takes them too. */
+const VALUE_FILTERS = ['tool', 'status', 'agent', 'iface'] as const;
 
-/** The filters of /history from its query string (empty fields mean "any"). */
+/** The value filters of /history from its query string (empty fields mean "any"). */
 export function filterOf(query: Record<string, string>): AuditFilter {
   const filter: AuditFilter = {};
-  if (query.tool?.trim()) filter.tool = query.tool.trim();
-  if (query.status?.trim()) filter.status = query.status.trim();
-  if (query.agent?.trim()) filter.agent = query.agent.trim();
-  if (query.iface?.trim()) filter.iface = query.iface.trim();
+  for (const key of VALUE_FILTERS) if (query[key]?.trim()) filter[key] = query[key].trim();
   return filter;
 }
 
-export function canSave(entry: AuditEntry): boolean {
-  return entry.tool === CODE_TOOL && entry.status === 'success' && entry.sourceSha !== undefined;
+/**
+ * The time window of /history: `since`/`until` as `factorly logs` reads them (a seq, a duration
+ * ago, a time) and `before`, where the page before ended (the "Older" link): its oldest row, as
+ * `<time>~<call id>`. A value none of those is a problem named on the page, never a filter dropped.
+ */
+function windowOf(query: Record<string, string>, filter: AuditFilter): string[] {
+  const problems: string[] = [];
+  for (const key of ['since', 'until'] as const) {
+    const value = query[key]?.trim();
+    if (!value) continue;
+    const bound = readTimeBound(value);
+    if (bound) filter[key] = bound;
+    else problems.push(`${key}: expected ${TIME_BOUND_FORMS}, got ${JSON.stringify(query[key])}`);
+  }
+  const before = boundaryOf(query.before);
+  if (before === null)
+    problems.push(`before: expected where a page ended (<time>~<call id>), got ${JSON.stringify(query.before)}`);
+  else if (before && (!filter.until || ('time' in filter.until && filter.until.time >= before.time)))
+    filter.until = { time: before.time };
+  return problems;
 }
 
-export function callHref(callId: string): string {
-  return `/calls/${encodeURIComponent(callId)}`;
+interface Boundary {
+  time: Date;
+  callId: string;
 }
 
-/** One row of the history table; the live stream sends the same markup. */
-export function historyRow(entry: AuditEntry, agents: AgentDirectory): Html {
-  const status = entry.status ?? 'running';
-  const agent = entry.agentId ? agentName(entry.agentId, agents) : undefined;
-  return html`<tr id="call-${entry.callId}" class="row-${status}">
-  <td class="t-time"><time datetime="${entry.requestedAt}">${when(entry.requestedAt)}</time></td>
-  <td class="t-tool"><a href="${callHref(entry.callId)}">${entry.tool}</a>${entry.parentId ? html` <span class="inner" title="called by a script">inner</span>` : ''}${highlights(entry.highlightParams)}<span class="row-sub">${entry.iface}${agent ? ` · ${agentText(agent)}` : ''} · ${duration(entry.durationMs)}</span></td>
-  <td>${badge(status)}${entry.shadowAction ? html` ${badge(entry.shadowAction, 'shadow')}` : ''}</td>
-  <td class="t-iface">${entry.iface}</td>
-  <td class="t-agent">${agent ? agentLabel(agent) : html`<span class="muted">—</span>`}</td>
-  <td class="t-dur">${duration(entry.durationMs)}</td>
-  <td class="t-act">${canSave(entry) ? html`<a class="button small" href="/tools/promote?from-sha=${entry.sourceSha}">Save as tool</a>` : ''}</td>
-</tr>`;
+/** `before=<time>~<call id>`; null when it is not one, undefined when there is none. */
+function boundaryOf(value: string | undefined): Boundary | null | undefined {
+  if (!value?.trim()) return undefined;
+  const at = value.lastIndexOf('~');
+  const time = at > 0 ? Date.parse(value.slice(0, at)) : Number.NaN;
+  return Number.isNaN(time) || at === value.length - 1 ? null : { time: new Date(time), callId: value.slice(at + 1) };
+}
+
+/**
+ * One page of calls, newest first. Past a boundary the window ends at its time, inclusive (calls
+ * recorded in the same millisecond are not lost), and the rows up to the boundary's call, which the
+ * page before showed, are dropped.
+ */
+async function pageOf(deps: AppDeps, filter: AuditFilter, query: Record<string, string>): Promise<AuditEntry[]> {
+  const before = boundaryOf(query.before);
+  const entries = (await deps.services.recentCalls(filter, PAGE_SIZE + (before ? SAME_TIME_SLACK : 0))).reverse();
+  if (!before) return entries;
+  const shown = entries.findIndex((entry) => entry.callId === before.callId);
+  const rest =
+    shown >= 0 ? entries.slice(shown + 1) : entries.filter((e) => Date.parse(e.requestedAt) < before.time.getTime());
+  return rest.slice(0, PAGE_SIZE);
 }
 
 function select(
@@ -65,15 +95,8 @@ function agentChoices(agents: AgentDirectory, chosen: string | undefined): [stri
   return newest.map((id) => [id, agentText(agentName(id, agents))]);
 }
 
-export function registerHistory(app: Hono, deps: AppDeps): void {
-  app.get('/history', async (c) => {
-    const query = c.req.query();
-    const filter = filterOf(query);
-    const [entries, agents] = await Promise.all([deps.services.recentCalls(filter, PAGE_SIZE), deps.services.agents()]);
-    entries.reverse();
-    const live = `/events?${new URLSearchParams(Object.entries(filter) as [string, string][]).toString()}`;
-    const body = html`<h1>History</h1>
-<form class="filters" method="get" action="/history">
+function filtersForm(query: Record<string, string>, filter: AuditFilter, agents: AgentDirectory): Html {
+  return html`<form class="filters" method="get" action="/history">
   <label>Tool<input name="tool" value="${filter.tool ?? ''}" placeholder="any"></label>
   ${select(
     'status',
@@ -88,14 +111,61 @@ export function registerHistory(app: Hono, deps: AppDeps): void {
     IFACES.map((s) => [s, s] as const),
     filter.iface,
   )}
+  <label>Since<input name="since" value="${query.since ?? ''}" placeholder="15m, 2h, a time" size="12"></label>
+  <label>Until<input name="until" value="${query.until ?? ''}" placeholder="a time" size="12"></label>
   <button type="submit">Filter</button>
-</form>
-<div class="table-wrap"><table class="history">
-<thead><tr><th>Time</th><th>Tool</th><th>Status</th><th class="t-iface">Via</th><th class="t-agent">Agent</th><th class="t-dur">Duration</th><th></th></tr></thead>
+</form>`;
+}
+
+/** The same query with other values (an empty value drops the key). */
+function withQuery(query: Record<string, string>, changes: Record<string, string>): string {
+  const next = new URLSearchParams();
+  for (const [key, value] of Object.entries({ ...query, ...changes })) if (value) next.set(key, value);
+  return `/history?${next.toString()}`;
+}
+
+function pager(query: Record<string, string>, entries: readonly AuditEntry[]): Html {
+  const last = entries.at(-1);
+  const older =
+    entries.length === PAGE_SIZE ? withQuery(query, { before: `${last!.requestedAt}~${last!.callId}` }) : undefined;
+  if (!older && !query.before) return html``;
+  return html`<nav class="pager" aria-label="Pages">${query.before ? html`<a href="${withQuery(query, { before: '' })}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older</a>` : ''}</nav>`;
+}
+
+function emptyState(filtered: boolean, problems: readonly string[]): Html {
+  if (problems.length > 0) return html``;
+  return html`<p id="history-empty" class="empty">${
+    filtered
+      ? html`No calls match these filters. <a href="/history">Show all calls</a>`
+      : 'No calls yet. They appear here as they happen.'
+  }</p>`;
+}
+
+export function registerHistory(app: Hono, deps: AppDeps): void {
+  app.get('/history', async (c) => {
+    const query = c.req.query();
+    const filter = filterOf(query);
+    const values = { ...filter } as Record<string, string>;
+    const problems = windowOf(query, filter);
+    const [entries, agents] = await Promise.all([
+      problems.length > 0 ? Promise.resolve([]) : pageOf(deps, filter, query),
+      deps.services.agents(),
+    ]);
+    // A window that ends in the past gets no new rows; any other view follows the log.
+    const live = filter.until ? '' : `/events?${new URLSearchParams(values).toString()}`;
+    const body = html`<h1>History</h1>
+${filtersForm(query, filter, agents)}
+${notice('error', problems)}
+${scrolling(
+  'Calls',
+  html`<table class="history">
+${HISTORY_HEAD}
 <tbody id="history-rows">${entries.map((entry) => historyRow(entry, agents))}</tbody>
-</table></div>
-${entries.length === 0 ? html`<p id="history-empty" class="empty">No calls yet. They appear here as they happen.</p>` : ''}`;
-    return c.html(layout('History', '/history', body, deps.page(), live).text);
+</table>`,
+)}
+${entries.length === 0 ? emptyState(Object.keys(filter).length > 0, problems) : ''}
+${pager(query, entries)}`;
+    return c.html(layout('History', '/history', body, deps.page(), live).text, problems.length > 0 ? 400 : 200);
   });
 
   // The call page moved to /calls/<id>; links written before keep working.

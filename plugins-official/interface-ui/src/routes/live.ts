@@ -5,7 +5,8 @@ import type { AppDeps } from '../app-deps.js';
 import { dashboardPanels } from '../dashboard-view.js';
 import { approvalsList } from './approvals.js';
 import { rangeOf } from './dashboard.js';
-import { filterOf, historyRow } from './history.js';
+import { historyRow } from '../history-view.js';
+import { filterOf } from './history.js';
 
 const KEEPALIVE_MS = 15_000;
 

@@ -2,7 +2,7 @@ import type { PromotionPlan, PromoteRequest } from 'factorly';
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import { html, pretty } from '../html.js';
-import { csrfField, layout, notice } from '../layout.js';
+import { csrfField, layout, notice, scrolling } from '../layout.js';
 import { messageOf } from '../messages.js';
 
 interface FormState {
@@ -128,19 +128,22 @@ ${
   ${
     planned.parameters.length === 0
       ? html`<p class="muted">None: the run had no params.</p>`
-      : html`<div class="table-wrap"><table class="params"><thead><tr><th>Name</th><th>Type</th><th>Default</th></tr></thead><tbody>${planned.parameters.map(
-          (p) =>
-            html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td></tr>`,
-        )}</tbody></table></div>`
+      : html`${scrolling(
+          'Parameters',
+          html`<table class="params"><thead><tr><th>Name</th><th>Type</th><th>Default</th></tr></thead><tbody>${planned.parameters.map(
+            (p) =>
+              html`<tr><td><code>${p.name}</code></td><td>${p.type}</td><td><code>${p.default === undefined ? '—' : JSON.stringify(p.default)}</code></td></tr>`,
+          )}</tbody></table>`,
+        )}`
   }
-  <h2>Source</h2><pre class="code">${planned.run.source.source}</pre>`
+  <h2>Source</h2><pre class="code" tabindex="0">${planned.run.source.source}</pre>`
       : ''
   }
   <label class="check"><input type="checkbox" name="confirm"${state.confirm ? html` checked` : ''}><span>Ask before each call (<code>shadow.confirm: true</code>)</span></label>
   <label class="check"><input type="checkbox" name="overwrite"${state.overwrite ? html` checked` : ''}><span>Overwrite a tool of this name saved earlier</span></label>
   <button type="submit"${blocking.length > 0 || !planned ? html` disabled` : ''}>Save tool</button>
 </form>
-${planned ? html`<details><summary>YAML that will be written</summary><pre>${pretty(planned.yaml)}</pre></details>` : ''}`
+${planned ? html`<details><summary>YAML that will be written</summary><pre tabindex="0">${pretty(planned.yaml)}</pre></details>` : ''}`
     : ''
 }`;
   return c.html(layout('Save as tool', '/history', body, context, '').text, status);

@@ -49,7 +49,7 @@ async function lookup(c: Context, deps: AppDeps): Promise<EditableTool | Respons
   try {
     return await deps.services.editableTool(name);
   } catch (error) {
-    const known = deps.gateway.tools().some((t) => t.name === name);
+    const known = deps.gateway.tools(undefined, { held: true }).some((t) => t.name === name);
     if (!known)
       return c.html(
         notFound(

@@ -1,8 +1,8 @@
 import type { SecretBackend } from 'factorly';
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
-import { html, type Html } from '../html.js';
-import { csrfField, layout, notice, type PageContext } from '../layout.js';
+import { html, plural, type Html } from '../html.js';
+import { csrfField, layout, notice, scrolling, type PageContext } from '../layout.js';
 import { messageOf } from '../messages.js';
 
 const BACKEND = 'vault';
@@ -63,6 +63,11 @@ export function registerVault(app: Hono, deps: AppDeps): void {
     const body = await c.req.parseBody();
     const key = String(body.key ?? '').trim();
     const tier = tierOf(body.tier);
+    // The row's Delete asks first; a post that skipped that step deletes nothing.
+    if (body.confirmed !== 'yes')
+      return vaultPage(c, deps, 400, {
+        errors: [`deleting ${key || 'a key'} needs its confirmation: use Delete… on its row`],
+      });
     try {
       const removed = await backend.remove!(key, { tier });
       await deps.log.append([{ type: 'vault.accessed', data: { op: 'delete', key, tier: removed.tier } }]);
@@ -149,26 +154,32 @@ function tierSection(tier: TierKeys, uses: Map<string, string[]>, context: PageC
   if (tier.problem)
     return html`<section class="panel" id="tier-${tier.tier}"><h2>${title}</h2>${notice('error', [tier.problem])}</section>`;
   const keys = tier.keys ?? [];
-  return html`<section class="panel" id="tier-${tier.tier}"><h2>${title} <small>${keys.length} key${keys.length === 1 ? '' : 's'}</small></h2>
+  return html`<section class="panel" id="tier-${tier.tier}"><h2>${title} <small>${plural(keys.length, 'key')}</small></h2>
 ${
   keys.length === 0
     ? html`<p class="muted">No keys yet.</p>`
-    : html`<div class="table-wrap"><table class="keys"><thead><tr><th>Key</th><th>Used by</th><th class="t-act"></th></tr></thead><tbody>${keys.map(
-        (key) => keyRow(key, tier.tier, uses.get(`vault:${key}`) ?? [], context),
-      )}</tbody></table></div>`
+    : html`${scrolling(
+        `${title} keys`,
+        html`<table class="keys"><thead><tr><th>Key</th><th>Used by</th><th class="t-act"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${keys.map(
+          (key) => keyRow(key, tier.tier, uses.get(`vault:${key}`) ?? [], context),
+        )}</tbody></table>`,
+      )}`
 }</section>`;
 }
 
 function keyRow(key: string, tier: Tier, tools: string[], context: PageContext): Html {
   return html`<tr id="key-${tier}-${key}">
   <td class="t-key"><code>${key}</code></td>
-  <td class="t-uses">${tools.length === 0 ? html`<span class="muted">no tool</span>` : html`<span title="${tools.join(', ')}">${tools.length} tool${tools.length === 1 ? '' : 's'}</span>: ${tools.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="/tools/${encodeURIComponent(t)}">${t}</a>`)}`}</td>
+  <td class="t-uses">${tools.length === 0 ? html`<span class="muted">no tool</span>` : html`<span title="${tools.join(', ')}">${plural(tools.length, 'tool')}</span>: ${tools.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="/tools/${encodeURIComponent(t)}">${t}</a>`)}`}</td>
   <td class="t-act"><div class="row-actions">
     <details class="replace"><summary class="button small secondary">Replace</summary>
       <form method="post" action="/vault/set" class="inline-form">${csrfField(context)}<input type="hidden" name="key" value="${key}"><input type="hidden" name="tier" value="${tier}"><input type="hidden" name="replace" value="on">
         <label>New value for ${key}<input type="password" name="value" required autocomplete="new-password"></label><button type="submit" class="small">Save</button></form>
     </details>
-    <form method="post" action="/vault/delete">${csrfField(context)}<input type="hidden" name="key" value="${key}"><input type="hidden" name="tier" value="${tier}"><button type="submit" class="small deny" aria-label="Delete ${key}">Delete</button></form>
+    <details class="confirm-delete"><summary class="button small danger" aria-label="Delete ${key}…">Delete…</summary>
+      <form method="post" action="/vault/delete" class="inline-form">${csrfField(context)}<input type="hidden" name="key" value="${key}"><input type="hidden" name="tier" value="${tier}"><input type="hidden" name="confirmed" value="yes">
+        <p>Delete <code>${key}</code> from the ${tier} vault?${tools.length > 0 ? ` ${tools.length === 1 ? 'A tool uses' : `${tools.length} tools use`} it and will fail without it.` : ''} This cannot be undone.</p><button type="submit" class="small deny">Delete ${key}</button></form>
+    </details>
   </div></td>
 </tr>`;
 }
