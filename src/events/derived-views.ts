@@ -4,6 +4,7 @@ import type { Projection } from './projection.js';
 import { agentActivityProjection } from './projections/agent-activity.js';
 import { dashboardProjection } from './projections/dashboard.js';
 import { sessionsProjection } from './projections/sessions.js';
+import { standingProjection } from './projections/standing.js';
 import { statsProjection } from './projections/stats.js';
 
 /**
@@ -15,11 +16,12 @@ import { statsProjection } from './projections/stats.js';
  */
 export type DerivedView = Projection<unknown> | EventIndex;
 
-/** The audit view's and the web UI's own: the counters of `logs stats`, the dashboard, the agents' names and what each did. */
+/** The audit view's and the web UI's own: the counters of `logs stats`, the dashboard, the agents' names and what each did, the approvals standing. */
 export const AUDIT_PROJECTIONS: readonly Projection<unknown>[] = [
   dashboardProjection,
   sessionsProjection,
   agentActivityProjection,
+  standingProjection,
   statsProjection,
 ] as Projection<unknown>[];
 

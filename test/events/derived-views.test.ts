@@ -12,7 +12,14 @@ describe('registering derived state (registrar.projection, registrar.index)', ()
     registerDerivedView('views-test', byType);
     registerDerivedView('views-test', byType);
     const { projections, indexes } = derivedViews();
-    expect(projections.map((p) => p.name)).toEqual(['dashboard', 'sessions', 'stats', 'views-test.counts']);
+    expect(projections.map((p) => p.name)).toEqual([
+      'dashboard',
+      'sessions',
+      'agent-activity',
+      'standing-approvals',
+      'stats',
+      'views-test.counts',
+    ]);
     expect(indexes.map((i) => i.name)).toEqual(['tool', 'agent', 'status', 'views-test.type']);
   });
 
