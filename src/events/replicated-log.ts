@@ -29,8 +29,11 @@ export interface ReplicatedLogOptions {
    * before them), in ms; an append of no call's events has as long of its own.
    */
   timeoutMs?: number;
-  /** A copy's target (`logs migrate`): it keeps no snapshots, so it holds exactly the events copied. */
-  copy?: boolean;
+  /**
+   * false: it keeps no snapshots beside the stream, so it writes only what it is given: a copy's
+   * target (`logs migrate`, holding exactly the events copied), a log opened to verify. Default true.
+   */
+  snapshots?: boolean;
 }
 
 /** A projection whose unsaved events number at least this many gets a snapshot when a node closes. */
@@ -57,7 +60,7 @@ export class ReplicatedEventLog implements EventLog {
   private readonly deadlines: CallDeadlines;
   private readonly listeners = new Set<(event: Recorded) => void>();
   private readonly timeoutMs: number;
-  private readonly copy: boolean;
+  private readonly keepsSnapshots: boolean;
   private started?: Promise<void>;
   private stopFollowing?: () => void;
   private followFailure?: unknown;
@@ -72,7 +75,7 @@ export class ReplicatedEventLog implements EventLog {
     options: ReplicatedLogOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.copy = options.copy === true;
+    this.keepsSnapshots = options.snapshots !== false;
     this.mirror = new BatchMirror(stream.origin, this.cache);
     this.reader = new StreamReader(stream, this.cache, () => this.mirror.tip(), this.timeoutMs);
     this.folds = new ReplicatedFolds(patientSide(stream.side ?? new MemorySideStore(), this.timeoutMs), this.reader);
@@ -119,10 +122,11 @@ export class ReplicatedEventLog implements EventLog {
   /**
    * A node that writes, or whose projections are used, keeps snapshots beside the stream, each after
    * the record of its digest (appended after its other appends, also while it closes). One that only
-   * reads (`logs verify`, a migration's source) or a copy's target keeps none, so it writes nothing.
+   * reads (a migration's source) or was opened without snapshots (`logs verify`, a copy's target)
+   * keeps none, so it writes nothing of its own.
    */
   private keepSnapshots(): void {
-    if (this.stream.side && !this.copy)
+    if (this.stream.side && this.keepsSnapshots)
       this.folds.record ??= (events) => this.queued(events, {}, Date.now() + this.timeoutMs, false);
   }
 

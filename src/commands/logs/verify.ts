@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { readCheckpoints, readVerifiers } from '../../evidence/evidence-files.js';
-import { openExistingLog, projectLogEngine, projectLogPaths, projectTrustedKeys } from '../../cli/project-log.js';
+import { projectLogEngine, projectLogPaths, projectTrustedKeys } from '../../cli/project-log.js';
 import { renderVerification } from '../../cli/verify-format.js';
 import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
 import { FactorlyError, messageOf } from '../../base/errors.js';
@@ -123,17 +123,20 @@ answer).`;
   /**
    * A log with no file here (a shared stream): verified from its events as they are read, and the
    * snapshots it keeps beside them re-folded: those of every projection this project's writers keep
-   * (its plugins loaded to find them). Nothing is registered with the log: verifying writes nothing.
+   * (its plugins loaded to find them, and to open the stream as a call does). The log is opened to
+   * read only: verifying writes nothing to it, not even snapshots.
    */
   private async readAndVerify(
     configPath: string | undefined,
     options: VerifyOptions,
   ): Promise<LogVerification & { unloaded?: string }> {
     const { verifyEventLog } = await import('../../events/verify-events.js');
-    const log = (await openExistingLog(configPath))!;
+    const kernel = await this.kernel(configPath, { expandTools: false });
+    const log = kernel.openLog(kernel.config.log, undefined, true);
     try {
-      const { views, unloaded } = await this.views(configPath);
-      return { ...(await verifyEventLog(log, { ...options, views })), ...(unloaded ? { unloaded } : {}) };
+      const { verificationViews } = await import('../../cli/verify-views.js');
+      const { views } = await verificationViews(() => Promise.resolve(kernel));
+      return await verifyEventLog(log, { ...options, views });
     } finally {
       await log.close();
     }
