@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 
-// A command that reads the event log whole (`logs …`) runs in a child this process guards: LMDB ending it
+// A command that reads the event log (`logs …`, `call`) runs in a child this process guards: LMDB ending it
 // on a damaged page is then reported as the damaged file, exit code 2 (see src/cli/log-guard.ts).
 const { runGuarded } = await import('../dist/src/cli/log-guard.js');
 if (!(await runGuarded(process.argv.slice(2), fileURLToPath(import.meta.url)))) {

@@ -6,19 +6,20 @@ import { join } from 'node:path';
 import { reportLogFilesTo } from '../events/lmdb-guard.js';
 
 /**
- * The guard `bin/run.js` puts around the commands that read a log whole (`logs …`): the command runs
+ * The guard `bin/run.js` puts around the commands that read a log (`logs …`, `call`): the command runs
  * in a child process with the same argv, stdio and environment, and writes the log files it maps to
  * a file the guard names (`announceLogFile`). A child that LMDB ends with a signal on a damaged page
  * is reported as the damaged file it was reading, exit code 2; any other end (an exit code, Ctrl-C,
  * a kill) is passed on as it was. It costs one more Node start, not a read.
  *
- * `call` runs unguarded: it reads the few pages on the way to the log's head and to its own keys,
- * behind the checks made before the file is mapped (`checkLmdbFile`, the head record), and a Node
- * start more would be most of what it costs beyond the tool.
+ * `call` is guarded too: besides the pages on the way to the log's head and its own keys, it folds
+ * what its rules and plugins keep over the log (pins, rate-limit windows) from their snapshots and
+ * the events after them, so it can meet a damaged page anywhere; the guard also keeps LMDB's own
+ * `Write error` line (a full disk) out of what it prints.
  */
 
 const GUARD_ENV = 'FACTORLY_LOG_GUARD';
-const GUARDED = new Set(['logs']);
+const GUARDED = new Set(['logs', 'call']);
 /** How a process ends when native code fails: what LMDB does on a page it cannot make sense of. */
 const CRASHES = new Set<NodeJS.Signals>(['SIGSEGV', 'SIGBUS', 'SIGABRT', 'SIGILL', 'SIGFPE', 'SIGTRAP']);
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];

@@ -15,7 +15,8 @@ export function table(
   const widths = headers.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
   if (flex !== undefined) {
     const excess = widths.reduce((sum, w) => sum + w + 2, -2) - width;
-    if (excess > 0) widths[flex] = Math.max(10, widths[flex] - excess);
+    // Never narrower than its header: a cut header names no column.
+    if (excess > 0) widths[flex] = Math.max(10, headers[flex]!.length, widths[flex]! - excess);
   }
   const fit = (cell: string, i: number): string =>
     cell.length > widths[i] ? `${cell.slice(0, widths[i] - 1)}…` : cell;

@@ -226,10 +226,11 @@ describe('logs verify: 1 only for evidence of tampering, 2 for what it cannot us
   });
 
   it('a log stream that does not answer: exit 2, naming it', () => {
+    // Refused at once; the timeout is only long enough that a loaded machine's slow start does not expire it first.
     const root = copyDir();
     writeFileSync(
       join(root, '.factorly', 'factorly.yaml'),
-      'log:\n  engine: nats\n  servers: [nats://127.0.0.1:1]\n  stream: s\n  timeout: 500\ntools: {}\n',
+      'log:\n  engine: nats\n  servers: [nats://127.0.0.1:1]\n  stream: s\n  timeout: 3000\ntools: {}\n',
     );
     const run = runCli(['logs', 'verify'], root);
     expect(run.status, run.stderr).toBe(2);
