@@ -239,12 +239,15 @@ export class ReplicatedEventLog implements EventLog {
 
   /** Joins the stream once (`findTip`), tried again until `deadline` while it does not answer. */
   private async ready(deadline = Date.now() + this.timeoutMs): Promise<void> {
+    // What the stream answered last (connection refused, say) says more than the deadline passing.
+    let last: unknown = 'no answer in time';
     for (;;) {
       this.started ??= this.join();
       try {
-        await within(this.started, deadline, () => this.unanswered('read', 'no answer in time'));
+        await within(this.started, deadline, () => this.unanswered('read', last));
         return;
       } catch (error) {
+        last = error;
         // The stream's own verdict (a setting it refuses) is final; anything else may pass.
         if (FactorlyError.isInstance(error) || Date.now() >= deadline || this.closed)
           throw this.unanswered('read', error);
