@@ -21,20 +21,9 @@ import { EdgeOnlyTree } from './tree-edge.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
+import type { ReplicatedLogOptions } from './replicated-log-options.js';
 
-export interface ReplicatedLogOptions {
-  clock?: () => Date;
-  /**
-   * How long one call may wait on the stream in all (every append it makes, and the catching up
-   * before them), in ms; an append of no call's events has as long of its own.
-   */
-  timeoutMs?: number;
-  /**
-   * false: it keeps no snapshots beside the stream, so it writes only what it is given: a copy's
-   * target (`logs migrate`, holding exactly the events copied), a log opened to verify. Default true.
-   */
-  snapshots?: boolean;
-}
+export type { ReplicatedLogOptions } from './replicated-log-options.js';
 
 /** A projection whose unsaved events number at least this many gets a snapshot when a node closes. */
 const SAVE_AT_CLOSE_AFTER = 32;
