@@ -4,7 +4,7 @@
 // `logs --tail 20` and `logs --tool rare` (CLI start included), and `serve`'s first tools/call on
 // that log next to its later ones.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildHistoryProject, GREET_YAML } from './history-log.mjs';
@@ -19,6 +19,8 @@ export const AUDIT_TARGETS = {
   tailMs: 300,
   firstCallRatio: 1.25,
   dashboardMs: 1_000,
+  auditOpenMs: 1_000,
+  verifyMaxAnonMB: 256,
 };
 const VERIFY_WORKER = join(fileURLToPath(new URL('.', import.meta.url)), 'verify-worker.mjs');
 
@@ -32,6 +34,9 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
   const walk = spawnSync(process.execPath, [VERIFY_WORKER, repo, built.path], { encoding: 'utf8' });
   const verify = JSON.parse(walk.stdout || '{}');
   if (!verify.ok || verify.verified !== built.events) failures.push(`audit: verify gave ${walk.stdout || walk.stderr}`);
+  // Every snapshot (the audit view's three, the rules' two) re-folded and every index checked.
+  if (verify.derived?.filter((check) => check.endsWith(':verified')).length !== 8)
+    failures.push(`audit: verify did not re-derive every projection and index: ${verify.derived}`);
   log('  timing `factorly logs verify` …');
   const cliVerify = await timedCli(repo, project, ['logs', 'verify']);
   if (cliVerify.status !== 0)
@@ -101,7 +106,7 @@ export function auditRows(result) {
   const n = result.events.toLocaleString('en-US');
   const t = AUDIT_TARGETS;
   const { verify, cliVerify, stats, tail20, toolRare, serve } = result;
-  const verifyMet = verify.eventsPerSecond >= t.verifyEventsPerSecond && verify.maxRssMB <= t.verifyMaxRssMB;
+  const verifyMet = verify.eventsPerSecond >= t.verifyEventsPerSecond;
   return [
     {
       benchmark: 'audit: build log (append, batches of 1000, durability commit)',
@@ -110,16 +115,16 @@ export function auditRows(result) {
       notes: `${n} events over 12 h, projections and indexes kept`,
     },
     {
-      benchmark: 'audit: logs verify (chain, indexes, Merkle tree)',
+      benchmark: 'audit: logs verify (chain, indexes, derived state re-folded, Merkle tree)',
       value: verify.eventsPerSecond,
       unit: 'events/s',
-      notes: `${n} events; peak RSS ${verify.maxRssMB} MB; target >=150,000/s in constant memory (<= ${t.verifyMaxRssMB} MB): ${met(verifyMet)}`,
+      notes: `${n} events; peak RSS ${verify.maxRssMB} MB (mapped file pages included); target >=150,000/s: ${met(verifyMet)}`,
     },
     {
       benchmark: 'audit: factorly logs verify, CLI start included',
       value: cliVerify.eventsPerSecond,
       unit: 'events/s',
-      notes: `${n} events; peak RSS ${cliVerify.peakRssMB} MB (mapped file pages included), peak anonymous ${cliVerify.peakAnonMB} MB`,
+      notes: `${n} events; peak RSS ${cliVerify.peakRssMB} MB (mapped file pages included); peak anonymous ${cliVerify.peakAnonMB} MB, target <= ${t.verifyMaxAnonMB} MB at any length: ${met(cliVerify.peakAnonMB <= t.verifyMaxAnonMB)}`,
     },
     {
       benchmark: 'audit: factorly logs stats, median',
@@ -141,6 +146,11 @@ export function auditRows(result) {
     },
     serveRow(`audit: serve's first tools/call on ${n} events / later ones`, serve, t.firstCallRatio),
     dashboardRow(`audit: web UI first GET /dashboard on ${n} events`, result.dashboard, t.dashboardMs),
+    auditOpenRow(
+      `audit: web UI GET /audit on ${n} events after the first check, median`,
+      result.dashboard,
+      t.auditOpenMs,
+    ),
     dashboardRow(
       `audit: web UI first GET /agents on ${n} events`,
       result.dashboard?.agents && { startMs: result.dashboard.startMs, ...result.dashboard.agents },
@@ -156,9 +166,10 @@ export function auditRows(result) {
 }
 
 /**
- * Runs the CLI and samples its memory from /proc while it runs: the peak resident set (VmHWM, which
- * counts the LMDB file's pages mapped in as it is read) and the peak of the anonymous part (heap,
- * buffers: what the process itself allocates).
+ * Runs the CLI and samples its memory from /proc while it runs, summed over its processes (the
+ * guard `bin/run.js` puts around a command that reads a log, and the command in its child): the
+ * peak resident set (which counts the LMDB file's pages mapped in as it is read) and the peak of the
+ * anonymous part (heap, buffers: what the processes themselves allocate).
  */
 function timedCli(repo, cwd, args) {
   return new Promise((resolve) => {
@@ -172,13 +183,19 @@ function timedCli(repo, cwd, args) {
     let peakAnonKb = 0;
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const sample = () => {
-      try {
-        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        peakRssKb = Math.max(peakRssKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
-        peakAnonKb = Math.max(peakAnonKb, Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0));
-      } catch {
-        // exited between samples
+      let rss = 0;
+      let anon = 0;
+      for (const pid of processTree(child.pid)) {
+        try {
+          const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+          rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+          anon += Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        } catch {
+          // exited between samples
+        }
       }
+      peakRssKb = Math.max(peakRssKb, rss);
+      peakAnonKb = Math.max(peakAnonKb, anon);
     };
     const timer = setInterval(sample, 20);
     child.on('exit', (status) => {
@@ -186,6 +203,22 @@ function timedCli(repo, cwd, args) {
       resolve({ status, stderr, ms: now() - t, peakRssKb, peakAnonKb });
     });
   });
+}
+
+/** A process and its descendants, from /proc. */
+function processTree(pid) {
+  const pids = [pid];
+  for (let i = 0; i < pids.length; i += 1) {
+    try {
+      for (const task of readdirSync(`/proc/${pids[i]}/task`))
+        pids.push(
+          ...readFileSync(`/proc/${pids[i]}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+        );
+    } catch {
+      // exited
+    }
+  }
+  return pids;
 }
 
 /** `factorly call greet` on the big log and on an empty project, taking turns. */
@@ -219,6 +252,17 @@ export function serveRow(benchmark, serve, target) {
     value: serve.ratio,
     unit: 'x',
     notes: `first ${serve.firstMs} ms, later median ${serve.laterMedianMs} ms (n=${serve.later}); target <= ${target}x: ${met(serve.ratio <= target)}`,
+  };
+}
+
+function auditOpenRow(benchmark, dashboard, target) {
+  const audit = dashboard?.audit;
+  if (!audit) return { benchmark, value: 'failed', unit: '', notes: 'see failures' };
+  return {
+    benchmark,
+    value: audit.later.medianMs,
+    unit: 'ms',
+    notes: `from the newest result, the events since checked on top of it, a full verification running again in the background; p90 ${audit.later.p90Ms} ms (n=${audit.later.n}); first full check done ${audit.firstCheckMs} ms after start; target <= ${target} ms: ${met(audit.later.medianMs <= target)}`,
   };
 }
 

@@ -13,6 +13,8 @@ import { listApprovals, revokeApproval } from '../events/projections/standing.js
 import { availableParallelism } from 'node:os';
 import type { LogVerification } from '../events/verify-log.js';
 import { verifyLogFileOffThread } from '../events/verify-off-thread.js';
+import { extendVerification } from '../events/verify-increment.js';
+import { kernelViews } from './verify-views.js';
 import { FactorlyError } from '../base/errors.js';
 import { projectVerifierKey } from '../evidence/evidence-files.js';
 import type { Kernel } from '../kernel/kernel.js';
@@ -108,7 +110,10 @@ export function hostServices(kernel: Kernel): HostServices {
       return uses;
     },
     sources: () => sourceStatuses(kernel),
-    verify: (options) => verifyProject(kernel, options?.background === true),
+    verify: (options) =>
+      options?.since
+        ? extendVerification(options.since, log().read({ from: options.since.verified + 1 }))
+        : verifyProject(kernel, options?.background === true),
     evidence: () => evidenceFacts(kernel),
     planPromotion: (request) => planPromotion(kernel, request),
     promote: async (request) => {
@@ -155,6 +160,7 @@ function verifyProject(kernel: Kernel, background: boolean): Promise<LogVerifica
   return verifyLogFileOffThread(logPath, {
     verifierKeys: key ? [key] : [],
     threads: background ? Math.max(1, availableParallelism() - 1) : undefined,
+    views: kernelViews(kernel),
   });
 }
 

@@ -57,18 +57,53 @@ async function runChild(
   report: string,
 ): Promise<[number | null, NodeJS.Signals | null]> {
   const child = spawn(process.execPath, [...process.execArgv, bin, ...argv], {
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'pipe'],
     env: { ...process.env, [GUARD_ENV]: report },
   });
   const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
   for (const signal of FORWARDED) process.on(signal, forward);
+  const noise = new LmdbNoise();
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(noise.filter(chunk.toString('utf8'))));
   try {
     return await new Promise((resolve, reject) => {
       child.on('error', reject);
-      child.on('exit', (code, signal) => resolve([code, signal]));
+      child.on('exit', (code, signal) => {
+        // What the child wrote last is passed on; a process it started that still holds the pipe is not waited for.
+        const done = (): void => resolve([code, signal]);
+        const timer = setTimeout(() => {
+          child.stderr!.destroy();
+          done();
+        }, STDERR_DRAIN_MS);
+        child.stderr!.once('end', () => {
+          clearTimeout(timer);
+          done();
+        });
+      });
     });
   } finally {
     for (const signal of FORWARDED) process.off(signal, forward);
+  }
+}
+
+/** How long the guard waits, once the child has ended, for the rest of what it wrote to stderr. */
+const STDERR_DRAIN_MS = 200;
+
+/**
+ * LMDB's C library prints its own line for a failed write (`Write error: No space left on device
+ * position …, size …`, its newline written apart) before lmdb-js raises the error factorly reports
+ * in one line naming the file: that line is left out of what the command's stderr shows.
+ */
+export class LmdbNoise {
+  private dropNewline = false;
+
+  filter(text: string): string {
+    let rest = this.dropNewline && text.startsWith('\n') ? text.slice(1) : text;
+    this.dropNewline = false;
+    rest = rest.replace(/Write error: [^\n]*? position \d+, size \d+(\n|$)/g, (_line, newline: string) => {
+      if (newline === '') this.dropNewline = true;
+      return '';
+    });
+    return rest;
   }
 }
 

@@ -1,21 +1,18 @@
-import { AUDIT_INDEXES } from './event-index.js';
+import { derivedViews } from './derived-views.js';
 import type { EventLog } from './log.js';
 import type { ProjectionView } from './projection.js';
-import { agentActivityProjection } from './projections/agent-activity.js';
-import { dashboardProjection } from './projections/dashboard.js';
-import { sessionsProjection } from './projections/sessions.js';
 import { statsProjection, type LogStats } from './projections/stats.js';
 
 /**
- * Registers what the audit view and the web UI read with a log: the per-tool, per-agent and
- * per-status indexes (`logs --tool/--agent/--status`), the counters of `logs stats`, the dashboard's
- * buckets, the agents' names and what each agent did. Every writer registers them, so they stay folded as events are
- * appended; a reader registers them to find them.
+ * Registers the derived state a log keeps (see `derivedViews`): the audit view's per-tool, per-agent
+ * and per-status indexes (`logs --tool/--agent/--status`), the counters of `logs stats`, the
+ * dashboard's buckets, the agents' names, and every projection and index a loaded plugin registered.
+ * Every writer registers them, so they stay folded as events are appended; a reader registers them
+ * to find them. Returns the view of the counters.
  */
 export function registerAuditViews(log: EventLog): ProjectionView<LogStats> {
-  for (const index of AUDIT_INDEXES) log.index?.(index);
-  log.project(dashboardProjection);
-  log.project(sessionsProjection);
-  log.project(agentActivityProjection);
+  const { projections, indexes } = derivedViews();
+  for (const index of indexes) log.index?.(index);
+  for (const projection of projections) log.project(projection);
   return log.project(statsProjection);
 }

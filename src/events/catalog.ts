@@ -36,6 +36,8 @@ import type {
   SessionClosed,
   WriterStarted,
   LogCheckpointed,
+  ProjectionSaved,
+  ProjectionRebuilt,
   ToolPinned,
   ToolHeld,
   ToolReleased,
@@ -81,6 +83,8 @@ export interface EventMap {
   'log.checkpointed': LogCheckpointed;
   'writer.started': WriterStarted;
   'call.interrupted': CallInterrupted;
+  'projection.saved': ProjectionSaved;
+  'projection.rebuilt': ProjectionRebuilt;
   'tool.pinned': ToolPinned;
   'tool.held': ToolHeld;
   'tool.released': ToolReleased;
@@ -120,6 +124,8 @@ export const EVENT_VERSIONS: { readonly [K in EventType]: number } = {
   'log.checkpointed': 1,
   'writer.started': 2,
   'call.interrupted': 1,
+  'projection.saved': 1,
+  'projection.rebuilt': 1,
   'tool.pinned': 1,
   'tool.held': 1,
   'tool.released': 1,

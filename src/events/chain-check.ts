@@ -1,5 +1,5 @@
 import { GENESIS_HASH, type Recorded } from './envelope.js';
-import { hashEnvelope } from './hash.js';
+import { hashEnvelope, sha256Hex } from './hash.js';
 
 export type BreakKind = 'modified' | 'deleted' | 'inserted' | 'reordered' | 'corrupt' | 'truncated';
 
@@ -17,6 +17,27 @@ export interface ChainEntry {
   key?: number;
   event?: Recorded;
   error?: string;
+  /** The entry's stored text, when the store keeps the canonical JSON it was sealed as (see `storedHash`). */
+  text?: string;
+}
+
+const HASH_FIELD = ',"hash":"';
+
+/**
+ * The chain hash of an event from the text it is stored as, when that text is the canonical JSON it
+ * was sealed as (what every factorly store writes): sha256 of its prevHash followed by the text with
+ * the `hash` member cut out, with no serialising again. A match means the stored text is exactly what
+ * the writer hashed (anything else would be a SHA-256 collision); a text stored some other way gives
+ * undefined or no match, and the canonical form decides (`hashEnvelope`).
+ */
+export function storedHash(text: string | undefined, event: Recorded): string | undefined {
+  if (text === undefined || typeof event.hash !== 'string' || typeof event.prevHash !== 'string') return undefined;
+  // The envelope's own `hash` is its last one: the members after it (id, prevHash, seq, type, v) hold no object.
+  const at = text.lastIndexOf(HASH_FIELD);
+  const end = at + HASH_FIELD.length + event.hash.length;
+  if (at < 0 || text.charCodeAt(end) !== 0x22 || text.slice(at + HASH_FIELD.length, end) !== event.hash)
+    return undefined;
+  return sha256Hex(event.prevHash + text.slice(0, at) + text.slice(end + 1));
 }
 
 /**
@@ -52,7 +73,8 @@ export class ChainChecker {
     const event = entry.event;
     if (at < expected || event.seq !== at) return this.misplaced(expected, event);
     // hashEnvelope leaves `hash` out itself.
-    if (hashEnvelope(event) !== event.hash) return this.changed(expected, event);
+    if (storedHash(entry.text, event) !== event.hash && hashEnvelope(event) !== event.hash)
+      return this.changed(expected, event);
     if (this.previous.hash !== undefined && event.prevHash !== this.previous.hash)
       return this.relinked(expected, event);
     this.beforePrevious = this.previous.hash;

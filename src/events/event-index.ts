@@ -11,6 +11,8 @@ import type { Recorded } from './envelope.js';
 export interface EventIndex {
   readonly name: string;
   readonly version?: number;
+  /** The module that exports it (`import.meta.url`), so `logs verify` can load it on its worker threads (see `Projection.module`). */
+  readonly module?: string;
   keys(event: Recorded): readonly string[];
 }
 
@@ -29,12 +31,14 @@ const none: readonly string[] = [];
 
 /** Calls by tool name (their `call.requested`). */
 export const toolIndex: EventIndex = {
+  module: import.meta.url,
   name: 'tool',
   keys: (event) => (event.type === 'call.requested' ? [event.data.tool] : none),
 };
 
 /** Calls by agent (their `call.requested`). */
 export const agentIndex: EventIndex = {
+  module: import.meta.url,
   name: 'agent',
   keys: (event) => (event.type === 'call.requested' && event.data.agentId !== undefined ? [event.data.agentId] : none),
 };
@@ -43,6 +47,7 @@ const interrupted: readonly string[] = ['interrupted'];
 
 /** Calls by how they ended (their `call.completed`, or the `call.interrupted` of one that never did). */
 export const statusIndex: EventIndex = {
+  module: import.meta.url,
   name: 'status',
   keys: (event) =>
     event.type === 'call.completed' ? [event.data.status] : event.type === 'call.interrupted' ? interrupted : none,

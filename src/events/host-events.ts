@@ -164,6 +164,28 @@ export interface LogCheckpointed {
 }
 
 /**
+ * Snapshots of persisted projections stored with this event (in the same write on LMDB; before they
+ * are stored where a store has no transactions): the digest of each (see `snapshotDigest`), so the
+ * chain vouches for derived state. A snapshot whose digest this event does not list is never used.
+ */
+export interface ProjectionSaved {
+  snapshots: { name: string; stamp: string; seq: number; digest: string }[];
+}
+
+/**
+ * A process found derived state it may not use (a snapshot the log does not vouch for, an index
+ * entry that points to the wrong event), did not use it, and folded or indexed the events again.
+ */
+export interface ProjectionRebuilt {
+  /** The projection's or index's name. */
+  name: string;
+  kind: 'projection' | 'index';
+  reason: string;
+  /** The seq the rejected snapshot said it covered, for a projection. */
+  seq?: number;
+}
+
+/**
  * What an agent is told about a tool, as its pin covers it: its name, title, description, schemas
  * and annotations (an upstream tool's own input schema; for any other tool, its declared parameters).
  */

@@ -52,9 +52,16 @@ export { fold } from './projection.js';
 export { replay } from './replay.js';
 export type { Folded, Projection, ProjectionView } from './projection.js';
 export type { EventIndex, IndexLookup } from './event-index.js';
+// A snapshot of a persisted projection as any store keeps it (opaque bytes), its digest and the
+// event that records it: what a log that keeps snapshots elsewhere (a stream's KV store) needs.
+export { savedRecord, snapshotDigest, snapshotProblem } from './snapshot-digest.js';
+export { decodeSnapshot, encodeSnapshot } from './snapshot-store.js';
+export type { StoredSnapshot, UnrecordedSnapshot } from './snapshot-digest.js';
 export { auditProjection } from './projections/audit.js';
 export { activeApprovals, standingApproval, standingOfferIn, standingProjection } from './projections/standing.js';
 export type { StandingApproval, StandingState } from './projections/standing.js';
 export type { AuditEntry, AuditState } from './projections/audit.js';
 export { verifyChain } from './verify.js';
+export { extendVerification } from './verify-increment.js';
+export type { VerifiedFrontier } from './verify-frontier.js';
 export type { ChainReport } from './verify.js';

@@ -1,13 +1,14 @@
 import type { Database, Key, RootDatabase, Transaction } from 'lmdb';
 import type { Recorded } from './envelope.js';
 import { indexStamp, type EventIndex, type IndexLookup } from './event-index.js';
-import type { StoredSnapshot } from './projection-set.js';
 import { decodeSnapshot, encodeSnapshot, type SnapshotStore } from './snapshot-store.js';
+import type { StoredSnapshot } from './snapshot-digest.js';
 
 /** How many events one catch-up write indexes, so a long catch-up never holds the write lock for long. */
 const INDEX_CHUNK = 20_000;
 
-interface IndexCoverage {
+/** What the registered indexes cover: the seq they reach, and the code that made each (its stamp). */
+export interface IndexCoverage {
   seq: number;
   stamps: Record<string, string>;
 }
@@ -55,13 +56,33 @@ export class LmdbDerived implements SnapshotStore {
       root.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' }) ?? none();
   }
 
-  loadSnapshot(name: string): StoredSnapshot | undefined {
-    return decodeSnapshot(this.derived.getBinary(`state/${name}`));
+  loadSnapshot(name: string, transaction?: Transaction): StoredSnapshot | undefined {
+    // Copied out of LMDB's memory: a snapshot may be kept after the read (verification compares it later).
+    return decodeSnapshot(this.derived.get(`state/${name}`, { transaction }));
   }
 
   /** Inside a write. */
   saveSnapshot(name: string, snapshot: StoredSnapshot): void {
     this.derived.putSync(`state/${name}`, encodeSnapshot(snapshot));
+  }
+
+  /** The names of the stored snapshots (verification checks each). */
+  snapshotNames(transaction?: Transaction): string[] {
+    return [...this.derived.getKeys({ start: 'state/', end: 'state0', transaction })].map((key) =>
+      key.slice('state/'.length),
+    );
+  }
+
+  /** The indexes' coverage record as stored, undefined when there is none or it does not parse. */
+  coverageRecord(transaction?: Transaction): IndexCoverage | undefined {
+    const bytes = this.derived.get('indexes', { transaction });
+    if (!bytes) return undefined;
+    try {
+      const record = JSON.parse(bytes.toString('utf8')) as IndexCoverage;
+      return Number.isSafeInteger(record.seq) && typeof record.stamps === 'object' ? record : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** True when the index is new here. */
@@ -79,8 +100,20 @@ export class LmdbDerived implements SnapshotStore {
     return [...this.indexes.keys()];
   }
 
+  /**
+   * An index entry pointed to an event that does not carry its key: no index is used in this process
+   * until the next write has cleared them all and indexed the log again.
+   */
+  distrusted = false;
+
+  /** The registered index `name`, to check a hit against the event it names. */
+  indexNamed(name: string): EventIndex | undefined {
+    return this.indexes.get(name)?.index;
+  }
+
   /** The last seq every registered index holds, and whether the entries there were made by this code. */
   coverage(transaction?: Transaction): { seq: number; ours: boolean } {
+    if (this.distrusted) return { seq: 0, ours: false };
     const bytes = this.derived.get('indexes', { transaction });
     if (!bytes) return { seq: 0, ours: true };
     if (this.lastCoverage?.bytes.equals(bytes)) return { seq: this.lastCoverage.seq, ours: true };
@@ -155,6 +188,8 @@ export class LmdbDerived implements SnapshotStore {
   private clearIndexes(): void {
     for (const key of this.entries.getKeys()) this.entries.removeSync(key);
     this.derived.removeSync('indexes');
+    this.distrusted = false;
+    this.lastCoverage = undefined;
   }
 
   /** Inside a write: every snapshot and index entry gone (`logs rebuild` starts from nothing). */

@@ -74,9 +74,43 @@ export class LmdbEvents {
     for (const event of this.range(from, to)) yield event.hash;
   }
 
+  /** The event a writer gave `id`, checked to be that one (an idempotent append must never return another). */
   byId(id: string): Recorded | undefined {
     const seq = this.dbs.ids.get(id);
-    return seq === undefined ? undefined : this.bySeq(seq);
+    return seq === undefined ? undefined : this.checked(this.bySeq(seq), 'ids', `id ${id}`, (event) => event.id === id);
+  }
+
+  /** Every event the calls index lists under `callId`, each checked to be of that call. */
+  callEvents(callId: string): Recorded[] {
+    return [...this.dbs.calls.getValues(callId)].flatMap((seq) => {
+      const event = this.checked(this.bySeq(seq), 'calls', `call ${callId}`, (found) => callIdOf(found) === callId);
+      return event ? [event] : [];
+    });
+  }
+
+  /** The newest event of `type` as the latest index names it, checked to be of that type. */
+  newestOf(type: string): Recorded | undefined {
+    const seq = this.dbs.latest.get(type);
+    return seq === undefined
+      ? undefined
+      : this.checked(this.bySeq(seq), 'latest', type, (event) => event.type === type);
+  }
+
+  /**
+   * A hit of one of the log's own indexes, checked against the event it names: an entry edited in the
+   * file makes the read fail (exit 2, naming the file) rather than answer with another event.
+   */
+  private checked(
+    event: Recorded | undefined,
+    index: string,
+    under: string,
+    holds: (event: Recorded) => boolean,
+  ): Recorded | undefined {
+    if (!event || holds(event)) return event;
+    throw damaged(
+      this.path,
+      `the ${index} index lists seq ${event.seq} under ${under}, but that event (${event.type}) is not it`,
+    );
   }
 
   /**

@@ -3,19 +3,19 @@ import type { EventType } from './catalog.js';
 import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import type { EventIndex, IndexLookup } from './event-index.js';
 import { LmdbDerived } from './lmdb-derived.js';
+import { checkedLookup } from './lmdb-index-reads.js';
 import { rebuildAll } from './lmdb-rebuild.js';
 import { openLogRoot } from './lmdb-env.js';
 import { closeRoot, commitFailure, guardPendingCommit } from './lmdb-faults.js';
 import { checkLmdbFile } from './lmdb-file-check.js';
 import { LmdbInflight, writerEventId } from './lmdb-inflight.js';
 import { decode, LmdbEvents } from './lmdb-events.js';
-import { LmdbTree } from './lmdb-tree.js';
+import { LmdbTree, treeAtHead } from './lmdb-tree.js';
 import type { AppendOptions, Durability, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 import type { Projection, ProjectionView } from './projection.js';
 import { ProjectionSet, type ProjectionSource } from './projection-set.js';
 import { type LmdbLogParts, writeBatch } from './lmdb-write.js';
-import { rebuiltTree } from './tree-rebuild.js';
-import type { LogTree, TreeHead } from './transparency-tree.js';
+import type { LogTree } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
 import { FactorlyError } from '../base/errors.js';
 
@@ -117,17 +117,21 @@ export class LmdbEventLog implements EventLog {
     }
   }
 
-  private async appendNow(events: readonly NewEvent[], options: AppendOptions): Promise<Recorded[]> {
+  private async appendNow(
+    events: readonly NewEvent[],
+    options: AppendOptions,
+    saveAtLeast?: number,
+  ): Promise<Recorded[]> {
     if (!this.prepared) await this.prepare();
     const written = this.root.transaction(() => {
-      const batch = writeBatch(this.parts, events, options, this.clock);
-      if (batch.wrote) this.wrote = true;
+      const batch = writeBatch(this.parts, events, options, this.clock, saveAtLeast);
+      if (batch.last) this.wrote = true;
       return batch;
     });
     guardPendingCommit(this.root);
-    const { results } = await written;
+    const { results, last } = await written;
     // Only now (committed): an aborted write must not leave a head that was never stored.
-    this.store.committed(results.at(-1));
+    this.store.committed(last);
     // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one.
     if (this.durability === 'fsync') await this.root.flushed;
     return results;
@@ -144,14 +148,12 @@ export class LmdbEventLog implements EventLog {
 
   async readCall(callId: string): Promise<Recorded[]> {
     this.refresh();
-    const seqs = [...this.store.dbs.calls.getValues(callId)];
-    return seqs.map((seq) => this.store.bySeq(seq)).filter((event): event is Recorded => event !== undefined);
+    return this.store.callEvents(callId);
   }
 
   async lastOf<T extends EventType>(type: T): Promise<Recorded<T> | undefined> {
     this.refresh();
-    const seq = this.store.dbs.latest.get(type);
-    return seq === undefined ? undefined : (this.store.bySeq(seq) as Recorded<T> | undefined);
+    return this.store.newestOf(type) as Recorded<T> | undefined;
   }
 
   async head(): Promise<LogHead> {
@@ -166,23 +168,7 @@ export class LmdbEventLog implements EventLog {
 
   async tree(): Promise<LogTree> {
     this.refresh();
-    // The last seq and the tree's head from one snapshot, so another process's commit in between
-    // cannot make them disagree (a range read takes a snapshot of its own unless given one).
-    const { events, meta } = this.store.dbs;
-    meta.get('head');
-    const transaction = this.root.useReadTransaction();
-    let seq = 0;
-    let head: TreeHead | undefined;
-    try {
-      for (const key of events.getKeys({ reverse: true, limit: 1, transaction })) seq = key;
-      head = this.merkle.head(transaction);
-    } finally {
-      transaction.done();
-    }
-    return (
-      this.merkle.view(seq, (at) => this.store.bySeq(at)?.hash, head) ??
-      rebuiltTree(this.read({ to: seq }), head?.origin)
-    );
+    return treeAtHead(this.root, this.merkle, this.store.dbs, (to) => this.read({ to }));
   }
 
   async inflight(): Promise<Inflight> {
@@ -197,9 +183,10 @@ export class LmdbEventLog implements EventLog {
     if (this.projections.register(projection as Projection<unknown>)) this.prepared = false;
     const view =
       this.views.get(name) ??
-      this.projections.view(name, () => {
+      this.projections.view(name, async () => {
         this.refresh();
         this.projections.catchUp(this.source, this.store.head().seq);
+        await this.recordNotices();
       });
     this.views.set(name, view);
     return view as ProjectionView<S>;
@@ -209,9 +196,16 @@ export class LmdbEventLog implements EventLog {
     if (this.derived.registerIndex(index)) this.prepared = false;
   }
 
+  /** Seqs under `key`, each checked against its event before it is handed out (see `checkedLookup`). */
   lookup(name: string, key: string, before?: number): IndexLookup {
     this.refresh();
-    return this.derived.lookup(name, key, before);
+    return checkedLookup(this.store, this.derived, { name, key, before }, (index, reason) => {
+      if (this.derived.distrusted) return;
+      // The next write clears every index and indexes the log again (chunk by chunk, before its own write).
+      this.derived.distrusted = true;
+      this.prepared = false;
+      this.projections.note({ name: index, kind: 'index', reason });
+    });
   }
 
   indexKeys(name: string): string[] {
@@ -251,6 +245,7 @@ export class LmdbEventLog implements EventLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.recordNotices();
     // A writer leaves its folds behind, so the next process starts where this one stopped (not
     // after a failed commit: lmdb-js would wait for that commit's flush forever).
     if (this.wrote && !this.lastCommitFailed) await this.saveSnapshots(SAVE_AT_CLOSE_AFTER).catch(() => undefined);
@@ -271,15 +266,17 @@ export class LmdbEventLog implements EventLog {
     this.prepared = true;
   }
 
+  /** Stores the snapshots with at least `minEvents` events not in their stored ones, with the event that records them. */
   private async saveSnapshots(minEvents: number): Promise<void> {
-    const due = this.projections.due(minEvents);
-    if (due.length === 0) return;
-    const saved = this.root.transaction(() => {
-      for (const { name, snapshot } of due) this.derived.saveSnapshot(name, snapshot);
-    });
-    guardPendingCommit(this.root);
-    await saved;
-    await this.root.flushed;
+    if (this.projections.size === 0) return;
+    await this.appendNow([], {}, minEvents);
+  }
+
+  /** Records the snapshots a reader refused (it folded from seq 1 instead), when this process may write. */
+  private async recordNotices(): Promise<void> {
+    if (this.readOnly || !this.projections.noticed) return;
+    // A log that cannot take the record now (a full disk) still answers: the next writer records it.
+    await this.append([]).catch(() => undefined);
   }
 
   private forgetFolds(): void {

@@ -1,5 +1,4 @@
 import { open, type RootDatabase } from 'lmdb';
-import { AUDIT_INDEXES } from './event-index.js';
 import { LmdbDerived } from './lmdb-derived.js';
 import { openLogDatabases, type LogDatabases } from './lmdb-layout.js';
 import type { ScanSource } from './verify-scan.js';
@@ -20,7 +19,7 @@ function* entriesByKey(dbs: LogDatabases, from: number, to: number): Iterable<{ 
 export interface OpenedLogFile {
   root: RootDatabase;
   dbs: LogDatabases;
-  /** The audit view's indexes (`logs --tool/--agent/--status`), registered so their coverage is known. */
+  /** The snapshots and registered indexes (`logs --tool/--agent/--status`, a plugin's). */
   derived: LmdbDerived;
   source: ScanSource;
 }
@@ -29,7 +28,6 @@ export function openLogFile(path: string): OpenedLogFile {
   const root = open({ path, compression: false, readOnly: true });
   const dbs = openLogDatabases(root);
   const derived = new LmdbDerived(root);
-  for (const index of AUDIT_INDEXES) derived.registerIndex(index);
   return { root, dbs, derived, source: scanSourceOf(dbs, derived) };
 }
 

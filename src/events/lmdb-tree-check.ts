@@ -31,35 +31,60 @@ export interface TreeBounds {
   roots: bigint[];
 }
 
-/** Why the tree under `roots` is not sound, naming the first bad page, or undefined. */
+/**
+ * Why the tree under `roots` is not sound, naming the first bad page, or undefined. Page numbers are
+ * plain numbers here (a file of 2^53 pages does not exist) and one buffer is read into for every
+ * page, so the walk costs the reads, not the arithmetic or the garbage.
+ */
 export function treeProblem(fd: number, bounds: TreeBounds): string | undefined {
-  const seen = new Set<bigint>();
-  const pending = bounds.roots.filter((root) => root !== NO_ROOT);
-  while (pending.length > 0) {
-    const pgno = pending.pop()!;
-    const problem = reach(pgno, bounds, seen) ?? pageProblem(fd, pgno, bounds, pending, seen);
+  const walk: Walk = {
+    fd,
+    pageSize: bounds.pageSize,
+    lastPage: Number(bounds.lastPage),
+    seen: new Set<number>(),
+    pending: bounds.roots.filter((root) => root !== NO_ROOT).map((root) => asPage(root)),
+    page: Buffer.allocUnsafe(bounds.pageSize),
+    header: Buffer.allocUnsafe(HEADER),
+  };
+  while (walk.pending.length > 0) {
+    const pgno = walk.pending.pop()!;
+    const problem = reach(pgno, walk) ?? pageProblem(pgno, walk);
     if (problem) return `is damaged: page ${pgno} ${problem}`;
   }
   return undefined;
 }
 
-function reach(pgno: bigint, bounds: TreeBounds, seen: Set<bigint>): string | undefined {
-  if (pgno < 2n || pgno > bounds.lastPage) return `is outside the file's ${bounds.lastPage + 1n} pages`;
-  if (seen.has(pgno)) return 'is reached twice';
-  seen.add(pgno);
+interface Walk {
+  fd: number;
+  pageSize: number;
+  lastPage: number;
+  seen: Set<number>;
+  pending: number[];
+  /** Read into for each page in turn, and for each overflow page's header. */
+  page: Buffer;
+  header: Buffer;
+}
+
+/** A page number as stored (u64): past 2^53 it is no page of any file. */
+function asPage(pgno: bigint): number {
+  return pgno > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(pgno);
+}
+
+function u64(bytes: Buffer, at: number): number {
+  return bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 2 ** 32;
+}
+
+function reach(pgno: number, walk: Walk): string | undefined {
+  if (pgno < 2 || pgno > walk.lastPage) return `is outside the file's ${walk.lastPage + 1} pages`;
+  if (walk.seen.has(pgno)) return 'is reached twice';
+  walk.seen.add(pgno);
   return undefined;
 }
 
-function pageProblem(
-  fd: number,
-  pgno: bigint,
-  bounds: TreeBounds,
-  pending: bigint[],
-  seen: Set<bigint>,
-): string | undefined {
-  const { pageSize } = bounds;
-  const page = readAt(fd, Number(pgno) * pageSize, pageSize);
-  if (page.length < pageSize || page.readBigUInt64LE(0) !== pgno) return 'is not the page its parent points to';
+function pageProblem(pgno: number, walk: Walk): string | undefined {
+  const { pageSize, page } = walk;
+  const read = readSync(walk.fd, page, 0, pageSize, pgno * pageSize);
+  if (read < pageSize || u64(page, 0) !== pgno) return 'is not the page its parent points to';
   const flags = page.readUInt16LE(18);
   const count = page.readUInt16LE(20) >> 1;
   if (flags & P_LEAF2)
@@ -69,59 +94,44 @@ function pageProblem(
   for (let i = 0; i < count; i += 1) {
     const at = HEADER + page.readUInt16LE(HEADER + 2 * i);
     if (at + NODE > pageSize) return `has node ${i} outside it`;
-    const problem = flags & P_BRANCH ? branchNode(page, at, pending) : leafNode(fd, page, at, bounds, pending, seen);
+    const problem = flags & P_BRANCH ? branchNode(page, at, walk) : leafNode(page, at, walk);
     if (problem) return `has a bad node ${i}: ${problem}`;
   }
   return undefined;
 }
 
-function branchNode(page: Buffer, at: number, pending: bigint[]): string | undefined {
-  const child =
-    BigInt(page.readUInt16LE(at)) |
-    (BigInt(page.readUInt16LE(at + 2)) << 16n) |
-    (BigInt(page.readUInt16LE(at + 4)) << 32n);
-  if (at + NODE + page.readUInt16LE(at + 6) > page.length) return 'its key runs past the page';
-  pending.push(child);
+function branchNode(page: Buffer, at: number, walk: Walk): string | undefined {
+  const child = page.readUInt16LE(at) + page.readUInt16LE(at + 2) * 2 ** 16 + page.readUInt16LE(at + 4) * 2 ** 32;
+  if (at + NODE + page.readUInt16LE(at + 6) > walk.pageSize) return 'its key runs past the page';
+  walk.pending.push(child);
   return undefined;
 }
 
-function leafNode(
-  fd: number,
-  page: Buffer,
-  at: number,
-  bounds: TreeBounds,
-  pending: bigint[],
-  seen: Set<bigint>,
-): string | undefined {
-  const size = page.readUInt16LE(at) | (page.readUInt16LE(at + 2) << 16);
+function leafNode(page: Buffer, at: number, walk: Walk): string | undefined {
+  const size = page.readUInt16LE(at) + page.readUInt16LE(at + 2) * 2 ** 16;
   const flags = page.readUInt16LE(at + 4);
   const data = at + NODE + page.readUInt16LE(at + 6);
-  const stored = flags & F_BIGDATA ? 8 : size >>> 0;
-  if (data + stored > page.length) return 'its key or data runs past the page';
-  if (flags & F_BIGDATA) return overflowProblem(fd, page.readBigUInt64LE(data), size >>> 0, bounds, seen);
+  const stored = flags & F_BIGDATA ? 8 : size;
+  if (data + stored > walk.pageSize) return 'its key or data runs past the page';
+  if (flags & F_BIGDATA) return overflowProblem(u64(page, data), size, walk);
   if (flags & F_SUBDATA) {
     if (stored < DB_ROOT + 8) return 'its database record is too short';
     const root = page.readBigUInt64LE(data + DB_ROOT);
-    if (root !== NO_ROOT) pending.push(root);
+    if (root !== NO_ROOT) walk.pending.push(asPage(root));
   }
   return undefined;
 }
 
 /** A value on overflow pages: the first one says how many follow; all must be inside the file. */
-function overflowProblem(
-  fd: number,
-  pgno: bigint,
-  size: number,
-  bounds: TreeBounds,
-  seen: Set<bigint>,
-): string | undefined {
-  const reached = reach(pgno, bounds, seen);
+function overflowProblem(pgno: number, size: number, walk: Walk): string | undefined {
+  const reached = reach(pgno, walk);
   if (reached) return `its overflow page ${pgno} ${reached}`;
-  const header = readAt(fd, Number(pgno) * bounds.pageSize, HEADER);
-  const pages = header.length < HEADER ? 0 : header.readUInt32LE(20);
-  if (header.length < HEADER || header.readBigUInt64LE(0) !== pgno || !(header.readUInt16LE(18) & P_OVERFLOW))
+  const { header } = walk;
+  const read = readSync(walk.fd, header, 0, HEADER, pgno * walk.pageSize);
+  const pages = read < HEADER ? 0 : header.readUInt32LE(20);
+  if (read < HEADER || u64(header, 0) !== pgno || !(header.readUInt16LE(18) & P_OVERFLOW))
     return `its overflow page ${pgno} is not one`;
-  if (pgno + BigInt(pages) - 1n > bounds.lastPage || pages * bounds.pageSize < size)
+  if (pgno + pages - 1 > walk.lastPage || pages * walk.pageSize < size)
     return `its ${pages} overflow pages from ${pgno} do not hold its ${size} bytes inside the file`;
   return undefined;
 }

@@ -1,7 +1,17 @@
 import type { Database, RootDatabase, Transaction } from 'lmdb';
 import { FactorlyError } from '../base/errors.js';
+import type { Recorded } from './envelope.js';
+import type { LogDatabases } from './lmdb-layout.js';
 import type { CompactRange } from './merkle.js';
-import { newOrigin, nodeKey, TransparencyTree, type TreeHead, type TreeNodeStore } from './transparency-tree.js';
+import { rebuiltTree } from './tree-rebuild.js';
+import {
+  newOrigin,
+  nodeKey,
+  TransparencyTree,
+  type LogTree,
+  type TreeHead,
+  type TreeNodeStore,
+} from './transparency-tree.js';
 
 export interface TreeGrowth {
   tree: TransparencyTree;
@@ -92,4 +102,32 @@ export class LmdbTree {
       put: (level, index, hash) => db.putSync(nodeKey(level, index), hash),
     };
   }
+}
+
+/**
+ * The tree as of the log's head: the last seq and the tree's head from one snapshot, so another
+ * process's commit in between cannot make them disagree (a range read takes a snapshot of its own
+ * unless given one); rebuilt from the events when the file has none stored.
+ */
+export async function treeAtHead(
+  root: RootDatabase,
+  merkle: LmdbTree,
+  dbs: Pick<LogDatabases, 'events' | 'meta'>,
+  read: (to: number) => AsyncIterable<Recorded>,
+): Promise<LogTree> {
+  dbs.meta.get('head');
+  const transaction = root.useReadTransaction();
+  let seq = 0;
+  let head: TreeHead | undefined;
+  try {
+    for (const key of dbs.events.getKeys({ reverse: true, limit: 1, transaction })) seq = key;
+    head = merkle.head(transaction);
+  } finally {
+    transaction.done();
+  }
+  const hashAt = (at: number): string | undefined => {
+    const bytes = dbs.events.getBinary(at);
+    return bytes && (JSON.parse(bytes.toString('utf8')) as { hash: string }).hash;
+  };
+  return merkle.view(seq, hashAt, head) ?? rebuiltTree(read(seq), head?.origin);
 }

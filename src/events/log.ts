@@ -3,6 +3,7 @@ import type { EventType } from './catalog.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import type { EventIndex, IndexLookup } from './event-index.js';
 import type { Projection, ProjectionView } from './projection.js';
+import type { StoredSnapshot } from './snapshot-digest.js';
 import type { LogTree } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
 
@@ -97,6 +98,12 @@ export interface EventLog {
    * returns the same view; another projection under a registered name is refused.
    */
   project<S>(projection: Projection<S>): ProjectionView<S>;
+  /**
+   * The snapshots of persisted projections as they are stored (those of `names`, default: the ones
+   * registered), for `logs verify` to check against the chain's records and the fold of the events.
+   * A log that keeps snapshots and no file of its own to walk (a stream's KV store) offers it.
+   */
+  storedSnapshots?(names?: readonly string[]): Promise<{ name: string; snapshot?: StoredSnapshot }[]>;
   /** Registers an index (see `EventIndex`), kept in the same write as the events. Optional. */
   index?(index: EventIndex): void;
   /** Seqs under `key` of a registered index, newest first (at most `before`), and how far the index reaches. */

@@ -1,19 +1,18 @@
 import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { FactorlyError, messageOf } from '../base/errors.js';
-import { GENESIS_HASH, type Recorded } from './envelope.js';
+import type { ProjectionRebuilt } from './catalog.js';
+import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import type { Folded, Projection, ProjectionView } from './projection.js';
+import { snapshotDigest, snapshotProblem, type StoredSnapshot, type UnrecordedSnapshot } from './snapshot-digest.js';
 import { upcast } from './upcast.js';
 
-/** A projection's state as stored beside the log. */
-export interface StoredSnapshot {
-  /** The fold's code it was made by (`<version>:<digest of init and evolve>`). */
-  stamp: string;
-  /** The last seq folded into it. */
-  seq: number;
-  /** Hash of the event at `seq` (genesis for 0): the snapshot belongs to this history only. */
-  hash: string;
-  state: Uint8Array;
+export type { StoredSnapshot } from './snapshot-digest.js';
+
+/** A snapshot due to be stored, with the event that records its digest still to be written (see `savedRecord`). */
+export interface DueSnapshot {
+  name: string;
+  snapshot: UnrecordedSnapshot;
 }
 
 /** What the set needs from a log implementation, all synchronous (LMDB reads are; a networked log reads ahead). */
@@ -44,6 +43,10 @@ interface Entry {
   broken?: string;
   savedSeq: number;
   savedBytes: number;
+  /** The last refusal of its snapshot this set recorded a notice for. */
+  noticed?: string;
+  /** Its stored snapshot was refused: the next write replaces it. */
+  refused?: boolean;
 }
 
 /**
@@ -55,6 +58,7 @@ interface Entry {
  */
 export class ProjectionSet {
   private readonly entries = new Map<string, Entry>();
+  private readonly notices: NewEvent<'projection.rebuilt'>[] = [];
 
   /** Registers a projection (true when it is new); the same one again is a no-op, another one under a taken name is refused. */
   register(projection: Projection<unknown>): boolean {
@@ -76,11 +80,11 @@ export class ProjectionSet {
   }
 
   /** The view of a registered projection; `catchUp` brings every projection to the log's head. */
-  view<S>(name: string, catchUp: () => void): ProjectionView<S> {
+  view<S>(name: string, catchUp: () => void | Promise<void>): ProjectionView<S> {
     return {
       name,
       current: async () => {
-        catchUp();
+        await catchUp();
         return this.folded<S>(name);
       },
       folded: () => this.folded<S>(name),
@@ -93,6 +97,11 @@ export class ProjectionSet {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Whether a refused snapshot waits to be recorded (see `takeNotices`). */
+  get noticed(): boolean {
+    return this.notices.length > 0;
   }
 
   /** Loads every registered projection not loaded yet, then folds all of them up to `head`. */
@@ -142,20 +151,36 @@ export class ProjectionSet {
 
   /**
    * Snapshots worth writing now, marked as saved: by the interval policy, or, given `atLeast`, every
-   * one with at least that many events not in its stored snapshot (0: every unsaved one).
+   * one with at least that many events not in its stored snapshot (0: every unsaved one). Each carries
+   * its digest; the log records them (`savedRecord`) in the write that stores them.
    */
-  due(atLeast?: number): { name: string; snapshot: StoredSnapshot }[] {
-    const out: { name: string; snapshot: StoredSnapshot }[] = [];
+  due(atLeast?: number): DueSnapshot[] {
+    const out: DueSnapshot[] = [];
     for (const [name, entry] of this.entries) {
       if (!entry.loaded || entry.broken || entry.seq <= entry.savedSeq) continue;
       const interval = atLeast ?? Math.max(MIN_EVENTS_BETWEEN_SNAPSHOTS, entry.savedBytes / SNAPSHOT_BYTES_PER_EVENT);
-      if (entry.seq - entry.savedSeq < interval) continue;
-      const state = serialize(entry.state);
-      out.push({ name, snapshot: { stamp: entry.stamp, seq: entry.seq, hash: entry.hash, state } });
+      // A stored snapshot this set refused is replaced with the next write, whatever the interval.
+      if (entry.seq - entry.savedSeq < interval && !entry.refused) continue;
+      entry.refused = false;
+      const unsigned = { stamp: entry.stamp, seq: entry.seq, hash: entry.hash, state: serialize(entry.state) };
+      out.push({ name, snapshot: { ...unsigned, digest: snapshotDigest(name, unsigned) } });
       entry.savedSeq = entry.seq;
-      entry.savedBytes = state.byteLength;
+      entry.savedBytes = unsigned.state.byteLength;
     }
     return out;
+  }
+
+  /**
+   * The `projection.rebuilt` events for the snapshots this set refused since last asked (each fold
+   * then started from seq 1): the log appends them with its next write, so a rebuild is on record.
+   */
+  takeNotices(): NewEvent[] {
+    return this.notices.splice(0);
+  }
+
+  /** Notes other derived state the log refused (an index), to be recorded with the next write like a refused snapshot. */
+  note(data: ProjectionRebuilt): void {
+    this.notices.push({ type: 'projection.rebuilt', data });
   }
 
   /** Forgets every fold (after a write that failed: the folds may hold events never committed). */
@@ -173,20 +198,12 @@ export class ProjectionSet {
 
   private load(entry: Entry, source: ProjectionSource, head: number): void {
     const snapshot = source.loadSnapshot(entry.projection.name);
-    const usable =
-      snapshot &&
-      snapshot.stamp === entry.stamp &&
-      snapshot.seq <= head &&
-      source.hashAt(snapshot.seq) === snapshot.hash;
     let state: unknown;
-    if (usable) {
-      try {
-        state = deserialize(snapshot.state);
-      } catch {
-        state = undefined;
-      }
+    if (snapshot && this.usable(entry, snapshot, source, head)) {
+      state = restore(snapshot);
+      if (state === undefined) this.notice(entry, snapshot, 'its state cannot be read');
     }
-    const restored = usable && state !== undefined;
+    const restored = snapshot !== undefined && state !== undefined;
     Object.assign(entry, {
       loaded: true,
       broken: undefined,
@@ -197,10 +214,53 @@ export class ProjectionSet {
       savedBytes: restored ? snapshot.state.byteLength : 0,
     });
   }
+
+  /**
+   * Whether a stored snapshot may be used: made by this code (another version is simply folded
+   * again), of this history, and vouched for by the chain (its digest recorded by a `projection.saved`
+   * event). Any other refusal is noticed, to be recorded.
+   */
+  private usable(entry: Entry, snapshot: StoredSnapshot, source: ProjectionSource, head: number): boolean {
+    if (snapshot.stamp !== entry.stamp) return false;
+    let problem: string | undefined;
+    if (snapshot.seq > head || source.hashAt(snapshot.seq) !== snapshot.hash)
+      problem = `it was folded over another history (the event at seq ${snapshot.seq} is not the one it names)`;
+    else {
+      const { recorded } = snapshot;
+      const [record] =
+        Number.isSafeInteger(recorded) && recorded > snapshot.seq && recorded <= head
+          ? source.readRange(recorded, recorded)
+          : [];
+      problem = snapshotProblem(entry.projection.name, snapshot, record);
+    }
+    if (problem !== undefined) this.notice(entry, snapshot, problem);
+    return problem === undefined;
+  }
+
+  /** Notes a refused snapshot once per process (a fold that is loaded again meets it again). */
+  private notice(entry: Entry, snapshot: StoredSnapshot, reason: string): void {
+    entry.refused = true;
+    const key = `${snapshot.seq}:${snapshot.digest}:${reason}`;
+    if (entry.noticed === key) return;
+    entry.noticed = key;
+    this.notices.push({
+      type: 'projection.rebuilt',
+      data: { name: entry.projection.name, kind: 'projection', reason, seq: snapshot.seq },
+    });
+  }
+}
+
+/** A snapshot's state, or undefined when its bytes do not deserialise. */
+function restore(snapshot: StoredSnapshot): unknown {
+  try {
+    return deserialize(snapshot.state);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The declared version and a digest of the fold's own code: an edit that forgot to bump the version still rebuilds. */
-function stampOf(projection: Projection<unknown>): string {
+export function stampOf(projection: Projection<unknown>): string {
   const code = createHash('sha256')
     .update(String(projection.init))
     .update('\0')

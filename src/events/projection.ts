@@ -23,6 +23,12 @@ export interface Projection<S> {
   readonly name: string;
   /** The version of the fold's code (default 1). Bump it when the fold changes. */
   readonly version?: number;
+  /**
+   * The module that exports it (`import.meta.url`), so `logs verify` can load it on its worker threads
+   * and fold the log again; without it verification checks only the digest the log recorded for its
+   * snapshot, and says so.
+   */
+  readonly module?: string;
   init(): S;
   evolve(state: S, event: Recorded): S;
 }

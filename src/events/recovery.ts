@@ -9,6 +9,17 @@ export const INTERRUPTED_REASON = 'outcome unknown: the process ended before the
  * `call.interrupted`, each of their sessions `session.closed` with the reason. Ids derive from the
  * call and session, so two processes recovering at once record each once. Returns how many.
  */
+/**
+ * An inflight entry checked against the call's own events before it is acted on: a call that writer
+ * requested and nothing closed. An entry edited into the index never makes a completed call read as
+ * interrupted (`logs verify` names such an entry).
+ */
+async function stillOpen(log: EventLog, callId: string, writer: string): Promise<boolean> {
+  const events = await log.readCall(callId);
+  const requested = events.some((event) => event.type === 'call.requested' && event.data.writer === writer);
+  return requested && !events.some((event) => event.type === 'call.completed' || event.type === 'call.interrupted');
+}
+
 export async function recoverInterrupted(log: EventLog, self?: string): Promise<number> {
   const inflight = await log.inflight?.();
   if (!inflight) return 0;
@@ -17,7 +28,7 @@ export async function recoverInterrupted(log: EventLog, self?: string): Promise<
   const events: NewEvent[] = [];
   for (const { callId, writer } of inflight.calls) {
     const record = ended.get(writer);
-    if (!record) continue;
+    if (!record || !(await stillOpen(log, callId, writer))) continue;
     const reason = `${INTERRUPTED_REASON} (pid ${record.pid} on ${record.host}, started ${record.startedAt})`;
     events.push({ id: `interrupted-${callId}`, type: 'call.interrupted', data: { callId, writer, reason } });
   }

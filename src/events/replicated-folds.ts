@@ -1,12 +1,16 @@
 import { FactorlyError } from '../base/errors.js';
-import { GENESIS_HASH, type Recorded } from './envelope.js';
+import { GENESIS_HASH, type NewEvent, type Recorded } from './envelope.js';
 import type { BatchPlace } from './event-cache.js';
 import { LOG_FOLDS } from './log-folds.js';
+import { listInflight, type InflightEntry } from './inflight-fold.js';
+import { writerEventId } from './lmdb-inflight.js';
+import type { Inflight } from './writer.js';
 import type { Folded, Projection } from './projection.js';
 import { ProjectionSet, type StoredSnapshot } from './projection-set.js';
 import { CallIndex } from './call-index.js';
 import { IdIndex } from './id-index.js';
 import { sideKey, type SideStore } from './side-store.js';
+import { savedRecord } from './snapshot-digest.js';
 import { decodeSnapshot, encodeSnapshot, type SnapshotStore } from './snapshot-store.js';
 import type { StreamReader } from './stream-reader.js';
 
@@ -86,13 +90,32 @@ export class ReplicatedFolds {
     await this.saveNow(atLeast);
   }
 
-  private async saveNow(atLeast?: number): Promise<void> {
-    const due = this.projections.due(atLeast);
-    await Promise.all(due.map(({ name, snapshot }) => this.snapshots.saveSnapshot(name, snapshot)));
+  /**
+   * Appends what the log records of its derived state and returns it as stored (set by the log:
+   * beside the stream there is no transaction, so the record goes first and the snapshots after it).
+   */
+  record?: (events: readonly NewEvent[]) => Promise<Recorded[]>;
+
+  /**
+   * Snapshots due, each stored only once the event that records its digest (with the refusals of
+   * snapshots this node did not use) is on the stream, and index entries worth writing. While
+   * folding (`snapshots: false`) only the index entries: a record is an append, which waits for folds.
+   */
+  private async saveNow(atLeast?: number, snapshots = true): Promise<void> {
+    if (snapshots && this.record) await this.saveSnapshots(atLeast);
     const flush = this.ids.tail >= (atLeast ?? FLUSH_EVERY);
     if (flush) await this.ids.flush();
     if (this.calls.tail >= Math.max(atLeast ?? CALLS_EVERY, 1)) await this.calls.flush();
-    await this.places([...due.map(({ snapshot }) => snapshot.seq), ...(flush ? [this.ids.coverage] : [])]);
+    if (flush) await this.places([this.ids.coverage]);
+  }
+
+  private async saveSnapshots(atLeast?: number): Promise<void> {
+    const due = this.projections.due(atLeast);
+    const records = [...this.projections.takeNotices(), ...(due.length > 0 ? [savedRecord(due)] : [])];
+    if (records.length === 0) return;
+    const recorded = (await this.record!(records)).at(-1)!.seq;
+    await Promise.all(due.map(({ name, snapshot }) => this.snapshots.saveSnapshot(name, { ...snapshot, recorded })));
+    await this.places(due.map(({ snapshot }) => snapshot.seq));
   }
 
   /**
@@ -118,6 +141,26 @@ export class ReplicatedFolds {
     );
   }
 
+  /** The calls and sessions open now (`log.inflight`), with the record of each writer that opened one. */
+  async inflight(named: (id: string) => Promise<Recorded | undefined>): Promise<Inflight> {
+    const open = [...this.folded<Map<string, InflightEntry>>('log.inflight').state];
+    const writers = new Map<string, Recorded<'writer.started'>>();
+    for (const writer of new Set(open.map(([, entry]) => entry.writer))) {
+      const record = await named(writerEventId(writer));
+      if (record?.type === 'writer.started') writers.set(writer, record as Recorded<'writer.started'>);
+    }
+    return listInflight(
+      open.map(([key, value]) => ({ key, value })),
+      (writer) => writers.get(writer)?.data,
+    );
+  }
+
+  /** The snapshots kept beside the stream for projections `names` (for `logs verify`), found ones only. */
+  async stored(names: readonly string[]): Promise<{ name: string; snapshot?: StoredSnapshot }[]> {
+    const snapshots = await Promise.all(names.map((name) => this.snapshots.loadSnapshot(name)));
+    return names.flatMap((name, i) => (snapshots[i] ? [{ name, snapshot: snapshots[i] }] : []));
+  }
+
   /** Where the events of call `callId` are (the call pages loaded, when they are not yet, and folded up to `head`). */
   async callSeqs(callId: string, head: number): Promise<number[]> {
     await this.calls.load();
@@ -140,12 +183,14 @@ export class ReplicatedFolds {
       this.calls.restart();
       this.foldedTo = 0;
       await this.foldEvents(1, head, progress);
-      await this.saveNow(0);
+      await this.saveNow(0, false);
       this.ids.rewriting = false;
       this.calls.rewriting = false;
     });
     this.folding = run.catch(() => undefined);
     await run;
+    // Outside the fold: the record of the new snapshots is an append.
+    await this.saveNow(0);
     return this.projections.names();
   }
 
@@ -170,7 +215,7 @@ export class ReplicatedFolds {
       progress?.(chunk.at(-1)!.seq, to);
       chunk = [];
       // A long fold (a stream written before snapshots were kept) leaves its progress beside the stream as it goes.
-      if ((chunks += 1) % SAVE_EVERY_CHUNKS === 0) await this.saveNow().catch(() => undefined);
+      if ((chunks += 1) % SAVE_EVERY_CHUNKS === 0) await this.saveNow(undefined, false).catch(() => undefined);
       if (this.ids.tail >= FLUSH_WHILE_FOLDING) await this.ids.flush().catch(() => undefined);
       if (this.calls.tail >= 2 * CALLS_EVERY) await this.calls.flush().catch(() => undefined);
     };
@@ -193,14 +238,23 @@ export class ReplicatedFolds {
       }),
     );
     await this.hints([...loaded.values()].map(({ seq }) => seq));
-    // The chain hash at each snapshot's seq, read from the stream: a snapshot of another history is not used.
+    // The chain hash at each snapshot's seq, and the event recording its digest, read from the stream:
+    // a snapshot of another history, or one the chain does not vouch for, is not used.
     const hashes = new Map<number, string>([[0, GENESIS_HASH]]);
-    for (const { seq } of loaded.values()) {
+    const records = new Map<number, Recorded>();
+    for (const { seq, recorded } of loaded.values()) {
       const event = seq > 0 && seq <= head && !hashes.has(seq) ? await this.reader.eventAt(seq) : undefined;
       if (event) hashes.set(seq, event.hash);
+      const record =
+        recorded > seq && recorded <= head && !records.has(recorded) ? await this.reader.eventAt(recorded) : undefined;
+      if (record) records.set(recorded, record);
     }
     this.projections.catchUp(
-      { loadSnapshot: (name) => loaded.get(name), hashAt: (seq) => hashes.get(seq), readRange: () => [] },
+      {
+        loadSnapshot: (name) => loaded.get(name),
+        hashAt: (seq) => hashes.get(seq),
+        readRange: (from, to) => (from === to && records.has(from) ? [records.get(from)!] : []),
+      },
       head,
     );
   }

@@ -7,11 +7,10 @@ import type { EventType } from './catalog.js';
 import type { ChainBreak } from './chain-check.js';
 import type { NewEvent, Recorded } from './envelope.js';
 import { EventCache } from './event-cache.js';
-import { listInflight, type InflightEntry } from './inflight-fold.js';
-import { writerEventId } from './lmdb-inflight.js';
 import type { AppendOptions, EventLog, LogHead, ReadRange, RebuildReport, Unsubscribe } from './log.js';
 import type { TreeEdge } from './log-folds.js';
 import type { Projection, ProjectionView } from './projection.js';
+import type { StoredSnapshot } from './snapshot-digest.js';
 import { ReplicatedFolds } from './replicated-folds.js';
 import { BatchWriter } from './replicated-writes.js';
 import { MemorySideStore, patientSide } from './side-store.js';
@@ -22,15 +21,9 @@ import { EdgeOnlyTree } from './tree-edge.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import type { LogTree } from './transparency-tree.js';
 import type { Inflight } from './writer.js';
+import type { ReplicatedLogOptions } from './replicated-log-options.js';
 
-export interface ReplicatedLogOptions {
-  clock?: () => Date;
-  /**
-   * How long one call may wait on the stream in all (every append it makes, and the catching up
-   * before them), in ms; an append of no call's events has as long of its own.
-   */
-  timeoutMs?: number;
-}
+export type { ReplicatedLogOptions } from './replicated-log-options.js';
 
 /** A projection whose unsaved events number at least this many gets a snapshot when a node closes. */
 const SAVE_AT_CLOSE_AFTER = 32;
@@ -56,6 +49,7 @@ export class ReplicatedEventLog implements EventLog {
   private readonly deadlines: CallDeadlines;
   private readonly listeners = new Set<(event: Recorded) => void>();
   private readonly timeoutMs: number;
+  private readonly keepsSnapshots: boolean;
   private started?: Promise<void>;
   private stopFollowing?: () => void;
   private followFailure?: unknown;
@@ -70,6 +64,7 @@ export class ReplicatedEventLog implements EventLog {
     options: ReplicatedLogOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.keepsSnapshots = options.snapshots !== false;
     this.mirror = new BatchMirror(stream.origin, this.cache);
     this.reader = new StreamReader(stream, this.cache, () => this.mirror.tip(), this.timeoutMs);
     this.folds = new ReplicatedFolds(patientSide(stream.side ?? new MemorySideStore(), this.timeoutMs), this.reader);
@@ -91,18 +86,37 @@ export class ReplicatedEventLog implements EventLog {
 
   append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
     const since = Date.now();
-    const deadline = this.deadlines.deadline(events, since);
+    return this.queued(events, options, this.deadlines.deadline(events, since), true).finally(() =>
+      this.deadlines.settle(events, since),
+    );
+  }
+
+  /** One append after this node's others; a caller's is refused once closed, and starts the upkeep after it. */
+  private queued(events: readonly NewEvent[], options: AppendOptions, deadline: number, ofCaller: boolean) {
+    const since = Date.now();
     const late = (): FactorlyError =>
       this.deadlines.late(`append to the event log ${this.stream.origin}`, deadline - since);
     const { result, done } = queuedUntil(this.writing, deadline, late, async () => {
-      if (this.closed)
+      if (ofCaller && this.closed)
         throw new FactorlyError('LOG_WRITE_FAILED', `cannot write the event log ${this.stream.origin}: it is closed`);
       const written = await this.writer.append(events, options, deadline, late);
-      this.keepUp();
+      if (ofCaller) this.keepSnapshots();
+      if (ofCaller) this.keepUp();
       return written;
     });
     this.writing = done.catch(() => undefined);
-    return result.finally(() => this.deadlines.settle(events, since));
+    return result;
+  }
+
+  /**
+   * A node that writes, or whose projections are used, keeps snapshots beside the stream, each after
+   * the record of its digest (appended after its other appends, also while it closes). One that only
+   * reads (a migration's source) or was opened without snapshots (`logs verify`, a copy's target)
+   * keeps none, so it writes nothing of its own.
+   */
+  private keepSnapshots(): void {
+    if (this.stream.side && this.keepsSnapshots)
+      this.folds.record ??= (events) => this.queued(events, {}, Date.now() + this.timeoutMs, false);
   }
 
   async *read(range: ReadRange = {}): AsyncIterable<Recorded> {
@@ -146,16 +160,7 @@ export class ReplicatedEventLog implements EventLog {
   /** The calls and sessions open now on every node, with the writer (process, host) that opened each. */
   async inflight(): Promise<Inflight> {
     await this.atHead();
-    const open = [...this.folds.folded<Map<string, InflightEntry>>('log.inflight').state];
-    const writers = new Map<string, Recorded<'writer.started'>>();
-    for (const writer of new Set(open.map(([, entry]) => entry.writer))) {
-      const record = await this.writer.named(writerEventId(writer));
-      if (record?.type === 'writer.started') writers.set(writer, record as Recorded<'writer.started'>);
-    }
-    return listInflight(
-      open.map(([key, value]) => ({ key, value })),
-      (writer) => writers.get(writer)?.data,
-    );
+    return this.folds.inflight((id) => this.writer.named(id));
   }
 
   /** Where this node's reads stop short of the stream: a batch the stream lost, or one that does not carry on the chain. */
@@ -173,6 +178,7 @@ export class ReplicatedEventLog implements EventLog {
 
   project<S>(projection: Projection<S>): ProjectionView<S> {
     this.folds.register(projection as Projection<unknown>);
+    this.keepSnapshots();
     const { name } = projection;
     return {
       name,
@@ -187,6 +193,12 @@ export class ReplicatedEventLog implements EventLog {
     const projections = await this.folds.rebuild(head, progress);
     progress?.(head, head);
     return { events: head, projections, indexes: [] };
+  }
+
+  /** The snapshots beside the stream of `names` (default: every projection registered here, the log's own folds included). */
+  async storedSnapshots(names?: readonly string[]): Promise<{ name: string; snapshot?: StoredSnapshot }[]> {
+    await this.ready();
+    return this.folds.stored(names ?? this.folds.projections.names());
   }
 
   subscribe(fromSeq: number, listener: (event: Recorded) => void): Unsubscribe {
@@ -216,12 +228,15 @@ export class ReplicatedEventLog implements EventLog {
 
   /** Joins the stream once (`findTip`), tried again until `deadline` while it does not answer. */
   private async ready(deadline = Date.now() + this.timeoutMs): Promise<void> {
+    // What the stream answered last (connection refused, say) says more than the deadline passing.
+    let last: unknown = 'no answer in time';
     for (;;) {
       this.started ??= this.join();
       try {
-        await within(this.started, deadline, () => this.unanswered('read', 'no answer in time'));
+        await within(this.started, deadline, () => this.unanswered('read', last));
         return;
       } catch (error) {
+        last = error;
         // The stream's own verdict (a setting it refuses) is final; anything else may pass.
         if (FactorlyError.isInstance(error) || Date.now() >= deadline || this.closed)
           throw this.unanswered('read', error);

@@ -14,6 +14,21 @@ export interface Finding {
   where?: string;
 }
 
+/** A verification's verdict from what it found: verified when nothing, tampered otherwise, the first finding first. */
+export function verdictOf(findings: Finding[]): {
+  ok: boolean;
+  status: 'verified' | 'tampered';
+  firstBad?: Finding;
+  findings: Finding[];
+} {
+  return {
+    ok: findings.length === 0,
+    status: findings.length === 0 ? 'verified' : 'tampered',
+    firstBad: findings[0],
+    findings,
+  };
+}
+
 /** A checkpoint handed to `logs verify --checkpoint`, by where it came from. */
 export interface GivenCheckpoint {
   name: string;

@@ -1,10 +1,22 @@
-import type { Recorded } from './envelope.js';
+import { GENESIS_HASH, type Recorded } from './envelope.js';
+import { chainLeaf, CompactRange } from './merkle.js';
+import { frontierOf, type VerifiedFrontier } from './verify-frontier.js';
 import type { EventLog } from './log.js';
 import { rebuiltTree } from './tree-rebuild.js';
 import { announcedKeyOf } from './writer-keys.js';
 import { verifyChain } from './verify.js';
-import { checkEmbeddedCheckpoints, checkGivenCheckpoints, type Finding, type LogFacts } from './verify-checkpoints.js';
+import {
+  checkEmbeddedCheckpoints,
+  checkGivenCheckpoints,
+  verdictOf,
+  type Finding,
+  type LogFacts,
+} from './verify-checkpoints.js';
 import type { LogVerification, VerifyOptions } from './verify-log.js';
+import { defaultViews, derivedSet } from './verify-derived.js';
+import { LOG_FOLDS } from './log-folds.js';
+import { StretchFold } from './verify-fold.js';
+import { derivedFindings, foldTargets, type DerivedCheck } from './verify-log-derived.js';
 
 /**
  * Verifies a log by reading its events, for a log with no file of its own to walk (one kept on a
@@ -33,6 +45,8 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
       .map((event) => ({ seq: event.seq, data: (event as Recorded<'log.checkpointed'>).data })),
     writerKeys: events.slice(0, verified).flatMap((event) => announcedKeyOf(event) ?? []),
   };
+  const derived = await derivedOfEvents(log, events, verified, options);
+  findings.push(...derived.findings);
   const verifiers = options.verifiers ?? [];
   findings.push(...checkEmbeddedCheckpoints(facts, verifiers, options.restricted));
   const { results: checkpoints, findings: checkpointFindings } = checkGivenCheckpoints(
@@ -42,15 +56,40 @@ export async function verifyEventLog(log: EventLog, options: VerifyOptions = {})
   );
   findings.push(...checkpointFindings);
   return {
-    ok: findings.length === 0,
-    status: findings.length === 0 ? 'verified' : 'tampered',
+    ...verdictOf(findings),
     verified,
     events: events.at(-1)?.seq ?? 0,
-    firstBad: findings[0],
-    findings,
     tree: { size: verified, rootHash: tree.root(verified).toString('hex'), origin },
     checkpoints,
+    derived: derived.checks,
+    ...(firstBad ? {} : { frontier: frontierAt(events, verified) }),
   };
+}
+
+function frontierAt(events: readonly Recorded[], verified: number): VerifiedFrontier {
+  const range = new CompactRange();
+  for (const event of events.slice(0, verified)) range.push(chainLeaf(event.hash));
+  return frontierOf(verified, events[verified - 1]?.hash ?? GENESIS_HASH, range);
+}
+
+/** The log's stored snapshots, when it offers them, against the chain's records and the fold of the events read. */
+async function derivedOfEvents(
+  log: EventLog,
+  events: readonly Recorded[],
+  verified: number,
+  options: VerifyOptions,
+): Promise<{ findings: Finding[]; checks: DerivedCheck[] }> {
+  // The log's own folds too, where it keeps them as snapshots (a stream's: the last of each type, what is open, the tree's edge).
+  const set = options.derived ?? derivedSet([...(options.views ?? defaultViews()), ...LOG_FOLDS]);
+  const snapshots = (await log.storedSnapshots?.(set.projections.map((projection) => projection.name))) ?? [];
+  if (snapshots.length === 0) return { findings: [], checks: [] };
+  const targets = foldTargets(set, { snapshots });
+  const fold = new StretchFold(set.projections, targets);
+  for (const event of events.slice(0, verified)) fold.keep(event);
+  const { compared } = fold.fold(undefined);
+  const last = events.at(-1)?.seq ?? 0;
+  const eventAt = (seq: number) => (events[seq - 1]?.seq === seq ? events[seq - 1] : undefined);
+  return derivedFindings(eventAt, { snapshots, last }, { set, judged: [], compared, verified });
 }
 
 async function* each(events: readonly Recorded[]): AsyncIterable<Recorded> {

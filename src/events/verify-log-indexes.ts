@@ -1,12 +1,11 @@
 // A log file's indexes and stored Merkle tree, judged against what its events say they should hold.
 import type { Finding } from './verify-checkpoints.js';
 import { INDEX_NAMES, joinChunks, type JoinedScan } from './verify-join.js';
-import { scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
+import { scanAll, type ChunkRequest, type IndexSummary, type ScanDerived, type ScanJob } from './verify-parallel.js';
 import type { ChunkSummary, IndexName, IndexProblem, ScanSource } from './verify-scan.js';
-import { AUDIT_INDEXES } from './event-index.js';
 import type { Snapshot, StoredTree } from './verify-log-records.js';
-
-const AUDIT_NAMES = new Set(AUDIT_INDEXES.map((index) => index.name));
+import type { EventIndex } from './event-index.js';
+import { fileEventAt } from './verify-log-derived.js';
 
 /**
  * When an index's sum differs from what the events call for, scans again looking every entry up,
@@ -18,7 +17,13 @@ export async function lookedUpIfDiffering(
   chunks: readonly ChunkRequest[],
   joined: JoinedScan,
   indexes: Record<IndexName, IndexSummary>,
-  scan: { threads: number | undefined; last: number; auditUpTo: number },
+  scan: {
+    threads: number | undefined;
+    events: number;
+    auditUpTo: number;
+    judged: readonly string[];
+    derived: ScanDerived;
+  },
 ): Promise<JoinedScan> {
   const differs = (name: IndexName) => indexes[name].digest.some((part, i) => part !== joined.digests[name][i]);
   if (!INDEX_NAMES.some(differs)) return joined;
@@ -26,20 +31,31 @@ export async function lookedUpIfDiffering(
     kind: 'chunk',
     request,
     indexes: { mode: 'lookup', auditUpTo: scan.auditUpTo },
+    judged: scan.judged,
   }));
-  const precise = joinChunks(
-    (await scanAll(path, source, plan, { threads: scan.threads, events: scan.last })) as ChunkSummary[],
-  );
+  const { results } = await scanAll(path, source, plan, {
+    threads: scan.threads,
+    events: scan.events,
+    derived: { set: scan.derived.set, targets: [] },
+  });
+  const precise = joinChunks(results as ChunkSummary[]);
+  const judged = new Set(scan.judged);
   for (const name of INDEX_NAMES) {
     const named =
       name === 'audit'
-        ? (problem: IndexProblem) => AUDIT_NAMES.has(problem.index)
+        ? (problem: IndexProblem) => judged.has(problem.index)
         : (problem: IndexProblem) => problem.index === name;
     if (!differs(name) || precise.indexProblems.some(named)) continue;
-    // Every event's entry is there: the index holds something more, or something changed in it.
+    // Every event's entry is there: the index holds something more. A registered index's entries are
+    // each checked against the event they name, to name the one that does not belong.
+    if (name === 'audit') {
+      const extra = extraEntries(source, scan.derived.set.indexes, judged, scan.auditUpTo);
+      precise.indexProblems.push(...extra);
+      if (extra.length > 0) continue;
+    }
     const what =
       name === 'audit'
-        ? `the audit view's indexes (${[...AUDIT_NAMES].join(', ')}: ${indexes.audit.count} entries)`
+        ? `the registered indexes (${scan.judged.join(', ')}: ${indexes.audit.count} entries)`
         : `the ${name} index (${indexes[name].count} entries)`;
     precise.indexProblems.push({
       index: name,
@@ -49,13 +65,37 @@ export async function lookedUpIfDiffering(
   return precise;
 }
 
+/** Entries of the judged registered indexes that name an event without that key (at most 20). */
+function extraEntries(
+  source: ScanSource,
+  indexes: readonly EventIndex[],
+  judged: ReadonlySet<string>,
+  upTo: number,
+): IndexProblem[] {
+  const problems: IndexProblem[] = [];
+  for (const [name, key, seq] of source.auditEntries?.() ?? []) {
+    const index = indexes.find((candidate) => candidate.name === name);
+    if (!index || !judged.has(name) || seq > upTo) continue;
+    const event = fileEventAt(source, seq);
+    if (event && index.keys(event).includes(key)) continue;
+    const holds = event ? `event ${seq} (${event.type}) does not carry that key` : `the log holds no event ${seq}`;
+    problems.push({
+      index: name,
+      seq,
+      reason: `the ${name} index lists seq ${seq} under ${JSON.stringify(key)}, but ${holds}`,
+    });
+    if (problems.length >= 20) break;
+  }
+  return problems;
+}
+
 /** The indexes against what the events say they should hold. */
 export function indexFindings(
   snapshot: Snapshot,
   joined: JoinedScan,
   verified: number,
   stored: StoredTree,
-  counts: { ids: number; calls: number },
+  counts: { ids: number; calls: number; judged: readonly string[] },
 ): Finding[] {
   const { last } = snapshot;
   const findings: Finding[] = joined.indexProblems.map((problem) => ({
@@ -65,11 +105,12 @@ export function indexFindings(
     reason: problem.reason,
   }));
   if (verified !== last) return findings;
-  if ((snapshot.auditCovered ?? 0) > last) {
+  const covered = snapshot.indexes?.seq ?? 0;
+  if (counts.judged.length > 0 && covered > last) {
     findings.push({
       kind: 'index',
       where: 'audit',
-      reason: `the audit view's indexes say they cover ${snapshot.auditCovered} events, but the log ends at seq ${last}: events were removed`,
+      reason: `the audit view's indexes say they cover ${covered} events, but the log ends at seq ${last}: events were removed`,
     });
   }
   if (counts.ids !== joined.named)

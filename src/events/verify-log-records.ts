@@ -5,7 +5,8 @@ import { checkLmdbFile } from './lmdb-file-check.js';
 import { LmdbTree } from './lmdb-tree.js';
 import { LmdbInflight } from './lmdb-inflight.js';
 import type { LogDatabases } from './lmdb-layout.js';
-import type { LmdbDerived } from './lmdb-derived.js';
+import type { IndexCoverage, LmdbDerived } from './lmdb-derived.js';
+import type { StoredSnapshot } from './snapshot-digest.js';
 import type { TransparencyTree, TreeHead } from './transparency-tree.js';
 import type { LogHead } from './log.js';
 
@@ -20,8 +21,10 @@ export interface Snapshot {
   tree?: TreeHead;
   latest: Map<string, number>;
   inflight?: Set<string>;
-  /** The seq the audit view's indexes say they cover, when they were made by this code. */
-  auditCovered?: number;
+  /** The coverage record of the registered indexes: the seq they reach and the code that made each. */
+  indexes?: IndexCoverage;
+  /** Every stored snapshot, as it stood (undefined: its bytes are not a snapshot). */
+  snapshots: { name: string; snapshot?: StoredSnapshot }[];
 }
 
 export function snapshotOf(root: RootDatabase, dbs: LogDatabases, derived: LmdbDerived): Snapshot {
@@ -41,7 +44,11 @@ export function snapshotOf(root: RootDatabase, dbs: LogDatabases, derived: LmdbD
       tree: tree.head(transaction),
       latest: new Map([...dbs.latest.getRange({ transaction })].map(({ key, value }) => [key, value])),
       inflight: inflight.keys(transaction),
-      auditCovered: auditCoverage(derived.coverage(transaction)),
+      indexes: derived.coverageRecord(transaction),
+      snapshots: derived.snapshotNames(transaction).map((name) => ({
+        name,
+        snapshot: derived.loadSnapshot(name, transaction),
+      })),
     };
   } finally {
     transaction.done();
@@ -63,11 +70,6 @@ export function walkEveryPage(root: RootDatabase, path: string): void {
   } finally {
     pin.done();
   }
-}
-
-/** Indexes made by other code are rebuilt by the next writer: only this code's are judged. */
-function auditCoverage({ seq, ours }: { seq: number; ours: boolean }): number | undefined {
-  return ours && seq > 0 ? seq : undefined;
 }
 
 export interface StoredTree {

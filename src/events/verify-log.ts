@@ -5,17 +5,23 @@ import { checkHeadRecord } from './verify.js';
 import {
   checkEmbeddedCheckpoints,
   checkGivenCheckpoints,
+  verdictOf,
   type CheckpointResult,
   type Finding,
   type GivenCheckpoint,
   type LogFacts,
 } from './verify-checkpoints.js';
 import { indexFindings, lookedUpIfDiffering } from './verify-log-indexes.js';
-import { snapshotOf, storedTree, walkEveryPage } from './verify-log-records.js';
+import { snapshotOf, storedTree, walkEveryPage, type Snapshot } from './verify-log-records.js';
 import { INDEX_NAMES, joinChunks, locateBreak, type JoinedScan } from './verify-join.js';
-import { planChunks, scanAll, type IndexSummary, type ScanJob } from './verify-parallel.js';
-import { newSeeds } from './index-digest.js';
-import type { ChunkSummary } from './verify-scan.js';
+import { planChunks, scanAll, type ChunkRequest, type IndexSummary, type ScanJob } from './verify-parallel.js';
+import type { DerivedView } from './derived-views.js';
+import { derivedSet, type DerivedSet } from './verify-derived.js';
+import { StretchFold, type FoldTarget } from './verify-fold.js';
+import { frontierOf, type VerifiedFrontier } from './verify-frontier.js';
+import { derivedFindings, fileEventAt, foldTargets, judgedIndexes, type DerivedCheck } from './verify-log-derived.js';
+import { newSeeds, type Seeds } from './index-digest.js';
+import type { ChunkSummary, ScanSource } from './verify-scan.js';
 
 /** What `logs verify` reports: 0 verified, 1 tampered (findings), 2 could not read. */
 export interface LogVerification {
@@ -30,6 +36,10 @@ export interface LogVerification {
   findings: Finding[];
   tree: { size: number; rootHash: string; origin?: string };
   checkpoints: CheckpointResult[];
+  /** Each stored snapshot and registered index: re-derived from the events and equal, different, or not checked (why). */
+  derived?: DerivedCheck[];
+  /** Where the intact chain reached, so events appended later can be checked on top of it (see `extendVerification`). */
+  frontier?: VerifiedFrontier;
 }
 
 export interface VerifyOptions {
@@ -40,6 +50,13 @@ export interface VerifyOptions {
   threads?: number;
   /** Events per chunk (a power of two; tests use small ones to cross many chunk boundaries). */
   chunk?: number;
+  /**
+   * The projections and indexes to re-derive (default: factorly's own and those registered in this
+   * process): each stored snapshot is folded again and compared, each index summed against its events.
+   */
+  views?: readonly DerivedView[];
+  /** The same, already loaded (a verification thread loads them from the modules the caller named). */
+  derived?: DerivedSet;
 }
 
 /**
@@ -56,48 +73,37 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     walkEveryPage(file.root, path);
     const snapshot = snapshotOf(file.root, file.dbs, file.derived);
     const { last } = snapshot;
-    const auditUpTo = Math.min(snapshot.auditCovered ?? 0, last);
+    const set = options.derived ?? derivedSet(options.views);
+    const judged = judgedIndexes(set, snapshot);
+    const auditUpTo = judged.length > 0 ? Math.min(snapshot.indexes?.seq ?? 0, last) : 0;
+    const targets = foldTargets(set, snapshot);
     const given = options.checkpoints ?? [];
     const sizes = given.flatMap((checkpoint) => sizeOf(checkpoint.note) ?? []);
     const chunks = planChunks(last, [...sizes, last], options.chunk);
-    const seeds = newSeeds();
-    const plan: ScanJob[] = [
-      ...INDEX_NAMES.map((name): ScanJob => ({
-        kind: 'index',
-        name,
-        seeds,
-        upTo: name === 'audit' ? auditUpTo : last,
-      })),
-      ...chunks.map((request): ScanJob => ({ kind: 'chunk', request, indexes: { mode: 'digest', seeds, auditUpTo } })),
-    ];
-    const results = await scanAll(path, file.source, plan, { threads: options.threads, events: last });
+    const plan = scanPlan(chunks, { seeds: newSeeds(), last, auditUpTo, judged, targets });
+    const scan = { threads: options.threads, events: last, derived: { set, targets } };
+    const { results, compared } = await scanAll(path, file.source, plan, scan);
     const [ids, calls, audit] = results.slice(0, INDEX_NAMES.length) as IndexSummary[];
     const indexes = { ids: ids!, calls: calls!, audit: audit! };
     const joined = joinChunks(results.slice(INDEX_NAMES.length) as ChunkSummary[]);
-    const findings: Finding[] = [];
-    let verified = joined.verified;
-    let brokenAt: number | undefined;
-    if (joined.brokenNear !== undefined) {
-      const located = locateBreak(file.source, joined.brokenNear, last);
-      verified = located.verified;
-      brokenAt = located.broken.seq;
-      findings.push(located.broken);
-    } else {
-      const tail = checkHeadRecord({ seq: verified, hash: joined.lastHash }, snapshot.head);
-      if (tail) findings.push(tail);
-    }
+    const { verified, brokenAt, findings } = chainOutcome(file.source, joined, snapshot, path);
     const stored = storedTree(file.root, file.dbs, verified, snapshot.tree);
     // Past a chain break the events themselves are in doubt: the indexes are not judged against them.
     const lookedUp =
       brokenAt === undefined
-        ? await lookedUpIfDiffering(path, file.source, chunks, joined, indexes, {
-            threads: options.threads,
-            last,
-            auditUpTo,
-          })
+        ? await lookedUpIfDiffering(path, file.source, chunks, joined, indexes, { ...scan, auditUpTo, judged })
         : joined;
     if (brokenAt === undefined) lookedUp.indexProblems.push(...ids!.problems, ...calls!.problems);
-    findings.push(...indexFindings(snapshot, lookedUp, verified, stored, { ids: ids!.count, calls: calls!.count }));
+    findings.push(
+      ...indexFindings(snapshot, lookedUp, verified, stored, { ids: ids!.count, calls: calls!.count, judged }),
+    );
+    const derived = derivedFindings((seq) => fileEventAt(file.source, seq), snapshot, {
+      set,
+      judged,
+      compared,
+      verified,
+    });
+    findings.push(...derived.findings);
     const facts: LogFacts = {
       verified,
       brokenAt,
@@ -113,18 +119,60 @@ export async function verifyLogFile(path: string, options: VerifyOptions = {}): 
     findings.push(...checkpointFindings);
     const root = facts.roots.get(verified) ?? joined.range.root();
     return {
-      ok: findings.length === 0,
-      status: findings.length === 0 ? 'verified' : 'tampered',
+      ...verdictOf(findings),
       verified,
       events: last,
-      firstBad: findings[0],
-      findings,
       tree: { size: verified, rootHash: root.toString('hex'), origin: stored.origin },
       checkpoints,
+      derived: derived.checks,
+      ...(brokenAt === undefined && joined.range.size === verified
+        ? { frontier: frontierOf(verified, joined.lastHash, joined.range) }
+        : {}),
     };
   } finally {
     await file.root.close();
   }
+}
+
+/** The indexes, each summed as stored, then the chunks of events, those before the last snapshot folding too. */
+function scanPlan(
+  chunks: readonly ChunkRequest[],
+  at: { seeds: Seeds; last: number; auditUpTo: number; judged: string[]; targets: readonly FoldTarget[] },
+): ScanJob[] {
+  const { seeds, last, auditUpTo, judged, targets } = at;
+  return [
+    ...INDEX_NAMES.map((name): ScanJob => ({
+      kind: 'index',
+      name,
+      seeds,
+      upTo: name === 'audit' ? auditUpTo : last,
+      judged,
+    })),
+    ...chunks.map((request): ScanJob => ({
+      kind: 'chunk',
+      request,
+      indexes: { mode: 'digest', seeds, auditUpTo },
+      judged,
+      fold: StretchFold.needed(request.from, targets),
+    })),
+  ];
+}
+
+/** Where the chain holds to: a break named exactly (a corrupt entry with its file), or the head record checked. */
+function chainOutcome(
+  source: ScanSource,
+  joined: JoinedScan,
+  snapshot: Snapshot,
+  path: string,
+): { verified: number; brokenAt?: number; findings: Finding[] } {
+  if (joined.brokenNear === undefined) {
+    const tail = checkHeadRecord({ seq: joined.verified, hash: joined.lastHash }, snapshot.head);
+    return { verified: joined.verified, findings: tail ? [tail] : [] };
+  }
+  const located = locateBreak(source, joined.brokenNear, snapshot.last);
+  // An entry that does not parse is named with the file it is in, as every read names it.
+  if (located.broken.kind === 'corrupt') located.broken.reason = `${located.broken.reason} in ${path}`;
+  return { verified: located.verified, brokenAt: located.broken.seq, findings: [located.broken] };
 }
 
 /** The tree size a checkpoint claims, read before its signature is checked (to ask the scan for that root). */

@@ -11,6 +11,7 @@ import type { NoteVerifier } from './signed-note.js';
 import {
   checkEmbeddedCheckpoints,
   checkGivenCheckpoints,
+  verdictOf,
   type CheckpointResult,
   type Finding,
   type GivenCheckpoint,
@@ -78,12 +79,9 @@ export async function verifyOffline(input: OfflineInput): Promise<OfflineVerific
     if (!proof.ok) findings.push({ kind: 'bad-proof', seq: proof.seq, reason: proof.reason, where: proof.name });
   const root = facts.roots.get(facts.verified);
   return {
-    ok: findings.length === 0,
-    status: findings.length === 0 ? 'verified' : 'tampered',
+    ...verdictOf(findings),
     verified: facts.verified,
     events: scanned?.events ?? 0,
-    firstBad: findings[0],
-    findings,
     tree: { size: facts.verified, rootHash: root?.toString('hex') ?? '', origin: facts.origin },
     checkpoints,
     proofs,
@@ -167,7 +165,7 @@ async function scanExport(
       line += 1;
       if (text.trim() === '') continue;
       result.events += 1;
-      const entry = parseLine(text, line);
+      const entry = parseLine(text, line, path);
       if (line === 1 && entry.event && entry.event.seq !== 1)
         throw new FactorlyError(
           'LOG_UNREADABLE',
@@ -183,15 +181,16 @@ async function scanExport(
   }
   result.verified = checker.verified;
   result.roots.set(0, new CompactRange().root());
-  if (!result.broken) result.roots.set(checker.verified, range.root());
+  // The leaves are those of the intact events only: their root is the tree of what verified.
+  result.roots.set(checker.verified, range.root());
   return result;
 }
 
-function parseLine(text: string, line: number): ChainEntry {
+function parseLine(text: string, line: number, path: string): ChainEntry {
   try {
     return { event: JSON.parse(text) as Recorded };
   } catch {
-    return { key: line, error: `line ${line} of the export is not valid JSON` };
+    return { key: line, error: `line ${line} of the export ${path} is not valid JSON` };
   }
 }
 

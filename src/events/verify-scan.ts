@@ -4,7 +4,7 @@ import type { Recorded } from './envelope.js';
 import { chainLeaf, CompactRange } from './merkle.js';
 import { callIdOf, isGeneratedId } from './append-batch.js';
 import { addEntry, emptyDigest, type Digest, type Seeds } from './index-digest.js';
-import { AUDIT_INDEXES } from './event-index.js';
+import type { EventIndex } from './event-index.js';
 import type { IndexEntry } from './lmdb-derived.js';
 import { announcedKeyOf, type AnnouncedKey } from './writer-keys.js';
 
@@ -20,12 +20,12 @@ export interface ScanSource {
   callSeqs?(callId: string): number[];
   /** Every entry of an index, in its own order: `ids` (id → seq), `calls` (callId → seq). */
   indexEntries?(name: 'ids' | 'calls'): Iterable<{ key: string; value: number }>;
-  /** The audit view's indexes (see AUDIT_INDEXES): whether one lists `seq` under `key`, and all their entries. */
+  /** The registered indexes (the audit view's, a plugin's): whether one lists `seq` under `key`, and all their entries. */
   auditListed?(index: string, key: string, seq: number): boolean;
   auditEntries?(): Iterable<IndexEntry>;
 }
 
-/** The indexes verification sums: the log's own two, and the audit view's (one sum for all of them). */
+/** The indexes verification sums: the log's own two, and the registered ones (`audit`: one sum for all of them). */
 export type IndexName = 'ids' | 'calls' | 'audit';
 
 /**
@@ -34,9 +34,15 @@ export type IndexName = 'ids' | 'calls' | 'audit';
  * the ones that are wrong.
  */
 export type IndexCheck = ({ mode: 'digest'; seeds: Seeds } | { mode: 'lookup' }) & {
-  /** The audit view's indexes are checked for events up to this seq (what they say they cover; 0: not at all). */
+  /** The registered indexes are checked for events up to this seq (what they say they cover; 0: not at all). */
   auditUpTo?: number;
 };
+
+/** What a chunk does for derived state: the registered indexes it sums or looks up, and each intact event handed on (to a fold). */
+export interface ChunkDerived {
+  indexes: readonly EventIndex[];
+  keep?: (event: Recorded) => void;
+}
 
 export interface IndexProblem {
   index: string;
@@ -92,6 +98,7 @@ export function scanChunk(
   to: number,
   sizes: readonly number[],
   indexes: IndexCheck = { mode: 'lookup' },
+  derived: ChunkDerived = { indexes: [] },
 ): ChunkSummary {
   const summary: ChunkSummary = {
     from,
@@ -116,7 +123,7 @@ export function scanChunk(
   // What the calls index lists for the calls opened in this chunk: one read per call, not per event.
   const listed = new Map<string, Set<number>>();
   for (const { key, value } of source.entries(from, to)) {
-    const entry = parseEntry(key, value);
+    const entry = parseEntry(key, value, true);
     const broken = checker.check(entry, () => undefined);
     if (broken) {
       summary.broken = broken;
@@ -130,9 +137,10 @@ export function scanChunk(
     if (wanted.has(event.seq)) summary.snapshots.push({ size: event.seq, peaks: hexes(range) });
     summary.latest[event.type] = event.seq;
     if (!isGeneratedId(event.id)) summary.named += 1;
-    if (indexes.mode === 'digest') digestIndexes(event, summary, indexes.seeds, auditUpTo);
-    else checkIndexes(source, event, summary, listed, auditUpTo);
+    if (indexes.mode === 'digest') digestIndexes(event, summary, indexes.seeds, auditUpTo, derived.indexes);
+    else checkIndexes(source, event, summary, listed, auditUpTo, derived.indexes);
     track(event, open, summary);
+    derived.keep?.(event);
     if (CLOSING.has(event.type)) listed.delete(callIdOf(event)!);
   }
   if (!summary.broken && summary.count < to - from + 1) {
@@ -144,73 +152,38 @@ export function scanChunk(
   return summary;
 }
 
-export function parseEntry(key: number, value: Uint8Array): ChainEntry {
+/** An entry as read; `withText` keeps the stored text, so the chain check can hash it as stored (see `storedHash`). */
+export function parseEntry(key: number, value: Uint8Array, withText = false): ChainEntry {
   try {
     const text = Buffer.isBuffer(value)
       ? value.toString('utf8')
       : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
-    return { key, event: JSON.parse(text) as Recorded };
+    return { key, event: JSON.parse(text) as Recorded, ...(withText ? { text } : {}) };
   } catch {
     return { key, error: `event log entry ${key} is not valid JSON` };
   }
 }
 
-function digestIndexes(event: Recorded, summary: ChunkSummary, seeds: Seeds, auditUpTo: number): void {
+function digestIndexes(
+  event: Recorded,
+  summary: ChunkSummary,
+  seeds: Seeds,
+  auditUpTo: number,
+  indexes: readonly EventIndex[],
+): void {
   if (!isGeneratedId(event.id)) addEntry(summary.digests!.ids, seeds, event.id, event.seq);
   if (event.seq <= auditUpTo)
-    for (const [index, key] of auditKeys(event)) addEntry(summary.digests!.audit, seeds, `${index}\0${key}`, event.seq);
+    for (const [index, key] of keysOf(event, indexes))
+      addEntry(summary.digests!.audit, seeds, `${index}\0${key}`, event.seq);
   const callId = callIdOf(event);
   if (callId === undefined) return;
   summary.withCallId += 1;
   addEntry(summary.digests!.calls, seeds, callId, event.seq);
 }
 
-/**
- * The same sum over an index as it is stored, and how many entries it holds, for events up to
- * `upTo` (a log still being written has entries for later ones by the time this runs).
- */
-export function scanIndex(
-  source: ScanSource,
-  name: IndexName,
-  seeds: Seeds,
-  upTo: number,
-): { name: string; count: number; digest: Digest; problems: IndexProblem[] } {
-  const digest = emptyDigest();
-  const problems: IndexProblem[] = [];
-  let count = 0;
-  const entries = name === 'audit' ? auditEntries(source) : (source.indexEntries?.(name) ?? []);
-  for (const { key, value } of entries) {
-    if (value > upTo) continue;
-    // An id of the generated form is in the index only when its writer chose it: the events side
-    // cannot count it, so its entry is checked against the event it names.
-    if (name === 'ids' && isGeneratedId(key)) {
-      const listed = eventIdAt(source, value);
-      if (listed !== key && problems.length < MAX_INDEX_PROBLEMS)
-        problems.push({
-          index: 'ids',
-          seq: value,
-          reason: `the ids index lists id ${key} at seq ${value}, which holds ${listed === undefined ? 'no event' : `event ${listed}`}`,
-        });
-      continue;
-    }
-    addEntry(digest, seeds, key, value);
-    count += 1;
-  }
-  return { name, count, digest, problems };
-}
-
-function* auditEntries(source: ScanSource): Iterable<{ key: string; value: number }> {
-  for (const [index, key, seq] of source.auditEntries?.() ?? []) yield { key: `${index}\0${key}`, value: seq };
-}
-
-/** The audit view's index keys of an event, as `[index, key]`. */
-function* auditKeys(event: Recorded): Iterable<[string, string]> {
-  for (const index of AUDIT_INDEXES) for (const key of index.keys(event)) yield [index.name, key];
-}
-
-function eventIdAt(source: ScanSource, seq: number): string | undefined {
-  for (const { key, value } of source.entries(seq, seq)) return parseEntry(key, value).event?.id;
-  return undefined;
+/** The keys the registered indexes give an event, as `[index, key]`. */
+function* keysOf(event: Recorded, indexes: readonly EventIndex[]): Iterable<[string, string]> {
+  for (const index of indexes) for (const key of index.keys(event)) yield [index.name, key];
 }
 
 function checkIndexes(
@@ -219,13 +192,14 @@ function checkIndexes(
   summary: ChunkSummary,
   listed: Map<string, Set<number>>,
   auditUpTo: number,
+  indexes: readonly EventIndex[],
 ): void {
   const problems = summary.indexProblems;
   const report = (index: string, reason: string): void => {
     if (problems.length < MAX_INDEX_PROBLEMS) problems.push({ index, seq: event.seq, reason });
   };
   if (event.seq <= auditUpTo && source.auditListed) {
-    for (const [index, key] of auditKeys(event)) {
+    for (const [index, key] of keysOf(event, indexes)) {
       if (!source.auditListed(index, key, event.seq))
         report(
           index,

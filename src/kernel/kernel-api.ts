@@ -68,8 +68,11 @@ export interface Kernel {
   readonly checkpoints: Checkpointer;
   /** The event log, opened on first use. */
   log(): EventLog;
-  /** A bare log (no writer record, bus or projections) as `settings` describe it, to move events between logs. */
-  openLog(settings: LoadedConfig['log'], clock?: () => Date): EventLog;
+  /**
+   * A bare log (no writer record, bus or projections) as `settings` describe it: to move events
+   * between logs (`clock`), or to read and verify one without writing to it (`reading`).
+   */
+  openLog(settings: LoadedConfig['log'], clock?: () => Date, reading?: boolean): EventLog;
   /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
   recover(): Promise<void>;
   /** Every plugin, loaded or failed, with what it contributes, provides and declares (`plugins inspect`). */

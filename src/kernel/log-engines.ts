@@ -25,6 +25,8 @@ export interface ConfiguredLogParts {
   secret(template: string): Promise<string>;
   /** The time new events are stamped with (copying a log keeps each event's own). */
   clock?: () => Date;
+  /** Opened to read and check only (`logs verify`): a replicated log then writes nothing of its own. */
+  reading?: boolean;
 }
 
 /** The project's log where the config says it lives: its LMDB file, or the engine a plugin provides. */
@@ -37,8 +39,14 @@ export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
     paths,
     durability: settings.durability,
     secret: parts.secret,
+    // A log opened with a clock of its own is a copy's target (`logs migrate`); neither it nor one
+    // opened to verify keeps snapshots, so neither writes what it was not given.
     replicated: (stream, options) =>
-      new ReplicatedEventLog(stream, { ...options, clock: parts.clock ?? options?.clock }),
+      new ReplicatedEventLog(stream, {
+        ...options,
+        clock: parts.clock ?? options?.clock,
+        snapshots: parts.clock === undefined && parts.reading !== true,
+      }),
     warn: writeWarning,
   });
 }

@@ -1,5 +1,7 @@
 import type { Token } from '../base/token.js';
 import type { PluginEventType } from '../events/envelope.js';
+import type { EventIndex } from '../events/event-index.js';
+import type { Projection } from '../events/projection.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { StopHook } from '../kernel/lifecycle.js';
 import type { KeyedRegistry, OrderedRegistry } from '../kernel/registries.js';
@@ -62,6 +64,16 @@ export interface PluginRegistrar {
     name: string,
     definition: { version: number; upcasters?: Readonly<Record<number, (data: unknown) => unknown>> },
   ): PluginEventType<D>;
+  /**
+   * Registers derived state this plugin keeps over the log: a persisted projection (a fold kept with
+   * snapshots, see `Projection`) or an index (`EventIndex`: the keys a page or a query looks events up
+   * by, such as a history filter). Every log the kernel opens keeps it in the same write as the events;
+   * a snapshot is used only when the chain vouches for its digest, an index hit is checked against the
+   * event it names, and `logs verify` folds and indexes the log again and names one that differs. Give
+   * it `module: import.meta.url` (the module exporting it) so verification threads can load it.
+   */
+  projection(projection: Projection<unknown>): void;
+  index(index: EventIndex): void;
   /** A dependency this plugin can do without (the plugin that provides it may not be installed). */
   optional<T>(token: Token<T>): OptionalToken<T>;
   /** A new keyed extension point (one contribution per key) to `provide`; a failed plugin's contributions are rolled back. */

@@ -69,10 +69,12 @@ export interface HostServices {
   /** Where each tool source a provider expands stands (an upstream MCP server: connected, needs_login, …), as `factorly tools` shows. */
   sources(): SourceStatus[];
   /**
-   * Verifies the log as `factorly logs verify` does (chain, indexes, Merkle tree, its own
-   * checkpoints), off the server's thread; `background`: a check nobody waits for, on fewer cores.
+   * Verifies the log as `factorly logs verify` does (chain, indexes, derived state, Merkle tree, its
+   * own checkpoints), off the server's thread; `background`: a check nobody waits for, on fewer cores.
+   * With `since` (an earlier result), only the events appended after it are checked, on top of it:
+   * the result at once, for a page that must not wait for a full read of a long log.
    */
-  verify(options?: { background?: boolean }): Promise<LogVerification>;
+  verify(options?: { background?: boolean; since?: LogVerification }): Promise<LogVerification>;
   /** The newest checkpoint the log holds (`log.checkpointed`) and the verifier key that checks it. */
   evidence(): Promise<EvidenceFacts>;
   /** What promoting a recorded run would write, with the reasons it cannot yet (`tools promote`). */

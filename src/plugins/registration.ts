@@ -1,3 +1,4 @@
+import { registerDerivedView } from '../events/derived-views.js';
 import { registerEventType } from '../events/plugin-event-types.js';
 import { FactorlyError } from '../base/errors.js';
 import type { Token } from '../base/token.js';
@@ -46,6 +47,8 @@ export function registerPlugin(plugin: LoadablePlugin, provided: ProvidedTokens)
     eventType: during('eventType', (name: string, { version, upcasters }: EventTypeDefinition) =>
       registerEventType(id, name, version, upcasters),
     ) as PluginRegistrar['eventType'],
+    projection: during('projection', (projection) => registerDerivedView(id, projection)),
+    index: during('index', (index) => registerDerivedView(id, index)),
     optional: <T>(token: Token<T>): OptionalToken<T> => ({ optional: token }),
     keyedRegistry: <T>(what: string) => new KeyedRegistry<T>(what),
     orderedRegistry: <T extends { readonly order?: number }>() => new OrderedRegistry<T>(),

@@ -7,7 +7,9 @@ import { writerEventId } from '../../src/events/lmdb-inflight.js';
 import type { EventLog } from '../../src/events/log.js';
 import type { Projection } from '../../src/events/projection.js';
 import { ReplicatedEventLog } from '../../src/events/replicated-log.js';
-import { decodeSnapshot } from '../../src/events/snapshot-store.js';
+import { serialize } from 'node:v8';
+import { snapshotDigest } from '../../src/events/snapshot-digest.js';
+import { decodeSnapshot, encodeSnapshot } from '../../src/events/snapshot-store.js';
 import { sideKey } from '../../src/events/side-store.js';
 import { verifyChain } from '../../src/events/verify.js';
 import { verifyEventLog } from '../../src/events/verify-events.js';
@@ -174,8 +176,10 @@ describe('a node joining a long stream', () => {
     const { stream, read } = countingStream(shared.node());
     const node = open(stream);
     node.project(counter);
-    await node.append([requested('new')]);
-    expect((await node.project(counter).current()).state).toBe(3_003);
+    const [fresh] = await node.append([requested('new')]);
+    // Every event counts: the calls, and the records of the snapshots' digests the writer appended with them.
+    expect(fresh!.seq).toBeGreaterThan(3_003);
+    expect((await node.project(counter).current()).state).toBe(fresh!.seq);
     expect(read.messages).toBeLessThan(10);
     // Old events on demand, checked against what they are looked up by.
     expect((await node.readCall('c7')).map((event) => event.type)).toEqual(['call.requested', 'call.completed']);
@@ -186,7 +190,10 @@ describe('a node joining a long stream', () => {
     expect(inflight.calls).toEqual([{ callId: 'open', writer: 'w-old' }]);
     expect(inflight.writers.get('w-old')).toMatchObject({ pid: 1 });
     expect(read.messages).toBeLessThan(40);
-    expect(shared.batches.length).toBe(head + 1);
+    // This node appended its call, and at most the record of the snapshots it keeps beside the stream.
+    expect(shared.batches.length).toBeLessThanOrEqual(head + 2);
+    const since = (await all(node)).filter((event) => event.seq > fresh!.seq - 1);
+    expect(since.filter((event) => !event.type.startsWith('projection.'))).toEqual([fresh]);
   });
 
   it('keeps the call pages up on a node that has run a while, so a node joining later finds an old call without reading the stream', async () => {
@@ -220,7 +227,10 @@ describe('a node joining a long stream', () => {
     expect(first.read.messages).toBeGreaterThanOrEqual(20);
     await reader.close();
     const next = countingStream(shared.node());
-    expect((await open(next.stream).project(counter).current()).state).toBe(1_000);
+    const joined = open(next.stream);
+    // The calls, and the record of the snapshots the reader left beside the stream.
+    expect((await joined.project(counter).current()).state).toBe(1_001);
+    expect((await joined.lastOf('projection.saved'))?.seq).toBe(1_001);
     expect(next.read.messages).toBeLessThan(5);
   });
 
@@ -228,7 +238,7 @@ describe('a node joining a long stream', () => {
     const shared = await history(200);
     const node = open(shared.node());
     const changed = node.project({ ...counter, version: 2, evolve: (n: number) => n + 2 });
-    expect((await changed.current()).state).toBe(2 * 402);
+    expect((await changed.current()).state).toBe(2 * (await node.head()).seq);
   });
 });
 
@@ -238,10 +248,18 @@ describe('logs rebuild on a replicated log', () => {
     await shared.side.put(`snapshot.${sideKey('test.counter')}`, Buffer.from('not a snapshot'));
     const node = open(shared.node());
     node.project(counter);
+    const { seq: before } = await node.head();
     const report = await node.rebuild();
-    expect(report).toMatchObject({ events: 602, projections: expect.arrayContaining(['test.counter', 'log.latest']) });
-    expect((await node.project(counter).current()).state).toBe(602);
-    expect(decodeSnapshot(await shared.side.get(`snapshot.${sideKey('test.counter')}`))).toMatchObject({ seq: 602 });
+    expect(report).toMatchObject({
+      events: before,
+      projections: expect.arrayContaining(['test.counter', 'log.latest']),
+    });
+    // The new snapshots are stored after the event that records their digests.
+    expect((await node.project(counter).current()).state).toBe((await node.head()).seq);
+    expect(decodeSnapshot(await shared.side.get(`snapshot.${sideKey('test.counter')}`))).toMatchObject({
+      seq: before,
+      recorded: before + 1,
+    });
   });
 });
 
@@ -269,5 +287,37 @@ describe('the wait of one call on the log', () => {
     expect(Date.now() - started).toBeLessThan(900);
     // Another call has a budget of its own.
     await log.append([requested('y')]);
+  });
+});
+
+describe('derived state beside the stream is evidence too', () => {
+  it('a snapshot edited beside the stream, its digest recomputed, is not used: the node folds again, records it, verify names it', async () => {
+    const shared = await history(300);
+    const key = `snapshot.${sideKey('test.counter')}`;
+    const stored = decodeSnapshot(await shared.side.get(key))!;
+    const forged = { ...stored, state: serialize(7) };
+    await shared.side.put(key, encodeSnapshot({ ...forged, digest: snapshotDigest('test.counter', forged) }));
+    const auditor = open(shared.node());
+    auditor.project(counter);
+    const report = await verifyEventLog(auditor, { views: [counter as Projection<unknown>] });
+    expect(report.findings).toEqual([
+      expect.objectContaining({
+        kind: 'derived',
+        where: 'test.counter',
+        reason: expect.stringContaining('not vouched for'),
+      }),
+    ]);
+    const node = open(shared.node());
+    const [fresh] = await node.append([requested('after')]);
+    expect((await node.project(counter).current()).state).toBe(fresh!.seq);
+    await node.close();
+    const rebuilt = (await all(open(shared.node()))).filter((event) => event.type === 'projection.rebuilt');
+    expect(rebuilt.map((event) => event.data)).toEqual([
+      expect.objectContaining({
+        name: 'test.counter',
+        kind: 'projection',
+        reason: expect.stringContaining('not the one the log recorded'),
+      }),
+    ]);
   });
 });

@@ -1,10 +1,13 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { open } from 'lmdb';
+import { deserialize, serialize } from 'node:v8';
+import { open, type Database } from 'lmdb';
 import type { NewEvent, Recorded } from '../../src/events/envelope.js';
 import { hashEnvelope } from '../../src/events/hash.js';
 import { openLogDatabases, type LogDatabases } from '../../src/events/lmdb-layout.js';
+import { LmdbDerived } from '../../src/events/lmdb-derived.js';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
+import { snapshotDigest, type StoredSnapshot } from '../../src/events/snapshot-digest.js';
 import { callIdOf } from '../../src/events/append-batch.js';
 import { signCheckpoint } from '../../src/events/checkpoint.js';
 import { newSignerKey, signerFromKey } from '../../src/events/signed-note.js';
@@ -148,4 +151,41 @@ export function forgedCheckpoint(tree: { origin: string; size: number; root(): B
     type: 'log.checkpointed',
     data: { size: tree.size, rootHash: rootHash.toString('hex'), origin: tree.origin, checkpoint },
   };
+}
+
+/**
+ * Edits a stored snapshot of a persisted projection (`state/<name>` in the `derived` database):
+ * `edit` gets its state and returns the forged one. With `consistent`, the snapshot's own digest is
+ * recomputed to match (a forger who knows the published digest), so only the chain's record of it
+ * tells it from the one the writer stored.
+ */
+export async function editSnapshot<S>(
+  root: string,
+  name: string,
+  edit: (state: S) => S,
+  options: { consistent?: boolean } = {},
+): Promise<StoredSnapshot> {
+  const env = open({ path: logFile(root), compression: false });
+  const derived = new LmdbDerived(env);
+  const stored = derived.loadSnapshot(name);
+  if (!stored) throw new Error(`no snapshot of ${name} to edit`);
+  const state = serialize(edit(deserialize(stored.state) as S));
+  const forged = {
+    ...stored,
+    state,
+    ...(options.consistent ? { digest: snapshotDigest(name, { ...stored, state }) } : {}),
+  };
+  await env.transaction(() => derived.saveSnapshot(name, forged));
+  await env.close();
+  return forged;
+}
+
+/** Every entry of a registered index (the audit view's `tool`, `agent`, `status`), as the file holds them. */
+export async function editIndex(
+  root: string,
+  change: (entries: Database<number, [string, string]>) => void,
+): Promise<void> {
+  const env = open({ path: logFile(root), compression: false });
+  change(env.openDB<number, [string, string]>({ name: 'index', dupSort: true, encoding: 'ordered-binary' }));
+  await env.close();
 }

@@ -17,9 +17,11 @@ const FIXTURE = 'test/fixtures/guide/notes-plugin.ts';
 const GUIDE = 'docs/plugins/README.md';
 
 describe("the plugin guide's event type example", () => {
-  it('is in the guide word for word', () => {
-    const example = readFileSync(join(REPO, FIXTURE), 'utf8');
-    expect(readFileSync(join(REPO, GUIDE), 'utf8')).toContain(`\`\`\`ts\n${example}\`\`\``);
+  it('is in the guide word for word, as is the derived-state example (run by test/events/derived-evidence.test.ts)', () => {
+    for (const fixture of [FIXTURE, 'test/fixtures/guide/by-iface-plugin.ts']) {
+      const example = readFileSync(join(REPO, fixture), 'utf8');
+      expect(readFileSync(join(REPO, GUIDE), 'utf8')).toContain(`\`\`\`ts\n${example}\`\`\``);
+    }
   });
 
   it('appends its event, recorded at its version', async () => {

@@ -328,6 +328,7 @@ describe('the evidence badge', () => {
     const watch = new EvidenceWatch(new MemoryEventLog(), services);
     await watch.start();
     await expect(watch.verifyNow()).rejects.toThrow('page 3');
+    await expect(watch.latest()).rejects.toThrow('page 3');
     expect(evidenceBadges(watch.current())[0]!.text).toContain('Chain unreadable');
     expect(evidenceBadges(watch.current())[0]!.text).toContain('page 3 is reached twice');
     fail = false;

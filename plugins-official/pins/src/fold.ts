@@ -45,6 +45,7 @@ export const SHARED = '';
  * never recorded: a listing is held when it differs from the pin.
  */
 export const pinsProjection: Projection<PinState> = {
+  module: import.meta.url,
   name: 'pins.tools',
   // Snapshots of it are kept beside the log: bump this whenever the fold changes.
   version: 1,

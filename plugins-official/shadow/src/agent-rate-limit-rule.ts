@@ -13,6 +13,7 @@ interface Counted {
 
 /** The agents' buckets as a fold over this rule's own `allow` decisions (each lists the buckets it counted in). */
 export const agentBucketsProjection: Projection<TimeWindows> = {
+  module: import.meta.url,
   name: 'shadow.agent-rate-limit.buckets',
   // Snapshots of it are kept beside the log: bump this whenever the fold (or windows.ts) changes.
   version: 1,

@@ -24,6 +24,7 @@ const atOf = (call: RecentCall): number => call.at;
 
 /** Loop windows as a fold over the loop rule's own decisions, each carrying the call's fingerprint. */
 export const loopProjection: Projection<LoopWindows> = {
+  module: import.meta.url,
   name: 'shadow.loop.windows',
   // Snapshots of it are kept beside the log: bump this whenever the fold (or windows.ts) changes.
   version: 1,

@@ -13,6 +13,7 @@ export type Buckets = TimeWindows;
  * so the state stays as small as the limits allow.
  */
 export const bucketsProjection: Projection<Buckets> = {
+  module: import.meta.url,
   name: 'shadow.rate-limit.buckets',
   // Snapshots of it are kept beside the log: bump this whenever the fold (or windows.ts) changes.
   version: 1,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { FactorlyCommand } from '../../cli/base-command.js';
 import { readCheckpoints, readVerifiers } from '../../evidence/evidence-files.js';
-import { openExistingLog, projectLogEngine, projectLogPaths, projectTrustedKeys } from '../../cli/project-log.js';
+import { projectLogEngine, projectLogPaths, projectTrustedKeys } from '../../cli/project-log.js';
 import { renderVerification } from '../../cli/verify-format.js';
 import type { LogVerification, VerifyOptions } from '../../events/verify-log.js';
 import { FactorlyError, messageOf } from '../../base/errors.js';
@@ -32,16 +32,21 @@ export default class LogsVerify extends FactorlyCommand {
   static summary = 'Verify the event log: its hash chain, its indexes, its Merkle tree and checkpoints kept elsewhere.';
   static description = paragraphs`Walks the hash chain and names the first bad event (modified, deleted, inserted, reordered,
 corrupt, truncated); checks every index against the events and the stored Merkle tree against the chain;
-checks the log's own signed checkpoints (each against the keys the log's writers announced, or only
-the --key / log.trusted_keys given); and proves the log consistent with each --checkpoint kept
-outside it (RFC 9162 consistency proof), naming a rollback, a cut tail, a rewrite or another log. On a
-shared stream, a batch missing from it (deleted, purged) is tampering, named by its first seq.
+re-derives the derived state: each stored snapshot (the stats, the dashboard, the rules' rate-limit buckets and
+loop windows, a plugin's) against the record of its digest in the chain and against the fold of the events up to
+it, each registered index against its events, naming the one that differs (the project's plugins are loaded to
+find their own); checks the log's own signed checkpoints (each against the keys the log's writers announced, or
+only the --key / log.trusted_keys given; without --key the project's key, or its published log.pub when
+log.key cannot be read); and proves the log consistent with each --checkpoint kept outside it (RFC 9162
+consistency proof), naming a rollback, a cut tail, a rewrite or another log. On a shared stream, a batch
+missing from it (deleted, purged) is tampering, named by its first seq.
 
 With --offline, checks an export (factorly logs export) and/or --proof files without a project.
 
 Exit codes: 0 verified, 1 tampered (what was found is printed), 2 could not read (the log is not an LMDB
 file, is empty, cut short or has damaged pages; a checkpoint or key that cannot be read or used, such as a key
-others can read; a log stream that does not answer).`;
+others can read, or a log.key this user may not read with no log.pub beside it; a log stream that does not
+answer).`;
   static examples = [
     '<%= config.bin %> logs verify',
     '<%= config.bin %> logs verify --checkpoint ~/anchors/checkpoint-000000001200.txt',
@@ -95,20 +100,43 @@ others can read; a log stream that does not answer).`;
     }
     const { verifyLogFile } = await import('../../events/verify-log.js');
     const { readableLogError } = await import('../../cli/project-log.js');
-    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted }).catch(
+    // The project's plugins are loaded only when the file keeps derived state factorly's own code does not know.
+    const { unknownStoredViews } = await import('../../events/verify-derived.js');
+    const { views, unloaded } =
+      (await unknownStoredViews(paths.logPath)).length > 0
+        ? await this.views(flags.config)
+        : { views: undefined, unloaded: undefined };
+    const report = await verifyLogFile(paths.logPath, { checkpoints, verifiers, restricted, views }).catch(
       (error: unknown) => {
         throw readableLogError(paths.logPath, error);
       },
     );
-    this.print(report, flags.json);
+    this.print({ ...report, ...(unloaded ? { unloaded } : {}) }, flags.json);
   }
 
-  /** A log with no file here (a shared stream): verified from its events as they are read. */
-  private async readAndVerify(configPath: string | undefined, options: VerifyOptions): Promise<LogVerification> {
+  /** The projections and indexes to re-derive: the ones this project's plugins and rules keep too. */
+  private async views(configPath: string | undefined) {
+    const { verificationViews } = await import('../../cli/verify-views.js');
+    return verificationViews(() => this.kernel(configPath, { expandTools: false }));
+  }
+
+  /**
+   * A log with no file here (a shared stream): verified from its events as they are read, and the
+   * snapshots it keeps beside them re-folded: those of every projection this project's writers keep
+   * (its plugins loaded to find them, and to open the stream as a call does). The log is opened to
+   * read only: verifying writes nothing to it, not even snapshots.
+   */
+  private async readAndVerify(
+    configPath: string | undefined,
+    options: VerifyOptions,
+  ): Promise<LogVerification & { unloaded?: string }> {
     const { verifyEventLog } = await import('../../events/verify-events.js');
-    const log = (await openExistingLog(configPath))!;
+    const kernel = await this.kernel(configPath, { expandTools: false });
+    const log = kernel.openLog(kernel.config.log, undefined, true);
     try {
-      return await verifyEventLog(log, options);
+      const { verificationViews } = await import('../../cli/verify-views.js');
+      const { views } = await verificationViews(() => Promise.resolve(kernel));
+      return await verifyEventLog(log, { ...options, views });
     } finally {
       await log.close();
     }
@@ -132,7 +160,7 @@ others can read; a log stream that does not answer).`;
     this.print(report, flags.json);
   }
 
-  private print(report: LogVerification, json: boolean): void {
+  private print(report: LogVerification & { unloaded?: string }, json: boolean): void {
     if (json) this.writeJson(report);
     else {
       // Reasons quote what the log holds (ids, names): printed as one safe line each.

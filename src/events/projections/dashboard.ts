@@ -62,6 +62,7 @@ const MAX_REASON_LENGTH = 200;
  * without an agent counts for its root's.
  */
 export const dashboardProjection: Projection<DashboardState> & { readonly version: number } = {
+  module: import.meta.url,
   name: 'dashboard',
   version: 2,
   init: () => ({ tiers: { '1h': new Map(), '24h': new Map(), '7d': new Map() }, open: new Map(), latest: 0 }),

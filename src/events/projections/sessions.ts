@@ -23,6 +23,7 @@ export type AgentDirectory = Map<string, AgentIdentity>;
  * its calls stay in the log. It grows by one small entry per session.
  */
 export const sessionsProjection: Projection<AgentDirectory> & { readonly version: number } = {
+  module: import.meta.url,
   name: 'sessions',
   version: 2,
   init: () => new Map(),

@@ -14,6 +14,7 @@ export interface LogStats {
 
 /** Counters for `factorly logs stats`, folded in one pass. */
 export const statsProjection: Projection<LogStats> = {
+  module: import.meta.url,
   name: 'stats',
   // Kept as a persisted projection (snapshots beside the log): bump when the fold changes.
   version: 1,

@@ -9,8 +9,9 @@ import { badge, layout } from '../layout.js';
 
 export function registerAudit(app: Hono, deps: AppDeps): void {
   app.get('/audit', async (c) => {
+    // From the newest verification, brought up to date with the events since: no full read of the log here.
     const [chain, stats, facts] = await Promise.all([
-      deps.evidence.verifyNow(),
+      deps.evidence.latest(),
       deps.services.stats(),
       deps.services.evidence(),
     ]);
@@ -63,10 +64,10 @@ ${Object.entries(stats.byStatus).map(([status, n]) => html`<dt>${status}</dt><dd
 const LINKED_FINDINGS = 20;
 
 /** The call each finding's event belongs to (an event that names one and can still be read). */
-async function callsAt(log: EventLog, chain: LogVerification): Promise<Map<number, string>> {
-  const seqs = new Set([brokenAt(chain), ...chain.findings.slice(0, LINKED_FINDINGS).map((f) => f.seq)]);
+async function callsAt(log: EventLog, chain: LogVerification | undefined): Promise<Map<number, string>> {
   const calls = new Map<number, string>();
-  if (chain.ok) return calls;
+  if (!chain || chain.ok) return calls;
+  const seqs = new Set([brokenAt(chain), ...chain.findings.slice(0, LINKED_FINDINGS).map((f) => f.seq)]);
   for (const seq of seqs) {
     if (seq === undefined) continue;
     try {
@@ -88,7 +89,10 @@ function seqLink(seq: number, calls: Map<number, string>): Html {
     : html`seq ${seq}`;
 }
 
-function chainSection(chain: LogVerification, calls: Map<number, string>): Html {
+function chainSection(chain: LogVerification | undefined, calls: Map<number, string>): Html {
+  if (!chain)
+    return html`<section class="chain chain-checking"><h2>Hash chain ${badge('verifying', 'running')}</h2>
+<p>The first full verification of the log is under way; this page shows it once it ends.</p></section>`;
   const summary = chain.ok
     ? html`${count(chain.verified)} events verified.`
     : html`Broken at ${seqLink(brokenAt(chain), calls)}${chain.firstBad ? ` (${chain.firstBad.kind}): ${chain.firstBad.reason}` : ''}; ${count(chain.verified)} events before it verified.`;
