@@ -15,7 +15,8 @@ export function checkedLookup(
   query: { name: string; key: string; before?: number },
   distrust: (name: string, reason: string) => void,
 ): IndexLookup {
-  if (derived.distrusted) return { seqs: [], covered: 0 };
+  // An index this process does not keep cannot be checked: the events answer (from seq 1).
+  if (derived.distrusted || !derived.indexNamed(query.name)) return { seqs: [], covered: 0 };
   const found = derived.lookup(query.name, query.key, query.before);
   return { covered: found.covered, seqs: checkedHits(store, derived, query, found, distrust) };
 }

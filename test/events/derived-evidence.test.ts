@@ -252,7 +252,7 @@ describe('derived state is evidence: an index hit is checked against its event',
     expect(intact.stdout).toMatch(
       /^Snapshots: \d+ equal to the fold of the events \(.*shadow\.rate-limit\.buckets.*stats\)$/m,
     );
-    expect(intact.stdout).toContain('Indexes: 3 equal to what the events call for (tool, agent, status)');
+    expect(intact.stdout).toContain('Indexes: 4 equal to what the events call for (tool, agent, status, iface)');
     await editSnapshot<LogStats>(root, 'stats', movedToSuccess, { consistent: true });
     const tampered = runCli(['logs', 'verify'], root);
     expect(tampered.status).toBe(1);
