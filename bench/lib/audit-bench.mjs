@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildHistoryProject, GREET_YAML } from './history-log.mjs';
 import { serveCallLatencies } from './serve-first-call.mjs';
 import { dashboardLatencies } from './ui-dashboard.mjs';
+import { historyRows } from './ui-history.mjs';
 import { now, round, summarize } from './stats.mjs';
 
 export const AUDIT_TARGETS = {
@@ -156,6 +157,7 @@ export function auditRows(result) {
       result.dashboard?.agents && { startMs: result.dashboard.startMs, ...result.dashboard.agents },
       t.dashboardMs,
     ),
+    ...historyRows(n, result.dashboard?.history),
     {
       benchmark: `audit: factorly call on ${n} events of 12 h / on an empty log`,
       value: result.callRatio.ratio,
