@@ -52,17 +52,38 @@ export function matches(entry: AuditEntry, filter: AuditFilter): boolean {
   return true;
 }
 
-/** Reads backwards, grouping events by call; a call's events all come after its `call.requested`. */
+/** Reads backwards from `upTo` for the calls that pass the filter, newest first, until there are `limit`. */
 async function scanRecent(
   log: EventLog,
   filter: AuditFilter,
   upTo: number | undefined,
   limit: number,
 ): Promise<AuditEntry[]> {
-  const pending = new Map<string, Recorded[]>();
   const results: AuditEntry[] = [];
+  for await (const { callId, events } of callsBackwards(log, upTo, (event) => isBefore(event, filter.since))) {
+    let entry = fold(events, auditProjection).byId.get(callId);
+    // Read from a seq short of the head, a call may have ended past it: its own events say.
+    if (entry && entry.status === undefined && upTo !== undefined)
+      entry = fold(await log.readCall(callId), auditProjection).byId.get(callId);
+    if (entry && matches(entry, filter)) results.push(entry);
+    if (results.length >= limit) break;
+  }
+  return results.reverse();
+}
+
+/**
+ * The calls whose request is at or before `upTo` (the head when undefined), newest first, each with
+ * its events read so far in seq order, until `stop` says an event is too old. Events are grouped by
+ * call as they are read backwards: a call's events all come after its `call.requested`.
+ */
+export async function* callsBackwards(
+  log: EventLog,
+  upTo: number | undefined,
+  stop: (event: Recorded) => boolean = () => false,
+): AsyncIterable<{ callId: string; events: Recorded[] }> {
+  const pending = new Map<string, Recorded[]>();
   for await (const event of wholeRange(log, { reverse: true, to: upTo })) {
-    if (results.length >= limit || isBefore(event, filter.since)) break;
+    if (stop(event)) return;
     if (!CALL_TYPES.has(event.type)) continue;
     const callId = (event.data as { callId: string }).callId;
     const group = pending.get(callId) ?? [];
@@ -72,13 +93,8 @@ async function scanRecent(
       continue;
     }
     pending.delete(callId);
-    let entry = fold(group.reverse(), auditProjection).byId.get(callId);
-    // Read from a seq short of the head, a call may have ended past it: its own events say.
-    if (entry && entry.status === undefined && upTo !== undefined)
-      entry = fold(await log.readCall(callId), auditProjection).byId.get(callId);
-    if (entry && matches(entry, filter)) results.push(entry);
+    yield { callId, events: group.reverse() };
   }
-  return results.reverse();
 }
 
 interface Anchors {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recentCalls, type AuditFilter } from '../../src/events/audit-query.js';
+import { searchCalls } from '../../src/events/call-search.js';
 import { registerAuditViews } from '../../src/events/audit-views.js';
 import type { NewEvent, Recorded } from '../../src/events/envelope.js';
 import { ifaceIndex } from '../../src/events/event-index.js';
@@ -134,6 +135,27 @@ describe('every history filter from what the log keeps', () => {
     const found = await recentCalls(log, filter, 100);
     const expected = range(1000, CALLS, 1).filter((i) => i % 5 === 3 && i % 7 === 0 && i % 4 !== 0 && i % 400 !== 7);
     expect(ids(found)).toEqual(expected.map((i) => `call-${i}`));
+  });
+});
+
+describe('searching calls', () => {
+  it('finds a call by id exactly, by hash prefix or text among the newest calls, and says how far it read', async () => {
+    expect(await searchCalls(log, 'call-3', { limit: 10 })).toMatchObject({
+      by: 'id',
+      entries: [{ callId: 'call-3' }],
+    });
+    const [closing] = (await log.readCall('call-1990')).slice(-1);
+    const byHash = await searchCalls(log, closing.hash.slice(0, 8).toUpperCase(), { limit: 10 });
+    expect(ids(byHash.entries)).toContain('call-1990');
+    expect(byHash).toMatchObject({ by: 'scan', complete: true, scanned: CALLS });
+    // Text beyond the newest calls it may read is not found, and the answer says so.
+    const bounded = await searchCalls(log, '"i":5}', { limit: 10, scanCalls: 100 });
+    expect(bounded).toMatchObject({ entries: [], complete: false, scanned: 100, more: false });
+    const text = await searchCalls(log, '"i":1995}', { limit: 10, scanCalls: 100, filter: { iface: 'mcp' } });
+    expect(ids(text.entries)).toEqual(['call-1995']);
+    const many = await searchCalls(log, 'tool.4', { limit: 3 });
+    expect(many).toMatchObject({ more: true, complete: false });
+    expect(ids(many.entries)).toEqual(['call-1989', 'call-1994', 'call-1999']);
   });
 });
 
