@@ -1,6 +1,7 @@
 // The web UI's /history on a big log: for each view (no filter, a status, running calls, an
 // interface, an agent, a tool with a status, the last 10 minutes) the first page and the page its
-// "Older" link leads to (`before=<time>~<call id>`), each read to its end; medians of `requests`.
+// "Older" link leads to (`before=<time>~<call id>`), each read to its end; medians of `requests`;
+// and two windows that end 6 h back, half-way through the log.
 import { now, round, summarize } from './stats.mjs';
 
 export const HISTORY_TARGET_MS = 300;
@@ -12,6 +13,9 @@ export const HISTORY_VIEWS = [
   ['agent', 'agent=agent-3'],
   ['tool+status', 'tool=tool.7&status=error'],
   ['since=10m', 'since=10m'],
+  // Pages deep in the log: the window ends 6 h back, half-way through the bench's 12 h.
+  ['until=6h', 'until=6h'],
+  ['status=error until=6h', 'status=error&until=6h'],
 ];
 
 /** Times each view's first and later page; `get(path)` answers `{ ms, body }`. */
