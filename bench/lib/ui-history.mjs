@@ -16,6 +16,9 @@ export const HISTORY_VIEWS = [
   // Pages deep in the log: the window ends 6 h back, half-way through the bench's 12 h.
   ['until=6h', 'until=6h'],
   ['status=error until=6h', 'status=error&until=6h'],
+  // Search: a call id (its index), and text no call holds (the whole bounded scan of the newest calls).
+  ['search by call id', 'q=call-999'],
+  ['search text, no match', 'q=no-such-text'],
 ];
 
 /** Times each view's first and later page; `get(path)` answers `{ ms, body }`. */

@@ -4,7 +4,7 @@ import { fold } from './projection.js';
 import { auditProjection, type AuditEntry } from './projections/audit.js';
 
 /** How many of the newest calls a text search reads: a bounded scan, not an index every call would pay for. */
-export const SEARCH_SCAN_CALLS = 20_000;
+export const SEARCH_SCAN_CALLS = 10_000;
 
 /**
  * What a search found, and how: the call of that id, or among the newest `scanned` calls read

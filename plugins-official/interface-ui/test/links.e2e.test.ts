@@ -163,7 +163,12 @@ describe('every object links to its neighbours', () => {
     await page.goto(`${ui.origin}/history?tool=fail`);
     const [row] = await ids();
     const callId = row.slice('call-'.length);
-    // The note the page starts with is hidden once the table is there.
+    // The page is streamed: a note first, the table when its rows are read; the note hidden once it is there.
+    const raw = await page.request.get(`${ui.origin}/history?tool=fail`);
+    expect(raw.headers()['transfer-encoding']).toBe('chunked');
+    const body = await raw.text();
+    expect(body.indexOf('Loading calls…')).toBeGreaterThan(0);
+    expect(body.indexOf('Loading calls…')).toBeLessThan(body.indexOf('<table class="history">'));
     expect(await page.locator('#history-loading').count()).toBe(1);
     expect(await page.locator('#history-loading').isVisible()).toBe(false);
 

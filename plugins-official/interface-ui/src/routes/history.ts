@@ -192,11 +192,15 @@ function streamed(c: Context, head: string, tail: string, rest: () => Promise<Ht
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       controller.enqueue(encoder.encode(head));
+      // Reading the log runs without yielding to the event loop: let the server send the head first.
+      await new Promise((resolve) => setTimeout(resolve, 0));
       controller.enqueue(encoder.encode((await rest()).text + tail));
       controller.close();
     },
   });
   c.header('Content-Type', 'text/html; charset=utf-8');
+  // Chunked: the server then sends each part as it comes instead of waiting to count the bytes.
+  c.header('Transfer-Encoding', 'chunked');
   return c.body(body);
 }
 
