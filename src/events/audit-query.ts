@@ -61,12 +61,12 @@ async function scanRecent(
 ): Promise<AuditEntry[]> {
   const results: AuditEntry[] = [];
   for await (const { callId, events } of callsBackwards(log, upTo, (event) => isBefore(event, filter.since))) {
+    if (results.length >= limit) break;
     let entry = fold(events, auditProjection).byId.get(callId);
     // Read from a seq short of the head, a call may have ended past it: its own events say.
     if (entry && entry.status === undefined && upTo !== undefined)
       entry = fold(await log.readCall(callId), auditProjection).byId.get(callId);
     if (entry && matches(entry, filter)) results.push(entry);
-    if (results.length >= limit) break;
   }
   return results.reverse();
 }
@@ -180,7 +180,7 @@ async function runningCalls(
   }
   return found
     .sort((a, b) => a.requested - b.requested)
-    .slice(-limit)
+    .slice(Math.max(found.length - limit, 0))
     .map(({ entry }) => entry);
 }
 

@@ -153,6 +153,8 @@ describe('searching calls', () => {
     expect(bounded).toMatchObject({ entries: [], complete: false, scanned: 100, more: false });
     const text = await searchCalls(log, '"i":1995}', { limit: 10, scanCalls: 100, filter: { iface: 'mcp' } });
     expect(ids(text.entries)).toEqual(['call-1995']);
+    const windowed = await searchCalls(log, 'tool.4', { limit: 50, filter: { since: { time: at(1990) } } });
+    expect(ids(windowed.entries)).toEqual(['call-1994', 'call-1999']);
     const many = await searchCalls(log, 'tool.4', { limit: 3 });
     expect(many).toMatchObject({ more: true, complete: false });
     expect(ids(many.entries)).toEqual(['call-1989', 'call-1994', 'call-1999']);
