@@ -102,7 +102,14 @@ describe('derived state is evidence: a snapshot the chain does not vouch for is 
     expect(report.findings).toEqual([]);
     const verified = report.derived!.filter((check) => check.status === 'verified').map((check) => check.name);
     expect(verified).toEqual(
-      expect.arrayContaining(['stats', 'dashboard', 'shadow.rate-limit.buckets', 'shadow.loop.windows', 'tool']),
+      expect.arrayContaining([
+        'stats',
+        'dashboard',
+        'shadow.rate-limit.buckets',
+        'shadow.loop.windows',
+        'tool',
+        'iface',
+      ]),
     );
   });
 
@@ -241,6 +248,20 @@ describe('derived state is evidence: an index hit is checked against its event',
     ]);
     // The writer that recorded it indexed the log again.
     expect((await verify(root)).findings).toEqual([]);
+  });
+
+  it('an interface index entry naming a call of another interface is never answered, and verify names it', async () => {
+    const root = copy();
+    const requested = (await eventsOf(root)).find((event) => event.type === 'call.requested')!;
+    const other = requested.data.iface === 'cli' ? 'mcp' : 'cli';
+    await editIndex(root, (entries) => entries.putSync(['iface', other], requested.seq));
+    expect((await verify(root)).findings).toEqual([expect.objectContaining({ kind: 'index', where: 'iface' })]);
+    const calls = await withLog(root, async (log) => {
+      registerAuditViews(log);
+      return recentCalls(log, { iface: other }, 100);
+    });
+    expect(calls.map((call) => call.callId)).not.toContain(requested.data.callId);
+    expect(await rebuilt(root)).toEqual([expect.objectContaining({ name: 'iface', kind: 'index' })]);
   });
 
   it("logs verify (the CLI) re-folds the rules' histories too, and exits 1 naming a projection that differs", async () => {
