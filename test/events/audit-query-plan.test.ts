@@ -7,7 +7,9 @@ import { searchCalls } from '../../src/events/call-search.js';
 import { registerAuditViews } from '../../src/events/audit-views.js';
 import type { NewEvent, Recorded } from '../../src/events/envelope.js';
 import { ifaceIndex } from '../../src/events/event-index.js';
+import { DelegatingEventLog } from '../../src/events/delegating-log.js';
 import { LmdbEventLog } from '../../src/events/lmdb-log.js';
+import { MemoryEventLog } from '../../src/events/memory-log.js';
 import type { EventLog, ReadRange } from '../../src/events/log.js';
 
 const CALLS = 2000;
@@ -101,6 +103,13 @@ describe('every history filter from what the log keeps', () => {
     expect(ids(await recentCalls(log, { status: 'running', agent: 'agent-1', until: { time: at(1000) } }, 10))).toEqual(
       ['call-7'],
     );
+  });
+
+  it('finds running calls in the events of a log that keeps nothing in flight, wrapped or not', async () => {
+    const memory = new MemoryEventLog();
+    await memory.append([...call(1), ...call(7)]);
+    for (const view of [memory, new DelegatingEventLog(memory)])
+      expect(ids(await recentCalls(view, { status: 'running' }, 10))).toEqual(['call-7']);
   });
 
   it('indexes calls by interface and reads only the calls it names', async () => {
