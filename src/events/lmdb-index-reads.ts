@@ -7,7 +7,7 @@ import { decode, type LmdbEvents } from './lmdb-events.js';
  * that points to an event without its key (an index edited in the file) is never handed out. From
  * the first such hit on, the answer comes from the events themselves (read backwards from there, as
  * the index would have answered), `distrust` is told (once), and no index is used again in this
- * process until the log has indexed its events anew.
+ * process until the log has indexed its events anew. An index not registered here is not used.
  */
 export function checkedLookup(
   store: LmdbEvents,
@@ -15,7 +15,8 @@ export function checkedLookup(
   query: { name: string; key: string; before?: number },
   distrust: (name: string, reason: string) => void,
 ): IndexLookup {
-  // An index this process does not keep cannot be checked: the events answer (from seq 1).
+  // An index this process does not keep (a reader that registered none) cannot be checked: it answers
+  // nothing and covers nothing, so the caller reads the events themselves.
   if (derived.distrusted || !derived.indexNamed(query.name)) return { seqs: [], covered: 0 };
   const found = derived.lookup(query.name, query.key, query.before);
   return { covered: found.covered, seqs: checkedHits(store, derived, query, found, distrust) };

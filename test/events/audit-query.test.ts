@@ -112,6 +112,22 @@ describe('the audit view from its indexes', () => {
     }
   });
 
+  it('in a process that keeps no indexes, reads the events rather than the stored index, and distrusts nothing', async () => {
+    const bare = new LmdbEventLog({ path: join(dir, 'events.lmdb') });
+    const indexed = new LmdbEventLog({ path: join(dir, 'events.lmdb') });
+    registerAuditViews(indexed);
+    try {
+      const filter: AuditFilter = { status: 'blocked', iface: 'mcp', until: { seq: 749 } };
+      const found = await recentCalls(bare, filter, 40);
+      // Calls 5, 15, 25, …: blocked (i % 5 === 0) over mcp (odd i), requested at seq 2i + 1 ≤ 749.
+      expect(found.map((entry) => entry.callId)).toEqual(Array.from({ length: 37 }, (_, k) => `call-${10 * k + 5}`));
+      expect(await recentCalls(indexed, filter, 40)).toEqual(found);
+      expect(await bare.lastOf('projection.rebuilt')).toBeUndefined();
+    } finally {
+      await Promise.all([bare.close(), indexed.close()]);
+    }
+  });
+
   it('reads only the calls the index names for a rare tool, not the log', async () => {
     registerAuditViews(log);
     const counting = new CountingLog(log);

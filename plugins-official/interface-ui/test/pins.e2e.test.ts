@@ -36,6 +36,7 @@ async function untilTools(check: () => Promise<boolean>): Promise<void> {
 const heldBadge = () => page.locator('ul.tools li', { hasText: 'up.echo' }).locator('.badge-held');
 
 describe('the pins page', () => {
+  // Each step reloads the tools page until the upstream's new listing shows: on a loaded machine that takes longer than 30 s.
   it('shows a held tool and its diff; approving it there pins the new definition and lists the tool again', async () => {
     await untilTools(async () => (await page.locator('ul.tools li', { hasText: 'up.echo' }).count()) === 1);
     up.set([echo({ description: POISONED })]);
@@ -58,7 +59,7 @@ describe('the pins page', () => {
     await untilTools(async () => (await heldBadge().count()) === 0);
     const decided = (await events(proj.root)).filter((event) => event.type === 'tool.pinned');
     expect(decided.map((event) => (event.data as { cause: string; by?: string }).by ?? '')).toContain('ui');
-  });
+  }, 90_000);
 
   it('rejects a change from the page, and refuses a decision on a definition it did not show', async () => {
     up.set([echo({ description: 'Changed again.' })]);
@@ -77,5 +78,5 @@ describe('the pins page', () => {
     expect(await page.locator('#held-up\\.echo .badge-rejected').count()).toBe(1);
     const rejected = (await events(proj.root)).filter((event) => event.type === 'tool.pin_rejected');
     expect(rejected.map((event) => event.data)).toEqual([expect.objectContaining({ tool: 'up.echo', by: 'ui' })]);
-  });
+  }, 90_000);
 });
