@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildHistoryProject, GREET_YAML } from './history-log.mjs';
 import { serveCallLatencies } from './serve-first-call.mjs';
 import { dashboardLatencies } from './ui-dashboard.mjs';
+import { historyRows } from './ui-history.mjs';
 import { now, round, summarize } from './stats.mjs';
 
 export const AUDIT_TARGETS = {
@@ -34,8 +35,8 @@ export async function runAuditBench({ repo, dir, events, cliRuns, log }) {
   const walk = spawnSync(process.execPath, [VERIFY_WORKER, repo, built.path], { encoding: 'utf8' });
   const verify = JSON.parse(walk.stdout || '{}');
   if (!verify.ok || verify.verified !== built.events) failures.push(`audit: verify gave ${walk.stdout || walk.stderr}`);
-  // Every snapshot (the audit view's three, the rules' two) re-folded and every index checked.
-  if (verify.derived?.filter((check) => check.endsWith(':verified')).length !== 8)
+  // Every snapshot (the audit view's and the rules') re-folded and every index (four) checked.
+  if (verify.derived?.filter((check) => check.endsWith(':verified')).length !== 9)
     failures.push(`audit: verify did not re-derive every projection and index: ${verify.derived}`);
   log('  timing `factorly logs verify` …');
   const cliVerify = await timedCli(repo, project, ['logs', 'verify']);
@@ -156,6 +157,7 @@ export function auditRows(result) {
       result.dashboard?.agents && { startMs: result.dashboard.startMs, ...result.dashboard.agents },
       t.dashboardMs,
     ),
+    ...historyRows(n, result.dashboard?.history),
     {
       benchmark: `audit: factorly call on ${n} events of 12 h / on an empty log`,
       value: result.callRatio.ratio,

@@ -1,11 +1,12 @@
 // `factorly ui` in a project: the first GET /dashboard once the UI printed its address (the
 // dashboard's persisted projection opened from its snapshot, the evidence check starting beside
 // it), then the median of later ones, each page read to its end; then /agents (the agent activity
-// projection) the same way.
+// projection) the same way, and every /history view (`ui-history.mjs`).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { now, round, summarize } from './stats.mjs';
+import { historyLatencies, timedGet } from './ui-history.mjs';
 
 /**
  * GET /audit once the first full verification has ended (polled until the page shows it), then the
@@ -70,7 +71,9 @@ export async function dashboardLatencies({ repo, cwd, requests }) {
     const dashboard = await series(timed('/dashboard', '<svg'));
     const agents = await series(timed('/agents', '<table class="agents">'));
     const audit = await auditLatencies(url, cookie, requests, started);
-    return { startMs: round(startMs, 1), ...dashboard, agents, audit };
+    // Once the first full verification has ended, as /history is opened on a UI that has run a while.
+    const history = await historyLatencies(timedGet(url.origin, cookie), requests);
+    return { startMs: round(startMs, 1), ...dashboard, agents, history, audit };
   } finally {
     child.kill('SIGINT');
     await exited;

@@ -1,5 +1,6 @@
 import { matches, recentCalls } from '../events/audit-query.js';
 import { callTree } from '../events/call-tree.js';
+import { searchCalls } from '../events/call-search.js';
 import { dashboardFigures } from '../events/dashboard-figures.js';
 import { existsSync } from 'node:fs';
 import { fold } from '../events/projection.js';
@@ -30,6 +31,7 @@ import { sealAnswer } from '../contracts/person-seal.js';
 
 const MEMBERS = [
   'recentCalls',
+  'searchCalls',
   'call',
   'matches',
   'callTree',
@@ -89,6 +91,7 @@ export function hostServices(kernel: Kernel): HostServices {
   const log = () => kernel.log();
   return {
     recentCalls: (filter, limit) => recentCalls(log(), filter, limit),
+    searchCalls: (text, filter, limit) => searchCalls(log(), text, { filter, limit }),
     call: async (callId) => fold(await log().readCall(callId), auditProjection).byId.get(callId),
     matches,
     callTree: (callId) => callTree(log(), callId),

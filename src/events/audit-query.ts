@@ -1,8 +1,9 @@
 import type { Recorded } from './envelope.js';
-import { agentIndex, statusIndex, toolIndex, type EventIndex } from './event-index.js';
+import { agentIndex, ifaceIndex, statusIndex, toolIndex, type EventIndex } from './event-index.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
 import { auditProjection, type AuditEntry } from './projections/audit.js';
+import { seqAfter } from './time-seek.js';
 import { wholeRange } from './whole-read.js';
 
 /** Which calls to show. Every field is optional; all given ones must match. */
@@ -28,13 +29,17 @@ const CALL_TYPES = new Set([
 ]);
 
 /**
- * The newest `limit` calls matching `filter`, oldest first. With a filter an index answers (tool,
- * agent, status), only the calls the index names are read; otherwise the log is read backwards until
- * there are enough. Either way the cost follows the answer rather than the size of the log.
+ * The newest `limit` calls matching `filter`, oldest first. Calls running now come from what the log
+ * keeps open (`inflight`); with a filter an index answers (agent, tool, status, interface), only the
+ * calls the index names are read, the others checked on each; otherwise the log is read backwards
+ * until there are enough. A time `until` is first found among the seqs (`seqAfter`), so a page deep
+ * in the log starts there. Either way the cost follows the answer rather than the size of the log.
  */
 export async function recentCalls(log: EventLog, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {
-  const anchors = anchorsOf(log, filter);
-  return anchors ? fromAnchors(log, anchors, filter, limit) : scanRecent(log, filter, limit);
+  const upTo = await seqUntil(log, filter);
+  if (filter.status === 'running' && log.inflight) return runningCalls(log, filter, upTo, limit);
+  const anchors = anchorsOf(log, filter, upTo);
+  return anchors ? fromAnchors(log, anchors, filter, limit) : scanRecent(log, filter, upTo, limit);
 }
 
 /** Whether one audit entry passes the filter (used live by `logs --follow` too). */
@@ -47,12 +52,38 @@ export function matches(entry: AuditEntry, filter: AuditFilter): boolean {
   return true;
 }
 
-/** Reads backwards, grouping events by call; a call's events all come after its `call.requested`. */
-async function scanRecent(log: EventLog, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {
-  const pending = new Map<string, Recorded[]>();
+/** Reads backwards from `upTo` for the calls that pass the filter, newest first, until there are `limit`. */
+async function scanRecent(
+  log: EventLog,
+  filter: AuditFilter,
+  upTo: number | undefined,
+  limit: number,
+): Promise<AuditEntry[]> {
   const results: AuditEntry[] = [];
-  for await (const event of wholeRange(log, { reverse: true, to: seqUntil(filter) })) {
-    if (results.length >= limit || isBefore(event, filter.since)) break;
+  for await (const { callId, events } of callsBackwards(log, upTo, (event) => isBefore(event, filter.since))) {
+    if (results.length >= limit) break;
+    let entry = fold(events, auditProjection).byId.get(callId);
+    // Read from a seq short of the head, a call may have ended past it: its own events say.
+    if (entry && entry.status === undefined && upTo !== undefined)
+      entry = fold(await log.readCall(callId), auditProjection).byId.get(callId);
+    if (entry && matches(entry, filter)) results.push(entry);
+  }
+  return results.reverse();
+}
+
+/**
+ * The calls whose request is at or before `upTo` (the head when undefined), newest first, each with
+ * its events read so far in seq order, until `stop` says an event is too old. Events are grouped by
+ * call as they are read backwards: a call's events all come after its `call.requested`.
+ */
+export async function* callsBackwards(
+  log: EventLog,
+  upTo: number | undefined,
+  stop: (event: Recorded) => boolean = () => false,
+): AsyncIterable<{ callId: string; events: Recorded[] }> {
+  const pending = new Map<string, Recorded[]>();
+  for await (const event of wholeRange(log, { reverse: true, to: upTo })) {
+    if (stop(event)) return;
     if (!CALL_TYPES.has(event.type)) continue;
     const callId = (event.data as { callId: string }).callId;
     const group = pending.get(callId) ?? [];
@@ -62,10 +93,8 @@ async function scanRecent(log: EventLog, filter: AuditFilter, limit: number): Pr
       continue;
     }
     pending.delete(callId);
-    const entry = fold(group.reverse(), auditProjection).byId.get(callId);
-    if (entry && matches(entry, filter)) results.push(entry);
+    yield { callId, events: group.reverse() };
   }
-  return results.reverse();
 }
 
 interface Anchors {
@@ -74,20 +103,21 @@ interface Anchors {
 }
 
 /**
- * The seqs an index gives for the most selective filter (agent, then tool, then status), newest
- * first: the events past the index's reach, read from the log, then the index's own entries.
- * Undefined when no index applies (no such filter, a log without indexes, `--status running`).
+ * The seqs an index gives for the most selective filter (agent, then tool, then status, then
+ * interface), newest first: the events past the index's reach, read from the log, then the index's
+ * own entries. The other filters are checked on each call. Undefined when no index applies (no such
+ * filter, a log without indexes, `--status running` on a log that keeps nothing open).
  */
-function anchorsOf(log: EventLog, filter: AuditFilter): Anchors | undefined {
+function anchorsOf(log: EventLog, filter: AuditFilter, before: number | undefined): Anchors | undefined {
   if (!log.lookup) return undefined;
   const lookup = log.lookup.bind(log);
-  const before = seqUntil(filter);
   let index: EventIndex;
   let keys: string[];
   if (filter.agent !== undefined) [index, keys] = [agentIndex, [filter.agent]];
   else if (filter.tool !== undefined)
     [index, keys] = [toolIndex, (log.indexKeys?.(toolIndex.name) ?? []).filter((tool) => tool.includes(filter.tool!))];
   else if (filter.status !== undefined && filter.status !== 'running') [index, keys] = [statusIndex, [filter.status]];
+  else if (filter.iface !== undefined) [index, keys] = [ifaceIndex, [filter.iface]];
   else return undefined;
   const answers = keys.map((key) => lookup(index.name, key, before));
   const covered = answers[0]?.covered ?? lookup(index.name, '', before).covered;
@@ -117,13 +147,41 @@ async function fromAnchors(log: EventLog, anchors: Anchors, filter: AuditFilter,
     const callId = (anchor.data as { callId: string }).callId;
     if (seen.has(callId)) continue;
     seen.add(callId);
-    const events = await log.readCall(callId);
-    const requested = events.find((event) => event.type === 'call.requested');
-    const entry = fold(events, auditProjection).byId.get(callId);
-    if (requested && entry && matches(entry, filter) && !isBefore(requested, filter.since))
-      found.push({ entry, requested: requested.seq });
+    const one = await callIfMatching(log, callId, filter);
+    if (one) found.push(one);
   }
   return found.sort((a, b) => a.requested - b.requested).map(({ entry }) => entry);
+}
+
+/** A call read by its id, with the seq of its request, when it passes the filter. */
+async function callIfMatching(
+  log: EventLog,
+  callId: string,
+  filter: AuditFilter,
+): Promise<{ entry: AuditEntry; requested: number } | undefined> {
+  const events = await log.readCall(callId);
+  const requested = events.find((event) => event.type === 'call.requested');
+  const entry = fold(events, auditProjection).byId.get(callId);
+  const inWindow = requested && !isBefore(requested, filter.since) && !isAfterSeq(requested, filter.until);
+  return requested && entry && inWindow && matches(entry, filter) ? { entry, requested: requested.seq } : undefined;
+}
+
+/** The calls open now (what the log keeps in flight, a few at any size of log), newest `limit` matching. */
+async function runningCalls(
+  log: EventLog,
+  filter: AuditFilter,
+  upTo: number | undefined,
+  limit: number,
+): Promise<AuditEntry[]> {
+  const found: { entry: AuditEntry; requested: number }[] = [];
+  for (const { callId } of (await log.inflight!()).calls) {
+    const one = await callIfMatching(log, callId, filter);
+    if (one && (upTo === undefined || one.requested <= upTo)) found.push(one);
+  }
+  return found
+    .sort((a, b) => a.requested - b.requested)
+    .slice(Math.max(found.length - limit, 0))
+    .map(({ entry }) => entry);
 }
 
 /** The tail (read first: it is newer than anything indexed), then the indexed lists merged newest first. */
@@ -147,8 +205,14 @@ async function collect(events: AsyncIterable<Recorded>): Promise<Recorded[]> {
   return out;
 }
 
-function seqUntil(filter: AuditFilter): number | undefined {
-  return filter.until && 'seq' in filter.until ? filter.until.seq : undefined;
+/** The last seq to read: `until` as a seq, or the seq a time `until` falls at (undefined: the head). */
+async function seqUntil(log: EventLog, filter: AuditFilter): Promise<number | undefined> {
+  if (!filter.until) return undefined;
+  return 'seq' in filter.until ? filter.until.seq : seqAfter(log, filter.until.time);
+}
+
+function isAfterSeq(event: Recorded, bound: Bound | undefined): boolean {
+  return bound !== undefined && 'seq' in bound && event.seq > bound.seq;
 }
 
 function isBefore(event: Recorded, bound: Bound | undefined): boolean {

@@ -14,7 +14,11 @@ import type { Inflight } from './writer.js';
  * parts answer as a log without them would.
  */
 export class DelegatingEventLog implements EventLog {
-  constructor(protected readonly inner: EventLog) {}
+  constructor(protected readonly inner: EventLog) {
+    // A log that keeps nothing in flight stays one: not one whose calls are all closed (the audit
+    // view then finds running calls in the events).
+    if (!inner.inflight) Object.defineProperty(this, 'inflight', { value: undefined });
+  }
 
   append(events: readonly NewEvent[], options?: AppendOptions): Promise<Recorded[]> {
     return this.inner.append(events, options);

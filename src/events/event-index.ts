@@ -53,5 +53,12 @@ export const statusIndex: EventIndex = {
     event.type === 'call.completed' ? [event.data.status] : event.type === 'call.interrupted' ? interrupted : none,
 };
 
-/** The indexes the audit view reads (`logs --tool/--agent/--status`). */
-export const AUDIT_INDEXES: readonly EventIndex[] = [toolIndex, agentIndex, statusIndex];
+/** Calls by the interface they came in through (`cli`, `mcp`, `code`, `ui`; their `call.requested`). */
+export const ifaceIndex: EventIndex = {
+  module: import.meta.url,
+  name: 'iface',
+  keys: (event) => (event.type === 'call.requested' ? [event.data.iface] : none),
+};
+
+/** The indexes the audit view reads (`logs --tool/--agent/--status/--iface`, the web UI's history). */
+export const AUDIT_INDEXES: readonly EventIndex[] = [toolIndex, agentIndex, statusIndex, ifaceIndex];

@@ -1,5 +1,6 @@
 import type { AuditFilter } from '../events/audit-query.js';
 import type { AskQuestion } from '../events/catalog.js';
+import type { CallSearch } from '../events/call-search.js';
 import type { CallTree } from '../events/call-tree.js';
 import type { DashboardFigures } from '../events/dashboard-figures.js';
 import type { AuditEntry } from '../events/projections/audit.js';
@@ -42,6 +43,8 @@ export interface EvidenceFacts {
 export interface HostServices {
   /** The newest `limit` calls matching `filter`, oldest first (`factorly logs`). */
   recentCalls(filter: AuditFilter, limit: number): Promise<AuditEntry[]>;
+  /** Calls by id, hash prefix or text, among the newest calls (see `searchCalls`). */
+  searchCalls(text: string, filter: AuditFilter, limit: number): Promise<CallSearch>;
   /** One call as the audit view shows it, or undefined when the log has no such call. */
   call(callId: string): Promise<AuditEntry | undefined>;
   /** Whether an entry passes a filter (for rows that arrive live). */

@@ -120,6 +120,7 @@ export type { AgentActivity } from '../events/projections/agent-activity.js';
 export type { StandingApproval, StandingApprovals, StandingState } from '../events/projections/standing.js';
 export type { RecordedRun } from '../editing/recorded-run.js';
 export type { AuditFilter } from '../events/audit-query.js';
+export type { CallSearch } from '../events/call-search.js';
 export type { AuditEntry } from '../events/projections/audit.js';
 export type { CallNode, CallTree, ScriptSource } from '../events/call-tree.js';
 export type { LogStats } from '../events/projections/stats.js';

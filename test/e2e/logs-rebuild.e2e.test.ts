@@ -20,7 +20,7 @@ describe('logs rebuild and the persisted projections', () => {
     const rebuilt = runCli(['logs', 'rebuild', '--json'], root);
     expect(rebuilt.status).toBe(0);
     const report = JSON.parse(rebuilt.stdout);
-    expect(report).toMatchObject({ events: before.events, indexes: ['tool', 'agent', 'status'] });
+    expect(report).toMatchObject({ events: before.events, indexes: ['tool', 'agent', 'status', 'iface'] });
     expect(report.projections).toEqual(
       expect.arrayContaining(['stats', 'shadow.rate-limit.buckets', 'shadow.loop.windows']),
     );

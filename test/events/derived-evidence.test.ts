@@ -102,7 +102,14 @@ describe('derived state is evidence: a snapshot the chain does not vouch for is 
     expect(report.findings).toEqual([]);
     const verified = report.derived!.filter((check) => check.status === 'verified').map((check) => check.name);
     expect(verified).toEqual(
-      expect.arrayContaining(['stats', 'dashboard', 'shadow.rate-limit.buckets', 'shadow.loop.windows', 'tool']),
+      expect.arrayContaining([
+        'stats',
+        'dashboard',
+        'shadow.rate-limit.buckets',
+        'shadow.loop.windows',
+        'tool',
+        'iface',
+      ]),
     );
   });
 
@@ -243,6 +250,20 @@ describe('derived state is evidence: an index hit is checked against its event',
     expect((await verify(root)).findings).toEqual([]);
   });
 
+  it('an interface index entry naming a call of another interface is never answered, and verify names it', async () => {
+    const root = copy();
+    const requested = (await eventsOf(root)).find((event) => event.type === 'call.requested')!;
+    const other = requested.data.iface === 'cli' ? 'mcp' : 'cli';
+    await editIndex(root, (entries) => entries.putSync(['iface', other], requested.seq));
+    expect((await verify(root)).findings).toEqual([expect.objectContaining({ kind: 'index', where: 'iface' })]);
+    const calls = await withLog(root, async (log) => {
+      registerAuditViews(log);
+      return recentCalls(log, { iface: other }, 100);
+    });
+    expect(calls.map((call) => call.callId)).not.toContain(requested.data.callId);
+    expect(await rebuilt(root)).toEqual([expect.objectContaining({ name: 'iface', kind: 'index' })]);
+  });
+
   it("logs verify (the CLI) re-folds the rules' histories too, and exits 1 naming a projection that differs", async () => {
     const root = copy();
     // Snapshots made by the CLI's own code (the compiled one), so it can compare them.
@@ -252,7 +273,7 @@ describe('derived state is evidence: an index hit is checked against its event',
     expect(intact.stdout).toMatch(
       /^Snapshots: \d+ equal to the fold of the events \(.*shadow\.rate-limit\.buckets.*stats\)$/m,
     );
-    expect(intact.stdout).toContain('Indexes: 3 equal to what the events call for (tool, agent, status)');
+    expect(intact.stdout).toContain('Indexes: 4 equal to what the events call for (tool, agent, status, iface)');
     await editSnapshot<LogStats>(root, 'stats', movedToSuccess, { consistent: true });
     const tampered = runCli(['logs', 'verify'], root);
     expect(tampered.status).toBe(1);

@@ -20,7 +20,7 @@ describe('registering derived state (registrar.projection, registrar.index)', ()
       'stats',
       'views-test.counts',
     ]);
-    expect(indexes.map((i) => i.name)).toEqual(['tool', 'agent', 'status', 'views-test.type']);
+    expect(indexes.map((i) => i.name)).toEqual(['tool', 'agent', 'status', 'iface', 'views-test.type']);
   });
 
   it("refuses one without its functions, one under a name of factorly's, and another one under a taken name, naming the plugin", () => {

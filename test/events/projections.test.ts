@@ -222,7 +222,7 @@ describe('persisted projections', () => {
       expect(report).toMatchObject({
         events: head,
         projections: expect.arrayContaining(['stats', 'count']),
-        indexes: ['tool', 'agent', 'status'],
+        indexes: ['tool', 'agent', 'status', 'iface'],
       });
       expect(progress.at(-1)).toBe(head);
       expect(await expectSnapshotsExact(path, reader)).toBe(3);

@@ -158,6 +158,40 @@ describe('every object links to its neighbours', () => {
     expect(await page.locator('#history-empty').innerText()).toBe('No calls match these filters. Show all calls');
   });
 
+  it('searches by call id, hash prefix or text, saying how far it searched; shows a loading note until the rows arrive', async () => {
+    const ids = () => page.locator('#history-rows tr').evaluateAll((rows) => rows.map((row) => row.id));
+    await page.goto(`${ui.origin}/history?tool=fail`);
+    const [row] = await ids();
+    const callId = row.slice('call-'.length);
+    // The page is streamed: a note first, the table when its rows are read; the note hidden once it is there.
+    const raw = await page.request.get(`${ui.origin}/history?tool=fail`);
+    expect(raw.headers()['transfer-encoding']).toBe('chunked');
+    const body = await raw.text();
+    expect(body.indexOf('Loading calls…')).toBeGreaterThan(0);
+    expect(body.indexOf('Loading calls…')).toBeLessThan(body.indexOf('<table class="history">'));
+    expect(await page.locator('#history-loading').count()).toBe(1);
+    expect(await page.locator('#history-loading').isVisible()).toBe(false);
+
+    await page.goto(`${ui.origin}/history`);
+    await page.getByLabel('Search').fill(callId);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    expect(await ids()).toEqual([row]);
+    expect(await page.locator('#history-search').innerText()).toContain(`The call with id "${callId}".`);
+
+    const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb'), readOnly: true });
+    const prefix = (await log.readCall(callId)).at(-1)!.hash.slice(0, 10);
+    await log.close();
+    await page.goto(`${ui.origin}/history?q=${prefix}`);
+    expect(await ids()).toEqual([row]);
+    expect(await page.locator('#history-search').innerText()).toMatch(/^Searched all \d+ calls for "[0-9a-f]{10}"/);
+
+    await page.goto(`${ui.origin}/history?q=BROKEN%20pipe`);
+    expect(await ids()).toEqual([row]);
+    await page.goto(`${ui.origin}/history?q=no-such-text&tool=fail`);
+    expect(await page.locator('#history-empty').innerText()).toBe('No calls match these filters. Show all calls');
+    await shoot(page, 'history-search');
+  });
+
   it('pages through older calls without losing or repeating one, calls of the same millisecond included', async () => {
     // 150 calls written in one batch: most share their time to the millisecond.
     const log = new LmdbEventLog({ path: join(proj.root, '.factorly', 'events.lmdb') });

@@ -1,11 +1,12 @@
 import { readTimeBound, TIME_BOUND_FORMS } from '@factorly/text-kit';
 import type { AgentDirectory, AuditEntry, AuditFilter } from 'factorly';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { agentName, agentText } from '../agents.js';
 import type { AppDeps } from '../app-deps.js';
 import { callHref, HISTORY_HEAD, historyRow } from '../history-view.js';
-import { html, type Html } from '../html.js';
+import { html, Html } from '../html.js';
 import { layout, notice, scrolling } from '../layout.js';
+import { searchNote } from './history-search.js';
 
 const PAGE_SIZE = 100;
 /** Rows read beyond a page when it starts at a boundary: the calls of the boundary's millisecond already shown. */
@@ -97,6 +98,7 @@ function agentChoices(agents: AgentDirectory, chosen: string | undefined): [stri
 
 function filtersForm(query: Record<string, string>, filter: AuditFilter, agents: AgentDirectory): Html {
   return html`<form class="filters" method="get" action="/history">
+  <label>Search<input type="search" name="q" value="${query.q ?? ''}" placeholder="call id, hash or text" size="18"></label>
   <label>Tool<input name="tool" value="${filter.tool ?? ''}" placeholder="any"></label>
   ${select(
     'status',
@@ -132,13 +134,74 @@ function pager(query: Record<string, string>, entries: readonly AuditEntry[]): H
   return html`<nav class="pager" aria-label="Pages">${query.before ? html`<a href="${withQuery(query, { before: '' })}">Newest</a>` : ''}${older ? html`<a href="${older}" rel="next">Older</a>` : ''}</nav>`;
 }
 
-function emptyState(filtered: boolean, problems: readonly string[]): Html {
-  if (problems.length > 0) return html``;
+function emptyState(filtered: boolean): Html {
   return html`<p id="history-empty" class="empty">${
     filtered
       ? html`No calls match these filters. <a href="/history">Show all calls</a>`
       : 'No calls yet. They appear here as they happen.'
   }</p>`;
+}
+
+/** The rows of the page, with what is said about how they were found (a search's reach), or a problem reading them. */
+async function rowsOf(
+  deps: AppDeps,
+  filter: AuditFilter,
+  query: Record<string, string>,
+): Promise<{ entries: AuditEntry[]; notes: Html }> {
+  const text = query.q?.trim();
+  if (!text) return { entries: await pageOf(deps, filter, query), notes: html`` };
+  const found = await deps.services.searchCalls(text, filter, PAGE_SIZE);
+  return { entries: [...found.entries].reverse(), notes: searchNote(text, found) };
+}
+
+/** The table and what follows it, once its rows are read. */
+async function results(
+  deps: AppDeps,
+  filter: AuditFilter,
+  query: Record<string, string>,
+  agents: AgentDirectory,
+): Promise<Html> {
+  let found: { entries: AuditEntry[]; notes: Html };
+  try {
+    found = await rowsOf(deps, filter, query);
+  } catch (error) {
+    return notice('error', [`The calls could not be read: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  const { entries, notes } = found;
+  return html`${notes}${scrolling(
+    'Calls',
+    html`<table class="history">
+${HISTORY_HEAD}
+<tbody id="history-rows">${entries.map((entry) => historyRow(entry, agents))}</tbody>
+</table>`,
+  )}
+${entries.length === 0 ? emptyState(Object.keys(filter).length > 0 || Boolean(query.q?.trim())) : ''}
+${query.q?.trim() ? '' : pager(query, entries)}`;
+}
+
+/** Where the streamed part of the page goes. */
+const STREAMED = '<!--history-results-->';
+
+/**
+ * The page is sent in two parts: everything down to the filters at once, with a "Loading calls…"
+ * note, then the table when its rows are read (the note is hidden by CSS once the table is there:
+ * no script needed). A query that cannot be read is answered whole, with a 400.
+ */
+function streamed(c: Context, head: string, tail: string, rest: () => Promise<Html>): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(encoder.encode(head));
+      // Reading the log runs without yielding to the event loop: let the server send the head first.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      controller.enqueue(encoder.encode((await rest()).text + tail));
+      controller.close();
+    },
+  });
+  c.header('Content-Type', 'text/html; charset=utf-8');
+  // Chunked: the server then sends each part as it comes instead of waiting to count the bytes.
+  c.header('Transfer-Encoding', 'chunked');
+  return c.body(body);
 }
 
 export function registerHistory(app: Hono, deps: AppDeps): void {
@@ -147,25 +210,24 @@ export function registerHistory(app: Hono, deps: AppDeps): void {
     const filter = filterOf(query);
     const values = { ...filter } as Record<string, string>;
     const problems = windowOf(query, filter);
-    const [entries, agents] = await Promise.all([
-      problems.length > 0 ? Promise.resolve([]) : pageOf(deps, filter, query),
-      deps.services.agents(),
-    ]);
-    // A window that ends in the past gets no new rows; any other view follows the log.
-    const live = filter.until ? '' : `/events?${new URLSearchParams(values).toString()}`;
-    const body = html`<h1>History</h1>
+    const agents = await deps.services.agents();
+    // A window that ends in the past, or a search, gets no new rows; any other view follows the log.
+    const live = filter.until || query.q?.trim() ? '' : `/events?${new URLSearchParams(values).toString()}`;
+    const top = html`<h1>History</h1>
 ${filtersForm(query, filter, agents)}
-${notice('error', problems)}
-${scrolling(
-  'Calls',
-  html`<table class="history">
-${HISTORY_HEAD}
-<tbody id="history-rows">${entries.map((entry) => historyRow(entry, agents))}</tbody>
-</table>`,
-)}
-${entries.length === 0 ? emptyState(Object.keys(filter).length > 0, problems) : ''}
-${pager(query, entries)}`;
-    return c.html(layout('History', '/history', body, deps.page(), live).text, problems.length > 0 ? 400 : 200);
+${notice('error', problems)}`;
+    if (problems.length > 0) return c.html(layout('History', '/history', top, deps.page(), live).text, 400);
+    const page = layout(
+      'History',
+      '/history',
+      html`${top}
+<p id="history-loading" class="loading" role="status">Loading calls…</p>
+${new Html(STREAMED)}`,
+      deps.page(),
+      live,
+    ).text;
+    const at = page.indexOf(STREAMED);
+    return streamed(c, page.slice(0, at), page.slice(at + STREAMED.length), () => results(deps, filter, query, agents));
   });
 
   // The call page moved to /calls/<id>; links written before keep working.
