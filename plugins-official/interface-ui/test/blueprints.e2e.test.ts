@@ -1,28 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../../../test/helpers/project.js';
-import { cli, events, launchChromium, project, shoot, startUi, type RunningUi } from './harness.js';
+import { cli, events, project, shoot, type RunningUi, openUi, type OpenUi } from './harness.js';
 
 const VAULT_ENV = { FACTORLY_VAULT_PASSWORD: 'correct horse battery staple' };
 const TOKEN = 'ghp_typed_in_the_browser_4711';
 
 let ui: RunningUi;
-let browser: Browser;
+let opened: OpenUi;
 let page: Page;
 const proj = project({ '.factorly/factorly.yaml': 'tools: {}\n' });
 
 beforeAll(async () => {
-  [ui, browser] = await Promise.all([startUi(proj.root, VAULT_ENV), launchChromium()]);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  await page.goto(ui.url);
+  opened = await openUi(proj, { env: VAULT_ENV });
+  ({ ui, page } = opened);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  expect(await ui?.stop()).toBe(0);
-  proj.remove();
+  expect(await opened?.close()).toBe(0);
 });
 
 const toolNames = async (): Promise<string[]> => {

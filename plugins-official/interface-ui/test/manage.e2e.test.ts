@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, events, launchChromium, project, shoot, startUi, type RunningUi, DESKTOP } from './harness.js';
+import { cli, events, project, shoot, type RunningUi, openUi, type OpenUi } from './harness.js';
 
 const MAIN = `# Project tools. This comment must survive every edit.
 tools:
@@ -18,21 +18,18 @@ const FIRST_VALUE = 's3cret-first-4711';
 const SECOND_VALUE = 's3cret-second-0815';
 
 let ui: RunningUi;
-let browser: Browser;
+let opened: OpenUi;
 let page: Page;
 const proj = project({ '.factorly/factorly.yaml': MAIN });
 const mainFile = join(proj.root, '.factorly', 'factorly.yaml');
 
 beforeAll(async () => {
-  [ui, browser] = await Promise.all([startUi(proj.root, VAULT_ENV), launchChromium()]);
-  page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
-  await page.goto(ui.url);
+  opened = await openUi(proj, { env: VAULT_ENV });
+  ({ ui, page } = opened);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  expect(await ui?.stop()).toBe(0);
-  proj.remove();
+  expect(await opened?.close()).toBe(0);
 });
 
 async function add(key: string, value: string, tier: 'project' | 'global'): Promise<number> {

@@ -1,6 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, events, launchChromium, project, shoot as shootPage, startUi, type RunningUi } from './harness.js';
+import { cli, events, project, shoot as shootPage, type RunningUi, openUi, type OpenUi } from './harness.js';
 
 const YAML = `tools:
   ship:
@@ -11,20 +11,17 @@ const YAML = `tools:
 `;
 
 let ui: RunningUi;
-let browser: Browser;
+let opened: OpenUi;
 let page: Page;
 const proj = project({ '.factorly/factorly.yaml': YAML });
 
 beforeAll(async () => {
-  [ui, browser] = await Promise.all([startUi(proj.root), launchChromium()]);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  await page.goto(ui.url);
+  opened = await openUi(proj);
+  ({ ui, page } = opened);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  expect(await ui?.stop()).toBe(0);
-  proj.remove();
+  expect(await opened?.close()).toBe(0);
 });
 
 describe('standing approvals on the approvals page', () => {
