@@ -3,7 +3,7 @@ import { agentIndex, ifaceIndex, statusIndex, toolIndex, type EventIndex } from 
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
 import { auditProjection, type AuditEntry } from './projections/audit.js';
-import { seqAfter } from './time-seek.js';
+import { eventAt, seqAfter } from './time-seek.js';
 import { wholeRange } from './whole-read.js';
 
 /** Which calls to show. Every field is optional; all given ones must match. */
@@ -142,7 +142,7 @@ async function fromAnchors(log: EventLog, anchors: Anchors, filter: AuditFilter,
   const seen = new Set<string>();
   for await (const seq of anchors.seqs) {
     if (found.length >= limit) break;
-    const [anchor] = await collect(log.read({ from: seq, to: seq }));
+    const anchor = await eventAt(log, seq);
     if (!anchor || isBefore(anchor, filter.since)) break;
     const callId = (anchor.data as { callId: string }).callId;
     if (seen.has(callId)) continue;
@@ -162,8 +162,9 @@ async function callIfMatching(
   const events = await log.readCall(callId);
   const requested = events.find((event) => event.type === 'call.requested');
   const entry = fold(events, auditProjection).byId.get(callId);
-  const inWindow = requested && !isBefore(requested, filter.since) && !isAfterSeq(requested, filter.until);
-  return requested && entry && inWindow && matches(entry, filter) ? { entry, requested: requested.seq } : undefined;
+  return requested && entry && requestInWindow(requested, filter) && matches(entry, filter)
+    ? { entry, requested: requested.seq }
+    : undefined;
 }
 
 /** The calls open now (what the log keeps in flight, a few at any size of log), newest `limit` matching. */
@@ -199,16 +200,15 @@ async function* mergeDescending(tail: () => AsyncIterable<number>, lists: Iterab
   }
 }
 
-async function collect(events: AsyncIterable<Recorded>): Promise<Recorded[]> {
-  const out: Recorded[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
-
 /** The last seq to read: `until` as a seq, or the seq a time `until` falls at (undefined: the head). */
 async function seqUntil(log: EventLog, filter: AuditFilter): Promise<number | undefined> {
   if (!filter.until) return undefined;
   return 'seq' in filter.until ? filter.until.seq : seqAfter(log, filter.until.time);
+}
+
+/** Whether a call's request is inside `since` and a seq `until` (`matches` checks a time `until`). */
+export function requestInWindow(requested: Recorded, { since, until }: AuditFilter): boolean {
+  return !isBefore(requested, since) && !isAfterSeq(requested, until);
 }
 
 function isAfterSeq(event: Recorded, bound: Bound | undefined): boolean {

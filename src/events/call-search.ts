@@ -1,5 +1,4 @@
-import { callsBackwards, matches, type AuditFilter } from './audit-query.js';
-import type { Recorded } from './envelope.js';
+import { callsBackwards, matches, requestInWindow, type AuditFilter } from './audit-query.js';
 import type { EventLog } from './log.js';
 import { fold } from './projection.js';
 import { auditProjection, type AuditEntry } from './projections/audit.js';
@@ -44,19 +43,13 @@ export async function searchCalls(
     if (scanned >= cap) return { entries: found.reverse(), by: 'scan', scanned, complete: false, more: false };
     scanned += 1;
     const entry = fold(events, auditProjection).byId.get(callId);
-    if (!entry || !matches(entry, filter) || !withinWindow(events[0], filter)) continue;
+    if (!entry || !matches(entry, filter) || !requestInWindow(events[0], filter)) continue;
     const hit = hashPrefix !== undefined && events.some((event) => event.hash.startsWith(hashPrefix));
     if (hit || searchText(entry).includes(needle)) found.push(entry);
     if (found.length >= options.limit)
       return { entries: found.reverse(), by: 'scan', scanned, complete: false, more: true };
   }
   return { entries: found.reverse(), by: 'scan', scanned, complete: true, more: false };
-}
-
-/** Whether a call's request is inside the filter's `since` and a seq `until` (`matches` checks a time `until`). */
-function withinWindow(requested: Recorded, { since, until }: AuditFilter): boolean {
-  if (since && ('seq' in since ? requested.seq < since.seq : new Date(requested.at) < since.time)) return false;
-  return !(until && 'seq' in until && requested.seq > until.seq);
 }
 
 /** What a text search looks in: what the history row shows, and the params. */

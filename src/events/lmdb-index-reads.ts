@@ -1,4 +1,4 @@
-import type { IndexLookup } from './event-index.js';
+import type { EventIndex, IndexLookup } from './event-index.js';
 import type { LmdbDerived } from './lmdb-derived.js';
 import { decode, type LmdbEvents } from './lmdb-events.js';
 
@@ -17,30 +17,29 @@ export function checkedLookup(
 ): IndexLookup {
   // An index this process does not keep (a reader that registered none) cannot be checked: it answers
   // nothing and covers nothing, so the caller reads the events themselves.
-  if (derived.distrusted || !derived.indexNamed(query.name)) return { seqs: [], covered: 0 };
+  const index = derived.indexNamed(query.name);
+  if (derived.distrusted || !index) return { seqs: [], covered: 0 };
   const found = derived.lookup(query.name, query.key, query.before);
-  return { covered: found.covered, seqs: checkedHits(store, derived, query, found, distrust) };
+  return { covered: found.covered, seqs: checkedHits(store, index, query, found, distrust) };
 }
 
 function* checkedHits(
   store: LmdbEvents,
-  derived: LmdbDerived,
+  index: EventIndex,
   { name, key, before }: { name: string; key: string; before?: number },
   found: IndexLookup,
   distrust: (name: string, reason: string) => void,
 ): Iterable<number> {
-  const index = derived.indexNamed(name);
   let below = Math.min(before ?? found.covered, found.covered) + 1;
   for (const seq of found.seqs) {
     const event = store.bySeq(seq);
-    if (event && index?.keys(event).includes(key)) {
+    if (event && index.keys(event).includes(key)) {
       below = seq;
       yield seq;
       continue;
     }
     const holds = event ? `event ${seq} (${event.type}) does not carry that key` : `the log holds no event ${seq}`;
     distrust(name, `the ${name} index lists seq ${seq} under ${JSON.stringify(key)}, but ${holds}`);
-    if (!index) return;
     // The rest from the events: what the index should have answered below the last good hit.
     for (const { key: at, value } of store.dbs.events.getRange({ start: below - 1, end: 0, reverse: true })) {
       if (index.keys(decode(value, at)).includes(key)) yield at;

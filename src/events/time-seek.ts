@@ -27,7 +27,8 @@ export async function seqAfter(log: EventLog, time: Date): Promise<number | unde
   return upTo >= head ? undefined : upTo;
 }
 
-async function eventAt(log: EventLog, seq: number): Promise<Recorded | undefined> {
+/** The event at `seq`, if the log holds one. */
+export async function eventAt(log: EventLog, seq: number): Promise<Recorded | undefined> {
   for await (const event of log.read({ from: seq, to: seq })) return event;
   return undefined;
 }
