@@ -1,7 +1,7 @@
 import { matchesAnyGlob } from '@factorly/text-kit';
 import type { ToolDefinition } from 'factorly';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { parametersFromSchema } from './schema-params.js';
+import { parametersFromSchema } from '@factorly/text-kit';
 
 /** Keys of a server entry its sub-tools inherit, and of its plugin-owned settings (`compress`; the filter stays with the entry, as in the reference). */
 const INHERITED = ['timeoutMs', 'maxOutput', 'shadow', 'hidden'] as const;
@@ -18,7 +18,7 @@ export function toolDefinitions(entry: ToolDefinition, remote: readonly Tool[]):
     type: 'mcp',
     description: tool.description ?? tool.title ?? '',
     hidden: entry.hidden,
-    parameters: parametersFromSchema(tool.inputSchema),
+    parameters: parametersFromSchema(tool.inputSchema, 'json'),
     inputSchema: tool.inputSchema as Record<string, unknown>,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
     declared: tool as Record<string, unknown>,

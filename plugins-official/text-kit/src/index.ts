@@ -4,3 +4,9 @@ export { globMatcher, matchesAnyGlob } from './glob.js';
 export { readTimeBound, TIME_BOUND_FORMS, type TimeBound } from './time-bound.js';
 export { unifiedDiff } from './diff.js';
 export { canonicalJson, withSecretReferences } from './json.js';
+export {
+  parameterFromSchema,
+  parametersFromSchema,
+  type SchemaParameter,
+  type SchemaParamType,
+} from './schema-params.js';

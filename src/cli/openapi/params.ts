@@ -1,5 +1,5 @@
 import type { ParameterSpec } from '../../config/tool-definition.js';
-import { parameterFromSchema } from '../../config/schema-parameters.js';
+import { parameterFromSchema } from '@factorly/text-kit';
 import type { SpecOperation } from './operations.js';
 
 type Json = Record<string, unknown>;
