@@ -5,6 +5,7 @@ import type { EventLog, LogHead } from '../events/log.js';
 import { verifyChain } from '../events/verify.js';
 import { FactorlyError } from '../base/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
+import type { BareLogUse } from '../kernel/log-engines.js';
 
 /** One end of a migration: what it is called in messages, and how it opens. */
 export interface LogSide {
@@ -21,7 +22,7 @@ export function lmdbSide(kernel: Kernel, clock?: () => Date): LogSide {
     open: () => {
       if (!clock && !existsSync(paths.logPath))
         throw new FactorlyError('USAGE', `migrate: no event log at ${name} to copy`);
-      return kernel.openLog({ ...kernel.config.log, engine: 'lmdb', engineOptions: {} }, clock);
+      return kernel.openLog({ ...kernel.config.log, engine: 'lmdb', engineOptions: {} }, copyTarget(clock));
     },
   };
 }
@@ -47,9 +48,14 @@ export function natsSide(
           'migrate: which NATS stream? Name it in the log: block (engine: nats) or with --servers and --stream',
         );
       }
-      return kernel.openLog(settings, clock);
+      return kernel.openLog(settings, copyTarget(clock));
     },
   };
+}
+
+/** A copy's target (`clock` given) keeps each event's own time and no snapshots of its own; the source is opened as it is. */
+function copyTarget(clock: (() => Date) | undefined): BareLogUse {
+  return clock ? { clock, snapshots: false } : {};
 }
 
 export interface MigrateReport {

@@ -8,6 +8,7 @@ import type { CallPipeline } from './call-pipeline.js';
 import type { Checkpointer } from '../evidence/checkpointer.js';
 import type { ConfigTexts, InlineConfig, LoadedConfig } from '../config/load.js';
 import type { ProjectPaths } from '../config/paths.js';
+import type { BareLogUse } from './log-engines.js';
 import type { FactorlyInterface, SecretBackend } from '../contracts/extensions.js';
 import type { ToolProvider } from '../contracts/tool.js';
 import type { ToolRegistry } from './registry.js';
@@ -70,9 +71,9 @@ export interface Kernel {
   log(): EventLog;
   /**
    * A bare log (no writer record, bus or projections) as `settings` describe it: to move events
-   * between logs (`clock`), or to read and verify one without writing to it (`reading`).
+   * between logs, or to read and verify one without writing to it (see `BareLogUse`).
    */
-  openLog(settings: LoadedConfig['log'], clock?: () => Date, reading?: boolean): EventLog;
+  openLog(settings: LoadedConfig['log'], use?: BareLogUse): EventLog;
   /** Opens the log and closes what writers that have ended left open (their calls: interrupted). */
   recover(): Promise<void>;
   /** Every plugin, loaded or failed, with what it contributes, provides and declares (`plugins inspect`). */

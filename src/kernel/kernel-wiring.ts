@@ -157,7 +157,7 @@ export function kernelApi(wired: Wired, reload: () => Promise<boolean>): Kernel 
     stop: () => wired.lifecycle.stop(),
     inventory: () => inventoryOf(plugins, registries),
     provided: <T>(token: Token<T>) => plugins.provided.find((entry) => entry.token === token)?.value as T | undefined,
-    openLog: (settings, clock, reading) => openConfiguredLog({ ...wired.logParts(settings, clock), reading }),
+    openLog: (settings, use = {}) => openConfiguredLog({ ...wired.logParts(settings, use.clock), ...use }),
     warm: async () => {
       const current = log();
       await parts.boot.ensure(current);

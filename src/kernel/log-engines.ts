@@ -18,15 +18,22 @@ export function bindLogEngines(scope: Scope): KeyedRegistry<LogEngine> {
   return engines;
 }
 
-export interface ConfiguredLogParts {
+/** How a bare log (`Kernel.openLog`) is opened. */
+export interface BareLogUse {
+  /** The time new events are stamped with (copying a log keeps each event's own). */
+  clock?: () => Date;
+  /**
+   * false: a replicated log keeps no snapshots of its own, so it writes only what it is given: a
+   * copy's target (`logs migrate`), a log opened to verify. Default true.
+   */
+  snapshots?: boolean;
+}
+
+export interface ConfiguredLogParts extends BareLogUse {
   paths: ProjectPaths;
   settings: LogSettings;
   engines: KeyedRegistry<LogEngine>;
   secret(template: string): Promise<string>;
-  /** The time new events are stamped with (copying a log keeps each event's own). */
-  clock?: () => Date;
-  /** Opened to read and check only (`logs verify`): a replicated log then writes nothing of its own. */
-  reading?: boolean;
 }
 
 /** The project's log where the config says it lives: its LMDB file, or the engine a plugin provides. */
@@ -39,13 +46,11 @@ export function openConfiguredLog(parts: ConfiguredLogParts): EventLog {
     paths,
     durability: settings.durability,
     secret: parts.secret,
-    // A log opened with a clock of its own is a copy's target (`logs migrate`); neither it nor one
-    // opened to verify keeps snapshots, so neither writes what it was not given.
     replicated: (stream, options) =>
       new ReplicatedEventLog(stream, {
         ...options,
         clock: parts.clock ?? options?.clock,
-        snapshots: parts.clock === undefined && parts.reading !== true,
+        snapshots: parts.snapshots,
       }),
     warn: writeWarning,
   });

@@ -132,7 +132,7 @@ answer).`;
   ): Promise<LogVerification & { unloaded?: string }> {
     const { verifyEventLog } = await import('../../events/verify-events.js');
     const kernel = await this.kernel(configPath, { expandTools: false });
-    const log = kernel.openLog(kernel.config.log, undefined, true);
+    const log = kernel.openLog(kernel.config.log, { snapshots: false });
     try {
       const { verificationViews } = await import('../../cli/verify-views.js');
       const { views } = await verificationViews(() => Promise.resolve(kernel));
