@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import {
   tamper,
   writeIndexed,
 } from '../helpers/forger.js';
-import { runCli, tempProject } from '../helpers/project.js';
+import { copyOfProject, runCli } from '../helpers/project.js';
 
 const TOOLS =
   'tools:\n  echo.say:\n    type: cli\n    command: echo\n    args: ["{{text}}"]\n    parameters: [{name: text, required: true}]\n';
@@ -47,11 +47,7 @@ afterAll(() => {
   for (const dir of [base, outside, otherProject]) rmSync(dir, { recursive: true, force: true });
 });
 
-function copy(): string {
-  const root = tempProject();
-  cpSync(base, root, { recursive: true });
-  return root;
-}
+const copy = (): string => copyOfProject(base);
 
 function verify(root: string) {
   const run = runCli(

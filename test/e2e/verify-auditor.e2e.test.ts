@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Recorded } from '../../src/events/envelope.js';
@@ -7,7 +7,7 @@ import { LmdbEventLog } from '../../src/events/lmdb-log.js';
 import { recoverInterrupted } from '../../src/events/recovery.js';
 import { projectEvents } from '../helpers/events.js';
 import { logFile, tamper } from '../helpers/forger.js';
-import { BIN, makeProject, runCli } from '../helpers/project.js';
+import { BIN, copyOfProject, makeProject, runCli } from '../helpers/project.js';
 
 const TOOLS = 'tools:\n  say: {type: cli, command: echo, args: ["{{text}}"], parameters: [{name: text}]}\n';
 
@@ -16,7 +16,6 @@ const TOOLS = 'tools:\n  say: {type: cli, command: echo, args: ["{{text}}"], par
  * beside it); each test works on a copy, as an auditor handed it would.
  */
 let base: string;
-const copies: string[] = [];
 
 beforeAll(() => {
   base = makeProject({ '.factorly/factorly.yaml': TOOLS });
@@ -27,15 +26,10 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(() => {
-  for (const dir of [base, ...copies]) rmSync(dir, { recursive: true, force: true });
+  rmSync(base, { recursive: true, force: true });
 });
 
-function copy(): string {
-  const root = makeProject();
-  copies.push(root);
-  cpSync(base, root, { recursive: true });
-  return root;
-}
+const copy = (): string => copyOfProject(base);
 
 /** The CLI as another user (nobody), who may read the project but not its signing key (mode 0600). */
 function asNobody(args: string[], cwd: string) {

@@ -1,4 +1,4 @@
-import { cpSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { open } from 'lmdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recentCalls } from '../../src/events/audit-query.js';
@@ -15,7 +15,7 @@ import { verifyLogFile } from '../../src/events/verify-log.js';
 import { kernelViews } from '../../src/cli/verify-views.js';
 import { startTestKernel, type TestKernel } from '../../src/testing/kernel.js';
 import { editIndex, editSnapshot, logFile, rewriteFrom } from '../helpers/forger.js';
-import { makeProject, runCli } from '../helpers/project.js';
+import { copyOfProject, makeProject, runCli, tempProject } from '../helpers/project.js';
 import { byIface, ifaceIndex } from '../fixtures/guide/by-iface-plugin.js';
 
 const TOOLS = `tools:
@@ -35,7 +35,6 @@ function kernelAt(root: string): Promise<TestKernel> {
 let base: string;
 /** What this project's writers keep: factorly's own projections and indexes, and the rules' histories. */
 let views: DerivedView[];
-const roots: string[] = [];
 
 beforeAll(async () => {
   base = makeProject();
@@ -47,15 +46,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(() => {
-  for (const root of [base, ...roots]) rmSync(root, { recursive: true, force: true });
+  rmSync(base, { recursive: true, force: true });
 });
 
-function copy(): string {
-  const root = makeProject();
-  roots.push(root);
-  cpSync(base, root, { recursive: true });
-  return root;
-}
+const copy = (): string => copyOfProject(base);
 
 async function withLog<T>(root: string, use: (log: LmdbEventLog) => Promise<T>): Promise<T> {
   const log = new LmdbEventLog({ path: logFile(root) });
@@ -285,8 +279,7 @@ describe('derived state is evidence: an index hit is checked against its event',
 
 describe("a plugin's own derived state (registrar.index, registrar.projection) is kept and verified like factorly's", () => {
   it('is kept by every write, checked by verify, and an edited entry is named', async () => {
-    const root = makeProject();
-    roots.push(root);
+    const root = tempProject();
     const k = await startTestKernel(TOOLS, [byIface], { root, log: 'project', official: ['provider-cli', 'shadow'] });
     for (let i = 0; i < 10; i += 1) await k.call('hi', { n: `p${i}` }, i % 2 ? 'mcp' : 'cli');
     const lookup = k.log.lookup!(ifaceIndex.name, 'mcp');

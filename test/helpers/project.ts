@@ -1,5 +1,5 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
@@ -17,6 +17,13 @@ afterEach(() => {
 export function tempProject(files: Record<string, string> = {}): string {
   const root = makeProject(files);
   made.push(root);
+  return root;
+}
+
+/** A copy of the project at `from` (a suite's recorded base, to damage or forge); removed after the test. */
+export function copyOfProject(from: string): string {
+  const root = tempProject();
+  cpSync(from, root, { recursive: true });
   return root;
 }
 
