@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { FactorlyError } from '@factorly/error-kit';
 import { bindProblem } from '@factorly/net-guard';
+import { answerPerRequest, streamsNothing } from './answer-mode.js';
 import { checkText, errorReply, type ErrorReply } from './framing.js';
 import type { Authenticator } from './http-auth.js';
 import type { Principal } from './principal.js';
@@ -23,6 +25,9 @@ export interface HttpOptions extends GuardOptions {
   warn(message: string): void;
 }
 
+/** How long a shutdown waits for the answers of finished calls to be written before it closes the connections. */
+const ANSWER_GRACE_MS = 5_000;
+
 const NO_SESSION = 'Bad Request: no mcp-session-id header and not an initialize request';
 
 interface Live {
@@ -30,6 +35,8 @@ interface Live {
   /** Who opened the session: every later request of it must come from the same agent. */
   principal?: Principal;
   transport: StreamableHTTPServerTransport;
+  /** Marks a POST body to be answered as plain JSON rather than an SSE stream. */
+  answers: { plain(body: object): void };
   /** Requests (and SSE streams) of this session whose response is still open. */
   open: number;
   lastSeen: number;
@@ -52,6 +59,8 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   const sdk = await loadSdk();
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const live = new Map<string, Live>();
+  /** POSTs being answered: a shutdown lets each answer be written before it closes the connections. */
+  const answering = new Set<Promise<void>>();
   let draining = false;
   let guard: HttpGuard | undefined;
 
@@ -63,7 +72,8 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
       onsessioninitialized: () => void live.set(id, entry),
       onsessionclosed: () => void forget(entry),
     });
-    const entry: Live = { session, transport, principal, open: 0, lastSeen: Date.now() };
+    const answers = answerPerRequest(transport);
+    const entry: Live = { session, transport, answers, principal, open: 0, lastSeen: Date.now() };
     transport.onclose = () => void forget(entry);
     await session.server.connect(transport);
     return entry;
@@ -89,7 +99,11 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
     const entry = known ?? (isInitialize(body?.value) ? await open(who.principal) : undefined);
     if (!entry) return jsonRpcError(response, 400, 'REQUEST_INVALID', NO_SESSION);
     busyUntilClosed(entry, response);
-    await entry.transport.handleRequest(request, response, body?.value);
+    if (!body) return entry.transport.handleRequest(request, response);
+    if (streamsNothing(body.value, entry.session)) entry.answers.plain(body.value as object);
+    const answer = entry.transport.handleRequest(request, response, body.value);
+    answering.add(answer);
+    await answer.finally(() => answering.delete(answer));
   };
 
   const server = createServer((request, response) => {
@@ -112,8 +126,20 @@ export async function serveHttp(context: SessionContext, options: HttpOptions, s
   );
   clearInterval(reaper);
   draining = true;
+  await closeDown(server, context, live, answering);
+}
+
+/** Stops taking connections, lets the calls in flight finish and their answers be written, then closes every session and connection. */
+async function closeDown(
+  server: HttpServer,
+  context: SessionContext,
+  live: Map<string, Live>,
+  answering: Set<Promise<void>>,
+): Promise<void> {
   server.close();
   await context.sessions.drain();
+  // A client that stops reading must not hold the shutdown: its answer gets a few seconds.
+  await Promise.race([Promise.allSettled([...answering]), delay(ANSWER_GRACE_MS, undefined, { ref: false })]);
   await Promise.allSettled([...live.values()].map((entry) => entry.transport.close()));
   server.closeAllConnections();
 }

@@ -5,6 +5,7 @@ import type { ShadowPolicies } from '@factorly/plugin-shadow/api';
 import type { McpPassthrough } from './api.js';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import { readCallParams, type CallParams } from './call-params.js';
+import type { QuietView } from './answer-mode.js';
 import { availableOver, exposedTools, type ExposureMode } from './exposure.js';
 import type { Principal } from './principal.js';
 import { requestLink, sessionLink, taskLink, type Extra } from './links.js';
@@ -53,7 +54,7 @@ export interface CodeModeTools {
  * `ClientLink` so upstream progress, logs and requests reach this client on the call's own stream.
  * A task-augmented call is answered with a task and runs on (see TaskCalls).
  */
-export class McpSession {
+export class McpSession implements QuietView {
   readonly server: Server;
   private readonly tasks = new TaskCalls();
   /** Settles once the upstreams have listed this session's own tools (see McpPassthrough.openSession). */
@@ -133,6 +134,15 @@ export class McpSession {
 
   canElicit(): boolean {
     return this.server.getClientCapabilities()?.elicitation !== undefined;
+  }
+
+  get codeMode(): boolean {
+    return this.context.codeMode !== undefined;
+  }
+
+  /** The type of the tool of that name as this session may call it (held ones included), if any. */
+  toolType(name: string): string | undefined {
+    return this.context.gateway.tools(this.id, { held: true }).find((candidate) => candidate.name === name)?.type;
   }
 
   /** Runs one call through the gateway as this session's agent. */
