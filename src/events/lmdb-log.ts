@@ -6,7 +6,8 @@ import { LmdbDerived } from './lmdb-derived.js';
 import { checkedLookup } from './lmdb-index-reads.js';
 import { rebuildAll } from './lmdb-rebuild.js';
 import { openLogRoot } from './lmdb-env.js';
-import { closeRoot, commitFailure, guardPendingCommit } from './lmdb-faults.js';
+import { LmdbCommits } from './lmdb-commit.js';
+import { closeRoot, commitFailure } from './lmdb-faults.js';
 import { checkLmdbFile } from './lmdb-file-check.js';
 import { LmdbInflight, writerEventId } from './lmdb-inflight.js';
 import { decode, LmdbEvents } from './lmdb-events.js';
@@ -56,7 +57,7 @@ export class LmdbEventLog implements EventLog {
   private readonly views = new Map<string, ProjectionView<unknown>>();
   private readonly pollMs: number;
   private readonly clock: () => Date;
-  private readonly durability: Durability;
+  private readonly commits: LmdbCommits;
   private readonly path: string;
   readonly location: string;
   private readonly readOnly: boolean;
@@ -98,7 +99,7 @@ export class LmdbEventLog implements EventLog {
     };
     this.pollMs = options.pollMs ?? 50;
     this.clock = options.clock ?? (() => new Date());
-    this.durability = options.durability ?? 'fsync';
+    this.commits = new LmdbCommits(this.root, options.durability ?? 'fsync');
   }
 
   async append(events: readonly NewEvent[], options: AppendOptions = {}): Promise<Recorded[]> {
@@ -123,17 +124,13 @@ export class LmdbEventLog implements EventLog {
     saveAtLeast?: number,
   ): Promise<Recorded[]> {
     if (!this.prepared) await this.prepare();
-    const written = this.root.transaction(() => {
+    const write = () => {
       const batch = writeBatch(this.parts, events, options, this.clock, saveAtLeast);
       if (batch.last) this.wrote = true;
       return batch;
-    });
-    guardPendingCommit(this.root);
-    const { results, last } = await written;
-    // Only now (committed): an aborted write must not leave a head that was never stored.
-    this.store.committed(last);
-    // lmdb-js resolves a transaction once it is committed; the fsync overlaps the next one.
-    if (this.durability === 'fsync') await this.root.flushed;
+    };
+    // Only once committed: an aborted write must not leave a head that was never stored.
+    const { results } = await this.commits.commit(write, events, ({ last }) => this.store.committed(last));
     return results;
   }
 
