@@ -70,10 +70,12 @@ export class ConfigWatcher {
     let added = false;
     for (const dir of new Set([...this.dirs(), ...this.names.keys()])) {
       if (this.watched.has(dir) || !existsSync(dir)) continue;
-      const watcher = watch(dir, { persistent: false }, (_event, file) => {
+      const watcher = watch(dir, { persistent: false }, (event, file) => {
         const name = file?.toString();
         if (name === undefined || YAML.has(extname(name)) || this.names.get(dir)?.has(name)) this.schedule();
-        else if (this.watchNewDirs()) this.schedule();
+        // Only a name coming or going can be a new folder: the log's own writes beside the config
+        // (`.factorly/events.lmdb`, a `change` on every append) are not looked into.
+        else if (event === 'rename' && this.watchNewDirs()) this.schedule();
       });
       watcher.on('error', () => {
         watcher.close();
