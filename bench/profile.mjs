@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Where the CPU of one proxied tools/call goes: each route of the MCP bench runs under `--cpu-prof`,
-// takes warm-up calls, then `PROFILE_CALLS` sequential calls (one at a time, as an agent makes them)
+// takes warm-up calls at each window's concurrency, then `PROFILE_CALLS` sequential calls (one at a time, as an agent makes them)
 // and, when PROFILE_CONCURRENCY is set (default 64), as many again at that concurrency. For each
 // window the proxy's CPU per call is read from /proc (main thread, all threads, and the upstream it
 // spawned: CPU time, steady on a busy machine) and the main thread's share is split into stages by
@@ -127,16 +127,18 @@ async function measureRoute(route) {
   }
   const windows = {};
   try {
-    await load.run({
-      warmup: { bodies: [], seconds: 1 },
-      measured: { bodies: bodies(300), seconds: 60 },
-      concurrency: 1,
-    });
     for (const [name, concurrency] of [
       ['sequential', 1],
       ['concurrent', CONCURRENCY],
     ]) {
       if (!concurrency) continue;
+      // Warmed up at the window's own concurrency: code only concurrent calls run (lmdb-js's
+      // batched commits) must not be measured while it is still being compiled.
+      await load.run({
+        warmup: { bodies: [], seconds: 1 },
+        measured: { bodies: bodies(300), seconds: 60 },
+        concurrency,
+      });
       const cpu0 = cpuOf(pid);
       const from = hrUs();
       const r = await load.run({

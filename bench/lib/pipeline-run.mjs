@@ -1,5 +1,6 @@
 // The in-process pipeline (pipeline-load.mjs) in a process of its own, for bench/profile.mjs: a
-// sequential window and a concurrent one, each printed with its hrtime bounds and this process's CPU.
+// sequential window and a concurrent one, each warmed up at its concurrency, then printed with its
+// hrtime bounds and this process's CPU.
 import { cpuOf, cpuPerCall } from './cpu-usage.mjs';
 import { openPipeline } from './pipeline-load.mjs';
 
@@ -12,11 +13,13 @@ const pipeline = await openPipeline({
 });
 const windows = {};
 try {
-  await pipeline.drive({ calls: 500, concurrency: 1 });
   for (const [name, concurrency] of [
     ['sequential', 1],
     ['concurrent', Number(process.env.PIPELINE_CONCURRENCY)],
   ]) {
+    // Warmed up at the window's own concurrency: code only concurrent calls run (lmdb-js's batched
+    // commits) must not be measured while it is still being compiled.
+    await pipeline.drive({ calls: 500, concurrency });
     const cpu0 = cpuOf(process.pid);
     const from = hrUs();
     const r = await pipeline.drive({ calls, concurrency });
