@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,24 +65,34 @@ async function runChild(
   const noise = new LmdbNoise();
   child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(noise.filter(chunk.toString('utf8'))));
   try {
-    return await new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('exit', (code, signal) => {
-        // What the child wrote last is passed on; a process it started that still holds the pipe is not waited for.
-        const done = (): void => resolve([code, signal]);
-        const timer = setTimeout(() => {
-          child.stderr!.destroy();
-          done();
-        }, STDERR_DRAIN_MS);
-        child.stderr!.once('end', () => {
-          clearTimeout(timer);
-          done();
-        });
-      });
-    });
+    return await exited(child, STDERR_DRAIN_MS);
   } finally {
     for (const signal of FORWARDED) process.off(signal, forward);
   }
+}
+
+/**
+ * The child's exit code and signal, once it has exited and what it wrote to stderr has all been
+ * read; a process it started that still holds the pipe is waited for `graceMs` at most. Call it as
+ * the child is spawned: the pipe often ends before the `exit` event comes, and an end not listened
+ * for by then would cost every command the whole grace.
+ */
+export function exited(child: ChildProcess, graceMs: number): Promise<[number | null, NodeJS.Signals | null]> {
+  const stderrEnded = new Promise<void>((resolve) => child.stderr!.once('end', resolve));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const done = (): void => resolve([code, signal]);
+      const timer = setTimeout(() => {
+        child.stderr!.destroy();
+        done();
+      }, graceMs);
+      void stderrEnded.then(() => {
+        clearTimeout(timer);
+        done();
+      });
+    });
+  });
 }
 
 /** How long the guard waits, once the child has ended, for the rest of what it wrote to stderr. */
