@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { cacheFileName, writeCacheFile } from '../base/cache-file.js';
 import type { PluginSource } from '../plugins/manifest.js';
 
 /**
@@ -32,7 +33,13 @@ const ENV_KEYS = [
   'FACTORLY_CONFIG_DIR',
   'LOCALAPPDATA',
 ];
-const FILE = 'launch.json';
+/** Installations whose plugin lists stay cached side by side (a global install, a checkout, …). */
+const KEEP = 8;
+
+/** One file per installation (its root), so two used in turn do not evict each other's list. */
+function fileOf(root: string): string {
+  return cacheFileName('launch', resolve(root), 'json');
+}
 
 /** oclif's cache directory for factorly, computed as oclif computes it (without loading it). */
 export function launchCacheDir(): string {
@@ -48,7 +55,7 @@ export function launchCacheDir(): string {
 export function readLaunchCache(root: string): PluginSource[] | undefined {
   let cache: LaunchCache;
   try {
-    cache = JSON.parse(readFileSync(join(launchCacheDir(), FILE), 'utf8')) as LaunchCache;
+    cache = JSON.parse(readFileSync(join(launchCacheDir(), fileOf(root)), 'utf8')) as LaunchCache;
   } catch {
     return undefined;
   }
@@ -77,14 +84,7 @@ export function writeLaunchCache(sources: PluginSource[], cacheDir: string, data
     files: Object.fromEntries(files.map((path) => [path, fileStamp(path)])),
     sources,
   };
-  try {
-    mkdirSync(cacheDir, { recursive: true });
-    const temp = join(cacheDir, `${FILE}.${process.pid}.tmp`);
-    writeFileSync(temp, JSON.stringify(cache));
-    renameSync(temp, join(cacheDir, FILE));
-  } catch {
-    // Only a cache.
-  }
+  writeCacheFile(cacheDir, fileOf(root), JSON.stringify(cache), KEEP);
 }
 
 function fileStamp(path: string): string {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { writeCacheFile } from '../base/cache-file.js';
 import { configFiles } from './files.js';
 import type { LoadedConfig } from './load.js';
 import type { ProjectPaths } from './paths.js';
@@ -44,7 +45,7 @@ export class ConfigCache {
   read(paths: ProjectPaths): LoadedConfig | undefined {
     let entry: Entry;
     try {
-      entry = deserialize(readFileSync(this.fileOf(paths))) as Entry;
+      entry = deserialize(readFileSync(join(this.dir, 'config', this.fileOf(paths)))) as Entry;
     } catch {
       return undefined;
     }
@@ -66,22 +67,14 @@ export class ConfigCache {
       const read = [...configFiles(paths, toolsDir), ...config.included];
       const files = read.map((file): [string, string] => [file, digestOf(file)]);
       const bytes = serialize({ schema: 2, key: this.key, toolsDir, files, config: rest } satisfies Entry);
-      const target = this.fileOf(paths);
-      mkdirSync(join(this.dir, 'config'), { recursive: true });
-      const temp = `${target}.${process.pid}.tmp`;
-      writeFileSync(temp, bytes);
-      renameSync(temp, target);
+      writeCacheFile(join(this.dir, 'config'), this.fileOf(paths), bytes);
     } catch {
       // Only a cache.
     }
   }
 
   private fileOf(paths: ProjectPaths): string {
-    return join(
-      this.dir,
-      'config',
-      `${createHash('sha256').update(`${paths.mainFile}\0${paths.stateDir}`).digest('hex').slice(0, 32)}.v8`,
-    );
+    return `${createHash('sha256').update(`${paths.mainFile}\0${paths.stateDir}`).digest('hex').slice(0, 32)}.v8`;
   }
 }
 

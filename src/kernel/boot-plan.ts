@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cacheFileName, writeCacheFile } from '../base/cache-file.js';
 import type { LoadedPlugins, PluginReport } from '../plugins/host.js';
 import type { EffectiveRecord } from './boot-record.js';
 import { ConfigCache } from '../config/config-cache.js';
@@ -149,7 +150,7 @@ function refersToSecrets(tool: ToolDefinition): boolean {
 
 export function readPlan(dir: string, key: string): BootPlan | undefined {
   try {
-    const plan = JSON.parse(readFileSync(join(dir, 'boot-plan.json'), 'utf8')) as BootPlan;
+    const plan = JSON.parse(readFileSync(join(dir, planFile(key)), 'utf8')) as BootPlan;
     return plan.schema === 1 && plan.key === key && Array.isArray(plan.plugins) && Array.isArray(plan.report?.loaded)
       ? plan
       : undefined;
@@ -159,14 +160,15 @@ export function readPlan(dir: string, key: string): BootPlan | undefined {
 }
 
 export function writePlan(dir: string, plan: BootPlan): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-    const temp = join(dir, `boot-plan.json.${process.pid}.tmp`);
-    writeFileSync(temp, JSON.stringify(plan));
-    renameSync(temp, join(dir, 'boot-plan.json'));
-  } catch {
-    // Only a cache.
-  }
+  writeCacheFile(dir, planFile(plan.key), JSON.stringify(plan), KEEP_PLANS);
+}
+
+/** Plugin sets whose plans stay cached side by side (two installations, an upgrade and its rollback). */
+const KEEP_PLANS = 8;
+
+/** One plan per plugin set (the config cache's key), so two used in turn do not evict each other's. */
+function planFile(key: string): string {
+  return cacheFileName('boot-plan', key, 'json');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectEvents } from '../helpers/events.js';
@@ -22,8 +22,9 @@ describe('factorly call started without oclif, from its caches', () => {
     const env = { XDG_CACHE_HOME: join(root, '.xdg-cache'), FAST_CALL_SECRET: 's3cr3t-value' };
     const cache = join(root, '.xdg-cache', 'factorly');
     expect(runCli(['call', 'plain', '--text', 'one'], root, { env })).toMatchObject({ status: 0, stdout: 'one\n' });
-    expect(existsSync(join(cache, 'launch.json'))).toBe(true);
-    expect(existsSync(join(cache, 'boot-plan.json'))).toBe(true);
+    // One plugin list per installation and one plan per plugin set, so installations used in turn keep theirs.
+    expect(readdirSync(cache).filter((file) => /^launch-[0-9a-f]{16}\.json$/.test(file))).toHaveLength(1);
+    expect(readdirSync(cache).filter((file) => /^boot-plan-[0-9a-f]{16}\.json$/.test(file))).toHaveLength(1);
     expect(readdirSync(join(cache, 'config'))).toHaveLength(1);
     expect(runCli(['call', 'plain', '--text', 'two'], root, { env })).toMatchObject({ status: 0, stdout: 'two\n' });
     const secret = runCli(['call', 'secret'], root, { env });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readLaunchCache, writeLaunchCache, launchCacheDir } from '../../src/cli/launch-cache.js';
@@ -164,5 +164,29 @@ describe('the launch cache', () => {
     expect(readLaunchCache(join(root, 'other-install'))).toBeUndefined();
     process.env.XDG_DATA_HOME = join(root, 'elsewhere');
     expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
+  });
+
+  it('keeps the lists of installations used in turn side by side, the newest eight of them', () => {
+    const root = tempProject({ 'data/package.json': '{}', 'plug/package.json': '{"name":"p"}' });
+    process.env.XDG_CACHE_HOME = join(root, 'cache');
+    delete process.env.FACTORLY_CACHE_DIR;
+    const installs = Array.from({ length: 10 }, (_, i) => join(root, `install-${i}`));
+    const listed = () => new Set(existsSync(launchCacheDir()) ? readdirSync(launchCacheDir()) : []);
+    for (const [i, install] of installs.entries()) {
+      mkdirSync(install);
+      writeFileSync(join(install, 'package.json'), `{"name":"factorly","version":"1.0.${i}"}`);
+      const before = listed();
+      writeLaunchCache([source(`p${i}`, join(root, 'plug'))], launchCacheDir(), join(root, 'data'), install);
+      // Each written a second after the one before (file times can tie within a few ms).
+      const made = [...listed()].find((file) => !before.has(file))!;
+      utimesSync(join(launchCacheDir(), made), 1_000_000 + i, 1_000_000 + i);
+    }
+    // Two used in turn: neither evicts the other (one file for both made each start a full one).
+    expect(readLaunchCache(installs[9]!)?.map((s) => s.name)).toEqual(['p9']);
+    expect(readLaunchCache(installs[8]!)?.map((s) => s.name)).toEqual(['p8']);
+    expect(readLaunchCache(installs[9]!)?.map((s) => s.name)).toEqual(['p9']);
+    expect(readdirSync(launchCacheDir()).filter((file) => file.startsWith('launch-'))).toHaveLength(8);
+    expect(readLaunchCache(installs[0]!)).toBeUndefined();
+    expect(readLaunchCache(installs[2]!)?.map((s) => s.name)).toEqual(['p2']);
   });
 });
