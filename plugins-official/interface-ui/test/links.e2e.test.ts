@@ -75,15 +75,21 @@ describe('the agents page', () => {
   });
 
   it('is where every agent name leads: history rows, call pages and the dashboard', async () => {
+    // Each link's page is read once it has loaded, never the page the link was on.
+    const agentPage = /\/agents\/[0-9a-f-]{36}$/;
     await page.goto(`${ui.origin}/history?tool=limited`);
     await page.locator('#history-rows a.agent').first().click();
+    await page.waitForURL(agentPage);
     expect(await page.locator('h1').innerText()).toMatch(/^cursor 0\.50\.1 /);
     await page.goto(`${ui.origin}/dashboard`);
     await page.locator('.agents-chart a.agent', { hasText: 'claude-code' }).click();
+    await page.waitForURL(agentPage);
     expect(await page.locator('h1').innerText()).toMatch(/^claude-code 1\.0\.42 /);
     await page.goto(`${ui.origin}/history?tool=triage`);
     await page.locator('#history-rows .t-tool a').first().click();
+    await page.waitForURL(/\/calls\//);
     await page.locator('.call-meta a.agent').click();
+    await page.waitForURL(agentPage);
     expect(await page.locator('h1').innerText()).toMatch(/^claude-code 1\.0\.42 /);
     // Calls no agent made have a page too, by the way they came in.
     expect((await page.goto(`${ui.origin}/agents/iface%3Aui`))?.status()).toBe(404);
@@ -174,7 +180,11 @@ describe('every object links to its neighbours', () => {
 
     await page.goto(`${ui.origin}/history`);
     await page.getByLabel('Search').fill(callId);
-    await page.getByRole('button', { name: 'Filter' }).click();
+    // The form's answer is a new page, streamed: read its rows once it has loaded, not the page before it.
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.get('q') === callId, { waitUntil: 'load' }),
+      page.getByRole('button', { name: 'Filter' }).click(),
+    ]);
     expect(await ids()).toEqual([row]);
     expect(await page.locator('#history-search').innerText()).toContain(`The call with id "${callId}".`);
 
@@ -213,12 +223,19 @@ describe('every object links to its neighbours', () => {
     await page.goto(`${ui.origin}/history?tool=bulk`);
     const first = await ids();
     expect(first).toHaveLength(100);
-    await page.getByRole('link', { name: 'Older' }).click();
+    // Each page is read once it has loaded, never the page the link was on.
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.has('before'), { waitUntil: 'load' }),
+      page.getByRole('link', { name: 'Older' }).click(),
+    ]);
     const second = await ids();
     expect(second).toHaveLength(50);
     expect(await page.getByRole('link', { name: 'Older' }).count()).toBe(0);
     expect([...first, ...second]).toEqual(Array.from({ length: 150 }, (_, i) => `call-bulk-${149 - i}`));
-    await page.getByRole('link', { name: 'Newest' }).click();
+    await Promise.all([
+      page.waitForURL((url) => !url.searchParams.has('before'), { waitUntil: 'load' }),
+      page.getByRole('link', { name: 'Newest' }).click(),
+    ]);
     expect(await ids()).toEqual(first);
   });
 });
