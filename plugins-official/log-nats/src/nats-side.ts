@@ -1,14 +1,9 @@
-import {
-  jetstream,
-  JetStreamApiCodes,
-  JetStreamApiError,
-  type JetStreamClient,
-  type JetStreamManager,
-} from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
-import { Objm, type ObjectStore } from '@nats-io/obj';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import type { ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { SideStore } from 'factorly';
+import { isApiError, type NatsLibs } from './nats-libs.js';
 
 /** A node's connection to the servers, with what it learnt of the log's stream. */
 export interface Connected {
@@ -19,6 +14,8 @@ export interface Connected {
   replicas: number;
   /** The stream's own cap on a message (`max_msg_size`), when it has one. */
   maxMessage?: number;
+  /** The client libraries, loaded by the connection. */
+  libs: NatsLibs;
 }
 
 /** The first byte of a value in the bucket: the value follows, or the name of the object that holds it. */
@@ -82,7 +79,7 @@ export class NatsSideStore implements SideStore {
     try {
       return await read();
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return none;
+      if (isApiError(error, 'StreamNotFound')) return none;
       throw error;
     }
   }
@@ -90,8 +87,9 @@ export class NatsSideStore implements SideStore {
   /** The bucket; made first (once: a replicated stream of its own, with the log's whole timeout) when about to be written. */
   private kv(make: boolean): Promise<KV> {
     if (make && !this.made) {
-      this.made = this.connection().then(async ({ nc, js, replicas }) => {
-        await new Kvm(jetstream(nc, { timeout: this.timeoutMs })).create(this.name, {
+      this.made = this.connection().then(async ({ nc, js, replicas, libs }) => {
+        const { Kvm } = libs.kv;
+        await new Kvm(libs.jetstream.jetstream(nc, { timeout: this.timeoutMs })).create(this.name, {
           history: 1,
           replicas,
           allow_direct: false,
@@ -102,12 +100,16 @@ export class NatsSideStore implements SideStore {
       return this.made;
     }
     // Bound to by name, without asking the servers: a read of a bucket not made yet finds nothing.
-    return this.made ?? this.connection().then(({ js }) => new Kvm(js).open(this.name, { allow_direct: false }));
+    return (
+      this.made ??
+      this.connection().then(({ js, libs }) => new libs.kv.Kvm(js).open(this.name, { allow_direct: false }))
+    );
   }
 
   private store(): Promise<ObjectStore> {
-    this.objects ??= this.connection().then(async ({ nc, js, replicas }) => {
-      await new Objm(jetstream(nc, { timeout: this.timeoutMs })).create(this.name, { replicas });
+    this.objects ??= this.connection().then(async ({ nc, js, replicas, libs }) => {
+      const { Objm } = libs.obj;
+      await new Objm(libs.jetstream.jetstream(nc, { timeout: this.timeoutMs })).create(this.name, { replicas });
       return new Objm(js).open(this.name);
     });
     this.objects.catch(() => (this.objects = undefined));

@@ -1,15 +1,8 @@
 import { FactorlyError } from '@factorly/error-kit';
-import {
-  jetstream,
-  jetstreamManager,
-  JetStreamApiCodes,
-  JetStreamApiError,
-  type JetStreamManager,
-  type StreamConfig,
-} from '@nats-io/jetstream';
-import { connect, credsAuthenticator } from '@nats-io/transport-node';
+import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { BatchAppended, BatchStream, StoredBatch } from 'factorly';
 import type { NatsLogSettings } from './nats-settings.js';
+import { isApiError, natsLibs } from './nats-libs.js';
 import { NatsSideStore, type Connected } from './nats-side.js';
 import { IMMUTABLE_STREAM, mutableSettings, mutableStreamProblem } from './stream-policy.js';
 
@@ -69,8 +62,7 @@ export class NatsBatchStream implements BatchStream {
       });
       return { position: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence)
-        return { conflict: true };
+      if (isApiError(error, 'StreamWrongLastSequence')) return { conflict: true };
       throw error;
     }
   }
@@ -182,6 +174,9 @@ export class NatsBatchStream implements BatchStream {
 
   private async connect(): Promise<Connected> {
     const creds = await this.credentials();
+    const libs = await natsLibs();
+    const { connect, credsAuthenticator } = libs.transport;
+    const { jetstream, jetstreamManager } = libs.jetstream;
     const nc = await connect({
       servers: this.settings.servers,
       timeout: this.requestMs(),
@@ -194,7 +189,7 @@ export class NatsBatchStream implements BatchStream {
       const jsm = await jetstreamManager(nc, { timeout: this.requestMs() });
       const { num_replicas: replicas, max_msg_size: size } = await this.ensureStream(jsm);
       const maxMessage = size !== undefined && size > 0 ? size : undefined;
-      return { nc, jsm, js: jetstream(nc, { timeout: this.requestMs() }), replicas, maxMessage };
+      return { nc, jsm, js: jetstream(nc, { timeout: this.requestMs() }), replicas, maxMessage, libs };
     } catch (error) {
       await nc.close();
       throw error;
@@ -222,7 +217,7 @@ export class NatsBatchStream implements BatchStream {
       this.warn(mutableStreamProblem(stream, found, true));
       return info.config;
     } catch (error) {
-      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
+      if (!isApiError(error, 'StreamNotFound')) throw error;
       const created = await jsm.streams.add({
         name: stream,
         subjects: [subject],
