@@ -26,6 +26,8 @@ interface Answer {
   type: string;
   /** The JSON-RPC messages of the answer: the body itself, or every `data:` line of the stream. */
   messages: Record<string, unknown>[];
+  /** The `mcp-session-id` it carried, if any. */
+  sessionId: string | null;
 }
 
 async function post(body: unknown, sessionId?: string): Promise<Answer> {
@@ -50,32 +52,19 @@ async function post(body: unknown, sessionId?: string): Promise<Answer> {
     : text
       ? [JSON.parse(text) as Record<string, unknown>]
       : [];
-  return { status: response.status, type, messages };
+  return { status: response.status, type, messages, sessionId: response.headers.get('mcp-session-id') };
 }
 
 /** A session opened with raw requests, by a client declaring `capabilities`. */
 async function session(capabilities: Record<string, unknown>): Promise<{ id: string; initialize: Answer }> {
-  const response = await fetch(serve.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'raw', version: '1' } },
-    }),
+  const initialize = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'raw', version: '1' } },
   });
-  const id = response.headers.get('mcp-session-id');
-  if (!id) throw new Error(`initialize answered ${response.status} without a session id: ${await response.text()}`);
-  const initialize = {
-    status: response.status,
-    type: response.headers.get('content-type') ?? '',
-    messages: [(await response.json()) as Record<string, unknown>],
-  };
+  const id = initialize.sessionId;
+  if (!id) throw new Error(`initialize answered ${initialize.status} without a session id`);
   expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, id)).status).toBe(202);
   return { id, initialize };
 }
