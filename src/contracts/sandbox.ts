@@ -77,6 +77,11 @@ export interface SandboxEngine {
   readonly version?: string;
   compile(source: string): CompileResult;
   run(script: CompiledScript, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult>;
+  /**
+   * A run is expected soon: start now what the first one needs (a process, an engine instance), so
+   * it is ready, or nearly, when the run comes. A hint; nothing may depend on it.
+   */
+  warm?(): void;
   /** Stops workers; called once when the kernel stops. */
   stop?(): Promise<void>;
 }

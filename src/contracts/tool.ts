@@ -213,6 +213,12 @@ export interface ToolProvider {
   /** The source this call will run, for the audit trail (`sourceSha` on `call.requested`). */
   sourceOf?(tool: ToolDefinition, params: Params): CallSource | undefined;
   /**
+   * This process will call `tool` once it is ready (`factorly call`): told as soon as the tools are
+   * collected, so slow preparation (a sandbox process) overlaps the rest of the start. A hint: the
+   * call may still be refused, and a failure here is ignored.
+   */
+  expect?(tool: ToolDefinition): void;
+  /**
    * Turns a recorded run of one of this provider's tools (one that had a `sourceOf`) into the entry
    * of a named tool that does the same (`factorly tools promote`); undefined when it cannot.
    */

@@ -30,6 +30,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     const { plugins, read } = await loadKernelPlugins(discovered, plan);
     const config = await loadKernelConfig(discovered, plan, plugins, read);
     const registry = await collectKernelTools(discovered, config);
+    expectCall(discovered, registry);
     return { ...discovered, plan, plugins, config, registry };
   });
   const wired = wirePipeline(loaded);
@@ -97,6 +98,16 @@ async function collectKernelTools({ options, registries }: Discovered, config: L
       redact,
     }),
   );
+}
+
+/** `factorly call` names its tool: its provider may start slow preparation while the start goes on (a hint). */
+function expectCall({ options, registries }: Discovered, registry: ToolRegistry): void {
+  const tool = options.need && registry.get(options.need.tool);
+  try {
+    if (tool) registries.providers.get(tool.type)?.expect?.(tool);
+  } catch {
+    // Only a head start: the call itself meets and reports whatever went wrong.
+  }
 }
 
 /** The tools of the config whose settings were read, validated (and the whole cached, when there is a cache). */

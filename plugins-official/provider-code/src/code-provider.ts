@@ -85,6 +85,11 @@ export class CodeProvider implements ToolProvider {
     };
   }
 
+  /** The engine that will run the tool starts its process now (`factorly call` of a code tool). */
+  expect(tool: ToolDefinition): void {
+    this.engineFor(tool)?.warm?.();
+  }
+
   async execute(call: ToolCall): Promise<ToolResult> {
     const source = sourceText(call.tool, call.params);
     if (source === undefined) return { output: '', error: `${CODE_TOOL} needs the code parameter`, exitCode: 1 };

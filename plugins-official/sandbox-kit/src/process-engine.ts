@@ -37,8 +37,17 @@ export class ProcessEngine implements SandboxEngine {
   }
 
   run(script: CompiledScript, params: JsonValue, host: SandboxHost, budget: SandboxBudget): Promise<SandboxRunResult> {
+    return this.thePool().run(String(script.body), params, host, budget);
+  }
+
+  /** Starts a child now: the first run takes it, started or still starting. */
+  warm(): void {
+    this.thePool().prestart();
+  }
+
+  private thePool(): ProcessPool {
     this.pool ??= new ProcessPool({ name: this.name, ...this.poolOptions });
-    return this.pool.run(String(script.body), params, host, budget);
+    return this.pool;
   }
 
   async stop(): Promise<void> {

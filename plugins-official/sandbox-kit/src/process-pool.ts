@@ -35,7 +35,8 @@ export class ProcessPool {
   private readonly idle: SupervisedChild[] = [];
   private readonly waiters: ((child: SupervisedChild) => void)[] = [];
   private count = 0;
-  private starting = 0;
+  /** Spares started and not ready yet. */
+  private readonly starting: SupervisedChild[] = [];
   private nextRun = 0;
   private stopped = false;
   private readonly options: Required<PoolOptions>;
@@ -64,6 +65,11 @@ export class ProcessPool {
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
     this.release(child, outcome.retire === true);
     return toResult(outcome, durationMs);
+  }
+
+  /** Starts a spare child now (a run is expected soon), unless one is idle or starting already. */
+  prestart(): void {
+    this.warm();
   }
 
   async stop(): Promise<void> {
@@ -151,6 +157,19 @@ export class ProcessPool {
       this.warm();
       return ready;
     }
+    // A spare still starting is nearer to ready than a child started now: the run takes it.
+    const coming = this.starting.shift();
+    if (coming) {
+      coming.hold(true);
+      const started = await coming.ready.then(
+        () => true,
+        () => false, // it did not start: the run starts a child of its own below
+      );
+      if (started) {
+        this.warm();
+        return coming;
+      }
+    }
     if (this.count >= this.options.maxChildren && !nested)
       return new Promise((resolve) => this.waiters.push(resolve)).then((child) => child as SupervisedChild);
     if (this.count >= this.options.maxNestedChildren) return undefined;
@@ -187,7 +206,7 @@ export class ProcessPool {
   private warm(): void {
     while (
       !this.stopped &&
-      this.idle.length + this.starting < this.options.spare &&
+      this.idle.length + this.starting.length < this.options.spare &&
       this.count < this.options.maxChildren
     )
       this.startSpare();
@@ -196,16 +215,21 @@ export class ProcessPool {
   private startSpare(): void {
     const child = this.spawn();
     child.hold(this.waiters.length > 0);
-    this.starting += 1;
+    this.starting.push(child);
     void child.ready.then(
       () => {
-        this.starting -= 1;
-        this.offer(child);
+        if (this.claimStarting(child)) this.offer(child);
       },
-      () => {
-        this.starting -= 1;
-      },
+      () => void this.claimStarting(child),
     );
+  }
+
+  /** Takes a starting spare off the list; false when a run took it meanwhile (see `acquire`). */
+  private claimStarting(child: SupervisedChild): boolean {
+    const index = this.starting.indexOf(child);
+    if (index < 0) return false;
+    this.starting.splice(index, 1);
+    return true;
   }
 
   private spawn(): SupervisedChild {

@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonValue } from 'factorly';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../../test/helpers/eventually.js';
 import { REPO } from '../../../test/helpers/project.js';
 import { ProcessPool } from '../src/process-pool.js';
 
@@ -15,6 +17,14 @@ const pools: ProcessPool[] = [];
 afterEach(async () => {
   for (const pool of pools.splice(0)) await pool.stop();
 });
+
+/** This test process's children (Linux): the engine processes its pools started, alive or not yet reaped. */
+function childPids(): number[] {
+  return readdirSync(`/proc/${process.pid}/task`)
+    .flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim().split(' '))
+    .filter(Boolean)
+    .map(Number);
+}
 
 function crashyPool(): ProcessPool {
   const pool = new ProcessPool({
@@ -35,6 +45,27 @@ describe('ProcessPool', () => {
       error: 'the crashy engine crashed (exited with code 3); the run was stopped',
     });
     expect(await pool.run('again', {}, host, BUDGET)).toMatchObject({ exitCode: 0, value: 'again' });
+  });
+
+  it('starts a child ahead of a run it is told is coming; the run takes it, ready or still starting', async () => {
+    const before = childPids();
+    const pool = crashyPool();
+    pool.prestart();
+    pool.prestart(); // one is starting already: no second
+    const starting = childPids().filter((pid) => !before.includes(pid));
+    expect(starting).toHaveLength(1);
+    // Run at once: the child started ahead is still starting, and the run takes it rather than start its own.
+    expect((await pool.run('pid', {}, host, BUDGET)).value).toBe(String(starting[0]));
+
+    const warmed = crashyPool();
+    const beforeWarm = childPids();
+    warmed.prestart();
+    const [started] = await eventually(() => {
+      const pids = childPids().filter((pid) => !beforeWarm.includes(pid));
+      expect(pids).toHaveLength(1);
+      return pids;
+    });
+    expect((await warmed.run('pid', {}, host, BUDGET)).value).toBe(String(started));
   });
 
   it('relays host calls and counts them', async () => {
