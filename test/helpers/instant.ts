@@ -1,17 +1,22 @@
 import { definePlugin, type PluginDefinition, type ToolProvider } from 'factorly';
 
-/** A plugin adding tool type `type`, whose calls `execute` answers in this process (no process spawned). */
-export function answeringProvider(type: string, execute: ToolProvider['execute']): PluginDefinition {
+/** A plugin adding `provider`'s tool type (plugin id `test-<type>`). */
+export function providerPlugin(provider: ToolProvider): PluginDefinition {
   return definePlugin({
-    id: `test-${type}`,
+    id: `test-${provider.type}`,
     apiVersion: '1',
     register(reg) {
       reg.registerInit({
         deps: { providers: reg.tokens.ToolProviders },
-        init: ({ providers }, ctx) => providers.add(type, { type, keys: [], execute }, ctx.pluginId),
+        init: ({ providers }, ctx) => providers.add(provider.type, provider, ctx.pluginId),
       });
     },
   });
+}
+
+/** A plugin adding tool type `type`, whose calls `execute` answers in this process (no process spawned). */
+export function answeringProvider(type: string, execute: ToolProvider['execute']): PluginDefinition {
+  return providerPlugin({ type, keys: [], execute });
 }
 
 /**

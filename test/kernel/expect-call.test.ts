@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolDefinition, ToolProvider } from '../../src/contracts/tool.js';
+import type { ToolDefinition } from '../../src/contracts/tool.js';
 import { createKernel, type Kernel } from '../../src/kernel/kernel.js';
-import { definePlugin } from '../../src/plugins/define-plugin.js';
+import { providerPlugin } from '../helpers/instant.js';
 import { inline } from '../helpers/kernel.js';
 import { tempProject } from '../helpers/project.js';
 
@@ -20,25 +20,13 @@ afterEach(async () => {
 
 /** A provider that records what it is told to expect, or throws when told. */
 function expecting(told: string[], fails = false) {
-  return definePlugin({
-    id: 'expecting',
-    apiVersion: '1',
-    register(registrar) {
-      registrar.registerInit({
-        deps: { providers: registrar.tokens.ToolProviders },
-        init({ providers }, context) {
-          const provider: ToolProvider = {
-            type: 'expecting',
-            keys: [],
-            execute: async (call) => ({ output: `ran ${call.tool.name} after ${told.join(',')}`, exitCode: 0 }),
-            expect(tool: ToolDefinition) {
-              if (fails) throw new Error('no head start today');
-              told.push(tool.name);
-            },
-          };
-          providers.add('expecting', provider, context.pluginId);
-        },
-      });
+  return providerPlugin({
+    type: 'expecting',
+    keys: [],
+    execute: async (call) => ({ output: `ran ${call.tool.name} after ${told.join(',')}`, exitCode: 0 }),
+    expect(tool: ToolDefinition) {
+      if (fails) throw new Error('no head start today');
+      told.push(tool.name);
     },
   });
 }
