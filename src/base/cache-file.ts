@@ -1,39 +1,63 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-/**
- * The name of one cache file of a kind: `<kind>-<digest of key>.<ext>`, one per key, so two
- * installations of factorly (or two plugin sets) used in turn do not evict each other's file.
- */
-export function cacheFileName(kind: string, key: string, ext: string): string {
-  return `${kind}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.${ext}`;
-}
 
 /**
  * Writes a cache file whole: under a temporary name, then renamed, so a reader sees the old file or
  * the new one. A failure (a read-only home) is ignored: it only means the next start does the work
- * again. When `keep` is given, only the newest `keep` files of the same kind (`<kind>-*.<ext>`) stay.
+ * again.
  */
-export function writeCacheFile(dir: string, name: string, data: string | Uint8Array, keep?: number): void {
+export function writeCacheFile(dir: string, name: string, data: string | Uint8Array): void {
   try {
     mkdirSync(dir, { recursive: true });
     const temp = join(dir, `${name}.${process.pid}.tmp`);
     writeFileSync(temp, data);
     renameSync(temp, join(dir, name));
-    if (keep !== undefined) pruneKind(dir, name, keep);
   } catch {
     // Only a cache.
   }
 }
 
-/** Removes the oldest files of `name`'s kind beyond the newest `keep`. */
-function pruneKind(dir: string, name: string, keep: number): void {
-  const kind = name.slice(0, name.lastIndexOf('-') + 1);
-  const ext = name.slice(name.lastIndexOf('.'));
-  const files = readdirSync(dir)
-    .filter((file) => file.startsWith(kind) && file.endsWith(ext))
-    .map((file) => ({ file, mtime: statSync(join(dir, file)).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const { file } of files.slice(keep)) rmSync(join(dir, file), { force: true });
+/**
+ * One kind of start cache kept per key (an installation's root, a plugin set): a file
+ * `<kind>-<digest of key>.json` each, so two keys used in turn do not evict each other's file; of
+ * a kind, the newest `keep` files stay.
+ */
+export class CacheKind {
+  constructor(
+    private readonly kind: string,
+    private readonly keep: number,
+  ) {}
+
+  /** The file's text for `key`, or undefined when there is none (or it cannot be read). */
+  read(dir: string, key: string): string | undefined {
+    try {
+      return readFileSync(join(dir, this.fileOf(key)), 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  write(dir: string, key: string, text: string): void {
+    writeCacheFile(dir, this.fileOf(key), text);
+    try {
+      this.prune(dir);
+    } catch {
+      // Only a cache: the files are pruned on a later write.
+    }
+  }
+
+  private fileOf(key: string): string {
+    return `${this.kind}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`;
+  }
+
+  /** Removes the oldest files of this kind beyond the newest `keep`. */
+  private prune(dir: string): void {
+    const mine = new RegExp(`^${this.kind}-[0-9a-f]{16}\\.json$`);
+    const files = readdirSync(dir)
+      .filter((file) => mine.test(file))
+      .map((file) => ({ file, mtime: statSync(join(dir, file)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { file } of files.slice(this.keep)) rmSync(join(dir, file), { force: true });
+  }
 }

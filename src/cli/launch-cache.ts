@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cacheFileName, writeCacheFile } from '../base/cache-file.js';
+import { CacheKind } from '../base/cache-file.js';
 import type { PluginSource } from '../plugins/manifest.js';
 
 /**
@@ -33,13 +33,8 @@ const ENV_KEYS = [
   'FACTORLY_CONFIG_DIR',
   'LOCALAPPDATA',
 ];
-/** Installations whose plugin lists stay cached side by side (a global install, a checkout, …). */
-const KEEP = 8;
-
-/** One file per installation (its root), so two used in turn do not evict each other's list. */
-function fileOf(root: string): string {
-  return cacheFileName('launch', resolve(root), 'json');
-}
+/** One file per installation (its root), the lists of eight kept side by side (a global install, a checkout, …). */
+const LAUNCH = new CacheKind('launch', 8);
 
 /** oclif's cache directory for factorly, computed as oclif computes it (without loading it). */
 export function launchCacheDir(): string {
@@ -53,9 +48,11 @@ export function launchCacheDir(): string {
 
 /** The plugin list, when the cache is there and still describes this installation (`root`). */
 export function readLaunchCache(root: string): PluginSource[] | undefined {
+  const text = LAUNCH.read(launchCacheDir(), resolve(root));
+  if (text === undefined) return undefined;
   let cache: LaunchCache;
   try {
-    cache = JSON.parse(readFileSync(join(launchCacheDir(), fileOf(root)), 'utf8')) as LaunchCache;
+    cache = JSON.parse(text) as LaunchCache;
   } catch {
     return undefined;
   }
@@ -84,7 +81,7 @@ export function writeLaunchCache(sources: PluginSource[], cacheDir: string, data
     files: Object.fromEntries(files.map((path) => [path, fileStamp(path)])),
     sources,
   };
-  writeCacheFile(cacheDir, fileOf(root), JSON.stringify(cache), KEEP);
+  LAUNCH.write(cacheDir, resolve(root), JSON.stringify(cache));
 }
 
 function fileStamp(path: string): string {

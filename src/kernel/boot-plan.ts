@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { cacheFileName, writeCacheFile } from '../base/cache-file.js';
+import { CacheKind } from '../base/cache-file.js';
 import type { LoadedPlugins, PluginReport } from '../plugins/host.js';
 import type { EffectiveRecord } from './boot-record.js';
 import { ConfigCache } from '../config/config-cache.js';
@@ -149,8 +147,10 @@ function refersToSecrets(tool: ToolDefinition): boolean {
 }
 
 export function readPlan(dir: string, key: string): BootPlan | undefined {
+  const text = PLANS.read(dir, key);
+  if (text === undefined) return undefined;
   try {
-    const plan = JSON.parse(readFileSync(join(dir, planFile(key)), 'utf8')) as BootPlan;
+    const plan = JSON.parse(text) as BootPlan;
     return plan.schema === 1 && plan.key === key && Array.isArray(plan.plugins) && Array.isArray(plan.report?.loaded)
       ? plan
       : undefined;
@@ -160,16 +160,11 @@ export function readPlan(dir: string, key: string): BootPlan | undefined {
 }
 
 export function writePlan(dir: string, plan: BootPlan): void {
-  writeCacheFile(dir, planFile(plan.key), JSON.stringify(plan), KEEP_PLANS);
+  PLANS.write(dir, plan.key, JSON.stringify(plan));
 }
 
-/** Plugin sets whose plans stay cached side by side (two installations, an upgrade and its rollback). */
-const KEEP_PLANS = 8;
-
-/** One plan per plugin set (the config cache's key), so two used in turn do not evict each other's. */
-function planFile(key: string): string {
-  return cacheFileName('boot-plan', key, 'json');
-}
+/** One plan per plugin set (the config cache's key), those of eight kept side by side (two installations, an upgrade and its rollback). */
+const PLANS = new CacheKind('boot-plan', 8);
 
 /**
  * Which plugins to load, and the config when the cache has it. For a command that names the one

@@ -166,6 +166,24 @@ describe('the launch cache', () => {
     expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
   });
 
+  it('takes a cache it cannot write or cannot read for a miss, never a failure', () => {
+    const root = tempProject({ 'pkg/package.json': '{"name":"factorly"}', 'data/package.json': '{}' });
+    // The cache dir's place holds a file: nothing can be written under it.
+    writeFileSync(join(root, 'cache'), 'not a directory');
+    process.env.XDG_CACHE_HOME = join(root, 'cache');
+    delete process.env.FACTORLY_CACHE_DIR;
+    expect(() =>
+      writeLaunchCache([source('p')], launchCacheDir(), join(root, 'data'), join(root, 'pkg')),
+    ).not.toThrow();
+    expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
+    // A file of the kind that is not JSON (cut short by a full disk) is a miss too.
+    process.env.XDG_CACHE_HOME = join(root, 'cache2');
+    writeLaunchCache([source('p')], launchCacheDir(), join(root, 'data'), join(root, 'pkg'));
+    const [file] = readdirSync(launchCacheDir()).filter((name) => name.startsWith('launch-'));
+    writeFileSync(join(launchCacheDir(), file!), '{"schema": 2, "root":');
+    expect(readLaunchCache(join(root, 'pkg'))).toBeUndefined();
+  });
+
   it('keeps the lists of installations used in turn side by side, the newest eight of them', () => {
     const root = tempProject({ 'data/package.json': '{}', 'plug/package.json': '{"name":"p"}' });
     process.env.XDG_CACHE_HOME = join(root, 'cache');
