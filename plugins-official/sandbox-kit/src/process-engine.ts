@@ -42,7 +42,7 @@ export class ProcessEngine implements SandboxEngine {
 
   /** Starts a child now: the first run takes it, started or still starting. */
   warm(): void {
-    this.thePool().prestart();
+    this.thePool().warm();
   }
 
   private thePool(): ProcessPool {

@@ -67,11 +67,6 @@ export class ProcessPool {
     return toResult(outcome, durationMs);
   }
 
-  /** Starts a spare child now (a run is expected soon), unless one is idle or starting already. */
-  prestart(): void {
-    this.warm();
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
     for (const child of this.idle.splice(0)) child.kill();
@@ -202,8 +197,11 @@ export class ProcessPool {
     this.idle.push(child);
   }
 
-  /** Keeps `spare` started children waiting, so the next run does not pay process start-up. */
-  private warm(): void {
+  /**
+   * Keeps `spare` started children waiting, so the next run does not pay process start-up; called
+   * after each run, and ahead of a run expected soon (`ProcessEngine.warm`).
+   */
+  warm(): void {
     while (
       !this.stopped &&
       this.idle.length + this.starting.length < this.options.spare &&

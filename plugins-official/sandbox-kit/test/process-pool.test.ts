@@ -50,8 +50,8 @@ describe('ProcessPool', () => {
   it('starts a child ahead of a run it is told is coming; the run takes it, ready or still starting', async () => {
     const before = childPids();
     const pool = crashyPool();
-    pool.prestart();
-    pool.prestart(); // one is starting already: no second
+    pool.warm();
+    pool.warm(); // one is starting already: no second
     const starting = childPids().filter((pid) => !before.includes(pid));
     expect(starting).toHaveLength(1);
     // Run at once: the child started ahead is still starting, and the run takes it rather than start its own.
@@ -59,7 +59,7 @@ describe('ProcessPool', () => {
 
     const warmed = crashyPool();
     const beforeWarm = childPids();
-    warmed.prestart();
+    warmed.warm();
     const [started] = await eventually(() => {
       const pids = childPids().filter((pid) => !beforeWarm.includes(pid));
       expect(pids).toHaveLength(1);
