@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from 'factorly';
+import { streamsNothing, type QuietView } from '../src/answer-mode.js';
 import { asScript } from '../src/code-mode.js';
 import { messageFor } from '../src/elicit-channel.js';
 import { exposedTools } from '../src/exposure.js';
@@ -161,5 +162,42 @@ describe('code mode and confirmation text', () => {
     ).toBe(true);
     expect(message).toMatch(/… \(\d+ more characters\)$/);
     expect(message.length).toBeLessThan(700);
+  });
+});
+
+describe('streamsNothing (which POSTs are answered as plain JSON)', () => {
+  const view = (over: Partial<QuietView> = {}): QuietView => ({
+    canElicit: () => false,
+    codeMode: false,
+    toolType: (name) => ({ echo: 'cli', fetch: 'rest', upstream: 'mcp', script: 'code' })[name],
+    ...over,
+  });
+  const call = (params: unknown) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params });
+
+  it('answers quiet methods, notifications and a cli or rest call with nothing on its stream as JSON', () => {
+    for (const method of ['initialize', 'ping', 'tools/list'])
+      expect(streamsNothing({ id: 1, method }, view())).toBe(true);
+    expect(streamsNothing({ jsonrpc: '2.0', method: 'notifications/initialized' }, view())).toBe(true);
+    expect(streamsNothing(call({ name: 'echo', arguments: {} }), view())).toBe(true);
+    expect(streamsNothing(call({ name: 'fetch' }), view())).toBe(true);
+  });
+
+  it('streams whatever may send on the request: another tool type, an unknown name, a progress token, a task, a client that can be asked, code mode', () => {
+    for (const name of ['upstream', 'script', 'not-listed-yet'])
+      expect(streamsNothing(call({ name }), view()), name).toBe(false);
+    expect(streamsNothing(call({ name: 'echo', _meta: { progressToken: 0 } }), view())).toBe(false);
+    expect(streamsNothing(call({ name: 'echo', task: { ttl: 1000 } }), view())).toBe(false);
+    expect(streamsNothing(call({ name: 'echo' }), view({ canElicit: () => true }))).toBe(false);
+    expect(streamsNothing(call({ name: 'echo' }), view({ codeMode: true }))).toBe(false);
+    expect(streamsNothing({ id: 1, method: 'resources/read', params: {} }, view())).toBe(false);
+  });
+
+  it('streams (the SDK default) anything malformed, without throwing', () => {
+    for (const bad of [null, 'ping', 42, [{ id: 1, method: 'ping' }], { id: 1 }, { id: 1, method: 5 }])
+      expect(streamsNothing(bad, view()), JSON.stringify(bad)).toBe(false);
+    for (const params of [undefined, null, 'echo', { name: 5 }])
+      expect(streamsNothing(call(params), view()), JSON.stringify(params)).toBe(false);
+    // A `_meta` that is not an object carries no progress token: nothing can stream.
+    expect(streamsNothing(call({ name: 'echo', _meta: null }), view())).toBe(true);
   });
 });
