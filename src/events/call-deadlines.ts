@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { FactorlyError, messageOf } from '../base/errors.js';
 import type { NewEvent } from './envelope.js';
+import { endsCall } from './call-events.js';
 
 /** Calls remembered at most (the oldest are forgotten: a call that never ended here gets a new budget). */
 const KEPT = 10_000;
@@ -39,7 +40,7 @@ export class CallDeadlines {
       const callId = callOf(event);
       if (callId === undefined) continue;
       calls.add(callId);
-      if (event.type === 'call.completed' || event.type === 'call.interrupted') ended.add(callId);
+      if (endsCall(event.type)) ended.add(callId);
     }
     for (const callId of calls) {
       const spent = (this.waited.get(callId) ?? 0) + (now - since);

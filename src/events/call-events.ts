@@ -2,6 +2,11 @@
 // and what MCP forwarding did on its behalf.
 import type { CallOrigin, CallStatus, Decision, JsonValue, Params } from './event-values.js';
 
+/** The event types that end a call: its outcome, or its writer found gone with it still open. */
+export function endsCall(type: string): boolean {
+  return type === 'call.completed' || type === 'call.interrupted';
+}
+
 export interface CallRequested {
   callId: string;
   parentId?: string;

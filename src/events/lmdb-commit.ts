@@ -2,6 +2,7 @@ import type { RootDatabase } from 'lmdb';
 import type { NewEvent } from './envelope.js';
 import { guardPendingCommit } from './lmdb-faults.js';
 import type { Durability } from './log.js';
+import { endsCall } from './call-events.js';
 
 /**
  * How an append's write transaction is committed, by one of two ways lmdb-js offers:
@@ -67,7 +68,7 @@ export class LmdbCommits {
   private count(events: readonly NewEvent[]): void {
     for (const { type } of events) {
       if (type === 'call.requested') this.openCalls += 1;
-      else if ((type === 'call.completed' || type === 'call.interrupted') && this.openCalls > 0) this.openCalls -= 1;
+      else if (endsCall(type) && this.openCalls > 0) this.openCalls -= 1;
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { NewEvent } from './envelope.js';
 import type { EventLog } from './log.js';
 import { writerEnded } from './writer.js';
+import { endsCall } from './call-events.js';
 
 export const INTERRUPTED_REASON = 'outcome unknown: the process ended before the call completed';
 
@@ -17,7 +18,7 @@ export const INTERRUPTED_REASON = 'outcome unknown: the process ended before the
 async function stillOpen(log: EventLog, callId: string, writer: string): Promise<boolean> {
   const events = await log.readCall(callId);
   const requested = events.some((event) => event.type === 'call.requested' && event.data.writer === writer);
-  return requested && !events.some((event) => event.type === 'call.completed' || event.type === 'call.interrupted');
+  return requested && !events.some((event) => endsCall(event.type));
 }
 
 export async function recoverInterrupted(log: EventLog, self?: string): Promise<number> {

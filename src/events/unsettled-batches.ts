@@ -1,4 +1,5 @@
 import type { NewEvent, Recorded } from './envelope.js';
+import { endsCall } from './call-events.js';
 
 /** Batches remembered at most (the oldest are dropped: their calls then stay open on the stream). */
 const KEPT = 256;
@@ -41,7 +42,7 @@ export class UnsettledBatches {
         if (event.type !== 'call.requested') continue;
         const { callId } = event.data;
         const seen = await log.callEvents(callId);
-        if (seen.some((later) => later.type === 'call.completed' || later.type === 'call.interrupted')) continue;
+        if (seen.some((later) => endsCall(later.type))) continue;
         const reason =
           'refused before the tool ran: the event log stored the request only after the call had given up waiting for it';
         events.push({ id: `refused-${callId}`, type: 'call.interrupted', data: { callId, reason } });
