@@ -44,6 +44,8 @@ describe('the pins page', () => {
     const card = page.locator('#held-up\\.echo');
     expect(await card.locator('li').innerText()).toMatch(/^[0-9a-f]{12} definition changed for every agent · seen /);
     await card.getByRole('link', { name: 'Review the change' }).click();
+    // The diff is read once its page has loaded, not from the page the link was on.
+    await page.waitForURL((url) => url.pathname === '/pins/up.echo');
     expect(new URL(page.url()).pathname).toBe('/pins/up.echo');
     expect(await page.locator('pre.diff span.del').allInnerTexts()).toEqual(['-description: Echoes its text.']);
     expect(await page.locator('pre.diff span.add').allInnerTexts()).toEqual([`+description: ${POISONED}`]);
