@@ -26,6 +26,10 @@ export abstract class FactorlyCommand extends Command {
   async init(): Promise<void> {
     await super.init();
     usePluginSources(() => this.pluginSources());
+    // oclif fills an argument left out from stdin, read for 10 ms: it takes a piped value trimmed,
+    // or loses what came before it gave up (a slow producer). Whatever reads stdin (`vault set`'s
+    // value, `call --x -`) reads it itself, whole.
+    for (const arg of Object.values(this.ctor.args ?? {})) arg.ignoreStdin = true;
   }
 
   /** Builds the kernel lazily (it imports LMDB, YAML and the plugins: keep `--version` fast). */

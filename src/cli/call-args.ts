@@ -21,7 +21,7 @@ export const CALL_SYNOPSIS = 'call <tool> [--<param> <value>]... [--params <json
  * `--k v`, `--k=v`, a bare `--k` (→ "true"), `-` (stdin), `@file` (file contents), `@@x` (literal "@x"),
  * `--params '<json object>'` merged under the flags, plus `--json` and `-c/--config`.
  */
-export function parseCallArgs(argv: readonly string[], readStdin: () => string): CallArgs {
+export async function parseCallArgs(argv: readonly string[], readStdin: () => Promise<string>): Promise<CallArgs> {
   const rest = [...argv];
   let tool: string | undefined;
   let json = false;
@@ -39,10 +39,10 @@ export function parseCallArgs(argv: readonly string[], readStdin: () => string):
     } else if (arg.startsWith('--') && arg.length > 2) {
       const [name, inline] = splitFlag(arg.slice(2));
       const value = inline ?? (rest.length > 0 && !rest[0].startsWith('--') ? rest.shift()! : 'true');
-      const resolved = resolveValue(value, name, () => {
+      const resolved = await resolveValue(value, name, async () => {
         if (stdinUsed) throw usage(`only one parameter can read stdin ("-"); --${name} asked for it again`);
         stdinUsed = true;
-        return readStdin().replace(/\n$/, '');
+        return (await readStdin()).replace(/\n$/, '');
       });
       flags[name] = resolved;
     } else if (tool === undefined) tool = arg;
@@ -57,7 +57,7 @@ function splitFlag(body: string): [string, string | undefined] {
   return eq < 0 ? [body, undefined] : [body.slice(0, eq), body.slice(eq + 1)];
 }
 
-function resolveValue(value: string, name: string, stdin: () => string): string {
+async function resolveValue(value: string, name: string, stdin: () => Promise<string>): Promise<string> {
   if (value === '-') return stdin();
   if (value.startsWith('@@')) return value.slice(1);
   if (value.startsWith('@') && value.length > 1) {

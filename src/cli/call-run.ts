@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Kernel } from '../kernel/kernel.js';
 import type { PluginSource } from '../plugins/manifest.js';
 import { CALL_SYNOPSIS, parseCallArgs, type CallArgs } from './call-args.js';
 import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
+import { readStdinWhole } from './stdin.js';
 
 /**
  * `factorly call`, whether oclif started it or the launcher did without oclif: parses the tool's
@@ -14,7 +14,7 @@ import { reportFailure, writeOutcome, writeWarning } from './person-output.js';
 export async function runCall(argv: readonly string[], sources: readonly PluginSource[]): Promise<number> {
   let args: CallArgs;
   try {
-    args = parseCallArgs(argv, () => readFileSync(0, 'utf8'));
+    args = await parseCallArgs(argv, readStdinWhole);
   } catch (error) {
     // A mistake in the command line, reported as oclif's parse errors are: with the usage line.
     const usage = `factorly ${CALL_SYNOPSIS}`;

@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { FactorlyError } from '../base/errors.js';
+import { readStdinWhole } from './stdin.js';
 
 /**
  * A secret value typed or piped in, never from argv (shell history, `ps`): on a terminal it is read
  * with echo off; otherwise stdin is read whole and one trailing newline dropped.
  */
 export async function readSecretInput(question: string): Promise<string> {
-  const value = process.stdin.isTTY ? await readHiddenLine(question) : readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+  const value = process.stdin.isTTY ? await readHiddenLine(question) : (await readStdinWhole()).replace(/\r?\n$/, '');
   if (value === '')
     throw new FactorlyError(
       'USAGE',

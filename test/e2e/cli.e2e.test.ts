@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open } from 'lmdb';
-import { runCli, tempProject } from '../helpers/project.js';
+import { runCli, runCliFedSlowly, tempProject } from '../helpers/project.js';
 import { projectEvents } from '../helpers/events.js';
 import { CALL_SYNOPSIS } from '../../src/cli/call-args.js';
 
@@ -77,11 +77,17 @@ describe('factorly CLI', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'error', exitCode: 7, error: 'nope\n' });
   });
 
-  it('takes params from --params JSON, stdin and files', () => {
+  it('takes params from --params JSON, stdin and files', async () => {
     const root = tempProject({ '.factorly/factorly.yaml': TOOLS, 'n.txt': '12\n' });
     expect(runCli(['call', 'count', '--params', '{"n": 3}'], root).stdout).toBe('3\n');
     expect(runCli(['call', 'count', '--n', '-'], root, { input: '5\n' }).stdout).toBe('5\n');
     expect(runCli(['call', 'count', '--n', '@n.txt'], root).stdout).toBe('12\n');
+    // A producer slower than the start, through oclif (the first call here) and without it (the next).
+    for (let i = 0; i < 2; i++)
+      expect(await runCliFedSlowly(['call', 'count', '--n', '-'], root, ['5', '7\n'], { gapMs: 300 })).toMatchObject({
+        status: 0,
+        stdout: '57\n',
+      });
     expect(runCli(['call', 'count', '--params', '[1]'], root)).toMatchObject({
       status: 2,
       stderr: `Error: --params must be a JSON object\nUsage: factorly ${CALL_SYNOPSIS}\nSee \`factorly call --help\`.\n`,

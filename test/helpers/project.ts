@@ -1,4 +1,4 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -49,13 +49,41 @@ export function runCli(args: string[], cwd: string, options: { input?: string; e
     cwd,
     input: options.input ?? '',
     encoding: 'utf8',
-    env: {
-      ...process.env,
-      XDG_DATA_HOME: join(cwd, '.xdg-data'),
-      XDG_CONFIG_HOME: join(cwd, '.xdg-config'),
-      ...options.env,
-    },
+    env: projectEnv(cwd, options.env),
     timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs the CLI with `chunks` written to its stdin one at a time, `gapMs` apart, then closed: a
+ * producer slower than the process's start (`op read … | factorly vault set KEY`, a person pasting).
+ */
+export function runCliFedSlowly(
+  args: string[],
+  cwd: string,
+  chunks: string[],
+  options: { gapMs: number; env?: NodeJS.ProcessEnv },
+): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const env = projectEnv(cwd, options.env);
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.on('error', () => {}); // a child that exits before reading everything: its exit status tells
+    const feed = (rest: string[]): void => {
+      if (rest.length === 0) return void child.stdin.end();
+      child.stdin.write(rest[0]);
+      setTimeout(() => feed(rest.slice(1)), options.gapMs);
+    };
+    feed(chunks);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The CLI's environment in a test project: its own XDG dirs (global vault, installed plugins), then `extra`. */
+function projectEnv(cwd: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, XDG_DATA_HOME: join(cwd, '.xdg-data'), XDG_CONFIG_HOME: join(cwd, '.xdg-config'), ...extra };
 }

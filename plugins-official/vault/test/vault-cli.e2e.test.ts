@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from 'factorly/events';
-import { runCli, tempProject } from '../../../test/helpers/project.js';
+import { runCli, runCliFedSlowly, tempProject } from '../../../test/helpers/project.js';
 import { cliEnv, runCliAsync, runCliInPty, snapshot } from './cli-run.js';
 import { leaksUnder } from '../../../test/helpers/leaks.js';
 import { projectEvents } from '../../../test/helpers/events.js';
@@ -112,6 +112,21 @@ describe('factorly vault', { timeout: 120_000 }, () => {
     const afterTamper = snapshot(root);
     refused(good, '.factorly/vault.enc is corrupt or was modified (checksum mismatch); restore it from a backup');
     expect(snapshot(root)).toEqual(afterTamper);
+  });
+
+  it('stores a piped value exactly as written, however slowly it comes: only one trailing newline is dropped', async () => {
+    const root = tempProject(CONFIG);
+    const env = cliEnv(root, { FACTORLY_VAULT_PASSWORD: 'piped' });
+    const get = (key: string): unknown => JSON.parse(runCli(['vault', 'get', key, '--json'], root, { env }).stdout);
+    // Spaces around it and lines inside it are part of a secret (a PEM key, a padded token).
+    const exact = '  two\nlines  \n\n';
+    expect(runCli(['vault', 'set', 'EXACT'], root, { env, input: exact })).toMatchObject({ status: 0, stderr: '' });
+    expect(get('EXACT')).toMatchObject({ value: '  two\nlines  \n' });
+    // A producer still writing after the process started: every part is kept, none taken for an argument.
+    const parts = ['part-one ', 'part-two ', 'part-three'];
+    const slow = await runCliFedSlowly(['vault', 'set', 'SLOW'], root, parts, { gapMs: 300, env });
+    expect(slow).toMatchObject({ status: 0, stdout: 'Stored SLOW in the project vault\n', stderr: '' });
+    expect(get('SLOW')).toMatchObject({ value: 'part-one part-two part-three' });
   });
 
   it('lets several processes write different keys at the same time: all succeed and the file decrypts with every key', async () => {
