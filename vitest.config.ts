@@ -19,7 +19,8 @@ export default defineConfig({
     // Two files at a time on two cores (vitest's default leaves one core idle): most e2e files wait
     // on child processes and servers, so the suite takes ~11 minutes instead of ~18.
     maxWorkers: 2,
-    // The 3-server JetStream cluster the NATS log's tests share (each uses streams of its own).
-    globalSetup: ['test/helpers/nats-global-setup.ts'],
+    // The 3-server JetStream cluster the NATS log's tests share (each uses streams of its own), and
+    // a directory for what else files share.
+    globalSetup: ['test/helpers/nats-global-setup.ts', 'test/helpers/run-dir-setup.ts'],
   },
 });

@@ -1,7 +1,18 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { inject } from 'vitest';
 import { REPO, type CliRun } from './project.js';
 
 /** factorly as a user has it after `npm install -g <tarball>`: in a prefix of its own, outside the checkout. */
@@ -58,7 +69,7 @@ export function installPacked(): Installed {
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
   };
-  const tarball = pack(REPO, work, env);
+  const tarball = packedFactorly(env);
   npm(['install', '--global', '--prefix', join(work, 'prefix'), tarball], work, env);
   const bin = join(work, 'prefix', 'bin', 'factorly');
   const run = (args: string[], cwd: string, input = ''): CliRun => {
@@ -66,6 +77,37 @@ export function installPacked(): Installed {
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
   return { work, tarball, bin, env, run };
+}
+
+/**
+ * This checkout packed once for the whole run: the first file to ask packs it into the run's
+ * directory, a file asking meanwhile waits for that tarball (packing takes ~15 s of CPU).
+ */
+function packedFactorly(env: Record<string, string>): string {
+  const dir = inject('runDir');
+  const [tarball, failed] = [join(dir, 'factorly.tgz'), join(dir, 'factorly.tgz.failed')];
+  try {
+    closeSync(openSync(join(dir, 'factorly.tgz.packing'), 'wx'));
+  } catch {
+    return packedByAnother(tarball, failed);
+  }
+  try {
+    renameSync(pack(REPO, mkdtempSync(join(dir, 'pack-')), env), tarball);
+    return tarball;
+  } catch (error) {
+    writeFileSync(failed, String(error));
+    throw error;
+  }
+}
+
+function packedByAnother(tarball: string, failed: string): string {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const deadline = Date.now() + 240_000; Date.now() < deadline; Atomics.wait(pause, 0, 0, 200)) {
+    if (existsSync(tarball)) return tarball;
+    if (existsSync(failed))
+      throw new Error(`packing factorly failed in another test file: ${readFileSync(failed, 'utf8')}`);
+  }
+  throw new Error('packing factorly in another test file took over 4 minutes');
 }
 
 /**
