@@ -19,27 +19,39 @@ export function writeCacheFile(dir: string, name: string, data: string | Uint8Ar
 }
 
 /**
- * One kind of start cache kept per key (an installation's root, a plugin set): a file
- * `<kind>-<digest of key>.json` each, so two keys used in turn do not evict each other's file; of
- * a kind, the newest `keep` files stay.
+ * One kind of start cache kept per key (an installation's root, a plugin set, a project): a file
+ * `<kind>-<digest of key>.<ext>` each, so two keys used in turn do not evict each other's file; of
+ * a kind, the newest `keep` files stay, and the files earlier versions kept under other names
+ * (`legacy`, by default `<kind>.json`) go.
  */
 export class CacheKind {
+  private readonly mine: RegExp;
+  private readonly legacy: RegExp;
+
   constructor(
     private readonly kind: string,
     private readonly keep: number,
-  ) {}
+    private readonly options: { ext?: string; legacy?: RegExp } = {},
+  ) {
+    this.mine = new RegExp(`^${kind}-[0-9a-f]{16}\\.${options.ext ?? 'json'}$`);
+    this.legacy = options.legacy ?? new RegExp(`^${kind}\\.json$`);
+  }
 
   /** The file's text for `key`, or undefined when there is none (or it cannot be read). */
   read(dir: string, key: string): string | undefined {
+    return this.readBytes(dir, key)?.toString('utf8');
+  }
+
+  readBytes(dir: string, key: string): Buffer | undefined {
     try {
-      return readFileSync(join(dir, this.fileOf(key)), 'utf8');
+      return readFileSync(join(dir, this.fileOf(key)));
     } catch {
       return undefined;
     }
   }
 
-  write(dir: string, key: string, text: string): void {
-    writeCacheFile(dir, this.fileOf(key), text);
+  write(dir: string, key: string, data: string | Uint8Array): void {
+    writeCacheFile(dir, this.fileOf(key), data);
     try {
       this.prune(dir);
     } catch {
@@ -48,14 +60,15 @@ export class CacheKind {
   }
 
   private fileOf(key: string): string {
-    return `${this.kind}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`;
+    return `${this.kind}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.${this.options.ext ?? 'json'}`;
   }
 
-  /** Removes the oldest files of this kind beyond the newest `keep`. */
+  /** Removes the oldest files of this kind beyond the newest `keep`, and the ones of earlier versions. */
   private prune(dir: string): void {
-    const mine = new RegExp(`^${this.kind}-[0-9a-f]{16}\\.json$`);
-    const files = readdirSync(dir)
-      .filter((file) => mine.test(file))
+    const names = readdirSync(dir);
+    for (const file of names.filter((name) => this.legacy.test(name))) rmSync(join(dir, file), { force: true });
+    const files = names
+      .filter((file) => this.mine.test(file))
       .map((file) => ({ file, mtime: statSync(join(dir, file)).mtimeMs }))
       .sort((a, b) => b.mtime - a.mtime);
     for (const { file } of files.slice(this.keep)) rmSync(join(dir, file), { force: true });

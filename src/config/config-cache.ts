@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { writeCacheFile } from '../base/cache-file.js';
+import { CacheKind } from '../base/cache-file.js';
 import { configFiles } from './files.js';
 import type { LoadedConfig } from './load.js';
 import type { ProjectPaths } from './paths.js';
@@ -43,9 +43,11 @@ export class ConfigCache {
   }
 
   read(paths: ProjectPaths): LoadedConfig | undefined {
+    const bytes = CONFIGS.readBytes(join(this.dir, 'config'), keyOfProject(paths));
+    if (bytes === undefined) return undefined;
     let entry: Entry;
     try {
-      entry = deserialize(readFileSync(join(this.dir, 'config', this.fileOf(paths)))) as Entry;
+      entry = deserialize(bytes) as Entry;
     } catch {
       return undefined;
     }
@@ -67,15 +69,22 @@ export class ConfigCache {
       const read = [...configFiles(paths, toolsDir), ...config.included];
       const files = read.map((file): [string, string] => [file, digestOf(file)]);
       const bytes = serialize({ schema: 2, key: this.key, toolsDir, files, config: rest } satisfies Entry);
-      writeCacheFile(join(this.dir, 'config'), this.fileOf(paths), bytes);
+      CONFIGS.write(join(this.dir, 'config'), keyOfProject(paths), bytes);
     } catch {
       // Only a cache.
     }
   }
+}
 
-  private fileOf(paths: ProjectPaths): string {
-    return `${createHash('sha256').update(`${paths.mainFile}\0${paths.stateDir}`).digest('hex').slice(0, 32)}.v8`;
-  }
+/**
+ * One entry per project, those of the 64 projects used last kept (a machine that runs factorly in
+ * many short-lived directories must not collect an entry for each). Version 1 named them by a
+ * 32-digit digest alone.
+ */
+const CONFIGS = new CacheKind('config', 64, { ext: 'v8', legacy: /^[0-9a-f]{32}\.v8$/ });
+
+function keyOfProject(paths: ProjectPaths): string {
+  return `${paths.mainFile}\0${paths.stateDir}`;
 }
 
 function digestOf(file: string): string {

@@ -116,6 +116,34 @@ describe('the normalised config cache', () => {
     expect(new ConfigCache(join(root, 'cache'), [source('provider-cli'), source('other')]).read(paths)).toBeUndefined();
   });
 
+  it('keeps the entries of the 64 projects used last, and removes the ones version 1 named by a digest alone', () => {
+    const dir = join(tempProject(), 'cache');
+    const legacy = join(dir, 'config', `${'ab'.repeat(16)}.v8`);
+    mkdirSync(join(dir, 'config'), { recursive: true });
+    writeFileSync(legacy, 'old entry');
+    const cache = new ConfigCache(dir, [source('provider-cli')]);
+    const seen = new Set<string>();
+    const projects = Array.from({ length: 66 }, (_, i) => {
+      const root = tempProject({ '.factorly/factorly.yaml': `tools:\n  t${i}: {type: cli, command: echo}\n` });
+      const paths = findConfig({ cwd: root });
+      cache.write(paths, loadConfig(paths, providers));
+      // Each written a second after the one before (file times can tie within a few ms).
+      const made = readdirSync(join(dir, 'config')).map((file) => join(dir, 'config', file));
+      const newest = made.find((file) => !seen.has(file));
+      if (newest) {
+        seen.add(newest);
+        utimesSync(newest, 1_000_000 + i, 1_000_000 + i);
+      }
+      return paths;
+    });
+    expect(existsSync(legacy)).toBe(false);
+    expect(readdirSync(join(dir, 'config'))).toHaveLength(64);
+    expect(cache.read(projects[65]!)?.tools.map((t) => t.name)).toEqual(['t65']);
+    expect(cache.read(projects[2]!)?.tools.map((t) => t.name)).toEqual(['t2']);
+    expect(cache.read(projects[0]!)).toBeUndefined();
+    expect(cache.read(projects[1]!)).toBeUndefined();
+  });
+
   it('follows the files entries name for a key (code_file) as it follows config files', () => {
     const scripts = new KeyedRegistry<ToolProvider>('tool type');
     const code = { type: 'code', keys: ['code', 'code_file'], fileKeys: { code_file: 'code' } };
@@ -188,6 +216,9 @@ describe('the launch cache', () => {
     const root = tempProject({ 'data/package.json': '{}', 'plug/package.json': '{"name":"p"}' });
     process.env.XDG_CACHE_HOME = join(root, 'cache');
     delete process.env.FACTORLY_CACHE_DIR;
+    // The one list an earlier version kept, for whichever installation started last.
+    mkdirSync(launchCacheDir(), { recursive: true });
+    writeFileSync(join(launchCacheDir(), 'launch.json'), '{"schema": 1}');
     const installs = Array.from({ length: 10 }, (_, i) => join(root, `install-${i}`));
     const listed = () => new Set(existsSync(launchCacheDir()) ? readdirSync(launchCacheDir()) : []);
     for (const [i, install] of installs.entries()) {
@@ -203,7 +234,7 @@ describe('the launch cache', () => {
     expect(readLaunchCache(installs[9]!)?.map((s) => s.name)).toEqual(['p9']);
     expect(readLaunchCache(installs[8]!)?.map((s) => s.name)).toEqual(['p8']);
     expect(readLaunchCache(installs[9]!)?.map((s) => s.name)).toEqual(['p9']);
-    expect(readdirSync(launchCacheDir()).filter((file) => file.startsWith('launch-'))).toHaveLength(8);
+    expect(readdirSync(launchCacheDir()).filter((file) => file.startsWith('launch'))).toHaveLength(8);
     expect(readLaunchCache(installs[0]!)).toBeUndefined();
     expect(readLaunchCache(installs[2]!)?.map((s) => s.name)).toEqual(['p2']);
   });
