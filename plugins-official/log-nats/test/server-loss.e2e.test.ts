@@ -31,7 +31,7 @@ beforeAll(async () => {
   server = await spawnListening([BIN, 'serve', '--port', '0'], { cwd: root, env: isolatedEnv(root) });
   client = new Client({ name: 'burst', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   await client?.close().catch(() => undefined);
