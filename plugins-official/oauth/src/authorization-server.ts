@@ -10,6 +10,10 @@ export function isLoopbackHttp(url: string): boolean {
   return parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
 }
 
+/** Every request of a login or refresh ends within 10 seconds. */
+export const boundedFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(10_000) });
+
 /** Plain HTTP only to this machine (a local authorization server, a test): everything else must be HTTPS. */
 export function requestOptions(url: string): { [oauth.allowInsecureRequests]?: boolean; signal: AbortSignal } {
   return {

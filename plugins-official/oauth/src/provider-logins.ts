@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { OAuthLoginOptions, OAuthProviderStatus, SecretScope } from 'factorly';
-import { AuthorizationServers, requestOptions } from './authorization-server.js';
+import { checkAuthorizationUrl } from './authorization-probe.js';
+import { AuthorizationServers, boundedFetch, requestOptions } from './authorization-server.js';
 import { listenForCallback } from './callback-server.js';
 import { authFailed, guarded, statusOf, usable } from './login-errors.js';
 import type { OAuthProviderSpec } from './providers.js';
@@ -41,6 +42,8 @@ export class ProviderLogins {
         state,
         challenge: await oauth.calculatePKCECodeChallenge(verifier),
       });
+      // A client_id or redirect the server refuses ends the login now, in the server's words.
+      await checkAuthorizationUrl(url, placeOf(spec), { registered: false, fetchFn: boundedFetch });
       await options.open(url.href);
       const query = await callback.result;
       const bundle = await guarded(spec, 'login', async () => {

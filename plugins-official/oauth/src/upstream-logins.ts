@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthLoginOptions, OAuthProviderStatus } from 'factorly';
 import { FactorlyError, messageOf } from '@factorly/error-kit';
+import { checkAuthorizationUrl } from './authorization-probe.js';
+import { boundedFetch } from './authorization-server.js';
 import { listenForCallback } from './callback-server.js';
 import { authFailed, guarded, loginRequired, statusOf, usable } from './login-errors.js';
 import { LoginAuthProvider, ServingAuthProvider } from './mcp-auth-providers.js';
@@ -67,9 +69,11 @@ export class UpstreamLogins {
     try {
       const serverUrl = await parts.secrets.resolve(spec.url);
       const challenge = await this.challenge(spec, serverUrl);
-      const provider = new LoginAuthProvider(spec, parts, callback.redirectUri, state, (url) =>
-        Promise.resolve(options.open(url.href)),
-      );
+      // A client the server forgot (its store reset) is registered again instead of waited on.
+      const provider = new LoginAuthProvider(spec, parts, callback.redirectUri, state, async (url) => {
+        await checkAuthorizationUrl(url, spec, { registered: spec.clientId === undefined, fetchFn: boundedFetch });
+        await options.open(url.href);
+      });
       const { auth } = await sdkAuth();
       const start = { serverUrl, ...challenge, fetchFn: boundedFetch };
       const started = await guarded(spec, 'starting the login', () => auth(provider, start));
@@ -179,7 +183,3 @@ const INITIALIZE = {
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'factorly', version: '0.1.0' } },
 };
-
-/** Every request of a login or refresh ends within 10 seconds. */
-const boundedFetch: typeof fetch = (input, init) =>
-  fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(10_000) });

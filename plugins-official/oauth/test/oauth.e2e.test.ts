@@ -139,6 +139,26 @@ describe('OAuth for rest tools, against a real authorization server (oidc-provid
     expect((await cliAsync('call', 'me')).stderr).toContain('run: factorly auth login idp');
   });
 
+  it("a client_id the server does not know ends the login at once, in the server's words", async () => {
+    // The server shows this refusal to the person instead of redirecting (RFC 6749 §4.1.2.1): the
+    // login used to wait its two minutes for a callback that could not come.
+    const root = tempProject({
+      'factorly.yaml': `oauth_providers:\n  idp:\n    issuer: ${idp.issuer}\n    client_id: not-registered\n    redirect_port: ${await freePort()}\ntools: {}\n`,
+    });
+    const run = await runAsync(
+      process.execPath,
+      [BIN, 'auth', 'login', 'idp', '--no-browser'],
+      root,
+      isolatedEnv(root, env),
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      'OAuth provider "idp": the authorization server refused the login request (HTTP 400 invalid_client) (run: factorly auth login idp)',
+    );
+    // Asked before a person was sent there: no authorization URL was printed.
+    expect(run.stderr).not.toMatch(/\/auth\?/);
+  }, 60_000);
+
   it('an unknown provider and a provider without client_id are errors that name them', () => {
     expect(cli('auth', 'login', 'nope').stderr).toContain(
       'no OAuth provider "nope" in oauth_providers, nor an upstream MCP server of that name with a url in tools (known: idp)',

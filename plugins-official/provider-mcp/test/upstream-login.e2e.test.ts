@@ -35,11 +35,14 @@ let mcpUrl: string;
 const env = { FACTORLY_VAULT_PASSWORD: randomBytes(9).toString('hex') };
 const open: Client[] = [];
 
-beforeAll(async () => {
-  const [mcpPort, authPort] = [await freePort(), await freePort()];
-  example = await spawnListening(['--require', PRELOAD, EXAMPLE, '--oauth', '--oauth-strict'], {
+/** The example server on these ports; its authorization server keeps registered clients in memory only. */
+const startExample = (mcpPort: number, authPort: number): Promise<Listening> =>
+  spawnListening(['--require', PRELOAD, EXAMPLE, '--oauth', '--oauth-strict'], {
     env: { PATH: process.env.PATH ?? '', MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
   });
+
+beforeAll(async () => {
+  example = await startExample(await freePort(), await freePort());
   mcpUrl = example.url;
 }, 30_000);
 afterAll(async () => {
@@ -50,7 +53,7 @@ afterEach(async () => {
 });
 
 /** A project with a cli tool and the example server, its login's callback on a port of its own. */
-async function project(): Promise<string> {
+async function project(url = mcpUrl): Promise<string> {
   const yaml = `tools:
   hello:
     type: cli
@@ -58,7 +61,7 @@ async function project(): Promise<string> {
     args: [hello]
   demo:
     type: mcp
-    url: ${mcpUrl}
+    url: ${url}
     oauth:
       redirect_port: ${await freePort()}
 `;
@@ -162,6 +165,34 @@ describe('MCP authorization for a remote upstream (the MCP SDK example server, -
         }),
       ]);
       expect(await toolNames(client)).toEqual(expect.arrayContaining(['hello', 'demo.greet']));
+    },
+  );
+
+  it(
+    'registers again when the authorization server forgot the client it registered, instead of waiting on its error page',
+    { timeout: 60_000 },
+    async () => {
+      const [mcpPort, authPort] = [await freePort(), await freePort()];
+      let server = await startExample(mcpPort, authPort);
+      try {
+        const root = await project(server.url);
+        const login = async (): Promise<string> => {
+          const started = await loginInBackground(['demo'], root, isolatedEnv(root, env), AUTHORIZE);
+          await followDemoLogin(started.url);
+          const ended = await started.done;
+          expect(ended.status, ended.stderr).toBe(0);
+          return new URL(started.url).searchParams.get('client_id')!;
+        };
+        const first = await login();
+        // Restarted, the server has lost every client registered with it; factorly's record still names one.
+        await server.stop();
+        server = await startExample(mcpPort, authPort);
+        const second = await login();
+        expect(second).not.toBe(first);
+        expect(server.stderr()).toMatch(/^authorization server: POST \/register$/m);
+      } finally {
+        await server.stop();
+      }
     },
   );
 
