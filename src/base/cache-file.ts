@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * the new one. A failure (a read-only home) is ignored: it only means the next start does the work
  * again.
  */
-export function writeCacheFile(dir: string, name: string, data: string | Uint8Array): void {
+function writeCacheFile(dir: string, name: string, data: string | Uint8Array): void {
   try {
     mkdirSync(dir, { recursive: true });
     const temp = join(dir, `${name}.${process.pid}.tmp`);
@@ -25,15 +25,17 @@ export function writeCacheFile(dir: string, name: string, data: string | Uint8Ar
  * (`legacy`, by default `<kind>.json`) go.
  */
 export class CacheKind {
+  private readonly ext: string;
   private readonly mine: RegExp;
   private readonly legacy: RegExp;
 
   constructor(
     private readonly kind: string,
     private readonly keep: number,
-    private readonly options: { ext?: string; legacy?: RegExp } = {},
+    options: { ext?: string; legacy?: RegExp } = {},
   ) {
-    this.mine = new RegExp(`^${kind}-[0-9a-f]{16}\\.${options.ext ?? 'json'}$`);
+    this.ext = options.ext ?? 'json';
+    this.mine = new RegExp(`^${kind}-[0-9a-f]{16}\\.${this.ext}$`);
     this.legacy = options.legacy ?? new RegExp(`^${kind}\\.json$`);
   }
 
@@ -60,7 +62,7 @@ export class CacheKind {
   }
 
   private fileOf(key: string): string {
-    return `${this.kind}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.${this.options.ext ?? 'json'}`;
+    return `${this.kind}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.${this.ext}`;
   }
 
   /** Removes the oldest files of this kind beyond the newest `keep`, and the ones of earlier versions. */
