@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -65,25 +65,32 @@ export function runCliFedSlowly(
   chunks: string[],
   options: { gapMs: number; env?: NodeJS.ProcessEnv },
 ): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const env = projectEnv(cwd, options.env);
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const env = projectEnv(cwd, options.env);
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const outcome = outcomeOf(child);
+  child.stdin.on('error', () => {}); // a child that exits before reading everything: its exit status tells
+  const feed = (rest: string[]): void => {
+    if (rest.length === 0) return void child.stdin.end();
+    child.stdin.write(rest[0]);
+    setTimeout(() => feed(rest.slice(1)), options.gapMs);
+  };
+  feed(chunks);
+  return outcome;
+}
+
+/** What a spawned child wrote and how it ended, once its output is closed (a failure to start rejects). */
+export function outcomeOf(child: ChildProcess): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.on('error', () => {}); // a child that exits before reading everything: its exit status tells
-    const feed = (rest: string[]): void => {
-      if (rest.length === 0) return void child.stdin.end();
-      child.stdin.write(rest[0]);
-      setTimeout(() => feed(rest.slice(1)), options.gapMs);
-    };
-    feed(chunks);
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
 
 /** The CLI's environment in a test project: its own XDG dirs (global vault, installed plugins), then `extra`. */
-function projectEnv(cwd: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+export function projectEnv(cwd: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...process.env, XDG_DATA_HOME: join(cwd, '.xdg-data'), XDG_CONFIG_HOME: join(cwd, '.xdg-config'), ...extra };
 }

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { BIN, REPO } from '../../../test/helpers/project.js';
+import { BIN, outcomeOf, REPO, type CliRun } from '../../../test/helpers/project.js';
 import { projectEvents } from '../../../test/helpers/events.js';
 // The built app (its static files are found beside dist/, as `factorly ui` serves them).
 import { createApp } from '../dist/src/app.js';
@@ -37,28 +37,18 @@ function env(root: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   };
 }
 
-export interface CliResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** How a CLI run ended (the tests' `CliRun`). */
+export type CliResult = CliRun;
 
 /** Runs the built CLI without blocking the test (stdin is a pipe: no terminal to answer on). */
 export function cli(args: string[], root: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: root,
-      env: env(root, extraEnv),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end();
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: root,
+    env: env(root, extraEnv),
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.stdin.end();
+  return outcomeOf(child);
 }
 
 /**

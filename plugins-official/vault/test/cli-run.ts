@@ -1,16 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, type CliRun } from '../../../test/helpers/project.js';
+import { BIN, outcomeOf, projectEnv, type CliRun } from '../../../test/helpers/project.js';
 
 /** The CLI's environment for a test project: its own XDG dirs (so the global vault is inside `root`). */
 export function cliEnv(root: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    XDG_DATA_HOME: join(root, '.xdg-data'),
-    XDG_CONFIG_HOME: join(root, '.xdg-config'),
-    ...extra,
-  };
+  const env = projectEnv(root, extra);
   delete env.FACTORLY_VAULT_PASSWORD;
   if (extra.FACTORLY_VAULT_PASSWORD !== undefined) env.FACTORLY_VAULT_PASSWORD = extra.FACTORLY_VAULT_PASSWORD;
   return env;
@@ -18,14 +13,7 @@ export function cliEnv(root: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Proc
 
 /** Runs the CLI without waiting, so several can run at once. */
 export function runCliAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return outcomeOf(spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /**
